@@ -1,0 +1,247 @@
+/**
+ * Zod schemas for every resource in the API spec: the single source of API types.
+ *
+ * Two variants are built from one definition:
+ * - tolerant (the default, used by commands): unknown properties pass through and
+ *   enum/format checks are relaxed, so a server that adds a field or an enum value
+ *   does not break a working CLI;
+ * - strict (used by `schedctl smoke` and the sandbox's own tests): exactly what the
+ *   spec allows, no extra properties, real uuid/date-time/email formats and enums.
+ */
+import { z } from 'zod';
+
+export const ERROR_CODES = [
+  'INVALID_REQUEST',
+  'RESERVATION_MISMATCH',
+  'WORK_EMAIL_REQUIRED',
+  'INVALID_API_KEY',
+  'MISSING_SCOPE',
+  'NOT_FOUND',
+  'RESERVATION_EXPIRED',
+  'RESERVATION_USED',
+  'SLOT_TAKEN',
+  'NO_HOST_AVAILABLE',
+  'CONFLICT',
+  'RATE_LIMITED',
+  'INTERNAL_ERROR',
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+export const MEETING_STATUSES = ['scheduled', 'rescheduled', 'held', 'no_show', 'canceled'] as const;
+export const MEETING_CONFERENCING_TYPES = [
+  'google_meet',
+  'microsoft_teams',
+  'zoom',
+  'zoom_personal',
+  'in_person',
+  'phone',
+  'other',
+] as const;
+export const EVENT_CONFERENCING_TYPES = ['calendar_default', 'zoom', 'zoom_personal', 'in_person'] as const;
+export const SCOPES = ['scheduling:read', 'scheduling:write', 'triggers:read', 'triggers:write'] as const;
+export type Scope = (typeof SCOPES)[number];
+
+const INT32 = { min: -2147483648, max: 2147483647 };
+
+function buildSchemas(strict: boolean) {
+  // z.looseObject keeps unknown keys (so --json passes through what the server sent);
+  // z.strictObject rejects them.
+  const obj = <T extends z.core.$ZodLooseShape>(shape: T) => (strict ? z.strictObject(shape) : z.looseObject(shape));
+  const oneOf = <const T extends readonly [string, ...string[]]>(values: T) =>
+    strict ? z.enum(values) : z.union([z.enum(values), z.string()]);
+  const uuid = () => (strict ? z.uuid() : z.string());
+  const dateTime = () => (strict ? z.iso.datetime({ offset: true }) : z.string());
+  const email = () => (strict ? z.email() : z.string());
+  const int32 = () => z.number().int().min(INT32.min).max(INT32.max);
+
+  const meeting = obj({
+    id: uuid(),
+    eventId: uuid(),
+    title: z.string(),
+    status: oneOf(MEETING_STATUSES),
+    date: dateTime(),
+    duration: int32(),
+    meetingLink: z.string().nullable(),
+    conferencingType: oneOf(MEETING_CONFERENCING_TYPES),
+    location: z.string().nullable(),
+    personEmail: email(),
+    additionalAttendees: z.array(z.string()),
+    cancellationReason: z.string().nullable(),
+    createdAt: dateTime(),
+    updatedAt: dateTime(),
+  });
+
+  const eventCommon = {
+    id: uuid(),
+    slug: z.string(),
+    name: z.string(),
+    schedulerTitle: z.string(),
+    schedulerDescription: z.string(),
+    duration: int32(),
+    timeslotIncrement: int32(),
+    conferencingType: oneOf(EVENT_CONFERENCING_TYPES),
+    location: z.string(),
+  };
+
+  const eventSummary = obj({ ...eventCommon, createdAt: dateTime(), updatedAt: dateTime() });
+  // The spec types nextCursor as a string; the tolerant variant also accepts null or
+  // absence as "no more pages", since real services differ on how they say it.
+  const eventsList = obj({
+    events: z.array(eventSummary),
+    nextCursor: strict ? z.string() : z.string().nullable().optional(),
+  });
+
+  const host = obj({
+    name: z.string(),
+    profilePictureUrl: z.string(),
+    isQueue: z.boolean(),
+    isPrimary: z.boolean(),
+  });
+
+  const option = obj({ value: z.string(), label: z.string() });
+
+  const question = obj({
+    id: uuid(),
+    type: z.string(),
+    title: z.string(),
+    description: z.string(),
+    placeholder: z.string(),
+    isRequired: z.boolean(),
+    order: z.number().int(),
+    options: z.array(option),
+    requireWorkEmail: z.boolean(),
+  });
+
+  const eventDetail = obj({ ...eventCommon, hosts: z.array(host), questions: z.array(question) });
+
+  const slotsResult = obj({
+    reservationId: uuid(),
+    eventId: uuid(),
+    expiresAt: dateTime(),
+    slots: z.array(dateTime()),
+    // The shape of a non-null activeHost is not shown in the spec: any object.
+    activeHost: z.record(z.string(), z.unknown()).nullable(),
+  });
+
+  const triggerField = obj({
+    name: z.string(),
+    label: z.string(),
+    type: z.string(),
+    required: z.boolean(),
+    options: z.array(option).nullable(),
+  });
+
+  const trigger = obj({
+    id: uuid(),
+    name: z.string(),
+    description: z.string(),
+    fields: z.array(triggerField),
+  });
+
+  const triggersList = obj({ triggers: z.array(trigger) });
+
+  const schedulerOutcome = obj({ type: z.literal('scheduler'), schedulerUrl: z.string(), schedulingLinkId: uuid() });
+  const redirectOutcome = obj({ type: z.literal('redirect'), url: z.string() });
+  const noneOutcome = obj({ type: z.literal('none') });
+  const outcome = strict
+    ? z.discriminatedUnion('type', [schedulerOutcome, redirectOutcome, noneOutcome])
+    : z.union([schedulerOutcome, redirectOutcome, noneOutcome, z.looseObject({ type: z.string() })]);
+
+  const triggerFireResult = obj({ executionId: uuid(), outcome });
+
+  const apiError = obj({
+    error: obj({
+      code: oneOf(ERROR_CODES),
+      message: z.string(),
+      details: z.array(z.string()).optional(),
+    }),
+  });
+
+  return {
+    meeting,
+    eventSummary,
+    eventsList,
+    host,
+    question,
+    eventDetail,
+    slotsResult,
+    triggerField,
+    trigger,
+    triggersList,
+    outcome,
+    triggerFireResult,
+    apiError,
+  };
+}
+
+export const schemas = buildSchemas(false);
+export const strictSchemas = buildSchemas(true);
+export type SchemaSet = typeof schemas;
+
+export type Meeting = z.infer<typeof schemas.meeting>;
+export type EventSummary = z.infer<typeof schemas.eventSummary>;
+export type EventsList = z.infer<typeof schemas.eventsList>;
+export type Host = z.infer<typeof schemas.host>;
+export type Question = z.infer<typeof schemas.question>;
+export type EventDetail = z.infer<typeof schemas.eventDetail>;
+export type SlotsResult = z.infer<typeof schemas.slotsResult>;
+export type TriggerField = z.infer<typeof schemas.triggerField>;
+export type Trigger = z.infer<typeof schemas.trigger>;
+export type TriggersList = z.infer<typeof schemas.triggersList>;
+export type Outcome = z.infer<typeof strictSchemas.outcome>;
+export type TriggerFireResult = z.infer<typeof schemas.triggerFireResult>;
+export type ApiErrorBody = z.infer<typeof schemas.apiError>;
+
+/**
+ * Request bodies, as the spec describes them. The sandbox validates with these and
+ * turns issues into `details` items of the form `<field>: <reason>`.
+ */
+const isoDateTime = z.iso.datetime({ offset: true });
+const stringMap = z.record(z.string(), z.string());
+
+export const fireRequestSchema = z.object({
+  email: z.email(),
+  responses: z.record(z.string(), z.unknown()).optional(),
+  context: z
+    .object({
+      utmParams: z.unknown().optional(),
+      gclid: z.unknown().optional(),
+      pageUrl: z.unknown().optional(),
+      referrer: z.unknown().optional(),
+      userAgent: z.unknown().optional(),
+      ipAddress: z.unknown().optional(),
+    })
+    .optional(),
+});
+export type FireRequest = z.infer<typeof fireRequestSchema>;
+
+export const slotsRequestSchema = z.object({
+  start: isoDateTime,
+  end: isoDateTime,
+  reservationId: z.uuid().optional(),
+});
+export type SlotsRequest = z.infer<typeof slotsRequestSchema>;
+
+export const bookRequestSchema = z.object({
+  startTime: isoDateTime,
+  reservationId: z.uuid(),
+  event: z.string().min(1),
+  personEmail: z.email(),
+  guestFirstName: z.string().optional(),
+  guestLastName: z.string().optional(),
+  guestPhone: z.string().optional(),
+  guestEmails: z.array(z.email()).max(10).optional(),
+  leadTimezone: z.string().optional(),
+  responses: stringMap.optional(),
+  fieldResponses: stringMap.optional(),
+  workflowExecutionId: z.uuid().optional(),
+});
+export type BookRequest = z.infer<typeof bookRequestSchema>;
+
+export const rescheduleRequestSchema = z.object({ startTime: isoDateTime });
+export type RescheduleRequest = z.infer<typeof rescheduleRequestSchema>;
+
+/** `<field>: <reason>` items, the spec's format for INVALID_REQUEST details. */
+export function issueDetails(error: z.ZodError): string[] {
+  return error.issues.map((issue) => `${issue.path.length ? issue.path.join('.') : '(body)'}: ${issue.message}`);
+}
