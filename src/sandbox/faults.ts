@@ -1,0 +1,53 @@
+/** Fault injection rules for `/_sandbox/faults`: they let tests rehearse lost responses and bad gateways. */
+import { z } from 'zod';
+import { ERROR_CODES } from '../api/schemas.js';
+import type { FaultRule } from './types.js';
+
+export const faultInputSchema = z.strictObject({
+  method: z.string().min(1).optional(),
+  path: z.string().startsWith('/').optional(),
+  fault: z.enum(['drop-after-commit', 'stall-after-commit', 'status', 'html', 'truncate', 'delay']),
+  count: z.number().int().min(1).optional(),
+  status: z.number().int().min(100).max(599).optional(),
+  code: z.enum(ERROR_CODES).optional(),
+  retryAfter: z.number().int().min(0).optional(),
+  delayMs: z.number().int().min(0).max(600_000).optional(),
+});
+export type FaultInput = z.infer<typeof faultInputSchema>;
+
+/** `*` stands for exactly one path segment. */
+export function pathMatches(pattern: string, path: string): boolean {
+  const p = pattern.split('/');
+  const s = path.split('/');
+  return p.length === s.length && p.every((part, i) => part === '*' || part === s[i]);
+}
+
+export class FaultBook {
+  private rules: FaultRule[] = [];
+  private nextId = 1;
+
+  add(input: FaultInput): FaultRule {
+    const { count, ...rest } = input;
+    const rule: FaultRule = { id: this.nextId++, ...rest, method: input.method?.toUpperCase(), remaining: count ?? 1 };
+    if (rule.method === undefined) delete rule.method;
+    this.rules.push(rule);
+    return rule;
+  }
+
+  /** The first matching rule, consuming one of its counts. */
+  take(method: string, path: string): FaultRule | undefined {
+    const rule = this.rules.find((r) => (!r.method || r.method === method) && (!r.path || pathMatches(r.path, path)));
+    if (!rule) return undefined;
+    rule.remaining -= 1;
+    if (rule.remaining <= 0) this.rules = this.rules.filter((r) => r !== rule);
+    return { ...rule };
+  }
+
+  list(): FaultRule[] {
+    return this.rules.map((r) => ({ ...r }));
+  }
+
+  clear(): void {
+    this.rules = [];
+  }
+}

@@ -1,0 +1,74 @@
+/**
+ * `schedctl sandbox`: starts the server, prints where it is, and shuts down cleanly on
+ * SIGINT/SIGTERM (state is flushed by close()). Loaded by dynamic import so the rest of
+ * the CLI never pays for it.
+ */
+import { isLoopbackHost, startSandbox } from './server.js';
+import type { SandboxKeys } from './types.js';
+import { seedWorkspace } from './workspace.js';
+
+export interface SandboxCommandOptions {
+  host: string;
+  port: number;
+  seed: number;
+  holdSeconds: number;
+  rateLimit: number;
+  state?: string;
+  json: boolean;
+}
+
+export interface SandboxCommandIo {
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+}
+
+export interface RunningSandbox {
+  baseUrl: string;
+  keys: SandboxKeys;
+  closed: Promise<void>;
+}
+
+function banner(baseUrl: string, keys: SandboxKeys, seed: number): string {
+  const ws = seedWorkspace(seed, new Date());
+  const links = ws.links.map((l) => `${l.slug}`).join(', ');
+  return [
+    `schedctl sandbox listening on ${baseUrl}`,
+    '',
+    `  full key       ${keys.full}`,
+    `  read-only key  ${keys.readOnly}`,
+    `  revoked key    ${keys.revoked}`,
+    '',
+    `  events    ${ws.events.map((e) => `${e.slug} (${e.duration}m)`).join(', ')}`,
+    `  links     ${links}`,
+    `  triggers  ${ws.triggers.map((t) => t.name).join(', ')}`,
+    '',
+    'Try it:',
+    `  SCHEDCTL_BASE_URL=${baseUrl} SCHEDCTL_API_KEY=${keys.full} schedctl triggers ls`,
+    '',
+    'Press Ctrl+C to stop.',
+    '',
+  ].join('\n');
+}
+
+export async function runSandboxCommand(opts: SandboxCommandOptions, io: SandboxCommandIo): Promise<RunningSandbox> {
+  if (!isLoopbackHost(opts.host)) {
+    io.stderr.write(`warning: binding ${opts.host} exposes the sandbox and its demo keys beyond this machine; use --host 127.0.0.1 unless you mean it\n`);
+  }
+  const sandbox = await startSandbox({
+    host: opts.host, port: opts.port, seed: opts.seed, holdSeconds: opts.holdSeconds, rateLimit: opts.rateLimit,
+    ...(opts.state ? { stateFile: opts.state } : {}),
+  });
+  if (opts.json) io.stdout.write(`${JSON.stringify({ baseUrl: sandbox.baseUrl, keys: sandbox.keys })}\n`);
+  else io.stdout.write(banner(sandbox.baseUrl, sandbox.keys, opts.seed));
+
+  let resolveClosed!: () => void;
+  const closed = new Promise<void>((resolve) => (resolveClosed = resolve));
+  const shutdown = () => {
+    process.off('SIGINT', shutdown);
+    process.off('SIGTERM', shutdown);
+    void sandbox.close().then(resolveClosed, resolveClosed);
+  };
+  process.on('SIGINT', shutdown);
+  process.on('SIGTERM', shutdown);
+  return { baseUrl: sandbox.baseUrl, keys: sandbox.keys, closed };
+}

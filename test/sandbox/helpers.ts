@@ -1,0 +1,62 @@
+/** Shared helpers for the sandbox tests: plain fetch, no schedctl client code. */
+import { expect } from 'vitest';
+import { strictSchemas } from '../../src/api/schemas.js';
+import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/server.js';
+
+export interface Api {
+  sb: Sandbox;
+  call(method: string, path: string, body?: unknown, key?: string | null, init?: RequestInit): Promise<{ status: number; body: any; headers: Headers }>;
+  hook(method: string, path: string, body?: unknown): Promise<any>;
+  state(): Promise<any>;
+}
+
+export async function start(options: SandboxOptions = {}): Promise<Api> {
+  const sb = await startSandbox({ rateLimit: 0, ...options });
+  const call: Api['call'] = async (method, path, body, key = sb.keys.full, init = {}) => {
+    const headers: Record<string, string> = {};
+    if (key !== null) headers.authorization = `Bearer ${key}`;
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    const res = await fetch(sb.baseUrl + path, {
+      method, headers, body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body), ...init,
+    });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      /* leave as text */
+    }
+    return { status: res.status, body: parsed, headers: res.headers };
+  };
+  const hook: Api['hook'] = async (method, path, body) => {
+    const res = await fetch(sb.baseUrl + path, { method, body: body === undefined ? undefined : JSON.stringify(body) });
+    return res.json();
+  };
+  return { sb, call, hook, state: () => hook('GET', '/_sandbox/state') };
+}
+
+/** Asserts the exact error envelope and returns it. */
+export function expectError(res: { status: number; body: any; headers: Headers }, status: number, code: string) {
+  expect({ status: res.status, code: res.body?.error?.code }).toEqual({ status, code });
+  expect(strictSchemas.apiError.parse(res.body)).toBeTruthy();
+  expect(res.headers.get('access-control-allow-origin')).toBeNull();
+  return res.body.error as { code: string; message: string; details?: string[] };
+}
+
+export const iso = (ms: number) => new Date(ms).toISOString();
+export const DAY = 86_400_000;
+
+/** A week of slots for an event or link, as a fresh reservation. */
+export async function slotsFor(api: Api, event: string, days = 7, reservationId?: string) {
+  const now = Date.parse((await api.hook('GET', '/_sandbox/clock')).now);
+  const res = await api.call('POST', `/v1/scheduling/events/${encodeURIComponent(event)}/slots`, {
+    start: iso(now), end: iso(now + days * DAY), ...(reservationId ? { reservationId } : {}),
+  });
+  expect(res.status).toBe(200);
+  return strictSchemas.slotsResult.parse(res.body);
+}
+
+export async function triggerByName(api: Api, name: string) {
+  const res = await api.call('GET', '/v1/triggers');
+  return strictSchemas.triggersList.parse(res.body).triggers.find((t) => t.name === name)!;
+}
