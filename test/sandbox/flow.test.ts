@@ -16,7 +16,7 @@ describe('routed booking flow', () => {
     expect(fired.status).toBe(200);
     const result = strictSchemas.triggerFireResult.parse(fired.body);
     if (result.outcome.type !== 'scheduler') throw new Error('expected a scheduler outcome');
-    const linkId = result.outcome.schedulingLinkId;
+    const linkId = String(result.outcome.schedulingLinkId);
     const slots = await slotsFor(api, linkId);
     expect(slots.slots.length).toBeGreaterThan(0);
     expect(slots.activeHost).toMatchObject({ name: 'Amelia Hart' });
