@@ -94,6 +94,6 @@ describe('faults', () => {
     expect((await api.call('GET', '/v1/triggers')).status).toBe(200);
     const bad = await fetch(`${api.sb.baseUrl}/_sandbox/faults`, { method: 'POST', body: JSON.stringify({ fault: 'explode' }) });
     expect(bad.status).toBe(400);
-    expect((await bad.json()).error.details[0]).toMatch(/^fault: /);
+    expect(((await bad.json()) as any).error.details[0]).toMatch(/^fault: /);
   });
 });
