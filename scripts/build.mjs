@@ -1,0 +1,32 @@
+// Bundles src/ into dist/ with esbuild: ESM, code splitting (so lazy imports stay lazy
+// and --help loads only commander), no runtime node_modules, source maps for real crashes.
+// Usage: node scripts/build.mjs [--clean]
+import { build } from 'esbuild';
+import { readFileSync, rmSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const pkg = JSON.parse(readFileSync(`${root}/package.json`, 'utf8'));
+if (process.argv.includes('--clean')) rmSync(`${root}/dist`, { recursive: true, force: true });
+
+await build({
+  absWorkingDir: root,
+  entryPoints: { cli: 'src/cli.ts', sandbox: 'src/sandbox/server.ts' },
+  outdir: 'dist',
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  minify: true,
+  sourcemap: 'linked',
+  sourcesContent: false,
+  legalComments: 'linked',
+  chunkNames: 'chunks/[name]-[hash]',
+  define: { __SCHEDCTL_VERSION__: JSON.stringify(pkg.version) },
+  // commander and others are CommonJS: esbuild's ESM output needs a real `require` for node: built-ins.
+  banner: { js: "import{createRequire as __cr}from'node:module';const require=__cr(import.meta.url);" },
+  // conf pulls in ajv only for its `schema` option, which schedctl does not use: keep it out of the bundle.
+  alias: { 'ajv/dist/2020.js': './scripts/stubs/ajv.mjs', 'ajv-formats': './scripts/stubs/ajv-formats.mjs' },
+  logLevel: 'warning',
+});

@@ -1,0 +1,9 @@
+import type { ZodError } from 'zod';
+
+/** One `<json path>: <problem>` line per schema issue, e.g. `$.meeting.status: invalid option`. */
+export function formatSchemaIssues(error: ZodError): string[] {
+  return error.issues.map((issue) => {
+    const path = issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('');
+    return `$${path}: ${issue.message}`;
+  });
+}

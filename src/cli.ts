@@ -1,0 +1,73 @@
+/**
+ * Builds the commander program from the command modules and runs it. Only commander and
+ * the small command-definition modules load here; each action imports what it needs.
+ */
+import { Command, CommanderError, Option } from 'commander';
+import { createContext, type Context } from './context.js';
+import { VERSION } from './version.js';
+import { profileCommand } from './commands/profile/index.js';
+import { sandboxCommand } from './commands/sandbox.js';
+import { extraCommands } from './commands/registry.js';
+
+export function buildProgram(ctx: Context): Command {
+  const program = new Command('schedctl')
+    .description('Book, route and reschedule meetings through the Scheduling and Workflow Trigger API')
+    .version(VERSION, '-v, --version', 'print the version')
+    .addOption(new Option('--json', 'print one JSON document on stdout (for scripts)'))
+    .addOption(new Option('-p, --profile <name>', 'profile to use (default: SCHEDCTL_PROFILE, then the default profile)'))
+    .addOption(new Option('--base-url <url>', 'API base URL (default: SCHEDCTL_BASE_URL, then the profile\'s)'))
+    .addOption(new Option('--timeout <seconds>', 'per-request timeout in seconds (default: SCHEDCTL_TIMEOUT, then 30)'))
+    .addOption(new Option('--debug', 'log each request and response to stderr (the key redacted)'))
+    .addOption(new Option('--no-color', 'disable colors (NO_COLOR is honored too)'))
+    .addOption(new Option('--no-input', 'never prompt; fail naming the flag instead (also SCHEDCTL_NO_INPUT=1)'))
+    .addOption(new Option('-q, --quiet', 'print only results and errors'))
+    .showSuggestionAfterError(true)
+    .configureHelp({ showGlobalOptions: true, sortSubcommands: false })
+    .exitOverride()
+    .configureOutput({
+      writeOut: (s) => ctx.io.stdout.write(s),
+      writeErr: (s) => ctx.io.stderr.write(s),
+    });
+
+  const commands = [profileCommand(ctx), ...extraCommands(ctx), sandboxCommand(ctx)];
+  for (const cmd of commands) program.addCommand(cmd);
+  applyRecursively(program, (cmd) => {
+    cmd.exitOverride();
+    cmd.configureOutput({
+      writeOut: (s) => ctx.io.stdout.write(s),
+      writeErr: (s) => ctx.io.stderr.write(s),
+    });
+    cmd.showSuggestionAfterError(true);
+  });
+  return program;
+}
+
+function applyRecursively(cmd: Command, fn: (c: Command) => void): void {
+  for (const sub of cmd.commands) {
+    fn(sub);
+    applyRecursively(sub, fn);
+  }
+}
+
+/** Runs the CLI and returns the exit code (bin/schedctl.js sets it; commands never call process.exit). */
+export async function main(argv: string[], ctx: Context = createContext()): Promise<number> {
+  const program = buildProgram(ctx);
+  if (argv.length === 0) {
+    program.outputHelp();
+    return 0;
+  }
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return 0;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      if (error.exitCode === 0 || error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return 0;
+      if (argv.includes('--json')) {
+        ctx.io.stdout.write(`${JSON.stringify({ error: { code: 'USAGE', message: error.message.replace(/^error: /, '') } }, null, 2)}\n`);
+      }
+      return 2;
+    }
+    const { reportError } = await import('./report.js');
+    return reportError(error, ctx, argv.includes('--json') || ctx.globals.json);
+  }
+}

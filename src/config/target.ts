@@ -1,0 +1,122 @@
+/**
+ * Which profile, key and base URL a command uses. Pure, so the precedence is unit-tested:
+ *   profile  = --profile > SCHEDCTL_PROFILE > the default profile
+ *   key      = SCHEDCTL_API_KEY > the profile's key
+ *   base URL = --base-url > SCHEDCTL_BASE_URL > the profile's > the local sandbox
+ */
+import { ConfigError, UsageError } from '../errors.js';
+import { maskKey } from './mask.js';
+import type { Profile } from './store.js';
+
+export const DEFAULT_BASE_URL = 'http://127.0.0.1:4010';
+
+export interface Target {
+  profileName: string | undefined;
+  baseUrl: string;
+  apiKey: string;
+  keySource: 'SCHEDCTL_API_KEY' | 'profile';
+  baseUrlSource: '--base-url' | 'SCHEDCTL_BASE_URL' | 'profile' | 'default';
+  /** Lines for stderr when two sources disagree, saying which one won. */
+  notes: string[];
+}
+
+export interface TargetInput {
+  flagProfile?: string | undefined;
+  flagBaseUrl?: string | undefined;
+  env: NodeJS.ProcessEnv;
+  defaultProfile: string | undefined;
+  profiles: Record<string, Profile>;
+}
+
+export function resolveProfileName(input: Pick<TargetInput, 'flagProfile' | 'env' | 'defaultProfile' | 'profiles'>): string | undefined {
+  const explicit = input.flagProfile ?? (input.env.SCHEDCTL_PROFILE || undefined);
+  if (explicit !== undefined) {
+    if (!input.profiles[explicit]) {
+      const source = input.flagProfile !== undefined ? '--profile' : 'SCHEDCTL_PROFILE';
+      const known = Object.keys(input.profiles);
+      throw new UsageError(`unknown profile "${explicit}" (from ${source})`, {
+        hint: known.length ? `known profiles: ${known.join(', ')}` : 'add one with: schedctl profile add <name> --key-stdin',
+      });
+    }
+    return explicit;
+  }
+  return input.defaultProfile && input.profiles[input.defaultProfile] ? input.defaultProfile : undefined;
+}
+
+export function resolveTarget(input: TargetInput): Target {
+  const profileName = resolveProfileName(input);
+  const profile = profileName ? input.profiles[profileName] : undefined;
+  const notes: string[] = [];
+
+  const envKey = input.env.SCHEDCTL_API_KEY?.trim();
+  let apiKey: string;
+  let keySource: Target['keySource'];
+  if (envKey) {
+    apiKey = envKey;
+    keySource = 'SCHEDCTL_API_KEY';
+    if (profile && profile.apiKey !== envKey) {
+      notes.push(`using the API key from SCHEDCTL_API_KEY (${maskKey(envKey)}), not profile "${profileName}"'s (${maskKey(profile.apiKey)})`);
+    }
+  } else if (profile) {
+    apiKey = profile.apiKey;
+    keySource = 'profile';
+  } else {
+    throw new ConfigError('NO_API_KEY', 'no API key configured', {
+      hint: 'add one with `schedctl profile add default --key-stdin < key.txt` (or interactively), or set SCHEDCTL_API_KEY; to try schedctl without an account run `schedctl sandbox`',
+    });
+  }
+
+  let baseUrl: string;
+  let baseUrlSource: Target['baseUrlSource'];
+  if (input.flagBaseUrl) {
+    baseUrl = input.flagBaseUrl;
+    baseUrlSource = '--base-url';
+  } else if (input.env.SCHEDCTL_BASE_URL) {
+    baseUrl = input.env.SCHEDCTL_BASE_URL;
+    baseUrlSource = 'SCHEDCTL_BASE_URL';
+  } else if (profile) {
+    baseUrl = profile.baseUrl;
+    baseUrlSource = 'profile';
+  } else {
+    baseUrl = DEFAULT_BASE_URL;
+    baseUrlSource = 'default';
+  }
+  if (profile && baseUrlSource !== 'profile' && baseUrl !== profile.baseUrl) {
+    notes.push(`using the base URL from ${baseUrlSource} (${baseUrl}), not profile "${profileName}"'s (${profile.baseUrl})`);
+  }
+  baseUrl = checkBaseUrl(baseUrl, baseUrlSource === 'default' ? 'the default base URL' : baseUrlSource);
+  return { profileName, baseUrl, apiKey, keySource, baseUrlSource, notes };
+}
+
+const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[::1\]|::1)$/i;
+
+/** Parse a base URL; refuse plain http to anything but loopback, since the key would travel in clear text. */
+export function checkBaseUrl(raw: string, source: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new UsageError(`invalid base URL "${raw}" (from ${source}): expected an absolute URL such as https://api.example.com`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new UsageError(`invalid base URL "${raw}" (from ${source}): the scheme must be https:// (or http:// for a local sandbox)`);
+  }
+  if (url.protocol === 'http:' && !LOOPBACK.test(url.hostname)) {
+    throw new UsageError(
+      `refusing to send the API key over plain http:// to ${url.host} (from ${source}): it would travel unencrypted`,
+      { hint: 'use https://, or http:// only for a sandbox on 127.0.0.1/localhost' },
+    );
+  }
+  if (url.search || url.hash) {
+    throw new UsageError(`invalid base URL "${raw}" (from ${source}): it must not carry a query or fragment`);
+  }
+  return url.toString().replace(/\/+$/, '');
+}
+
+export function isLoopbackUrl(raw: string): boolean {
+  try {
+    return LOOPBACK.test(new URL(raw).hostname);
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,144 @@
+/**
+ * The Context every command receives: IO streams, environment, clock, global options,
+ * and lazily built heavier services (config store, target, HTTP client, UI helpers).
+ * Nothing heavy is imported here: `--help` must stay at Node's cold-start floor.
+ */
+import { configDir } from './config/paths.js';
+import type { Api } from './api/endpoints.js';
+import type { HttpClient } from './api/client.js';
+import type { ProfileStore } from './config/store.js';
+import type { Target } from './config/target.js';
+import type { Ui } from './ui/ui.js';
+
+export interface IO {
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+  stdin: NodeJS.ReadableStream;
+  isStdoutTTY: boolean;
+  isStderrTTY: boolean;
+  isStdinTTY: boolean;
+}
+
+export interface Clock {
+  now(): Date;
+  sleep(ms: number): Promise<void>;
+}
+
+export interface GlobalOptions {
+  profile?: string;
+  baseUrl?: string;
+  timeout?: string;
+  debug: boolean;
+  color: boolean;
+  input: boolean;
+  quiet: boolean;
+  json: boolean;
+}
+
+export interface Context {
+  io: IO;
+  env: NodeJS.ProcessEnv;
+  clock: Clock;
+  /** Set by the CLI right before an action runs (commander's optsWithGlobals). */
+  globals: GlobalOptions;
+  /** Secrets in use (the API key once resolved), redacted from every message. */
+  secrets: string[];
+  configDir(): string;
+  store(): Promise<ProfileStore>;
+  target(): Promise<Target>;
+  http(): Promise<HttpClient>;
+  api(): Promise<Api>;
+  ui(): Promise<Ui>;
+  /** May the command prompt? Only with a TTY on stdin and stderr, and without --no-input / SCHEDCTL_NO_INPUT. */
+  canPrompt(): boolean;
+}
+
+export const systemClock: Clock = {
+  now: () => new Date(),
+  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+};
+
+export function processIO(): IO {
+  return {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    stdin: process.stdin,
+    isStdoutTTY: Boolean(process.stdout.isTTY),
+    isStderrTTY: Boolean(process.stderr.isTTY),
+    isStdinTTY: Boolean(process.stdin.isTTY),
+  };
+}
+
+const truthy = (v: string | undefined) => v !== undefined && v !== '' && v !== '0' && v.toLowerCase() !== 'false';
+
+export function createContext(opts: { io?: IO; env?: NodeJS.ProcessEnv; clock?: Clock } = {}): Context {
+  const io = opts.io ?? processIO();
+  const env = opts.env ?? process.env;
+  const clock = opts.clock ?? systemClock;
+  let store: Promise<ProfileStore> | undefined;
+  let target: Promise<Target> | undefined;
+  let http: Promise<HttpClient> | undefined;
+  let api: Promise<Api> | undefined;
+  let ui: Promise<Ui> | undefined;
+
+  const ctx: Context = {
+    io,
+    env,
+    clock,
+    globals: { debug: false, color: true, input: true, quiet: false, json: false },
+    secrets: [],
+    configDir: () => configDir(env),
+    store: () =>
+      (store ??= import('./config/store.js').then(({ ProfileStore }) => new ProfileStore(ctx.configDir()))),
+    target: () =>
+      (target ??= (async () => {
+        const s = await ctx.store();
+        const { resolveTarget } = await import('./config/target.js');
+        const profiles = Object.fromEntries(s.list().map(({ name, profile }) => [name, profile]));
+        const t = resolveTarget({
+          flagProfile: ctx.globals.profile,
+          flagBaseUrl: ctx.globals.baseUrl,
+          env,
+          defaultProfile: s.defaultName(),
+          profiles,
+        });
+        ctx.secrets.push(t.apiKey);
+        for (const note of t.notes) io.stderr.write(`note: ${note}\n`);
+        return t;
+      })()),
+    http: () =>
+      (http ??= (async () => {
+        const [{ createHttpClient }, t, u] = await Promise.all([import('./api/client.js'), ctx.target(), ctx.ui()]);
+        if (env.HTTPS_PROXY || env.https_proxy || env.HTTP_PROXY || env.http_proxy) {
+          (await import('./api/proxy.js')).installProxyFromEnv();
+        }
+        return createHttpClient({
+          baseUrl: t.baseUrl,
+          apiKey: t.apiKey,
+          timeoutMs: await timeoutMs(ctx),
+          debug: ctx.globals.debug ? (line) => io.stderr.write(`${u.err.dim(`debug: ${line}`)}\n`) : undefined,
+          notify: (line) => u.waiting(line),
+          clock,
+        });
+      })()),
+    api: () => (api ??= Promise.all([import('./api/endpoints.js'), ctx.http()]).then(([{ createApi }, h]) => createApi(h))),
+    ui: () => (ui ??= import('./ui/ui.js').then(({ createUi }) => createUi(io, env, ctx.globals))),
+    canPrompt: () =>
+      io.isStdinTTY && io.isStderrTTY && ctx.globals.input && !truthy(env.SCHEDCTL_NO_INPUT),
+  };
+  return ctx;
+}
+
+export const DEFAULT_TIMEOUT_SECONDS = 30;
+
+async function timeoutMs(ctx: Context): Promise<number> {
+  const { UsageError } = await import('./errors.js');
+  const raw = ctx.globals.timeout ?? ctx.env.SCHEDCTL_TIMEOUT;
+  if (raw === undefined || raw === '') return DEFAULT_TIMEOUT_SECONDS * 1000;
+  const seconds = Number(raw);
+  if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 3600) {
+    const source = ctx.globals.timeout !== undefined ? '--timeout' : 'SCHEDCTL_TIMEOUT';
+    throw new UsageError(`invalid ${source} "${raw}": expected a number of seconds between 0 and 3600`);
+  }
+  return Math.round(seconds * 1000);
+}

@@ -1,0 +1,49 @@
+/** Turns any thrown error into the documented output and exit code. */
+import { redact } from './config/mask.js';
+import type { Context } from './context.js';
+import { EXIT, isCliError, type ErrorDocument } from './errors.js';
+
+export function reportError(error: unknown, ctx: Context, json: boolean): number {
+  const secrets = [ctx.env.SCHEDCTL_API_KEY ?? '', ...ctx.secrets];
+  const clean = (s: string) => redact(s, secrets);
+  let doc: ErrorDocument;
+  let exitCode: number;
+  if (isCliError(error)) {
+    doc = error.toDocument();
+    exitCode = error.exitCode;
+  } else if (isPromptCancel(error)) {
+    doc = { error: { code: 'CANCELLED', message: 'cancelled' } };
+    exitCode = EXIT.cancelled;
+  } else {
+    const message = error instanceof Error ? error.message : String(error);
+    doc = {
+      error: {
+        code: 'UNEXPECTED',
+        message: `unexpected failure: ${message}`,
+        hint: 'this is a bug in schedctl; rerun with --debug for the stack trace and report it',
+      },
+    };
+    exitCode = EXIT.error;
+    if (ctx.globals.debug && error instanceof Error && error.stack) ctx.io.stderr.write(`${clean(error.stack)}\n`);
+  }
+  doc.error.message = clean(doc.error.message);
+  if (doc.error.details) doc.error.details = doc.error.details.map(clean);
+  if (doc.error.hint) doc.error.hint = clean(doc.error.hint);
+
+  if (json) {
+    ctx.io.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
+  }
+  if (!json || !ctx.globals.quiet) {
+    const e = doc.error;
+    const lines = [`error: ${e.message}${e.status !== undefined ? ` (${e.code}, HTTP ${e.status})` : e.code !== 'USAGE' && e.code !== 'UNEXPECTED' ? ` (${e.code})` : ''}`];
+    for (const d of e.details ?? []) lines.push(`  - ${d}`);
+    if (e.hint) lines.push(`hint: ${e.hint}`);
+    ctx.io.stderr.write(`${lines.join('\n')}\n`);
+  }
+  return exitCode;
+}
+
+/** @inquirer/prompts throws ExitPromptError on Ctrl-C. */
+function isPromptCancel(error: unknown): boolean {
+  return error instanceof Error && (error.name === 'ExitPromptError' || error.name === 'AbortPromptError');
+}

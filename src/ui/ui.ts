@@ -1,0 +1,88 @@
+/**
+ * Output helpers, loaded only by commands that print: colors (chalk) and spinners (ora)
+ * only on a TTY, honoring --no-color, NO_COLOR and FORCE_COLOR. Results go to stdout,
+ * everything for humans (progress, notes, warnings) to stderr.
+ */
+import { Chalk, supportsColor, supportsColorStderr, type ChalkInstance } from 'chalk';
+import type { GlobalOptions, IO } from '../context.js';
+
+export interface Spinner {
+  update(text: string): void;
+  stop(finalLine?: string): void;
+}
+
+export interface Ui {
+  out: ChalkInstance;
+  err: ChalkInstance;
+  /** Write the command's one JSON document to stdout. */
+  json(value: unknown): void;
+  /** Write result text to stdout. */
+  print(text: string): void;
+  /** Human progress and notes on stderr; silenced by --quiet. */
+  info(line: string): void;
+  warn(line: string): void;
+  /** A long wait (429 backoff, paging): a spinner on a TTY, one line otherwise. */
+  waiting(line: string): void;
+  spinner(text: string): Promise<Spinner>;
+}
+
+type Level = 0 | 1 | 2 | 3;
+
+export function colorLevel(isTTY: boolean, detected: { level: number } | false, env: NodeJS.ProcessEnv, globals: Pick<GlobalOptions, 'color'>): Level {
+  if (!globals.color || (env.NO_COLOR !== undefined && env.NO_COLOR !== '')) return 0;
+  if (env.FORCE_COLOR !== undefined) {
+    if (env.FORCE_COLOR === '0' || env.FORCE_COLOR === 'false') return 0;
+    return (detected ? Math.max(detected.level, 1) : 1) as Level;
+  }
+  if (!isTTY) return 0;
+  return (detected ? detected.level : 1) as Level;
+}
+
+export function createUi(io: IO, env: NodeJS.ProcessEnv, globals: GlobalOptions): Ui {
+  const out = new Chalk({ level: colorLevel(io.isStdoutTTY, supportsColor, env, globals) });
+  const err = new Chalk({ level: colorLevel(io.isStderrTTY, supportsColorStderr, env, globals) });
+  let active: Spinner | undefined;
+  const ui: Ui = {
+    out,
+    err,
+    json: (value) => {
+      io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+    },
+    print: (text) => {
+      io.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+    },
+    info: (line) => {
+      if (!globals.quiet) io.stderr.write(`${line}\n`);
+    },
+    warn: (line) => {
+      io.stderr.write(`${err.yellow('warning:')} ${line}\n`);
+    },
+    waiting: (line) => {
+      if (io.isStderrTTY && !globals.quiet) {
+        void ui.spinner(line).then((s) => {
+          active?.stop();
+          active = s;
+        });
+      } else {
+        io.stderr.write(`${line}\n`);
+      }
+    },
+    spinner: async (text) => {
+      if (!io.isStderrTTY || globals.quiet) {
+        return { update: () => undefined, stop: (finalLine) => finalLine && ui.info(finalLine) };
+      }
+      const { default: ora } = await import('ora');
+      const s = ora({ text, stream: io.stderr as NodeJS.WriteStream, isEnabled: true, color: err.level > 0 ? 'cyan' : false as never }).start();
+      return {
+        update: (t) => {
+          s.text = t;
+        },
+        stop: (finalLine) => {
+          s.stop();
+          if (finalLine) ui.info(finalLine);
+        },
+      };
+    },
+  };
+  return ui;
+}

@@ -1,0 +1,143 @@
+import { statSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registerSecret, runCli, show, tempDir } from '../helpers/cli.js';
+import { sendJson, startTestServer, TRIGGERS_BODY } from '../helpers/server.js';
+
+const KEY_A = 'sk_test_profileA_0123456789abcd';
+const KEY_B = 'sk_test_profileB_9876543210wxyz';
+const KEY_ENV = 'sk_test_fromenv_55555555aaaa';
+registerSecret(KEY_A, KEY_B, KEY_ENV);
+
+describe('profiles and the key store', () => {
+  let serverA: Awaited<ReturnType<typeof startTestServer>>;
+  let serverB: Awaited<ReturnType<typeof startTestServer>>;
+  beforeAll(async () => {
+    serverA = await startTestServer((_req, res) => sendJson(res, 200, TRIGGERS_BODY));
+    serverB = await startTestServer((_req, res) => sendJson(res, 200, TRIGGERS_BODY));
+  });
+  afterAll(async () => {
+    await serverA.close();
+    await serverB.close();
+  });
+
+  async function setup() {
+    const configDir = tempDir();
+    const a = await runCli(['profile', 'add', 'alpha', '--key-stdin', '--base-url', serverA.baseUrl], { configDir, input: `${KEY_A}\n` });
+    expect(a.code, show(a)).toBe(0);
+    const b = await runCli(['profile', 'add', 'beta', '--key-stdin', '--base-url', serverB.baseUrl], { configDir, input: KEY_B });
+    expect(b.code, show(b)).toBe(0);
+    return configDir;
+  }
+
+  it('adds, lists with masked keys, switches and removes profiles', async () => {
+    const configDir = await setup();
+    const ls = await runCli(['profile', 'ls', '--json'], { configDir });
+    expect(ls.code, show(ls)).toBe(0);
+    expect(ls.json()).toEqual({
+      profiles: [
+        { name: 'alpha', baseUrl: serverA.baseUrl, key: 'sk_…abcd', isDefault: true },
+        { name: 'beta', baseUrl: serverB.baseUrl, key: 'sk_…wxyz', isDefault: false },
+      ],
+    });
+    const human = await runCli(['profile', 'ls'], { configDir });
+    expect(human.stdout).toMatch(/\*\s+alpha\s+http:\/\/127\.0\.0\.1:\d+\s+sk_…abcd/);
+
+    expect((await runCli(['profile', 'use', 'beta'], { configDir })).code).toBe(0);
+    const shown = await runCli(['profile', 'show', '--json'], { configDir });
+    expect(shown.json().profile).toMatchObject({ name: 'beta', key: 'sk_…wxyz', isDefault: true });
+
+    const rm = await runCli(['profile', 'rm', 'alpha'], { configDir });
+    expect(rm.code, show(rm)).toBe(0);
+    const after = await runCli(['profile', 'ls', '--json'], { configDir });
+    expect(after.json().profiles.map((p: { name: string }) => p.name)).toEqual(['beta']);
+
+    const unknown = await runCli(['profile', 'use', 'nope'], { configDir });
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('unknown profile "nope"');
+  });
+
+  it('stores keys in a 0600 file inside a 0700 directory', async () => {
+    const configDir = await setup();
+    expect(statSync(configDir).mode & 0o777).toBe(0o700);
+    expect(statSync(join(configDir, 'config.json')).mode & 0o777).toBe(0o600);
+    expect(readFileSync(join(configDir, 'config.json'), 'utf8')).toContain(KEY_A);
+  });
+
+  it('never accepts a key as a command-line argument', async () => {
+    for (const args of [
+      ['profile', 'add', 'x', KEY_A],
+      ['profile', 'add', 'x', '--key', KEY_A],
+      ['profile', 'add', 'x', `--api-key=${KEY_A}`],
+    ]) {
+      const r = await runCli(args);
+      expect(r.code, show(r)).toBe(2);
+      expect(r.stderr).toContain('not accepted as command-line arguments');
+    }
+  });
+
+  it('fails naming --key-stdin when stdin is not a terminal, and on an empty key', async () => {
+    const noTty = await runCli(['profile', 'add', 'x']);
+    expect(noTty.code).toBe(2);
+    expect(noTty.stderr).toContain('--key-stdin');
+    const empty = await runCli(['profile', 'add', 'x', '--key-stdin'], { input: '\n' });
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toContain('stdin was empty');
+  });
+
+  it('resolves the profile: --profile > SCHEDCTL_PROFILE > default', async () => {
+    const configDir = await setup();
+    const before = [serverA.seen.length, serverB.seen.length];
+    await runCli(['api', 'GET', '/v1/triggers'], { configDir });
+    expect(serverA.seen.length).toBe(before[0]! + 1);
+    expect(serverA.seen.at(-1)!.headers.authorization).toBe(`Bearer ${KEY_A}`);
+
+    await runCli(['api', 'GET', '/v1/triggers'], { configDir, env: { SCHEDCTL_PROFILE: 'beta' } });
+    expect(serverB.seen.at(-1)!.headers.authorization).toBe(`Bearer ${KEY_B}`);
+
+    const flag = await runCli(['api', 'GET', '/v1/triggers', '--profile', 'alpha'], { configDir, env: { SCHEDCTL_PROFILE: 'beta' } });
+    expect(flag.code, show(flag)).toBe(0);
+    expect(serverA.seen.at(-1)!.headers.authorization).toBe(`Bearer ${KEY_A}`);
+
+    const unknown = await runCli(['api', 'GET', '/v1/triggers', '--profile', 'gamma'], { configDir });
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('unknown profile "gamma" (from --profile)');
+  });
+
+  it('takes SCHEDCTL_API_KEY over the profile key and says which won', async () => {
+    const configDir = await setup();
+    const r = await runCli(['api', 'GET', '/v1/triggers', '--profile', 'beta'], { configDir, env: { SCHEDCTL_API_KEY: KEY_ENV } });
+    expect(r.code, show(r)).toBe(0);
+    expect(serverB.seen.at(-1)!.headers.authorization).toBe(`Bearer ${KEY_ENV}`);
+    expect(r.stderr).toContain('using the API key from SCHEDCTL_API_KEY (sk_…aaaa), not profile "beta"\'s (sk_…wxyz)');
+  });
+
+  it('takes --base-url over SCHEDCTL_BASE_URL over the profile', async () => {
+    const configDir = await setup();
+    const viaEnv = await runCli(['api', 'GET', '/v1/triggers'], { configDir, env: { SCHEDCTL_BASE_URL: serverB.baseUrl } });
+    expect(viaEnv.code, show(viaEnv)).toBe(0);
+    expect(serverB.seen.at(-1)!.headers.authorization).toBe(`Bearer ${KEY_A}`);
+    expect(viaEnv.stderr).toContain('using the base URL from SCHEDCTL_BASE_URL');
+    const countB = serverB.seen.length;
+    const viaFlag = await runCli(['api', 'GET', '/v1/triggers', '--base-url', serverA.baseUrl], { configDir, env: { SCHEDCTL_BASE_URL: serverB.baseUrl } });
+    expect(viaFlag.code, show(viaFlag)).toBe(0);
+    expect(serverB.seen.length).toBe(countB);
+  });
+
+  it('exits 3 with a way out when no key is configured anywhere', async () => {
+    const r = await runCli(['api', 'GET', '/v1/triggers']);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain('no API key configured');
+    expect(r.stderr).toContain('schedctl profile add');
+    const j = await runCli(['api', 'GET', '/v1/triggers', '--json']);
+    expect(j.json()).toMatchObject({ error: { code: 'NO_API_KEY', message: 'no API key configured' } });
+  });
+
+  it('refuses to send a key over plain http to a non-loopback host', async () => {
+    const r = await runCli(['api', 'GET', '/v1/triggers', '--base-url', 'http://api.example.com'], { env: { SCHEDCTL_API_KEY: KEY_ENV } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('refusing to send the API key over plain http:// to api.example.com');
+    const add = await runCli(['profile', 'add', 'x', '--key-stdin', '--base-url', 'http://10.0.0.8:8080'], { input: KEY_A });
+    expect(add.code).toBe(2);
+  });
+});

@@ -1,0 +1,109 @@
+/**
+ * Runs the built CLI (bin/schedctl.js, or $SCHEDCTL_TEST_BIN for an installed tarball)
+ * as a subprocess, the way users and scripts do, and checks every captured output for
+ * leaked secrets (the secret-hygiene guarantee holds across the whole suite).
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+export const BIN = process.env.SCHEDCTL_TEST_BIN ?? resolve(import.meta.dirname, '../../bin/schedctl.js');
+
+const secrets = new Set<string>();
+/** Register a key that must never appear in any output of the CLI. */
+export function registerSecret(...keys: string[]): void {
+  for (const k of keys) if (k) secrets.add(k);
+}
+
+export interface RunResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  /** stdout parsed as the one JSON document `--json` promises. */
+  json<T = any>(): T;
+}
+
+export interface RunOptions {
+  env?: Record<string, string | undefined>;
+  input?: string;
+  configDir?: string;
+  timeoutMs?: number;
+  /** Only for the sandbox banner, which prints its own demo keys by design. */
+  allowSecrets?: boolean;
+}
+
+export function tempDir(prefix = 'schedctl-test-'): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+export function baseEnv(configDir: string): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? '',
+    HOME: configDir,
+    SCHEDCTL_CONFIG_DIR: configDir,
+    NO_COLOR: '1',
+    CI: 'true',
+    TZ: 'UTC',
+  };
+}
+
+export function runCli(args: string[], opts: RunOptions = {}): Promise<RunResult> {
+  const configDir = opts.configDir ?? tempDir();
+  const env: Record<string, string> = { ...baseEnv(configDir) };
+  for (const [k, v] of Object.entries(opts.env ?? {})) {
+    if (v === undefined) delete env[k];
+    else env[k] = v;
+  }
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`schedctl ${args.join(' ')} did not finish within ${opts.timeoutMs ?? 20000} ms\nstdout:\n${stdout}\nstderr:\n${stderr}`));
+    }, opts.timeoutMs ?? 20_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      if (!opts.allowSecrets) assertNoSecrets(`schedctl ${args.join(' ')}`, { stdout, stderr });
+      resolvePromise({
+        code,
+        stdout,
+        stderr,
+        json() {
+          try {
+            return JSON.parse(stdout);
+          } catch {
+            throw new Error(`stdout is not one JSON document (exit ${code})\nstdout:\n${stdout}\nstderr:\n${stderr}`);
+          }
+        },
+      });
+    });
+    child.stdin.end(opts.input ?? '');
+  });
+}
+
+export function assertNoSecrets(where: string, outputs: Record<string, string>): void {
+  for (const [name, text] of Object.entries(outputs)) {
+    for (const secret of secrets) {
+      if (text.includes(secret)) throw new Error(`secret leaked in ${name} of ${where}`);
+    }
+  }
+}
+
+/** Every file under a config dir (journal, outcomes, ...) except the key store itself must be free of keys. */
+export function assertNoSecretsInFiles(dir: string): void {
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) assertNoSecretsInFiles(path);
+    else if (name !== 'config.json') assertNoSecrets(path, { file: readFileSync(path, 'utf8') });
+  }
+}
+
+/** A message for expect(): the subprocess's output, shown when an assertion fails. */
+export function show(r: RunResult): string {
+  return `exit ${r.code}\nstdout:\n${r.stdout}\nstderr:\n${r.stderr}`;
+}

@@ -1,0 +1,59 @@
+/**
+ * A tiny programmable HTTP server on 127.0.0.1 for tests of the HTTP layer against
+ * broken and hostile servers; it records every request it receives.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface Seen {
+  method: string;
+  url: string;
+  headers: IncomingMessage['headers'];
+  body: string;
+}
+
+export type Handler = (req: IncomingMessage, res: ServerResponse, seen: Seen, index: number) => void | Promise<void>;
+
+export async function startTestServer(handler: Handler) {
+  const seen: Seen[] = [];
+  const sockets = new Set<import('node:net').Socket>();
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (d) => (body += d));
+    req.on('end', () => {
+      const s: Seen = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body };
+      seen.push(s);
+      void handler(req, res, s, seen.length - 1);
+    });
+  });
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    seen,
+    close: async () => {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+}
+
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(JSON.stringify(body));
+}
+
+export const TRIGGERS_BODY = {
+  triggers: [
+    {
+      id: '3f0e5f1e-6a43-4d5c-9c1e-2b7a0c9d1e11',
+      name: 'Demo request',
+      description: 'Inbound demo form',
+      fields: [{ name: 'email', label: 'Email', type: 'text', required: true, options: null }],
+    },
+  ],
+};
