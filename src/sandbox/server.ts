@@ -37,6 +37,15 @@ export const isLoopbackHost = (host: string) => host === 'localhost' || LOOPBACK
 
 const HTML_502 = '<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1><p>upstream error</p></body></html>';
 
+// The schedulerUrl of a fired trigger points here, so it is never a dead link; booking itself is API-only.
+const bookingPage = (name: string) =>
+  `<!DOCTYPE html><html><head><title>${name}</title></head><body><h1>${name}</h1><p>schedctl sandbox booking page: book through the API (slots, then meetings).</p></body></html>`;
+
+function sendHtml(res: ServerResponse, status: number, html: string): void {
+  res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'content-length': Buffer.byteLength(html) });
+  res.end(html);
+}
+
 const sleep = (ms: number, timers: Set<NodeJS.Timeout>) =>
   new Promise<void>((resolve) => {
     const timer = setTimeout(() => {
@@ -75,9 +84,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     }
     if (rule?.fault === 'html') {
       entry.status = 502;
-      res.writeHead(502, { 'content-type': 'text/html; charset=utf-8', 'content-length': Buffer.byteLength(HTML_502) });
-      res.end(HTML_502);
-      return;
+      return sendHtml(res, 502, HTML_502);
     }
     // `delay` then works even if the client has gone away: the lost-response case.
     if (rule?.fault === 'delay') await sleep(rule.delayMs ?? 2000, timers);
@@ -106,6 +113,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       return send(res, handleHook({ store, faults, limiter }, req.method ?? 'GET', url.pathname, rawBody));
     }
     if (url.pathname === '/v1' || url.pathname.startsWith('/v1/')) return serveV1(req, res, url, rawBody);
+    const page = /^\/book\/([^/]+)$/.exec(url.pathname);
+    const link = page && req.method === 'GET' ? store.workspace.links.find((l) => l.slug === page[1]) : undefined;
+    if (link) return sendHtml(res, 200, bookingPage(link.name));
     send(res, errorReply(404, 'NOT_FOUND', `No route for ${req.method} ${url.pathname}; API paths begin with /v1.`));
   }
 

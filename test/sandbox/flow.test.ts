@@ -61,3 +61,13 @@ describe('routed booking flow', () => {
     expect(state.executions.filter((e: any) => e.triggerId === trigger.id)).toHaveLength(2);
   });
 });
+
+describe('scheduler URL', () => {
+  it('points at a page the sandbox serves', async () => {
+    const trigger = await triggerByName(api, 'Inbound demo request');
+    const fired = await api.call('POST', `/v1/triggers/${trigger.id}`, { email: 'lead@acme.com', responses: { company: 'Acme', region: 'apac' } });
+    const page = await fetch(fired.body.outcome.schedulerUrl);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('Sales APAC');
+  });
+});
