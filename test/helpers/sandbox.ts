@@ -1,0 +1,66 @@
+/**
+ * End-to-end tests talk to a real sandbox over HTTP on 127.0.0.1, started in-process.
+ * These helpers start one, point the CLI at it, and read or steer it through its hooks.
+ */
+import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/server.js';
+import { registerSecret, runCli, tempDir, type RunOptions, type RunResult } from './cli.js';
+
+export interface TestSandbox extends Sandbox {
+  configDir: string;
+  /** Runs the CLI against this sandbox with the full key (or `key`) in SCHEDCTL_API_KEY. */
+  cli(args: string[], opts?: RunOptions & { key?: 'full' | 'readOnly' | 'revoked' }): Promise<RunResult>;
+  state(): Promise<SandboxState>;
+  fault(rule: Record<string, unknown>): Promise<void>;
+  clearFaults(): Promise<void>;
+  advance(seconds: number): Promise<void>;
+  reset(): Promise<void>;
+  /** Number of /v1 requests the sandbox has received so far. */
+  requestCount(): Promise<number>;
+}
+
+export interface SandboxState {
+  now: string;
+  meetings: Array<{ id: string; eventId: string; event: string; date: string; status: string; personEmail: string; workflowExecutionId: string | null }>;
+  reservations: Array<{ id: string; eventId: string; event: string; expiresAt: string; status: string }>;
+  executions: Array<{ id: string; triggerId: string; email: string; outcome: { type: string }; meetingId: string | null; sessionEnded: boolean }>;
+  requests: Array<{ method: string; path: string; status: number | null; key: string | null }>;
+}
+
+export async function startTestSandbox(options: SandboxOptions = {}): Promise<TestSandbox> {
+  const sb = await startSandbox({ rateLimit: 0, ...options });
+  registerSecret(sb.keys.full, sb.keys.readOnly, sb.keys.revoked);
+  const configDir = tempDir();
+  const hook = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${sb.baseUrl}${path}`, {
+      method,
+      headers: { 'content-type': 'application/json' },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+    if (!res.ok) throw new Error(`${method} ${path} -> ${res.status} ${await res.text()}`);
+    return res.json() as Promise<unknown>;
+  };
+  return {
+    ...sb,
+    configDir,
+    cli: (args, opts = {}) =>
+      runCli(args, {
+        configDir,
+        ...opts,
+        env: { SCHEDCTL_BASE_URL: sb.baseUrl, SCHEDCTL_API_KEY: sb.keys[opts.key ?? 'full'], ...opts.env },
+      }),
+    state: () => hook('GET', '/_sandbox/state') as Promise<SandboxState>,
+    fault: async (rule) => {
+      await hook('POST', '/_sandbox/faults', rule);
+    },
+    clearFaults: async () => {
+      await hook('DELETE', '/_sandbox/faults');
+    },
+    advance: async (seconds) => {
+      await hook('POST', '/_sandbox/clock', { advanceSeconds: seconds });
+    },
+    reset: async () => {
+      await hook('POST', '/_sandbox/reset');
+    },
+    requestCount: async () => ((await hook('GET', '/_sandbox/state')) as SandboxState).requests.length,
+  };
+}
