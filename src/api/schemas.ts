@@ -145,7 +145,14 @@ function buildSchemas(strict: boolean) {
   const noneOutcome = obj({ type: z.literal('none') });
   const outcome = strict
     ? z.discriminatedUnion('type', [schedulerOutcome, redirectOutcome, noneOutcome])
-    : z.union([schedulerOutcome, redirectOutcome, noneOutcome, z.looseObject({ type: z.string() })]);
+    : z.union([
+        schedulerOutcome,
+        redirectOutcome,
+        noneOutcome,
+        // An outcome type this client does not know yet must not break `trigger fire`. The data passes
+        // through unchanged; only its static type says 'other', so narrowing on the known types works.
+        z.looseObject({ type: z.string() }).transform((o) => o as { type: 'other'; [key: string]: unknown }),
+      ]);
 
   const triggerFireResult = obj({ executionId: uuid(), outcome });
 
