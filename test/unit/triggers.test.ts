@@ -1,0 +1,151 @@
+import { mkdtempSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { Trigger } from '../../src/api/schemas.js';
+import { CliError, UsageError } from '../../src/errors.js';
+import { closest, levenshtein } from '../../src/domain/closest.js';
+import { OutcomeMemory, scopeOf } from '../../src/domain/outcomes.js';
+import { buildResponses, parseContext, parseKeyValues, resolveTrigger } from '../../src/domain/triggers.js';
+
+const demo: Trigger = {
+  id: '11111111-1111-4111-8111-111111111111',
+  name: 'Inbound demo request',
+  description: 'demo',
+  fields: [
+    { name: 'email', label: 'Email', type: 'text', required: true, options: null },
+    { name: 'company', label: 'Company', type: 'text', required: true, options: null },
+    { name: 'region', label: 'Region', type: 'select', required: true, options: [
+      { value: 'emea', label: 'Europe, Middle East and Africa' }, { value: 'americas', label: 'Americas' }, { value: 'apac', label: 'Asia Pacific' }] },
+    { name: 'team_size', label: 'Team size', type: 'select', required: false, options: [{ value: '1-10', label: '1 to 10' }] },
+    { name: 'notes', label: 'Notes', type: 'text', required: false, options: null },
+  ],
+};
+const other = (id: string, name: string): Trigger => ({ id, name, description: '', fields: [] });
+
+function usage(fn: () => unknown): UsageError {
+  try {
+    fn();
+  } catch (error) {
+    expect(error).toBeInstanceOf(UsageError);
+    return error as UsageError;
+  }
+  throw new Error('expected a UsageError');
+}
+
+describe('resolveTrigger', () => {
+  const list = [demo, other('22222222-2222-4222-8222-222222222222', 'Newsletter'), other('33333333-3333-4333-8333-333333333333', 'newsletter')];
+
+  it('finds a trigger by id, by exact name, then by case-insensitive name', () => {
+    expect(resolveTrigger(list, demo.id)).toBe(demo);
+    expect(resolveTrigger(list, 'newsletter').id).toBe('33333333-3333-4333-8333-333333333333');
+    expect(resolveTrigger(list, 'INBOUND demo request')).toBe(demo);
+  });
+
+  it('refuses an ambiguous name and lists the matches with their ids', () => {
+    const e = usage(() => resolveTrigger(list, 'NEWSLETTER'));
+    expect(e.exitCode).toBe(2);
+    expect(e.message).toContain('ambiguous');
+    expect(e.details).toEqual(['Newsletter: 22222222-2222-4222-8222-222222222222', 'newsletter: 33333333-3333-4333-8333-333333333333']);
+  });
+
+  it('reports an unknown trigger as not found (exit 4) listing the available names', () => {
+    try {
+      resolveTrigger(list, 'nope');
+      throw new Error('expected an error');
+    } catch (error) {
+      expect(error).toBeInstanceOf(CliError);
+      expect((error as CliError).exitCode).toBe(4);
+      expect((error as CliError).hint).toContain('"Inbound demo request"');
+    }
+  });
+});
+
+describe('buildResponses', () => {
+  const ok = { email: 'lead@acme.com', fields: { company: 'Acme', region: 'emea' } };
+
+  it('returns the responses without the email field', () => {
+    expect(buildResponses(demo, ok)).toEqual({ company: 'Acme', region: 'emea' });
+  });
+
+  it('lets --field values win over the responses file', () => {
+    const r = buildResponses(demo, { email: 'lead@acme.com', fields: { region: 'apac' }, fromFile: { company: 'Acme', region: 'emea', email: 'LEAD@acme.com' } });
+    expect(r).toEqual({ company: 'Acme', region: 'apac' });
+  });
+
+  it('maps an exact option label to its value', () => {
+    expect(buildResponses(demo, { ...ok, fields: { company: 'Acme', region: 'Asia Pacific' } }).region).toBe('apac');
+  });
+
+  it('lists every missing required field together, never the email field', () => {
+    const e = usage(() => buildResponses(demo, { email: 'lead@acme.com', fields: {} }));
+    expect(e.message).toContain('company, region');
+    expect(e.details).toHaveLength(2);
+    expect(e.details![0]).toMatch(/^company: required/);
+    expect(e.details![1]).toMatch(/^region: required/);
+  });
+
+  it('lists the valid values of a select field', () => {
+    const e = usage(() => buildResponses(demo, { ...ok, fields: { company: 'Acme', region: 'europe' } }));
+    expect(e.details).toEqual(['region: "europe" is not an option; valid values: emea, americas, apac']);
+  });
+
+  it('suggests the closest field name for an unknown key', () => {
+    const e = usage(() => buildResponses(demo, { ...ok, fields: { ...ok.fields, compnay: 'x' } }));
+    expect(e.details![0]).toContain('did you mean "company"?');
+  });
+
+  it('rejects a bad email, an email response that conflicts, and non-string file values in one error', () => {
+    const e = usage(() => buildResponses(demo, { email: 'not-an-email', fields: { company: 'A', region: 'emea' }, fromFile: { notes: { a: 1 }, email: 'x@y.com' } }));
+    expect(e.details!.map((d) => d.split(':')[0])).toEqual(['email', 'notes', 'email']);
+  });
+
+  it('treats a field of type email as the email field', () => {
+    const t: Trigger = { ...demo, fields: [{ name: 'work_email', label: 'Work email', type: 'email', required: true, options: null }] };
+    expect(buildResponses(t, { email: 'a@b.co', fields: {} })).toEqual({});
+  });
+});
+
+describe('parseKeyValues and parseContext', () => {
+  it('splits at the first =, and names the flag on a pair without one', () => {
+    expect(parseKeyValues(['a=b=c', 'x='], '--field')).toEqual({ a: 'b=c', x: '' });
+    expect(usage(() => parseKeyValues(['oops'], '--field')).message).toContain('--field');
+  });
+
+  it('accepts the six context members, utmParams as JSON', () => {
+    expect(parseContext(['utmParams={"source":"ads"}', 'gclid=abc'])).toEqual({ utmParams: { source: 'ads' }, gclid: 'abc' });
+    expect(parseContext([])).toBeUndefined();
+  });
+
+  it('rejects an unknown context key with a suggestion, and bad utmParams JSON', () => {
+    expect(usage(() => parseContext(['pageurl=x'])).message).toContain('did you mean "pageUrl"');
+    expect(usage(() => parseContext(['utmParams={bad'])).message).toContain('--context');
+  });
+});
+
+describe('closest', () => {
+  it('measures edits and refuses far-fetched suggestions', () => {
+    expect(levenshtein('kitten', 'sitting')).toBe(3);
+    expect(closest('regoin', ['region', 'company'])).toBe('region');
+    expect(closest('zzzzzzzz', ['region', 'company'])).toBeUndefined();
+  });
+});
+
+describe('OutcomeMemory', () => {
+  it('remembers only scheduler outcomes, per scope, trigger and case-insensitive email, in a 0600 file', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'schedctl-outcomes-'));
+    const scope = scopeOf({ profileName: undefined, baseUrl: 'http://127.0.0.1:4010' });
+    expect(scope).toBe('env@http://127.0.0.1:4010');
+    const memory = new OutcomeMemory(dir);
+    const outcome = { type: 'scheduler' as const, schedulerUrl: 'u', schedulingLinkId: 'l' };
+    memory.remember(scope, 't1', 'Lead@Acme.com', { executionId: 'e1', outcome, firedAt: '2026-01-01T00:00:00Z' });
+    memory.remember(scope, 't2', 'lead@acme.com', { executionId: 'e2', outcome: { type: 'none' }, firedAt: '2026-01-01T00:00:00Z' });
+    const again = new OutcomeMemory(dir);
+    expect(again.get(scope, 't1', 'lead@ACME.com')?.executionId).toBe('e1');
+    expect(again.get(scope, 't2', 'lead@acme.com')).toBeUndefined();
+    expect(again.get('prod@https://x', 't1', 'lead@acme.com')).toBeUndefined();
+    expect(statSync(join(dir, 'outcomes.json')).mode & 0o777).toBe(0o600);
+    again.forget(scope, 't1', 'lead@acme.com');
+    expect(new OutcomeMemory(dir).get(scope, 't1', 'lead@acme.com')).toBeUndefined();
+  });
+});
