@@ -5,7 +5,12 @@
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { apiCommand } from './api.js';
+import { completionCommand } from './completion.js';
+import { triggersCommand } from './triggers/index.js';
+import { triggerCommand } from './trigger/index.js';
+import { eventsCommand } from './events/index.js';
+import { smokeCommand } from './smoke.js';
 
 export function extraCommands(ctx: Context): Command[] {
-  return [apiCommand(ctx)];
+  return [triggersCommand(ctx), triggerCommand(ctx), eventsCommand(ctx), apiCommand(ctx), smokeCommand(ctx), completionCommand(ctx)];
 }

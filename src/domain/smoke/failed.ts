@@ -1,0 +1,24 @@
+/**
+ * A smoke run with a failed check exits 1 through the one error path (report.ts), which
+ * prints a one-line summary on stderr. With --json, report.ts prints `toDocument()`, so
+ * the document is the whole report (ok, requests, checks) plus the `error` member every
+ * failure carries: still exactly one JSON document on stdout.
+ */
+import { CliError, EXIT, type ErrorDocument } from '../../errors.js';
+import type { SmokeReport } from './types.js';
+
+export class SmokeFailedError extends CliError {
+  readonly report: SmokeReport;
+  constructor(report: SmokeReport) {
+    const failed = report.checks.filter((c) => c.status === 'fail').map((c) => c.name);
+    super('SMOKE_FAILED', `${failed.length} smoke check${failed.length === 1 ? '' : 's'} failed: ${failed.join(', ')}`, EXIT.error, {
+      hint: 'see the DETAIL column (or "checks" with --json) for each failure',
+    });
+    this.report = report;
+  }
+  override toDocument(): ErrorDocument {
+    const base = super.toDocument();
+    const doc: SmokeReport & ErrorDocument = { ...this.report, error: base.error };
+    return doc;
+  }
+}

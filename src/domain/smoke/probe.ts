@@ -1,0 +1,84 @@
+/**
+ * One request of a smoke check: sent through the normal HTTP layer (auth, 429 waits,
+ * safe retries) but without its tolerant schema, so the raw JSON can be held against
+ * the strict schema of the spec. Never throws: every failure becomes a detail line.
+ */
+import type { ZodType } from 'zod';
+import type { HttpClient, RequestOptions } from '../../api/client.js';
+import { SCOPES } from '../../api/schemas.js';
+import { formatSchemaIssues } from '../../api/validate.js';
+import { ApiError, BadResponseError, CliError, NetworkError } from '../../errors.js';
+
+export type ProbeResult<T> =
+  | { ok: true; data: T; latencyMs: number }
+  | {
+      ok: false;
+      latencyMs: number;
+      detail: string;
+      /** Contract problems (the body arrived but breaks the strict schema). */
+      problems?: string[];
+      /** The body read with the tolerant schema, when it is usable despite breaking the contract. */
+      usable?: T;
+      /** HTTP status of the answer, when one came (an API error, or a body that could not be read as JSON). */
+      status?: number;
+      /** The API could not be reached at all (nothing else will work either). */
+      unreachable?: boolean;
+    };
+
+export interface ProbeRequest {
+  method: RequestOptions<unknown>['method'];
+  path: string;
+  query?: Record<string, string | number | undefined>;
+  body?: unknown;
+  safety: RequestOptions<unknown>['safety'];
+}
+
+export async function probe<T>(
+  http: HttpClient,
+  req: ProbeRequest,
+  strict: ZodType<T>,
+  tolerant: ZodType<T>,
+): Promise<ProbeResult<T>> {
+  const started = performance.now();
+  let json: unknown;
+  try {
+    json = await http.request<unknown>({ ...req, schema: undefined });
+  } catch (error) {
+    const latencyMs = Math.round(performance.now() - started);
+    return {
+      ok: false,
+      latencyMs,
+      detail: describeFailure(error),
+      ...(error instanceof ApiError || (error instanceof BadResponseError && error.status !== undefined) ? { status: error.status as number } : {}),
+      ...(error instanceof NetworkError && /could not reach/.test(error.message) ? { unreachable: true } : {}),
+    };
+  }
+  const latencyMs = Math.round(performance.now() - started);
+  const parsed = strict.safeParse(json);
+  if (parsed.success) return { ok: true, data: parsed.data, latencyMs };
+  const problems = formatSchemaIssues(parsed.error);
+  const loose = tolerant.safeParse(json);
+  return {
+    ok: false,
+    latencyMs,
+    detail: `${req.method} ${req.path}: the body breaks the API contract (${problems.length} problem${problems.length === 1 ? '' : 's'}): ${problems[0]}${problems.length > 1 ? ' …' : ''}`,
+    problems,
+    ...(loose.success ? { usable: loose.data } : {}),
+  };
+}
+
+/** One line for the DETAIL column: what failed, with the API's code and, for a 403, the missing scope. */
+export function describeFailure(error: unknown): string {
+  if (error instanceof ApiError) {
+    const where = `${error.method} ${error.path}`;
+    if (error.status === 403 || error.code === 'MISSING_SCOPE') {
+      const scope = SCOPES.find((s) => error.message.includes(s));
+      return `missing scope ${scope ?? '(not named by the server)'}: ${where} answered HTTP ${error.status} ${error.code}: ${error.message}`;
+    }
+    const details = error.details?.length ? ` [${error.details.join('; ')}]` : '';
+    return `${where} answered HTTP ${error.status} ${error.code}: ${error.message}${details}`;
+  }
+  if (error instanceof BadResponseError) return error.details?.length ? `${error.message}: ${error.details.join('; ')}` : error.message;
+  if (error instanceof CliError) return error.message;
+  return error instanceof Error ? `unexpected failure: ${error.message}` : String(error);
+}

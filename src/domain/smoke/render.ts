@@ -1,0 +1,25 @@
+/** The human report: a table (NAME, RESULT, LATENCY, DETAIL), the contract problems, a summary line. */
+import type { CheckResult, SmokeReport } from './types.js';
+
+export interface Paint {
+  pass(s: string): string;
+  fail(s: string): string;
+  skip(s: string): string;
+}
+
+export const plain: Paint = { pass: (s) => s, fail: (s) => s, skip: (s) => s };
+
+export function tableRows(checks: CheckResult[], paint: Paint): string[][] {
+  return checks.map((c) => [c.name, paint[c.status](c.status.toUpperCase()), c.latencyMs === null ? '-' : `${c.latencyMs} ms`, c.detail]);
+}
+
+/** Every contract problem, one line each, so the table's DETAIL column stays one line per check. */
+export function problemLines(checks: CheckResult[]): string[] {
+  return checks.flatMap((c) => (c.problems ?? []).map((p) => `  ${c.name}: ${p}`));
+}
+
+export function summaryLine(report: SmokeReport): string {
+  const count = (s: CheckResult['status']) => report.checks.filter((c) => c.status === s).length;
+  const verdict = report.ok ? 'smoke passed' : 'smoke FAILED';
+  return `${verdict}: ${count('pass')} passed, ${count('fail')} failed, ${count('skip')} skipped; ${report.requests} request${report.requests === 1 ? '' : 's'} used (the API allows 30 per minute)`;
+}

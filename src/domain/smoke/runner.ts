@@ -1,0 +1,238 @@
+/**
+ * The smoke run: a fixed sequence of checks, each one or two requests, every response
+ * held against the strict schemas. It uses at most 8 requests (plus the HTTP layer's
+ * retries), far inside the API's 30 per minute, and never throws for an API failure:
+ * each becomes a failed check, and checks that depend on it are skipped.
+ */
+import type { HttpClient } from '../../api/client.js';
+import { schemas, strictSchemas, type Meeting, type SlotsResult, type TriggerFireResult, type Trigger } from '../../api/schemas.js';
+import { CliError } from '../../errors.js';
+import { buildResponses, resolveTrigger } from '../triggers.js';
+import { probe, type ProbeResult } from './probe.js';
+import type { CheckResult, SmokeInput, SmokeReport } from './types.js';
+
+const SLOT_DAYS = 7;
+const seg = (s: string) => encodeURIComponent(s);
+
+export interface SmokeDeps {
+  http: HttpClient;
+  now(): Date;
+}
+
+export async function runSmoke(input: SmokeInput, { http, now }: SmokeDeps): Promise<SmokeReport> {
+  const sentBefore = http.sent;
+  const checks: CheckResult[] = [];
+  let meetingId: string | undefined;
+
+  const record = (check: CheckResult, budget = true): void => {
+    checks.push(budget ? overBudget(check, input.maxLatencyMs) : check);
+  };
+  const skip = (name: string, why: string) => checks.push({ name, status: 'skip', latencyMs: null, detail: `skipped: ${why}` });
+  const failed = (name: string, r: Extract<ProbeResult<unknown>, { ok: false }>, prefix = ''): CheckResult => ({
+    name,
+    status: 'fail',
+    latencyMs: r.latencyMs,
+    detail: prefix + r.detail,
+    ...(r.problems ? { problems: r.problems } : {}),
+  });
+  const dataOf = <T>(r: ProbeResult<T> | undefined): T | undefined => (r === undefined ? undefined : r.ok ? r.data : r.usable);
+  const window = () => {
+    const start = now();
+    return { start: start.toISOString(), end: new Date(start.getTime() + SLOT_DAYS * 86_400_000).toISOString() };
+  };
+  const slotsFor = (event: string) =>
+    probe<SlotsResult>(http, { method: 'POST', path: `/v1/scheduling/events/${seg(event)}/slots`, body: window(), safety: 'retry' }, strictSchemas.slotsResult, schemas.slotsResult);
+
+  // 1. auth, answered by the first request (the triggers list): any API answer but 401 means the key was accepted.
+  const triggers = await probe(http, { method: 'GET', path: '/v1/triggers', safety: 'retry' }, strictSchemas.triggersList, schemas.triggersList);
+  let auth = judgeAuth(triggers);
+  const rest = ['triggers.list', 'events.list', 'events.detail', 'slots', 'trigger.fire', 'booking'];
+  if (auth.stop) {
+    record(auth.check, false);
+    for (const name of rest) skip(name, auth.stop);
+    return finish();
+  }
+
+  // 2. triggers.list
+  const triggersCheck: CheckResult = triggers.ok
+    ? { name: 'triggers.list', status: 'pass', latencyMs: triggers.latencyMs, detail: `${triggers.data.triggers.length} trigger${triggers.data.triggers.length === 1 ? '' : 's'}` }
+    : failed('triggers.list', triggers);
+
+  // 3. events.list; when the triggers answer could not prove the key (a 5xx, a gateway page), this one decides auth.
+  const events = await listEvents();
+  if (auth.undecided) {
+    const second = judgeAuth(events);
+    auth = second.undecided
+      ? { check: { ...auth.check, detail: `could not confirm the key: ${auth.check.detail}` } }
+      : { ...second, check: { ...second.check, latencyMs: events.latencyMs, detail: `${second.check.detail} (seen on the events list)` } };
+  }
+  record(auth.check, false);
+  record(triggersCheck);
+  if (auth.stop) {
+    for (const name of rest.slice(1)) skip(name, auth.stop);
+    return finish();
+  }
+  if (events.ok) {
+    const n = events.data.events.length;
+    record({ name: 'events.list', status: 'pass', latencyMs: events.latencyMs, detail: `${n} event${n === 1 ? '' : 's'} on the first page${events.data.nextCursor ? ', more pages follow' : ''}` });
+  } else {
+    record(failed('events.list', events));
+  }
+
+  // 4. events.detail for --event or the first listed event
+  const firstEvent = dataOf(events)?.events[0];
+  const target = input.event ?? firstEvent?.id;
+  let slotsEvent: string | undefined;
+  if (target === undefined) {
+    skip('events.detail', events.ok ? 'the first page lists no events (pass --event)' : 'events.list failed (pass --event to check one anyway)');
+  } else {
+    const detail = await probe(http, { method: 'GET', path: `/v1/scheduling/events/${seg(target)}`, safety: 'retry' }, strictSchemas.eventDetail, schemas.eventDetail);
+    const d = dataOf(detail);
+    if (detail.ok) {
+      const e = detail.data;
+      record({ name: 'events.detail', status: 'pass', latencyMs: detail.latencyMs, detail: `${e.name} (${e.slug}): ${e.hosts.length} host${e.hosts.length === 1 ? '' : 's'}, ${e.questions.length} question${e.questions.length === 1 ? '' : 's'}` });
+    } else {
+      record(failed('events.detail', detail));
+    }
+    // The id the detail answered with, so slots and booking use the event itself even when --event is a slug.
+    if (d) slotsEvent = d.id;
+  }
+
+  // 5. slots for that event, 7 days from now
+  let eventSlots: ProbeResult<SlotsResult> | undefined;
+  if (slotsEvent === undefined) {
+    skip('slots', target === undefined ? 'no event to fetch slots for' : 'events.detail did not answer a usable event');
+  } else {
+    eventSlots = await slotsFor(slotsEvent);
+    if (eventSlots.ok) {
+      const s = eventSlots.data;
+      record({ name: 'slots', status: 'pass', latencyMs: eventSlots.latencyMs, detail: `${s.slots.length} slot${s.slots.length === 1 ? '' : 's'} in the next ${SLOT_DAYS} days; reservation ${s.reservationId} until ${s.expiresAt}` });
+    } else {
+      record(failed('slots', eventSlots));
+    }
+  }
+
+  // 6. trigger.fire: resolve and validate locally first, so a typo costs no workflow run.
+  let fire: ProbeResult<TriggerFireResult> | undefined;
+  if (!input.trigger) {
+    skip('trigger.fire', 'pass --trigger, --email and --field to fire one');
+  } else {
+    const list = dataOf(triggers)?.triggers;
+    if (!list) {
+      skip('trigger.fire', 'triggers.list failed, so the trigger cannot be resolved and checked before firing');
+    } else {
+      let trigger: Trigger | undefined;
+      let responses: Record<string, string> | undefined;
+      try {
+        trigger = resolveTrigger(list, input.trigger.ref);
+        responses = buildResponses(trigger, { email: input.trigger.email, fields: input.trigger.fields });
+      } catch (error) {
+        record({ name: 'trigger.fire', status: 'fail', latencyMs: null, detail: `not fired: ${cliMessage(error)}` });
+      }
+      if (trigger && responses) {
+        fire = await probe<TriggerFireResult>(
+          http,
+          { method: 'POST', path: `/v1/triggers/${seg(trigger.id)}`, body: { email: input.trigger.email, responses }, safety: 'once' },
+          strictSchemas.triggerFireResult,
+          schemas.triggerFireResult,
+        );
+        record(fire.ok ? { name: 'trigger.fire', status: 'pass', latencyMs: fire.latencyMs, detail: describeOutcome(trigger.name, fire.data) } : failed('trigger.fire', fire));
+      }
+    }
+  }
+
+  // 7. booking (opt-in: it creates a real meeting)
+  if (!input.book) {
+    skip('booking', 'pass --book to book a real meeting on the first slot');
+  } else if (input.trigger) {
+    const fired = dataOf(fire);
+    const outcome = fired?.outcome as { type: string; schedulingLinkId?: unknown } | undefined;
+    if (!fired || !outcome) skip('booking', 'trigger.fire gave no outcome to book with');
+    else if (outcome.type !== 'scheduler' || typeof outcome.schedulingLinkId !== 'string') {
+      skip('booking', `the trigger's outcome is "${outcome.type}", not a scheduler: nothing to book`);
+    } else {
+      await book('booking', outcome.schedulingLinkId, input.trigger.email, fired.executionId);
+    }
+  } else {
+    const s = dataOf(eventSlots);
+    if (!s || slotsEvent === undefined) skip('booking', 'slots did not answer a usable reservation');
+    else await book('booking', slotsEvent, input.email ?? '', undefined, s);
+  }
+
+  return finish();
+
+  async function listEvents() {
+    return probe(http, { method: 'GET', path: '/v1/scheduling/events', safety: 'retry' }, strictSchemas.eventsList, schemas.eventsList);
+  }
+
+  /** Slots for the routed link (unless already fetched), then POST /meetings on the first slot. */
+  async function book(name: string, event: string, email: string, executionId: string | undefined, held?: SlotsResult): Promise<void> {
+    let spent = 0;
+    let slots = held;
+    if (!slots) {
+      const fetched = await slotsFor(event);
+      spent += fetched.latencyMs;
+      if (!fetched.ok) return record(failed(name, fetched, `slots of the routed link ${event}: `));
+      slots = fetched.data;
+    }
+    const startTime = slots.slots[0];
+    if (startTime === undefined) {
+      return record({ name, status: 'fail', latencyMs: spent, detail: `no free slot in the next ${SLOT_DAYS} days to book on ${event}` });
+    }
+    const body = { startTime, reservationId: slots.reservationId, event, personEmail: email, ...(executionId ? { workflowExecutionId: executionId } : {}) };
+    const booked = await probe<Meeting>(http, { method: 'POST', path: '/v1/scheduling/meetings', body, safety: 'once' }, strictSchemas.meeting, schemas.meeting);
+    const meeting = dataOf(booked);
+    if (meeting) meetingId = meeting.id;
+    const latencyMs = spent + booked.latencyMs;
+    const created = meeting ? `meeting ${meeting.id} booked for ${meeting.date}${executionId ? ` (routed, execution ${executionId})` : ''}; it is real: cancel it when done` : '';
+    if (booked.ok) return record({ name, status: 'pass', latencyMs, detail: created });
+    record({ ...failed(name, booked), latencyMs, ...(meeting ? { detail: `${booked.detail} [${created}]` } : {}) });
+  }
+
+  function finish(): SmokeReport {
+    return {
+      ok: checks.every((c) => c.status !== 'fail'),
+      requests: http.sent - sentBefore,
+      checks,
+      ...(meetingId ? { meetingId } : {}),
+    };
+  }
+}
+
+interface AuthVerdict {
+  check: CheckResult;
+  /** Why later checks are skipped: the key was refused or the API is unreachable. */
+  stop?: string;
+  /** The answer proves nothing about the key (a 5xx, a gateway page, a timeout). */
+  undecided?: boolean;
+}
+
+function judgeAuth(r: ProbeResult<unknown>): AuthVerdict {
+  const name = 'auth';
+  if (r.ok || r.problems) return { check: { name, status: 'pass', latencyMs: r.latencyMs, detail: 'the API key is accepted' } };
+  if (r.status === 401) {
+    return { check: { name, status: 'fail', latencyMs: r.latencyMs, detail: `the API key is refused: ${r.detail}` }, stop: 'the API key is refused' };
+  }
+  if (r.unreachable) return { check: { name, status: 'fail', latencyMs: r.latencyMs, detail: r.detail }, stop: 'the API is unreachable' };
+  if (r.status !== undefined && r.status < 500) {
+    return { check: { name, status: 'pass', latencyMs: r.latencyMs, detail: `the API key is accepted (the request answered HTTP ${r.status})` } };
+  }
+  return { check: { name, status: 'fail', latencyMs: r.latencyMs, detail: r.detail }, undecided: true };
+}
+
+function overBudget(check: CheckResult, maxMs: number | undefined): CheckResult {
+  if (maxMs === undefined || check.status !== 'pass' || check.latencyMs === null || check.latencyMs <= maxMs) return check;
+  return { ...check, status: 'fail', detail: `took ${check.latencyMs} ms, over the --max-latency budget of ${maxMs} ms (${check.detail})` };
+}
+
+function describeOutcome(triggerName: string, result: TriggerFireResult): string {
+  const o = result.outcome as { type: string; schedulingLinkId?: string; url?: string };
+  const what =
+    o.type === 'scheduler' ? `scheduler, link ${o.schedulingLinkId}` : o.type === 'redirect' ? `redirect to ${o.url}` : o.type === 'none' ? 'none (no meeting offered)' : o.type;
+  return `fired "${triggerName}": outcome ${what}; execution ${result.executionId}`;
+}
+
+function cliMessage(error: unknown): string {
+  if (error instanceof CliError) return `${error.message}${error.details?.length ? ` [${error.details.join('; ')}]` : ''}`;
+  return error instanceof Error ? error.message : String(error);
+}
