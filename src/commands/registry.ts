@@ -9,8 +9,11 @@ import { completionCommand } from './completion.js';
 import { triggersCommand } from './triggers/index.js';
 import { triggerCommand } from './trigger/index.js';
 import { eventsCommand } from './events/index.js';
+import { slotsCommand } from './slots.js';
+import { bookCommand } from './book.js';
+import { rescheduleCommand } from './reschedule.js';
 import { smokeCommand } from './smoke.js';
 
 export function extraCommands(ctx: Context): Command[] {
-  return [triggersCommand(ctx), triggerCommand(ctx), eventsCommand(ctx), apiCommand(ctx), smokeCommand(ctx), completionCommand(ctx)];
+  return [triggersCommand(ctx), triggerCommand(ctx), eventsCommand(ctx), slotsCommand(ctx), bookCommand(ctx), rescheduleCommand(ctx), apiCommand(ctx), smokeCommand(ctx), completionCommand(ctx)];
 }

@@ -1,0 +1,34 @@
+/** Human text for fire results; imported only from actions (lazy). */
+import type { Outcome, Trigger } from '../../api/schemas.js';
+import type { RememberedOutcome } from '../../domain/outcomes.js';
+
+/** The result lines on stdout: the execution, the outcome, and for a scheduler the exact next commands. */
+export function outcomeLines(result: { executionId: string; outcome: Outcome | { type: string } }, email: string): string[] {
+  const o = result.outcome as Outcome | { type: string; [k: string]: unknown };
+  const lines = [`executionId       ${result.executionId}`];
+  if (o.type === 'scheduler' && 'schedulingLinkId' in o) {
+    const linkId = String(o.schedulingLinkId);
+    lines.push(
+      'outcome           scheduler (the lead can book)',
+      `booking page      ${String(o.schedulerUrl)}`,
+      `schedulingLinkId  ${linkId}`,
+      '',
+      `next: schedctl slots ${linkId}`,
+      `then: schedctl book ${linkId} --start <time> --reservation <reservationId> --execution ${result.executionId} --email ${email}`,
+    );
+  } else if (o.type === 'redirect' && 'url' in o) {
+    lines.push('outcome           redirect (the workflow sends the lead elsewhere)', `url               ${String(o.url)}`);
+  } else if (o.type === 'none') {
+    lines.push('outcome           none: the workflow finished without offering a meeting');
+  } else {
+    lines.push(`outcome           ${o.type} (not known to this schedctl; see --json for its fields)`);
+  }
+  return lines;
+}
+
+export function reuseWarning(r: RememberedOutcome, trigger: Trigger): string[] {
+  return [
+    `a scheduler outcome for ${r.email} from "${trigger.name}" is already held (execution ${r.executionId}, fired ${r.firedAt}); reuse it instead of firing again.`,
+    'Every fire starts a new workflow run: CRM writes and notifications repeat and routing fairness counts again. Add --force to fire anyway.',
+  ];
+}

@@ -1,0 +1,11 @@
+import { Command } from 'commander';
+import type { Context } from '../../context.js';
+import { triggersLsCommand } from './ls.js';
+import { triggersShowCommand } from './show.js';
+
+export function triggersCommand(ctx: Context): Command {
+  return new Command('triggers')
+    .description('list API triggers and the form fields each expects')
+    .addCommand(triggersLsCommand(ctx))
+    .addCommand(triggersShowCommand(ctx));
+}
