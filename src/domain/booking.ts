@@ -1,0 +1,176 @@
+/**
+ * Booking with the spec's lost-response rules. "Never a second booking":
+ * - the attempt is journaled before it is sent; a timeout, dropped connection, 5xx or
+ *   unreadable answer (OutcomeUnknownError from the HTTP layer, which never retries a
+ *   booking) leaves it as `unknown` and fails with exit 7: it almost certainly booked;
+ * - a later booking for that reservation or workflow run that meets CONFLICT,
+ *   RESERVATION_USED or RESERVATION_EXPIRED means the meeting exists: `already_booked`;
+ * - SLOT_TAKEN keeps the reservation usable: the nearest fresh slots come with the error;
+ * - every other refusal gets a hint saying what to change.
+ */
+import type { Api } from '../api/endpoints.js';
+import type { BookRequest, Meeting } from '../api/schemas.js';
+import { ApiError, OutcomeUnknownError, type ErrorDocument } from '../errors.js';
+import type { Journal, JournalEntry } from './journal.js';
+import { fetchSlots, nearestSlots } from './slots.js';
+
+export type { BookRequest };
+
+export type BookResult =
+  | { status: 'booked'; meeting: Meeting }
+  | { status: 'already_booked'; code: string; attempt: JournalEntry };
+
+export interface BookDeps {
+  api: Pick<Api, 'book' | 'slots'>;
+  journal: Journal;
+  scope: string;
+  now: () => Date;
+}
+
+/** After a lost response, these answers to a retry mean the first request booked (spec rules 2-4). */
+export const ALREADY_BOOKED_CODES = ['CONFLICT', 'RESERVATION_USED', 'RESERVATION_EXPIRED'] as const;
+export const NEAREST_SLOTS = 5;
+const DAY_MS = 86_400_000;
+
+/** SLOT_TAKEN, with the nearest bookable times under the same (still usable) reservation. */
+export class SlotTakenError extends ApiError {
+  constructor(
+    base: ApiError,
+    readonly nearestSlots: string[],
+    readonly reservationId: string,
+    hint: string,
+  ) {
+    super({ ...apiErrorFields(base), hint });
+  }
+  override toDocument(): ErrorDocument & { nearestSlots: string[]; reservationId: string } {
+    return { ...super.toDocument(), nearestSlots: this.nearestSlots, reservationId: this.reservationId };
+  }
+}
+
+export async function bookSlot(deps: BookDeps, request: BookRequest): Promise<BookResult> {
+  const { api, journal, scope } = deps;
+  const prior = journal.findUnknown(scope, {
+    reservationId: request.reservationId,
+    workflowExecutionId: request.workflowExecutionId ?? null,
+  });
+  // Written before sending: even if schedctl is killed mid-request, the attempt is on record.
+  const attempt = journal.add({
+    scope,
+    event: request.event,
+    reservationId: request.reservationId,
+    workflowExecutionId: request.workflowExecutionId ?? null,
+    personEmail: request.personEmail,
+    startTime: request.startTime,
+    attemptedAt: deps.now().toISOString(),
+    outcome: 'unknown',
+  });
+
+  let meeting: Meeting;
+  try {
+    meeting = await api.book(request);
+  } catch (error) {
+    if (error instanceof OutcomeUnknownError) throw lostResponse(error, journal.path);
+    journal.remove(attempt.id);
+    if (!(error instanceof ApiError)) throw error;
+    if (prior && (ALREADY_BOOKED_CODES as readonly string[]).includes(error.code)) {
+      const updated = journal.update(prior.id, { outcome: 'already_booked', updatedAt: deps.now().toISOString() }) ?? prior;
+      return { status: 'already_booked', code: error.code, attempt: updated };
+    }
+    if (error.code === 'SLOT_TAKEN') throw await slotTaken(deps, request, error);
+    throw withHint(error, hintFor(error, request));
+  }
+  journal.update(attempt.id, { outcome: 'booked', meetingId: meeting.id, startTime: meeting.date, updatedAt: deps.now().toISOString() });
+  // The earlier attempt never reached the server: had it booked, this one would have been refused.
+  if (prior) journal.remove(prior.id);
+  return { status: 'booked', meeting };
+}
+
+function lostResponse(error: OutcomeUnknownError, journalPath: string | undefined): OutcomeUnknownError {
+  const reason = error.message.replace(/; the request may have been processed$/, '');
+  return new OutcomeUnknownError(
+    `no answer to the booking (${reason}): it almost certainly succeeded, so do not book this lead again`,
+    {
+      hint: `to check, run the same command again: the reservation is single-use, so it reports "already booked" (exit 0) and cannot create a second meeting${journalPath ? `; the attempt is recorded in ${journalPath}` : ''}`,
+      cause: error,
+    },
+  );
+}
+
+async function slotTaken(deps: BookDeps, request: BookRequest, error: ApiError): Promise<SlotTakenError> {
+  const target = new Date(request.startTime);
+  const now = deps.now();
+  const from = new Date(Math.max(now.getTime(), target.getTime() - 7 * DAY_MS));
+  const to = new Date(target.getTime() + 7 * DAY_MS);
+  let nearest: string[] = [];
+  let fetched = false;
+  if (from < to) {
+    try {
+      const fresh = await fetchSlots(deps.api, request.event, { from, to, reservationId: request.reservationId });
+      nearest = nearestSlots(fresh.slots, target, NEAREST_SLOTS);
+      fetched = true;
+    } catch {
+      // The error still stands; the hint says how to look for slots by hand.
+    }
+  }
+  const again = `schedctl book ${request.event} --start <slot> --reservation ${request.reservationId} --email ${request.personEmail}`;
+  const hint = fetched
+    ? nearest.length
+      ? `the reservation is still usable: book one of the nearest free times with ${again}`
+      : `no free times within a week of it; fetch slots with: schedctl slots ${request.event} --reservation ${request.reservationId}`
+    : `the reservation is still usable: fetch slots with \`schedctl slots ${request.event} --reservation ${request.reservationId}\` and book another with the same --reservation`;
+  return new SlotTakenError(error, nearest, request.reservationId, hint);
+}
+
+function hintFor(error: ApiError, r: BookRequest): string | undefined {
+  const slots = `schedctl slots ${r.event}`;
+  switch (error.code) {
+    case 'RESERVATION_EXPIRED':
+      return `the hold lapsed: fetch slots again without a reservation (\`${slots}\`) and book with the new --reservation`;
+    case 'RESERVATION_USED':
+      return `this reservation was already spent, usually by an earlier booking whose response was lost: check the calendar before booking again; for another meeting fetch new slots with \`${slots}\``;
+    case 'NO_HOST_AVAILABLE':
+      return `no host is free at that time: pick another slot from \`${slots} --reservation ${r.reservationId}\``;
+    case 'CONFLICT':
+      return r.workflowExecutionId
+        ? `the scheduling session of workflow run ${r.workflowExecutionId} ended: fire the trigger again (\`schedctl trigger fire <trigger> --email ${r.personEmail}\`), then fetch slots for the new schedulingLinkId and book with the new --execution`
+        : `the scheduling session ended: fire the trigger again (\`schedctl trigger fire <trigger> --email ${r.personEmail}\`) and restart from the slots step`;
+    case 'WORK_EMAIL_REQUIRED':
+      return `${r.event} requires a work email: pass the lead's company address in --email, not a personal one such as gmail.com`;
+    case 'RESERVATION_MISMATCH':
+      return `the reservation belongs to another event or link: pass the same <event-or-link> you fetched slots for, or fetch slots for this one with \`${slots}\``;
+    case 'INVALID_REQUEST':
+      if (error.details?.some((d) => d.startsWith('personEmail'))) {
+        return `with --execution, --email must be the email the trigger was fired with${r.workflowExecutionId ? ` (workflow run ${r.workflowExecutionId})` : ''}`;
+      }
+      return 'fix the inputs named in the details and run the command again';
+    case 'NOT_FOUND':
+      return r.workflowExecutionId
+        ? `check the event or link "${r.event}" (\`schedctl events ls\`) and the --execution id ${r.workflowExecutionId} (from \`schedctl trigger fire\`)`
+        : `check the event or link "${r.event}" (\`schedctl events ls\`)`;
+    case 'INVALID_API_KEY':
+      return 'the key is missing, malformed or revoked: add a current one with `schedctl profile add <name> --key-stdin`';
+    case 'MISSING_SCOPE':
+      return 'booking needs a key with the scheduling:write permission';
+    default:
+      return error.hint;
+  }
+}
+
+export function apiErrorFields(e: ApiError): ConstructorParameters<typeof ApiError>[0] {
+  return {
+    status: e.status,
+    code: e.code,
+    message: e.message,
+    method: e.method,
+    path: e.path,
+    ...(e.details ? { details: e.details } : {}),
+    ...(e.hint ? { hint: e.hint } : {}),
+    ...(e.retryAfterSeconds !== undefined ? { retryAfterSeconds: e.retryAfterSeconds } : {}),
+  };
+}
+
+/** The same API error with a hint (errors are immutable). */
+export function withHint(e: ApiError, hint: string | undefined): ApiError {
+  if (!hint || hint === e.hint) return e;
+  return new ApiError({ ...apiErrorFields(e), hint });
+}
