@@ -40,7 +40,7 @@ export function eventsShowCommand(ctx: Context): Command {
                     q.order,
                     q.title,
                     q.type,
-                    q.isRequired ? 'yes *' : 'no',
+                    q.isRequired ? 'yes' : 'no',
                     [
                       q.requireWorkEmail ? 'work email required' : '',
                       q.options.length ? `options: ${q.options.map((o) => `${o.value} (${o.label})`).join(', ')}` : '',

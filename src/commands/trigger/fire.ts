@@ -85,7 +85,7 @@ export async function run(idOrName: string, opts: FireOptions, ctx: Context): Pr
     }
   }
 
-  ui.info(`firing "${trigger.name}" for ${email} on ${target.profileName ? `profile ${target.profileName}` : 'the SCHEDCTL_API_KEY key'} at ${target.baseUrl}`);
+  ui.info(`firing "${trigger.name}" for ${email} ${target.profileName ? `on profile ${target.profileName}` : 'with the key from SCHEDCTL_API_KEY'} at ${target.baseUrl}`);
   const api = await ctx.api();
   let result: TriggerFireResult;
   try {
