@@ -2,14 +2,15 @@
 // and --help loads only commander), no runtime node_modules, source maps for real crashes.
 // Usage: node scripts/build.mjs [--clean]
 import { build } from 'esbuild';
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { stripDir } from './strip-vendor-maps.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const pkg = JSON.parse(readFileSync(`${root}/package.json`, 'utf8'));
 if (process.argv.includes('--clean')) rmSync(`${root}/dist`, { recursive: true, force: true });
 
-await build({
+const result = await build({
   absWorkingDir: root,
   entryPoints: { cli: 'src/cli.ts', sandbox: 'src/sandbox/server.ts' },
   outdir: 'dist',
@@ -27,6 +28,15 @@ await build({
   // commander and others are CommonJS: esbuild's ESM output needs a real `require` for node: built-ins.
   banner: { js: "import{createRequire as __cr}from'node:module';const require=__cr(import.meta.url);" },
   // conf pulls in ajv only for its `schema` option, which schedctl does not use: keep it out of the bundle.
-  alias: { 'ajv/dist/2020.js': './scripts/stubs/ajv.mjs', 'ajv-formats': './scripts/stubs/ajv-formats.mjs' },
+  // @inquirer/editor (never used) brings iconv-lite and chardet: most of the prompts' size.
+  alias: {
+    'ajv/dist/2020.js': './scripts/stubs/ajv.mjs',
+    'ajv-formats': './scripts/stubs/ajv-formats.mjs',
+    '@inquirer/editor': './scripts/stubs/inquirer-editor.mjs',
+  },
   logLevel: 'warning',
+  metafile: true,
 });
+// Which sources went into which output file: the test that keeps --help light reads it.
+writeFileSync(`${root}/dist/meta.json`, JSON.stringify(result.metafile));
+stripDir(`${root}/dist`);
