@@ -64,13 +64,16 @@ export class Journal {
     this.storage.write(this.all().filter((e) => e.id !== id));
   }
 
-  /** The latest attempt whose response was lost, for this reservation or this workflow run. */
+  /**
+   * The latest attempt whose response was lost, for this reservation or this workflow run
+   * (also once a retry showed it `already_booked`, so running the command again says so again).
+   */
   findUnknown(scope: string, by: { reservationId?: string; workflowExecutionId?: string | null }): JournalEntry | undefined {
     return this.all()
       .filter(
         (e) =>
           e.scope === scope &&
-          e.outcome === 'unknown' &&
+          (e.outcome === 'unknown' || e.outcome === 'already_booked') &&
           ((by.reservationId !== undefined && e.reservationId === by.reservationId) ||
             (!!by.workflowExecutionId && e.workflowExecutionId === by.workflowExecutionId)),
       )
