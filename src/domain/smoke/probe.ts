@@ -40,6 +40,7 @@ export async function probe<T>(
   tolerant: ZodType<T>,
 ): Promise<ProbeResult<T>> {
   const started = performance.now();
+  const sentBefore = http.sent;
   let json: unknown;
   try {
     json = await http.request<unknown>({ ...req, schema: undefined });
@@ -48,7 +49,7 @@ export async function probe<T>(
     return {
       ok: false,
       latencyMs,
-      detail: describeFailure(error),
+      detail: describeFailure(error) + attempts(http.sent - sentBefore),
       ...(error instanceof ApiError || (error instanceof BadResponseError && error.status !== undefined) ? { status: error.status as number } : {}),
       ...(error instanceof NetworkError && /could not reach/.test(error.message) ? { unreachable: true } : {}),
     };
@@ -65,6 +66,11 @@ export async function probe<T>(
     problems,
     ...(loose.success ? { usable: loose.data } : {}),
   };
+}
+
+/** The HTTP layer retries reads on 5xx and waits on 429: say so, since the latency includes it. */
+function attempts(n: number): string {
+  return n > 1 ? ` (after ${n} attempts)` : '';
 }
 
 /** One line for the DETAIL column: what failed, with the API's code and, for a 403, the missing scope. */
