@@ -88,7 +88,7 @@ export async function bookSlot(deps: BookDeps, request: BookRequest): Promise<Bo
 function lostResponse(error: OutcomeUnknownError, journalPath: string | undefined): OutcomeUnknownError {
   const reason = error.message.replace(/; the request may have been processed$/, '');
   return new OutcomeUnknownError(
-    `no answer to the booking (${reason}): it almost certainly succeeded, so do not book this lead again`,
+    `the booking's outcome is unknown (${reason}): it almost certainly succeeded, so do not book this lead again`,
     {
       hint: `to check, run the same command again: the reservation is single-use, so it reports "already booked" (exit 0) and cannot create a second meeting${journalPath ? `; the attempt is recorded in ${journalPath}` : ''}`,
       cause: error,
