@@ -13,7 +13,7 @@ const SHELLS = ['bash', 'zsh', 'fish'];
 const INSTALL_HELP = `
 Install (then open a new shell):
   bash  schedctl completion bash > ~/.local/share/bash-completion/completions/schedctl
-  zsh   schedctl completion zsh > "\${fpath[1]}/_schedctl"
+  zsh   schedctl completion zsh > ~/.zfunc/_schedctl   (~/.zfunc in $fpath before compinit)
   fish  schedctl completion fish > ~/.config/fish/completions/schedctl.fish
 Profile names are completed by running the same binary (local config only, no network).`;
 
@@ -21,6 +21,7 @@ export function completionCommand(ctx: Context): Command {
   return new Command('completion')
     .description('print a shell completion script for bash, zsh or fish')
     .addArgument(new Argument('<shell>', 'the shell to complete in').choices(SHELLS))
+    .usage('[options] <shell>') // the helper subcommand is hidden: keep "[command]" out of the usage line
     .addHelpText('after', INSTALL_HELP)
     .addCommand(completeHelperCommand(ctx), { hidden: true })
     .action(
