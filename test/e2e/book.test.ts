@@ -1,0 +1,301 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { strictSchemas } from '../../src/api/schemas.js';
+import { assertNoSecretsInFiles, show, tempDir } from '../helpers/cli.js';
+import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+
+let sb: TestSandbox;
+/** A fresh config dir (and so a fresh journal) per test: after a reset the sandbox reuses ids. */
+let dir: string;
+beforeAll(async () => {
+  sb = await startTestSandbox();
+});
+afterAll(async () => sb.close());
+beforeEach(async () => {
+  await sb.reset();
+  dir = tempDir();
+});
+
+const cli = (args: string[], opts: { key?: 'full' | 'readOnly' | 'revoked' } = {}) => sb.cli(args, { configDir: dir, ...opts });
+
+async function slots(event: string): Promise<{ reservationId: string; slots: string[] }> {
+  const r = await cli(['slots', event, '--json', '--days', '14']);
+  expect(r.code, show(r)).toBe(0);
+  return r.json();
+}
+
+async function fire(region = 'emea', email = 'lead@acme.example'): Promise<{ executionId: string; linkId: string }> {
+  const headers = { authorization: `Bearer ${sb.keys.full}`, 'content-type': 'application/json' };
+  const { triggers } = (await (await fetch(`${sb.baseUrl}/v1/triggers`, { headers })).json()) as { triggers: Array<{ id: string; name: string }> };
+  const trigger = triggers.find((t) => t.name === 'Inbound demo request')!;
+  const res = await fetch(`${sb.baseUrl}/v1/triggers/${trigger.id}`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ email, responses: { company: 'Acme', region } }),
+  });
+  const body = (await res.json()) as { executionId: string; outcome: { schedulingLinkId: string } };
+  return { executionId: body.executionId, linkId: body.outcome.schedulingLinkId };
+}
+
+const book = (event: string, start: string, reservation: string, email = 'lead@acme.example', extra: string[] = []) =>
+  cli(['book', event, '--start', start, '--reservation', reservation, '--email', email, ...extra]);
+
+const journal = () => JSON.parse(readFileSync(join(dir, 'journal.json'), 'utf8')).entries as Array<Record<string, unknown>>;
+const meetings = async () => (await sb.state()).meetings;
+const BOOK = '/v1/scheduling/meetings';
+
+describe('book: success', () => {
+  it('books a plain event and prints the meeting, both times, the link and how to reschedule', async () => {
+    const s = await slots('intro-call');
+    const r = await book('intro-call', s.slots[0]!, s.reservationId, 'lead@acme.example', ['--tz', 'Asia/Tokyo', '--first-name', 'Ada', '--guest', 'cto@acme.example']);
+    expect(r.code, show(r)).toBe(0);
+    const [m] = await meetings();
+    expect(m).toBeDefined();
+    expect(r.stderr).toContain(`Booking on SCHEDCTL_API_KEY at ${sb.baseUrl}`);
+    expect(r.stdout).toContain(`Booked meeting ${m!.id}`);
+    expect(r.stdout).toContain('Intro Call with Ada');
+    expect(r.stdout).toMatch(/time {4}\d{4}-\d{2}-\d{2} \d{2}:\d{2} GMT\+9 \(\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC\), 15 min/);
+    expect(r.stdout).toMatch(/status {2}scheduled/);
+    expect(r.stdout).toMatch(/link {4}https:\/\/zoom\.us\/j\//);
+    expect(r.stdout).toContain('cto@acme.example');
+    expect(r.stderr).toContain(`To move it: schedctl reschedule ${m!.id} --start <time>`);
+    expect(journal()).toEqual([expect.objectContaining({ outcome: 'booked', meetingId: m!.id, event: 'intro-call', startTime: s.slots[0] })]);
+    assertNoSecretsInFiles(dir);
+  });
+
+  it('prints the Meeting with --json', async () => {
+    const s = await slots('strategy-session');
+    const r = await book('strategy-session', s.slots[0]!, s.reservationId, 'lead@acme.example', ['--json']);
+    expect(r.code, show(r)).toBe(0);
+    expect(strictSchemas.meeting.safeParse(r.json()).success).toBe(true);
+    expect(r.json()).toMatchObject({ status: 'scheduled', date: s.slots[0], location: '1 Market St, San Francisco, CA' });
+    expect(r.stderr).toBe('');
+  });
+
+  it('books a routed slot with the execution id and link (resuming the workflow run)', async () => {
+    const { executionId, linkId } = await fire();
+    const s = await slots(linkId);
+    const r = await book(linkId, s.slots[0]!, s.reservationId, 'lead@acme.example', ['--execution', executionId, '--json']);
+    expect(r.code, show(r)).toBe(0);
+    const state = await sb.state();
+    expect(state.meetings).toHaveLength(1);
+    expect(state.meetings[0]!.workflowExecutionId).toBe(executionId);
+    expect(state.executions[0]!.meetingId).toBe(r.json().id);
+  });
+});
+
+describe('book: every error code of the spec', () => {
+  it('INVALID_REQUEST: personEmail differs from the fired email (exit 2)', async () => {
+    const { executionId, linkId } = await fire();
+    const s = await slots(linkId);
+    const r = await book(linkId, s.slots[0]!, s.reservationId, 'other@acme.example', ['--execution', executionId, '--json']);
+    expect(r.code, show(r)).toBe(2);
+    expect(r.json().error).toMatchObject({ code: 'INVALID_REQUEST', status: 400, details: [expect.stringMatching(/^personEmail: /)] });
+    expect(r.json().error.hint).toContain('--email must be the email the trigger was fired with');
+    expect(await meetings()).toHaveLength(0);
+  });
+
+  it('RESERVATION_MISMATCH: a reservation of another event (exit 2)', async () => {
+    const s = await slots('intro-call');
+    const r = await book('quarterly-review', s.slots[0]!, s.reservationId);
+    expect(r.code, show(r)).toBe(2);
+    expect(r.stderr).toContain('(RESERVATION_MISMATCH, HTTP 400)');
+    expect(r.stderr).toContain('hint: the reservation belongs to another event or link');
+    const j = await book('quarterly-review', s.slots[0]!, s.reservationId, 'lead@acme.example', ['--json']);
+    expect(j.json().error).toMatchObject({ code: 'RESERVATION_MISMATCH', status: 400 });
+  });
+
+  it('WORK_EMAIL_REQUIRED: a personal address for an event that requires a work email (exit 2)', async () => {
+    const s = await slots('product-demo');
+    const r = await book('product-demo', s.slots[0]!, s.reservationId, 'someone@gmail.com', ['--json']);
+    expect(r.code, show(r)).toBe(2);
+    expect(r.json().error).toMatchObject({ code: 'WORK_EMAIL_REQUIRED', status: 400, hint: expect.stringContaining("company address in --email") });
+  });
+
+  it('INVALID_API_KEY: a revoked key (exit 3)', async () => {
+    const s = await slots('intro-call');
+    const r = await cli(['book', 'intro-call', '--start', s.slots[0]!, '--reservation', s.reservationId, '--email', 'a@acme.example', '--json'], { key: 'revoked' });
+    expect(r.code, show(r)).toBe(3);
+    expect(r.json().error).toMatchObject({ code: 'INVALID_API_KEY', status: 401, hint: expect.stringContaining('profile add') });
+  });
+
+  it('MISSING_SCOPE: a read-only key (exit 3)', async () => {
+    const s = await slots('intro-call');
+    const r = await cli(['book', 'intro-call', '--start', s.slots[0]!, '--reservation', s.reservationId, '--email', 'a@acme.example', '--json'], { key: 'readOnly' });
+    expect(r.code, show(r)).toBe(3);
+    expect(r.json().error).toMatchObject({ code: 'MISSING_SCOPE', status: 403, hint: expect.stringContaining('scheduling:write') });
+    expect(r.json().error.message).toContain('scheduling:write');
+  });
+
+  it('NOT_FOUND: an unknown execution or event (exit 4)', async () => {
+    const s = await slots('intro-call');
+    const r = await book('intro-call', s.slots[0]!, s.reservationId, 'a@acme.example', ['--execution', '00000000-0000-4000-8000-000000000000', '--json']);
+    expect(r.code, show(r)).toBe(4);
+    expect(r.json().error).toMatchObject({ code: 'NOT_FOUND', status: 404, hint: expect.stringContaining('--execution') });
+    const e = await book('no-such-event', s.slots[0]!, s.reservationId, 'a@acme.example');
+    expect(e.code, show(e)).toBe(4);
+    expect(e.stderr).toContain('(NOT_FOUND, HTTP 404)');
+    expect(e.stderr).toContain('schedctl events ls');
+  });
+
+  it('RESERVATION_EXPIRED: the hold lapsed, so fetch slots again without a reservation (exit 5)', async () => {
+    const s = await slots('intro-call');
+    await sb.advance(601);
+    const r = await book('intro-call', s.slots.at(-1)!, s.reservationId, 'a@acme.example', ['--json']);
+    expect(r.code, show(r)).toBe(5);
+    expect(r.json().error).toMatchObject({ code: 'RESERVATION_EXPIRED', status: 409, hint: expect.stringContaining('`schedctl slots intro-call`') });
+  });
+
+  it('RESERVATION_USED: the reservation was spent by an earlier booking (exit 5)', async () => {
+    const s = await slots('intro-call');
+    expect((await book('intro-call', s.slots[0]!, s.reservationId)).code).toBe(0);
+    const r = await book('intro-call', s.slots[1]!, s.reservationId, 'lead@acme.example', ['--json']);
+    expect(r.code, show(r)).toBe(5);
+    expect(r.json().error).toMatchObject({ code: 'RESERVATION_USED', status: 409, hint: expect.stringContaining('check the calendar') });
+    expect(await meetings()).toHaveLength(1);
+  });
+
+  it('SLOT_TAKEN: shows the nearest free times under the same reservation (exit 5)', async () => {
+    const a = await slots('quarterly-review');
+    const b = await slots('quarterly-review');
+    const taken = a.slots[0]!;
+    expect((await book('quarterly-review', taken, a.reservationId)).code).toBe(0);
+    const r = await book('quarterly-review', taken, b.reservationId, 'second@acme.example', ['--json']);
+    expect(r.code, show(r)).toBe(5);
+    const doc = r.json();
+    expect(doc.error).toMatchObject({ code: 'SLOT_TAKEN', status: 409 });
+    expect(doc.reservationId).toBe(b.reservationId);
+    expect(doc.nearestSlots.length).toBeGreaterThan(0);
+    expect(doc.nearestSlots).not.toContain(taken);
+    // The reservation is still usable: book one of the nearest times with it.
+    const again = await book('quarterly-review', doc.nearestSlots[0], b.reservationId, 'second@acme.example');
+    expect(again.code, show(again)).toBe(0);
+    expect(await meetings()).toHaveLength(2);
+    const human = await book('quarterly-review', taken, (await slots('quarterly-review')).reservationId, 'third@acme.example', ['--tz', 'UTC']);
+    expect(human.code, show(human)).toBe(5);
+    expect(human.stderr).toMatch(/Nearest free times \(reservation \S+ is still usable\):\n {2}\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC {3}--start \S+/);
+  });
+
+  it('NO_HOST_AVAILABLE: a time no host can take, so pick another slot (exit 5)', async () => {
+    const s = await slots('intro-call');
+    const offGrid = new Date(Date.parse(s.slots[0]!) + 7 * 60_000).toISOString();
+    const r = await book('intro-call', offGrid, s.reservationId, 'a@acme.example', ['--json']);
+    expect(r.code, show(r)).toBe(5);
+    expect(r.json().error).toMatchObject({ code: 'NO_HOST_AVAILABLE', status: 409, hint: expect.stringContaining('pick another slot') });
+  });
+
+  it('CONFLICT: the scheduling session ended, so fire the trigger again (exit 5)', async () => {
+    const { executionId, linkId } = await fire();
+    const s = await slots(linkId);
+    await fetch(`${sb.baseUrl}/_sandbox/executions/${executionId}/end`, { method: 'POST' });
+    const r = await book(linkId, s.slots[0]!, s.reservationId, 'lead@acme.example', ['--execution', executionId, '--json']);
+    expect(r.code, show(r)).toBe(5);
+    expect(r.json().error).toMatchObject({ code: 'CONFLICT', status: 409, hint: expect.stringContaining('schedctl trigger fire <trigger> --email lead@acme.example') });
+    expect(await meetings()).toHaveLength(0);
+  });
+
+  it('RATE_LIMITED: gives up when Retry-After is beyond the wait budget (exit 6)', async () => {
+    const s = await slots('intro-call');
+    await sb.fault({ method: 'POST', path: BOOK, fault: 'status', status: 429, code: 'RATE_LIMITED', retryAfter: 100_000 });
+    const r = await book('intro-call', s.slots[0]!, s.reservationId, 'a@acme.example', ['--json']);
+    expect(r.code, show(r)).toBe(6);
+    expect(r.json().error).toMatchObject({ code: 'RATE_LIMITED', status: 429 });
+    expect(await meetings()).toHaveLength(0);
+  });
+
+  it('INTERNAL_ERROR: a 500 to a booking is an unknown outcome, never retried (exit 7)', async () => {
+    const s = await slots('intro-call');
+    await sb.fault({ method: 'POST', path: BOOK, fault: 'status', status: 500, code: 'INTERNAL_ERROR', count: 5 });
+    const r = await book('intro-call', s.slots[0]!, s.reservationId, 'a@acme.example', ['--json']);
+    expect(r.code, show(r)).toBe(7);
+    expect(r.json().error.code).toBe('OUTCOME_UNKNOWN');
+    expect(r.json().error.message).toContain('INTERNAL_ERROR');
+    expect(r.json().error.message).toContain('do not book this lead again');
+    expect((await sb.state()).requests.filter((q) => q.path === BOOK)).toHaveLength(1);
+    expect(journal()).toEqual([expect.objectContaining({ outcome: 'unknown' })]);
+  });
+});
+
+describe('book: lost responses never make a second meeting', () => {
+  it('drop-after-commit: exit 7 and journaled; the same command then says already booked (exit 0)', async () => {
+    const s = await slots('intro-call');
+    await sb.fault({ method: 'POST', path: BOOK, fault: 'drop-after-commit' });
+    const r = await book('intro-call', s.slots[0]!, s.reservationId);
+    expect(r.code, show(r)).toBe(7);
+    expect(r.stderr).toContain('almost certainly succeeded, so do not book this lead again');
+    expect(r.stderr).toContain('run the same command again');
+    expect(journal()).toEqual([
+      expect.objectContaining({ outcome: 'unknown', reservationId: s.reservationId, event: 'intro-call', personEmail: 'lead@acme.example', startTime: s.slots[0], scope: `env@${sb.baseUrl}` }),
+    ]);
+    expect(await meetings()).toHaveLength(1);
+    const again = await book('intro-call', s.slots[0]!, s.reservationId);
+    expect(again.code, show(again)).toBe(0);
+    expect(again.stdout).toContain('Already booked');
+    expect(again.stdout).toContain('RESERVATION_USED');
+    expect(await meetings()).toHaveLength(1);
+    const json = await book('intro-call', s.slots[0]!, s.reservationId, 'lead@acme.example', ['--json']);
+    expect(json.code, show(json)).toBe(0);
+    expect(json.json()).toEqual({
+      status: 'already_booked', code: 'RESERVATION_USED', reservationId: s.reservationId, workflowExecutionId: null, event: 'intro-call', startTime: s.slots[0],
+    });
+    expect(await meetings()).toHaveLength(1);
+    assertNoSecretsInFiles(dir);
+  });
+
+  it('stall-after-commit with --timeout 1 on a routed booking: exit 7, then already_booked via CONFLICT', async () => {
+    const { executionId, linkId } = await fire();
+    const s = await slots(linkId);
+    await sb.fault({ method: 'POST', path: BOOK, fault: 'stall-after-commit' });
+    const r = await book(linkId, s.slots[0]!, s.reservationId, 'lead@acme.example', ['--execution', executionId, '--timeout', '1', '--json']);
+    expect(r.code, show(r)).toBe(7);
+    expect(r.json().error).toMatchObject({ code: 'OUTCOME_UNKNOWN', message: expect.stringContaining('almost certainly succeeded') });
+    expect(journal()).toEqual([expect.objectContaining({ outcome: 'unknown', workflowExecutionId: executionId })]);
+    expect(await meetings()).toHaveLength(1);
+    // A new reservation for the same run: the server answers CONFLICT (the run already booked).
+    const fresh = await slots(linkId);
+    const again = await book(linkId, fresh.slots[1]!, fresh.reservationId, 'lead@acme.example', ['--execution', executionId, '--json']);
+    expect(again.code, show(again)).toBe(0);
+    expect(again.json()).toMatchObject({ status: 'already_booked', code: 'CONFLICT', workflowExecutionId: executionId, reservationId: s.reservationId });
+    expect(await meetings()).toHaveLength(1);
+    expect(journal()).toEqual([expect.objectContaining({ outcome: 'already_booked' })]);
+  });
+});
+
+describe('book: bad input is refused before any request (exit 2)', () => {
+  const start = '2030-01-07T10:00:00Z';
+  const res = '11111111-1111-4111-8111-111111111111';
+  it.each([
+    [['--email', 'not-an-email'], '--email'],
+    [['--start', 'next tuesday'], '--start'],
+    [['--tz', 'Mars/Olympus'], '--tz'],
+    [['--lead-tz', 'Nowhere/Land'], '--lead-tz'],
+    [['--reservation', 'abc'], '--reservation'],
+    [['--execution', '123'], '--execution'],
+    [['--guest', 'bad@'], '--guest'],
+    [Array.from({ length: 11 }, (_, i) => ['--guest', `g${i}@acme.example`]).flat(), '--guest'],
+    [['--response', 'novalue'], '--response'],
+  ])('%j names %s', async (args, flag) => {
+    const base = { '--start': start, '--reservation': res, '--email': 'a@acme.example' } as Record<string, string>;
+    for (let i = 0; i < args.length; i += 2) if (args[i]! in base) base[args[i]!] = args[i + 1]!;
+    const rest = args.filter((_, i) => !(args[i - (i % 2)]! in { '--start': 1, '--reservation': 1, '--email': 1 }));
+    const argv = ['book', 'intro-call', ...Object.entries(base).flat(), ...rest];
+    const r = await cli(argv);
+    expect(r.code, show(r)).toBe(2);
+    expect(r.stderr).toContain(flag);
+    const j = await cli([...argv, '--json']);
+    expect(j.json().error.code).toBe('USAGE');
+    expect(await sb.requestCount()).toBe(0);
+  });
+
+  it('names each missing required flag', async () => {
+    for (const missing of ['--start', '--reservation', '--email']) {
+      const all: Record<string, string> = { '--start': start, '--reservation': res, '--email': 'a@acme.example' };
+      delete all[missing];
+      const r = await cli(['book', 'intro-call', ...Object.entries(all).flat()]);
+      expect(r.code, show(r)).toBe(2);
+      expect(r.stderr).toContain(`missing ${missing}`);
+    }
+    expect(await sb.requestCount()).toBe(0);
+  });
+});
