@@ -6,10 +6,10 @@
  */
 import type { HttpClient } from '../../api/client.js';
 import { schemas, strictSchemas, type Meeting, type SlotsResult, type TriggerFireResult, type Trigger } from '../../api/schemas.js';
-import { CliError } from '../../errors.js';
 import { buildResponses, resolveTrigger } from '../triggers.js';
 import { probe, type ProbeResult } from './probe.js';
 import type { CheckResult, SmokeInput, SmokeReport } from './types.js';
+import { cliMessage, describeOutcome, judgeAuth, overBudget } from './verdicts.js';
 
 const SLOT_DAYS = 7;
 const seg = (s: string) => encodeURIComponent(s);
@@ -197,42 +197,4 @@ export async function runSmoke(input: SmokeInput, { http, now }: SmokeDeps): Pro
       ...(meetingId ? { meetingId } : {}),
     };
   }
-}
-
-interface AuthVerdict {
-  check: CheckResult;
-  /** Why later checks are skipped: the key was refused or the API is unreachable. */
-  stop?: string;
-  /** The answer proves nothing about the key (a 5xx, a gateway page, a timeout). */
-  undecided?: boolean;
-}
-
-function judgeAuth(r: ProbeResult<unknown>): AuthVerdict {
-  const name = 'auth';
-  if (r.ok || r.problems) return { check: { name, status: 'pass', latencyMs: r.latencyMs, detail: 'the API key is accepted' } };
-  if (r.status === 401) {
-    return { check: { name, status: 'fail', latencyMs: r.latencyMs, detail: `the API key is refused: ${r.detail}` }, stop: 'the API key is refused' };
-  }
-  if (r.unreachable) return { check: { name, status: 'fail', latencyMs: r.latencyMs, detail: r.detail }, stop: 'the API is unreachable' };
-  if (r.status !== undefined && r.status < 500) {
-    return { check: { name, status: 'pass', latencyMs: r.latencyMs, detail: `the API key is accepted (the request answered HTTP ${r.status})` } };
-  }
-  return { check: { name, status: 'fail', latencyMs: r.latencyMs, detail: r.detail }, undecided: true };
-}
-
-function overBudget(check: CheckResult, maxMs: number | undefined): CheckResult {
-  if (maxMs === undefined || check.status !== 'pass' || check.latencyMs === null || check.latencyMs <= maxMs) return check;
-  return { ...check, status: 'fail', detail: `took ${check.latencyMs} ms, over the --max-latency budget of ${maxMs} ms (${check.detail})` };
-}
-
-function describeOutcome(triggerName: string, result: TriggerFireResult): string {
-  const o = result.outcome as { type: string; schedulingLinkId?: string; url?: string };
-  const what =
-    o.type === 'scheduler' ? `scheduler, link ${o.schedulingLinkId}` : o.type === 'redirect' ? `redirect to ${o.url}` : o.type === 'none' ? 'none (no meeting offered)' : o.type;
-  return `fired "${triggerName}": outcome ${what}; execution ${result.executionId}`;
-}
-
-function cliMessage(error: unknown): string {
-  if (error instanceof CliError) return `${error.message}${error.details?.length ? ` [${error.details.join('; ')}]` : ''}`;
-  return error instanceof Error ? error.message : String(error);
 }
