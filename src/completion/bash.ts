@@ -44,7 +44,11 @@ _schedctl_offer() {
       # (whatever its name or path): no network, no key.
       local bin="\${COMP_WORDS[0]/#\\~/$HOME}"
       COMPREPLY=($(compgen -W "$("$bin" completion __complete profiles 2>/dev/null)" -- "$cur")) ;;
-    path) compopt -o default 2>/dev/null; COMPREPLY=() ;;
+    path)
+      # @FILE (e.g. --data @body.json): complete the file name after the @.
+      if [[ $cur == @* ]]; then COMPREPLY=($(compgen -f -P @ -- "\${cur#@}"))
+      else compopt -o default 2>/dev/null; COMPREPLY=()
+      fi ;;
     *) COMPREPLY=() ;;
   esac
 }

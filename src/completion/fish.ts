@@ -95,7 +95,13 @@ function __schedctl_offer --argument-names kind bin cur prefix
                 echo "$prefix$v"
             end
         case path
-            for v in (__fish_complete_path (string sub --start (math (string length -- "$prefix") + 1) -- "$cur"))
+            set -l rest (string sub --start (math (string length -- "$prefix") + 1) -- "$cur")
+            if string match -q -- '@*' "$rest"
+                # @FILE (e.g. --data @body.json): complete the file name after the @.
+                set prefix "$prefix@"
+                set rest (string sub --start 2 -- "$rest")
+            end
+            for v in (__fish_complete_path "$rest")
                 echo "$prefix$v"
             end
     end

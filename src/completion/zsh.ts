@@ -56,7 +56,9 @@ _schedctl_offer() {
       local -a profiles
       profiles=(\${(f)"$("$bin" completion __complete profiles 2>/dev/null)"})
       compadd -- "\${profiles[@]}" ;;
-    path) (( $+functions[_files] )) && _files ;;
+    path)
+      compset -P '@' # @FILE (e.g. --data @body.json): complete the file name after the @
+      (( $+functions[_files] )) && _files ;;
   esac
 }
 
