@@ -1,0 +1,136 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { strictSchemas } from '../../src/api/schemas.js';
+import { show, tempDir } from '../helpers/cli.js';
+import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+
+let sb: TestSandbox;
+let dir: string;
+beforeAll(async () => {
+  sb = await startTestSandbox();
+});
+afterAll(async () => sb.close());
+beforeEach(async () => {
+  await sb.reset();
+  dir = tempDir();
+});
+
+const cli = (args: string[], opts: { key?: 'full' | 'readOnly' | 'revoked' } = {}) => sb.cli(args, { configDir: dir, ...opts });
+const PATCH = '/v1/scheduling/meetings/*';
+
+/** Books quarterly-review (one host) at its first slot; returns the meeting and the other free times. */
+async function booked(): Promise<{ id: string; date: string; free: string[] }> {
+  const s = await cli(['slots', 'quarterly-review', '--json', '--days', '14']);
+  expect(s.code, show(s)).toBe(0);
+  const { reservationId, slots } = s.json();
+  const b = await cli(['book', 'quarterly-review', '--start', slots[0], '--reservation', reservationId, '--email', 'lead@acme.example', '--json']);
+  expect(b.code, show(b)).toBe(0);
+  return { id: b.json().id, date: b.json().date, free: slots.slice(1) };
+}
+
+describe('reschedule', () => {
+  it('moves the meeting and prints the new and the old time (from the journal)', async () => {
+    const m = await booked();
+    const target = m.free.at(-1)!;
+    const r = await cli(['reschedule', m.id, '--start', target, '--tz', 'UTC']);
+    expect(r.code, show(r)).toBe(0);
+    const fmt = (iso: string) => `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
+    expect(r.stdout).toContain(`Rescheduled meeting ${m.id}`);
+    expect(r.stdout).toMatch(new RegExp(`time {4}${fmt(target)}`));
+    expect(r.stdout).toMatch(new RegExp(`was {5}${fmt(m.date)}`));
+    expect(r.stdout).toMatch(/status {2}rescheduled/);
+    const state = await sb.state();
+    expect(state.meetings[0]!.date).toBe(target);
+    const entries = JSON.parse(readFileSync(join(dir, 'journal.json'), 'utf8')).entries;
+    expect(entries[0]).toMatchObject({ meetingId: m.id, startTime: target });
+  });
+
+  it('prints the Meeting with --json, and reads local times in --tz', async () => {
+    const m = await booked();
+    const target = m.free[2]!;
+    const local = new Date(target).toLocaleString('sv-SE', { timeZone: 'America/New_York' }).slice(0, 16);
+    const r = await cli(['reschedule', m.id, '--start', local, '--tz', 'America/New_York', '--json']);
+    expect(r.code, show(r)).toBe(0);
+    expect(strictSchemas.meeting.safeParse(r.json()).success).toBe(true);
+    expect(r.json()).toMatchObject({ id: m.id, date: target, status: 'rescheduled' });
+  });
+
+  it('says the old time is unknown for a meeting booked elsewhere', async () => {
+    const m = await booked();
+    dir = tempDir();
+    const r = await cli(['reschedule', m.id, '--start', m.free[0]!]);
+    expect(r.code, show(r)).toBe(0);
+    expect(r.stdout).toContain('was     (unknown');
+  });
+
+  it('NOT_FOUND: an unknown meeting (exit 4)', async () => {
+    const r = await cli(['reschedule', '00000000-0000-4000-8000-000000000000', '--start', '2030-01-07T15:00:00Z', '--json']);
+    expect(r.code, show(r)).toBe(4);
+    expect(r.json().error).toMatchObject({ code: 'NOT_FOUND', status: 404, hint: expect.stringContaining('check the id') });
+  });
+
+  it('CONFLICT: the host is not free then, so pick another time from slots (exit 5)', async () => {
+    const m = await booked();
+    const offGrid = new Date(Date.parse(m.free[0]!) + 7 * 60_000).toISOString();
+    const r = await cli(['reschedule', m.id, '--start', offGrid]);
+    expect(r.code, show(r)).toBe(5);
+    expect(r.stderr).toContain('(CONFLICT, HTTP 409)');
+    expect(r.stderr).toContain('pick another time from `schedctl slots quarterly-review`');
+    const j = await cli(['reschedule', m.id, '--start', offGrid, '--json']);
+    expect(j.json().error).toMatchObject({ code: 'CONFLICT', status: 409 });
+    expect((await sb.state()).meetings[0]!.date).toBe(m.date);
+  });
+
+  it('a lost response is exit 7, saying to check the meeting before trying again', async () => {
+    const m = await booked();
+    await sb.fault({ method: 'PATCH', path: PATCH, fault: 'stall-after-commit' });
+    const r = await cli(['reschedule', m.id, '--start', m.free[0]!, '--timeout', '1', '--json']);
+    expect(r.code, show(r)).toBe(7);
+    expect(r.json().error).toMatchObject({ code: 'OUTCOME_UNKNOWN', hint: expect.stringContaining('check the meeting') });
+    expect((await sb.state()).requests.filter((q) => q.method === 'PATCH')).toHaveLength(1);
+  });
+
+  it.each([
+    ['INVALID_REQUEST', 400, 2],
+    ['RATE_LIMITED', 429, 6],
+  ])('%s (HTTP %i) from the server gives exit %i', async (code, status, exit) => {
+    const m = await booked();
+    await sb.fault({ method: 'PATCH', path: PATCH, fault: 'status', status, code, retryAfter: 100_000 });
+    const r = await cli(['reschedule', m.id, '--start', m.free[0]!, '--json']);
+    expect(r.code, show(r)).toBe(exit);
+    expect(r.json().error).toMatchObject({ code, status });
+  });
+
+  it('INTERNAL_ERROR is an unknown outcome, not retried (exit 7)', async () => {
+    const m = await booked();
+    await sb.fault({ method: 'PATCH', path: PATCH, fault: 'status', status: 500, code: 'INTERNAL_ERROR', count: 5 });
+    const r = await cli(['reschedule', m.id, '--start', m.free[0]!, '--json']);
+    expect(r.code, show(r)).toBe(7);
+    expect(r.json().error.message).toContain('INTERNAL_ERROR');
+    expect((await sb.state()).requests.filter((q) => q.method === 'PATCH')).toHaveLength(1);
+  });
+
+  it.each([
+    ['revoked', 'INVALID_API_KEY', 401],
+    ['readOnly', 'MISSING_SCOPE', 403],
+  ] as const)('a %s key gets %s (exit 3)', async (key, code, status) => {
+    const m = await booked();
+    const r = await cli(['reschedule', m.id, '--start', m.free[0]!, '--json'], { key });
+    expect(r.code, show(r)).toBe(3);
+    expect(r.json().error).toMatchObject({ code, status });
+  });
+
+  it('without --start and without a TTY, fails naming --start before any request (exit 2)', async () => {
+    const r = await cli(['reschedule', '00000000-0000-4000-8000-000000000000']);
+    expect(r.code, show(r)).toBe(2);
+    expect(r.stderr).toContain('missing --start');
+    const bad = await cli(['reschedule', 'not-a-uuid', '--start', 'tomorrow']);
+    expect(bad.code, show(bad)).toBe(2);
+    expect(bad.stderr).toContain('<meeting-id>');
+    const badTime = await cli(['reschedule', '00000000-0000-4000-8000-000000000000', '--start', 'soonish', '--json']);
+    expect(badTime.code).toBe(2);
+    expect(badTime.json().error).toMatchObject({ code: 'USAGE', message: expect.stringContaining('--start') });
+    expect(await sb.requestCount()).toBe(0);
+  });
+});
