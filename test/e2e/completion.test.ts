@@ -5,7 +5,7 @@
  * they stay true while commands are added.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Command } from 'commander';
@@ -199,6 +199,28 @@ describe.skipIf(!hasShell('zsh'))(skipNote('zsh'), () => {
     expect(zsh([BIN, 'completion', ''])).toEqual(['bash', 'zsh', 'fish']);
     expect(zsh([BIN, 'profile', 'use', ''])).toEqual(['alpha', 'beta.staging']);
     expect(zsh(['sc', '--profile='])).toEqual(['alpha', 'beta.staging']); // another name, one-word --flag=value
+  });
+});
+
+/**
+ * A real interactive zsh in a pseudo-terminal (zpty): compinit autoloads _schedctl from
+ * $fpath, Tabs are typed, and a key bound to a widget writes the resulting command line.
+ */
+const ZPTY = `zmodload zsh/zpty
+zpty z "zsh -f -i"
+zpty -w z "PS1='> '; fpath=($FUNCS \\$fpath); autoload -U compinit; compinit -u -D; show() { print -r -- \\"<\\$BUFFER>\\" > $OUT }; zle -N show; bindkey '^X' show"
+zpty -wn z $'schedctl pro\\tus\\tal\\t -p be\\t --js\\t\\x18'
+for i in {1..150}; do [[ -s $OUT ]] && break; sleep 0.1; done
+zpty -d z`;
+
+describe.skipIf(!hasShell('zsh'))(`${skipNote('zsh')}, interactive`, () => {
+  it('completes a whole command line through compinit, autoloaded from $fpath', () => {
+    const funcs = join(configDir, 'zfunc');
+    mkdirSync(funcs, { recursive: true });
+    copyFileSync(scripts.zsh!, join(funcs, '_schedctl'));
+    const out = join(configDir, 'zle-buffer');
+    runShell('zsh', ['-f', '-c', ZPTY], shellEnv({ FUNCS: funcs, OUT: out, TERM: 'dumb' }));
+    expect(existsSync(out) ? readFileSync(out, 'utf8').trim() : '(no buffer written)').toBe('<schedctl profile use alpha -p beta.staging --json >');
   });
 });
 
