@@ -24,6 +24,8 @@ async function fire(answer?: string): Promise<{ code: number; stdout: string; st
   const stdin = new PassThrough();
   const stdout = new PassThrough();
   const stderr = new PassThrough();
+  // Like process.stderr, which a prompt's pipe() never ends (a plain stream would be ended with it).
+  stderr.end = (() => stderr) as typeof stderr.end;
   let out = '';
   let err = '';
   stdout.on('data', (d) => (out += d));
@@ -63,6 +65,7 @@ describe('trigger fire on a terminal with a remembered outcome', () => {
     const r = await fire('y');
     expect(r.code, r.stderr).toBe(0);
     expect((await sb.state()).executions).toHaveLength(2);
+    expect(r.stderr).toContain('firing "Inbound demo request"');
     expect(r.stdout).toContain('executionId ');
   });
 });
