@@ -1,7 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { strictSchemas } from '../../src/api/schemas.js';
+import { main } from '../../src/cli.js';
+import { createContext, type IO } from '../../src/context.js';
 import { show, tempDir } from '../helpers/cli.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 
@@ -132,5 +135,57 @@ describe('reschedule', () => {
     expect(badTime.code).toBe(2);
     expect(badTime.json().error).toMatchObject({ code: 'USAGE', message: expect.stringContaining('--start') });
     expect(await sb.requestCount()).toBe(0);
+  });
+});
+
+/** The terminal-only picker, driven in-process (a subprocess has no TTY) with typed keys. */
+async function onTerminal(args: string[], answers: Array<[string, string]>) {
+  const stdin = new PassThrough();
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  // Each prompt ends its output stream when it closes (harmless for process.stderr); keep ours open for the next one.
+  stderr.end = (() => stderr) as typeof stderr.end;
+  let out = '';
+  let err = '';
+  stdout.on('data', (d) => (out += d));
+  stderr.on('data', (d) => {
+    err += d;
+    const next = answers[0];
+    if (next && err.includes(next[0])) {
+      answers.shift();
+      // Give the prompt a moment to start listening (the previous one just closed its reader).
+      setTimeout(() => stdin.write(next[1]), 100);
+    }
+  });
+  const io: IO = { stdin, stdout, stderr, isStdinTTY: true, isStderrTTY: true, isStdoutTTY: false };
+  const env = { SCHEDCTL_CONFIG_DIR: dir, SCHEDCTL_BASE_URL: sb.baseUrl, SCHEDCTL_API_KEY: sb.keys.full, NO_COLOR: '1', TZ: 'UTC' };
+  const code = await main(args, createContext({ io, env }));
+  return { code, stdout: out, stderr: err };
+}
+
+describe('reschedule on a terminal without --start', () => {
+  it("lists free times of the meeting's event (from the journal), lets the user pick, confirms, then moves", async () => {
+    const m = await booked();
+    // Down arrow to the second free time, Enter; then Enter to accept the confirmation.
+    const r = await onTerminal(['reschedule', m.id, '--tz', 'UTC'], [['New time (UTC)', '\x1b[B\r'], ['Move meeting', '\r']]);
+    expect(r.code, r.stderr).toBe(0);
+    const moved = (await sb.state()).meetings[0]!;
+    expect(moved.date).not.toBe(m.date);
+    expect(r.stderr).toContain(`Move meeting ${m.id} to ${moved.date.slice(0, 10)} ${moved.date.slice(11, 16)} UTC?`);
+    expect(r.stdout).toContain(`Rescheduled meeting ${m.id}`);
+  });
+
+  it('does nothing when the confirmation is declined', async () => {
+    const m = await booked();
+    const r = await onTerminal(['reschedule', m.id], [['New time', '\r'], ['Move meeting', 'n\r']]);
+    expect(r.code).toBe(130);
+    expect((await sb.state()).meetings[0]!.date).toBe(m.date);
+    expect((await sb.state()).requests.filter((q) => q.method === 'PATCH')).toHaveLength(0);
+  });
+
+  it('asks for --event when the meeting is not in the journal', async () => {
+    const r = await onTerminal(['reschedule', '00000000-0000-4000-8000-000000000000'], []);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('missing --event');
   });
 });
