@@ -149,6 +149,24 @@ export async function run(event: string, opts: BookOptions, ctx: Context) {
     ctx.api(),
   ]);
   const journal = await openJournal(ctx.configDir());
-  const result = await bookSlot({ api, journal, scope: journalScope(target), now: () => ctx.clock.now() }, request);
+  const scope = journalScope(target);
+  const fireAgain = await fireAgainFinder(ctx.configDir(), scope);
+  const result = await bookSlot({ api, journal, scope, now: () => ctx.clock.now(), fireAgain }, request);
   return { result, request };
+}
+
+/**
+ * When a run's scheduling session ended, its remembered scheduler outcome (kept by
+ * `trigger fire`) is dead: forget it, so firing again needs no --force, and name the trigger.
+ */
+async function fireAgainFinder(configDir: string, scope: string) {
+  const { OutcomeMemory } = await import('../domain/outcomes.js');
+  const { openJsonStore } = await import('../config/store.js');
+  return (executionId: string, email: string): string | undefined => {
+    const store = openJsonStore<{ outcomes: Record<string, { executionId: string; triggerId: string; email: string }> }>(configDir, 'outcomes', { outcomes: {} });
+    const held = Object.values(store.get('outcomes') ?? {}).find((o) => o.executionId === executionId);
+    if (!held) return undefined;
+    new OutcomeMemory(configDir).forget(scope, held.triggerId, held.email);
+    return `schedctl trigger fire ${held.triggerId} --email ${email} --field ... (the same form responses)`;
+  };
 }

@@ -25,6 +25,11 @@ export interface BookDeps {
   journal: Journal;
   scope: string;
   now: () => Date;
+  /**
+   * The exact `schedctl trigger fire ...` command that started this workflow run, when known
+   * (from the remembered outcomes); called once its scheduling session has ended.
+   */
+  fireAgain?: (workflowExecutionId: string, email: string) => string | undefined;
 }
 
 /** After a lost response, these answers to a retry mean the first request booked (spec rules 2-4). */
@@ -77,7 +82,7 @@ export async function bookSlot(deps: BookDeps, request: BookRequest): Promise<Bo
       return { status: 'already_booked', code: error.code, attempt: updated };
     }
     if (error.code === 'SLOT_TAKEN') throw await slotTaken(deps, request, error);
-    throw withHint(error, hintFor(error, request));
+    throw withHint(error, hintFor(error, request, deps));
   }
   journal.update(attempt.id, { outcome: 'booked', meetingId: meeting.id, startTime: meeting.date, updatedAt: deps.now().toISOString() });
   // The earlier attempt never reached the server: had it booked, this one would have been refused.
@@ -121,7 +126,7 @@ async function slotTaken(deps: BookDeps, request: BookRequest, error: ApiError):
   return new SlotTakenError(error, nearest, request.reservationId, hint);
 }
 
-function hintFor(error: ApiError, r: BookRequest): string | undefined {
+function hintFor(error: ApiError, r: BookRequest, deps: BookDeps): string | undefined {
   const slots = `schedctl slots ${r.event}`;
   switch (error.code) {
     case 'RESERVATION_EXPIRED':
@@ -132,7 +137,7 @@ function hintFor(error: ApiError, r: BookRequest): string | undefined {
       return `no host is free at that time: pick another slot from \`${slots} --reservation ${r.reservationId}\``;
     case 'CONFLICT':
       return r.workflowExecutionId
-        ? `the scheduling session of workflow run ${r.workflowExecutionId} ended: fire the trigger again (\`schedctl trigger fire <trigger> --email ${r.personEmail}\`), then fetch slots for the new schedulingLinkId and book with the new --execution`
+        ? `the scheduling session of workflow run ${r.workflowExecutionId} ended: fire the trigger again (\`${deps.fireAgain?.(r.workflowExecutionId, r.personEmail) ?? `schedctl trigger fire <trigger> --email ${r.personEmail}`}\`), then fetch slots for the new schedulingLinkId and book with the new --execution`
         : `the scheduling session ended: fire the trigger again (\`schedctl trigger fire <trigger> --email ${r.personEmail}\`) and restart from the slots step`;
     case 'WORK_EMAIL_REQUIRED':
       return `${r.event} requires a work email: pass the lead's company address in --email, not a personal one such as gmail.com`;

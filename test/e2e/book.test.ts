@@ -195,6 +195,23 @@ describe('book: every error code of the spec', () => {
     expect(await meetings()).toHaveLength(0);
   });
 
+  it('CONFLICT after `schedctl trigger fire`: names the trigger, and firing again needs no --force', async () => {
+    const fireArgs = ['trigger', 'fire', 'Inbound demo request', '--email', 'lead@acme.example', '--field', 'company=Acme', '--field', 'region=emea', '--json'];
+    const fired = await cli(fireArgs);
+    expect(fired.code, show(fired)).toBe(0);
+    const { executionId, outcome } = fired.json();
+    const s = await slots(outcome.schedulingLinkId);
+    await fetch(`${sb.baseUrl}/_sandbox/executions/${executionId}/end`, { method: 'POST' });
+    const r = await book(outcome.schedulingLinkId, s.slots[0]!, s.reservationId, 'lead@acme.example', ['--execution', executionId, '--json']);
+    expect(r.code, show(r)).toBe(5);
+    const triggerId = (await sb.state()).executions[0]!.triggerId;
+    expect(r.json().error.hint).toContain(`schedctl trigger fire ${triggerId} --email lead@acme.example`);
+    const again = await cli(fireArgs);
+    expect(again.code, show(again)).toBe(0);
+    expect(again.json().executionId).not.toBe(executionId);
+    expect((await sb.state()).executions).toHaveLength(2);
+  });
+
   it('RATE_LIMITED: gives up when Retry-After is beyond the wait budget (exit 6)', async () => {
     const s = await slots('intro-call');
     await sb.fault({ method: 'POST', path: BOOK, fault: 'status', status: 429, code: 'RATE_LIMITED', retryAfter: 100_000 });
