@@ -1,0 +1,110 @@
+// npm run bench: cold start, memory, request economy and package size, in one table.
+// Uses only Node and npm. Timings are medians of alternating runs against bare `node -e 0`
+// in the same process, so machine noise hits both sides alike.
+import { spawn, execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync, statSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const RUNS = Number(process.env.BENCH_RUNS ?? 21);
+const bin = join(root, 'bin/schedctl.js');
+const rssHook = join(root, 'scripts/bench-rss.mjs');
+
+if (!existsSync(join(root, 'dist/cli.js'))) execFileSync('node', ['scripts/build.mjs'], { cwd: root, stdio: 'inherit' });
+const { startSandbox } = await import(join(root, 'dist/sandbox.js'));
+
+function run(args, env) {
+  return new Promise((resolve, reject) => {
+    const started = process.hrtime.bigint();
+    const child = spawn(process.execPath, ['--import', rssHook, ...args], { env, stdio: ['ignore', 'ignore', 'ignore', 'pipe'] });
+    let rss = '';
+    child.stdio[3].on('data', (d) => (rss += d));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      if (code !== 0) return reject(new Error(`node ${args.join(' ')} exited ${code}`));
+      resolve({ ms, rssKb: Number(rss.trim()) });
+    });
+  });
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+async function ratio(args, env) {
+  const ratios = [];
+  const rssDelta = [];
+  for (let i = 0; i < RUNS + 2; i++) {
+    const base = await run(['-e', '0'], env);
+    const cmd = await run([bin, ...args], env);
+    if (i < 2) continue; // warm-up: file cache
+    ratios.push(cmd.ms / base.ms);
+    rssDelta.push((cmd.rssKb - base.rssKb) / 1024);
+  }
+  return { ratio: median(ratios), rssMb: median(rssDelta) };
+}
+
+const sandbox = await startSandbox({ rateLimit: 0 });
+const configDir = mkdtempSync(join(tmpdir(), 'schedctl-bench-'));
+const env = { PATH: process.env.PATH, HOME: configDir, SCHEDCTL_CONFIG_DIR: configDir, NO_COLOR: '1' };
+const apiEnv = { ...env, SCHEDCTL_BASE_URL: sandbox.baseUrl, SCHEDCTL_API_KEY: sandbox.keys.full };
+const rows = [];
+const row = (what, value, goal, ok) => rows.push({ what, value, goal, ok: ok ? 'yes' : 'NO' });
+
+try {
+  const help = await ratio(['--help'], env);
+  row('--help vs node -e 0 (median ratio)', help.ratio.toFixed(2) + 'x', '<= 1.25x', help.ratio <= 1.25);
+  const version = await ratio(['--version'], env);
+  row('--version vs node -e 0', version.ratio.toFixed(2) + 'x', '<= 1.25x', version.ratio <= 1.25);
+  row('--help peak RSS over node -e 0', help.rssMb.toFixed(1) + ' MB', '<= 10 MB', help.rssMb <= 10);
+  const ls = await ratio(['triggers', 'ls', '--json'], apiEnv);
+  row('triggers ls --json (1 request) vs node -e 0', ls.ratio.toFixed(2) + 'x', '<= 1.5x', ls.ratio <= 1.5);
+
+  // Request economy, counted by the sandbox itself.
+  const count = async () => (await (await fetch(`${sandbox.baseUrl}/_sandbox/state`)).json()).requests.length;
+  const cli = (args) => new Promise((resolve) => spawn(process.execPath, [bin, ...args], { env: apiEnv, stdio: 'ignore' }).on('close', resolve));
+  let before = await count();
+  await cli(['route', '--trigger', 'Inbound demo request', '--email', 'bench@acme.example', '--field', 'company=Acme', '--field', 'region=emea', '--slot', 'first', '--yes', '--json']);
+  const routed = (await count()) - before;
+  row('routed booking (route --yes)', `${routed} requests`, '4', routed === 4);
+  for (const days of [7, 63, 130]) {
+    before = await count();
+    await cli(['slots', 'intro-call', '--days', String(days), '--json']);
+    const n = (await count()) - before;
+    row(`slots over ${days} days`, `${n} requests`, String(Math.ceil(days / 63)), n === Math.ceil(days / 63));
+  }
+
+  // Package: pack, then install the tarball into an empty prefix.
+  const packDir = mkdtempSync(join(tmpdir(), 'schedctl-pack-'));
+  const packed = JSON.parse(execFileSync('npm', ['pack', '--json', '--pack-destination', packDir], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }))[0];
+  const tarball = join(packDir, packed.filename);
+  const tarKb = statSync(tarball).size / 1024;
+  row('packed tarball', `${tarKb.toFixed(0)} KB`, '< 500 KB', tarKb < 500);
+  const prefix = mkdtempSync(join(tmpdir(), 'schedctl-install-'));
+  execFileSync('npm', ['install', '--prefix', prefix, '--no-audit', '--no-fund', '--ignore-scripts', tarball], { stdio: 'ignore' });
+  const modules = join(prefix, 'node_modules');
+  const packages = readdirSync(modules).filter((n) => !n.startsWith('.'));
+  row('packages installed from the tarball', String(packages.length), '1', packages.length === 1);
+  const installedMb = du(join(modules, 'schedctl')) / 1024 / 1024;
+  row('installed size', `${installedMb.toFixed(2)} MB`, '< 3 MB', installedMb < 3);
+  rmSync(packDir, { recursive: true, force: true });
+  rmSync(prefix, { recursive: true, force: true });
+} finally {
+  await sandbox.close();
+  rmSync(configDir, { recursive: true, force: true });
+}
+
+function du(path) {
+  const s = statSync(path);
+  if (!s.isDirectory()) return s.size;
+  return readdirSync(path).reduce((sum, n) => sum + du(join(path, n)), 0);
+}
+
+const width = (k) => Math.max(k.length, ...rows.map((r) => String(r[k]).length));
+const cols = ['what', 'value', 'goal', 'ok'];
+const line = (r) => cols.map((k) => String(r[k]).padEnd(width(k))).join('  ');
+console.log(`schedctl bench (Node ${process.version}, ${RUNS} alternating runs each)\n`);
+console.log(line({ what: 'measure', value: 'value', goal: 'goal', ok: 'met' }));
+for (const r of rows) console.log(line(r));
+process.exitCode = rows.every((r) => r.ok === 'yes') ? 0 : 1;
