@@ -151,7 +151,9 @@ export async function run(event: string, opts: BookOptions, ctx: Context) {
   const journal = await openJournal(ctx.configDir());
   const scope = journalScope(target);
   const fireAgain = await fireAgainFinder(ctx.configDir(), scope);
-  const result = await bookSlot({ api, journal, scope, now: () => ctx.clock.now(), fireAgain }, request);
+  const { OutcomeMemory } = await import('../domain/outcomes.js');
+  const outcomes = new OutcomeMemory(ctx.configDir());
+  const result = await bookSlot({ api, journal, scope, now: () => ctx.clock.now(), fireAgain, outcomes }, request);
   return { result, request };
 }
 

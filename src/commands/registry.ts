@@ -12,8 +12,9 @@ import { eventsCommand } from './events/index.js';
 import { slotsCommand } from './slots.js';
 import { bookCommand } from './book.js';
 import { rescheduleCommand } from './reschedule.js';
+import { routeCommand } from './route.js';
 import { smokeCommand } from './smoke.js';
 
 export function extraCommands(ctx: Context): Command[] {
-  return [triggersCommand(ctx), triggerCommand(ctx), eventsCommand(ctx), slotsCommand(ctx), bookCommand(ctx), rescheduleCommand(ctx), apiCommand(ctx), smokeCommand(ctx), completionCommand(ctx)];
+  return [routeCommand(ctx), triggersCommand(ctx), triggerCommand(ctx), eventsCommand(ctx), slotsCommand(ctx), bookCommand(ctx), rescheduleCommand(ctx), apiCommand(ctx), smokeCommand(ctx), completionCommand(ctx)];
 }

@@ -30,6 +30,16 @@ export interface BookDeps {
    * (from the remembered outcomes); called once its scheduling session has ended.
    */
   fireAgain?: (workflowExecutionId: string, email: string) => string | undefined;
+  /**
+   * The remembered scheduler outcomes: a workflow run whose meeting is booked is used up,
+   * so its outcome is forgotten (a later fire for that lead then needs no --force).
+   */
+  outcomes?: { forgetExecution(scope: string, executionId: string): unknown };
+  /**
+   * On SLOT_TAKEN, look up the nearest free times (one slots request) for the error's hint.
+   * The route wizard turns this off: it refreshes the whole page itself.
+   */
+  suggestOnSlotTaken?: boolean;
 }
 
 /** After a lost response, these answers to a retry mean the first request booked (spec rules 2-4). */
@@ -79,6 +89,7 @@ export async function bookSlot(deps: BookDeps, request: BookRequest): Promise<Bo
     if (!(error instanceof ApiError)) throw error;
     if (prior && (ALREADY_BOOKED_CODES as readonly string[]).includes(error.code)) {
       const updated = journal.update(prior.id, { outcome: 'already_booked', updatedAt: deps.now().toISOString() }) ?? prior;
+      if (request.workflowExecutionId) deps.outcomes?.forgetExecution(scope, request.workflowExecutionId);
       return { status: 'already_booked', code: error.code, attempt: updated };
     }
     if (error.code === 'SLOT_TAKEN') throw await slotTaken(deps, request, error);
@@ -87,6 +98,7 @@ export async function bookSlot(deps: BookDeps, request: BookRequest): Promise<Bo
   journal.update(attempt.id, { outcome: 'booked', meetingId: meeting.id, startTime: meeting.date, updatedAt: deps.now().toISOString() });
   // The earlier attempt never reached the server: had it booked, this one would have been refused.
   if (prior) journal.remove(prior.id);
+  if (request.workflowExecutionId) deps.outcomes?.forgetExecution(scope, request.workflowExecutionId);
   return { status: 'booked', meeting };
 }
 
@@ -108,7 +120,7 @@ async function slotTaken(deps: BookDeps, request: BookRequest, error: ApiError):
   const to = new Date(target.getTime() + 7 * DAY_MS);
   let nearest: string[] = [];
   let fetched = false;
-  if (from < to) {
+  if (from < to && deps.suggestOnSlotTaken !== false) {
     try {
       const fresh = await fetchSlots(deps.api, request.event, { from, to, reservationId: request.reservationId });
       nearest = nearestSlots(fresh.slots, target, NEAREST_SLOTS);

@@ -52,6 +52,17 @@ export class OutcomeMemory {
     this.conf.set('outcomes', all);
   }
 
+  /** Forgets the outcome of this workflow run (used up by a booking, or its session ended); true when one was held. */
+  forgetExecution(scope: string, executionId: string): RememberedOutcome | undefined {
+    const all = { ...this.all() };
+    const key = Object.keys(all).find((k) => k.startsWith(`${scope} `) && all[k]!.executionId === executionId);
+    if (key === undefined) return undefined;
+    const held = all[key]!;
+    delete all[key];
+    this.conf.set('outcomes', all);
+    return held;
+  }
+
   private all(): Record<string, RememberedOutcome> {
     return this.conf.get('outcomes') ?? {};
   }

@@ -1,0 +1,147 @@
+/**
+ * The wizard's questions (@inquirer/prompts), always on ctx.io's stdin and stderr so stdout
+ * carries only the result. Loaded only when a terminal can be prompted.
+ */
+import type { Separator as SeparatorType } from '@inquirer/prompts';
+import type { Trigger, TriggerField } from '../../api/schemas.js';
+import type { Context } from '../../context.js';
+import type { GuestDetails, RouteAsker, SlotAnswer, SlotPage } from '../../domain/route/types.js';
+
+export const MAX_GUESTS = 10;
+
+export async function promptAsker(ctx: Context, opts: { zone: string; leadZone?: string | undefined }): Promise<RouteAsker> {
+  // Lazy like every command module: --help never loads inquirer, luxon or zod.
+  const [{ confirm, input, search, select, Separator }, { CancelledError }, { groupByDay }, time, { isValidEmail }] = await Promise.all([
+    import('@inquirer/prompts'),
+    import('../../errors.js'),
+    import('../../domain/slots.js'),
+    import('../../domain/time.js'),
+    import('../../domain/triggers.js'),
+  ]);
+  const { dayLabel, formatInZone, formatUtc, relativeMinutes, timeLabel } = time;
+  const io = { input: ctx.io.stdin, output: ctx.io.stderr };
+  const say = (line = '') => ctx.io.stderr.write(`${line}\n`);
+  const label = (f: TriggerField) => `${f.label}${f.required ? '' : ' (optional)'}`;
+  let zone = opts.zone;
+
+  return {
+    async trigger(triggers) {
+      const id = await search<string>(
+        {
+          message: 'Trigger (type to filter)',
+          source: async (term) => {
+            const t = (term ?? '').toLowerCase();
+            return triggers
+              .filter((x) => !t || x.name.toLowerCase().includes(t) || x.description.toLowerCase().includes(t))
+              .map((x) => ({ name: `${x.name}  ${x.description}`, value: x.id, short: x.name, description: `fields: ${x.fields.map((f) => f.name).join(', ')}` }));
+          },
+          pageSize: 10,
+        },
+        io,
+      );
+      return triggers.find((x) => x.id === id)!;
+    },
+    async email() {
+      const value = await input(
+        { message: "Lead's email", validate: (v) => isValidEmail(v.trim()) || 'enter a valid email address, e.g. ada@acme.com' },
+        io,
+      );
+      return value.trim();
+    },
+    async form(_trigger: Trigger, fields: TriggerField[]) {
+      const answers: Record<string, string> = {};
+      for (const f of fields) {
+        if (f.options) {
+          const choices = f.options.map((o) => ({ name: o.label, value: o.value, short: o.label }));
+          answers[f.name] = await select<string>(
+            { message: label(f), choices: f.required ? choices : [...choices, { name: '(leave empty)', value: '', short: '(empty)' }], pageSize: 10 },
+            io,
+          );
+        } else {
+          answers[f.name] = (
+            await input({ message: label(f), validate: (v) => !f.required || v.trim() !== '' || `${f.label} is required` }, io)
+          ).trim();
+        }
+      }
+      return answers;
+    },
+    async reuse(r, trigger) {
+      say(`A scheduler outcome for ${r.email} from "${trigger.name}" is already held (workflow run ${r.executionId}, fired ${formatInZone(r.firedAt, zone)}).`);
+      say('Reusing it starts no new workflow run; firing again repeats CRM writes and notifications and counts for routing fairness.');
+      return confirm({ message: 'Reuse it instead of firing again?', default: true }, io);
+    },
+    async confirmFire(s) {
+      say('');
+      say(`  trigger  ${s.trigger.name}`);
+      say(`  email    ${s.email}`);
+      for (const f of s.trigger.fields) {
+        const value = s.responses[f.name];
+        if (value === undefined) continue;
+        const option = f.options?.find((o) => o.value === value);
+        say(`  ${f.name.padEnd(8)} ${option ? `${option.label} (${value})` : value}`);
+      }
+      return confirm({ message: `Fire "${s.trigger.name}" for ${s.email}? (starts a workflow run)`, default: true }, io);
+    },
+    async pickSlot(page: SlotPage): Promise<SlotAnswer> {
+      for (;;) {
+        const hold = relativeMinutes(page.expiresAt, ctx.clock.now());
+        const holdText = hold.startsWith('in ') ? `hold expires ${hold}` : `hold expired ${hold}`;
+        const choices: Array<{ name: string; value: string; short?: string } | SeparatorType> = [];
+        for (const day of groupByDay(page.slots, zone)) {
+          choices.push(new Separator(`── ${dayLabel(day.slots[0]!, zone)}`));
+          for (const s of day.slots) choices.push({ name: `  ${timeLabel(s, zone)}`, value: s, short: `${dayLabel(s, zone)} ${timeLabel(s, zone)}` });
+        }
+        if (page.slots.length === 0) choices.push(new Separator('  (no free times in this range)'));
+        choices.push(new Separator(' '));
+        choices.push({ name: `Show later times (from ${formatInZone(page.to, zone)})`, value: 'later' });
+        if (opts.leadZone && opts.leadZone !== opts.zone) {
+          const other = zone === opts.zone ? opts.leadZone : opts.zone;
+          choices.push({ name: `Show times in ${other === opts.leadZone ? "the lead's zone" : 'your zone'} (${other})`, value: 'zone' });
+        }
+        const answer = await select<string>({ message: `Pick a time (${zone}) · ${holdText}`, choices, pageSize: 14, loop: false }, io);
+        if (answer === 'later') return { kind: 'later' };
+        if (answer === 'zone') {
+          zone = zone === opts.zone ? opts.leadZone! : opts.zone;
+          continue;
+        }
+        return { kind: 'slot', slot: answer };
+      }
+    },
+    async guests(): Promise<GuestDetails> {
+      const details: GuestDetails = { guests: [] };
+      if (!(await confirm({ message: 'Add guest details (name, phone, extra guests)?', default: false }, io))) return details;
+      const optional = async (message: string) => (await input({ message: `${message} (optional)` }, io)).trim();
+      const firstName = await optional('First name');
+      const lastName = await optional('Last name');
+      const phone = await optional('Phone');
+      if (firstName) details.firstName = firstName;
+      if (lastName) details.lastName = lastName;
+      if (phone) details.phone = phone;
+      while (details.guests.length < MAX_GUESTS) {
+        const guest = (
+          await input(
+            {
+              message: `Extra guest email ${details.guests.length + 1} of up to ${MAX_GUESTS} (Enter to finish)`,
+              validate: (v) => v.trim() === '' || isValidEmail(v.trim()) || 'enter a valid email address, or nothing to finish',
+            },
+            io,
+          )
+        ).trim();
+        if (!guest) break;
+        details.guests.push(guest);
+      }
+      return details;
+    },
+    async confirmBook(s) {
+      const who = [s.email, ...s.guests.guests].join(', ');
+      const ok = await confirm({ message: `Book ${formatInZone(s.slot, zone)} (${formatUtc(s.slot)}) for ${who}?`, default: true }, io);
+      if (!ok) throw new CancelledError('not booked (the reservation lapses by itself)');
+      return ok;
+    },
+    async refire() {
+      say('The scheduling session of this workflow run ended, so it can no longer book.');
+      say('Firing the trigger again starts a new workflow run: it repeats the CRM writes and notifications and counts for routing fairness.');
+      return confirm({ message: 'Fire the trigger again and pick a new time?', default: true }, io);
+    },
+  };
+}

@@ -1,0 +1,235 @@
+/**
+ * The routed booking (spec "Routed booking flow"): list triggers, fire, slots, book; four
+ * requests on the happy path, one more slots request per "later times" page. Recovery follows
+ * the spec's booking errors, and the lost-response rules stay in bookSlot (never a second booking):
+ * - SLOT_TAKEN: the reservation stays usable: refresh the page with it and pick again;
+ * - NO_HOST_AVAILABLE: pick another time from the same page (no request);
+ * - RESERVATION_EXPIRED: a new reservation (slots without reservationId), pick again;
+ * - CONFLICT: the scheduling session ended: fire again (asked: it repeats CRM writes and counts
+ *   for routing fairness) and restart from the slots step.
+ * A remembered scheduler outcome for the same trigger and email is offered for reuse first.
+ */
+import type { Api } from '../../api/endpoints.js';
+import type { Outcome, Trigger, TriggerFireResult } from '../../api/schemas.js';
+import { ApiError, CancelledError, CliError, EXIT, OutcomeUnknownError } from '../../errors.js';
+import { bookSlot, withHint, type BookRequest } from '../booking.js';
+import type { Journal } from '../journal.js';
+import type { RememberedOutcome } from '../outcomes.js';
+import { fetchSlots } from '../slots.js';
+import { buildResponses, isEmailField } from '../triggers.js';
+import type { GuestDetails, RouteAsker, RouteNotice, RouteResult, SlotPage } from './types.js';
+
+export interface OutcomeStore {
+  get(scope: string, triggerId: string, email: string): RememberedOutcome | undefined;
+  remember(scope: string, triggerId: string, email: string, result: { executionId: string; outcome: Outcome | { type: string }; firedAt: string }): void;
+  forgetExecution(scope: string, executionId: string): unknown;
+}
+
+export interface RouteDeps {
+  api: Pick<Api, 'listTriggers' | 'fireTrigger' | 'slots' | 'book'>;
+  asker: RouteAsker;
+  notify: (notice: RouteNotice) => void;
+  journal: Journal;
+  outcomes: OutcomeStore;
+  /** `${profile ?? 'env'}@${baseUrl}` (journal and outcome memory). */
+  scope: string;
+  now: () => Date;
+  /** Length of one page of slots, in days (at most 63: one slots request per page). */
+  days: number;
+  /** Sent as the booking's leadTimezone when known. */
+  leadTimezone?: string | undefined;
+}
+
+/** Booking attempts per run: each recovery costs requests, and a server refusing forever must not loop. */
+export const MAX_BOOK_ATTEMPTS = 6;
+/** Re-fires per run: each one starts a workflow run (CRM writes, routing fairness). */
+export const MAX_REFIRES = 2;
+const DAY_MS = 86_400_000;
+
+export async function runRoute(deps: RouteDeps): Promise<RouteResult> {
+  const { api, asker, scope } = deps;
+  const { triggers } = await api.listTriggers();
+  if (triggers.length === 0) {
+    throw new CliError('NOT_FOUND', 'this workspace has no API triggers to route with', EXIT.notFound, {
+      hint: 'publish a workflow with an API trigger, or check --profile / SCHEDCTL_BASE_URL',
+    });
+  }
+  const trigger = await asker.trigger(triggers);
+  const email = await asker.email(trigger);
+  const formFields = trigger.fields.filter((f) => !isEmailField(f));
+  const askResponses = async () => buildResponses(trigger, { email, fields: await asker.form(trigger, formFields, email) });
+
+  let responses: Record<string, string> | undefined;
+  let fired: { executionId: string; outcome: Outcome | { type: string } };
+  let reused = false;
+  const remembered = deps.outcomes.get(scope, trigger.id, email);
+  if (remembered && (await asker.reuse(remembered, trigger))) {
+    fired = { executionId: remembered.executionId, outcome: remembered.outcome };
+    reused = true;
+    deps.notify({ type: 'reused', remembered });
+  } else {
+    responses = await askResponses();
+    if (!(await asker.confirmFire({ trigger, email, responses }))) throw new CancelledError('nothing was fired');
+    fired = await fire(deps, trigger, email, responses);
+  }
+
+  const result: RouteResult = {
+    status: 'none',
+    trigger,
+    email,
+    executionId: fired.executionId,
+    outcome: fired.outcome,
+    responses,
+    reused,
+    refires: 0,
+    meeting: null,
+    slot: null,
+    reservationId: null,
+    guests: { guests: [] },
+  };
+  const outcome = fired.outcome as Outcome | { type: string };
+  if (outcome.type === 'redirect' || outcome.type === 'none') return { ...result, status: outcome.type };
+  if (!('schedulingLinkId' in outcome) || outcome.type !== 'scheduler') return { ...result, status: 'other' };
+
+  let linkId = outcome.schedulingLinkId;
+  let reservationId: string | undefined;
+  const firstWindow = () => {
+    const from = deps.now();
+    return { from, to: new Date(from.getTime() + deps.days * DAY_MS) };
+  };
+  let window = firstWindow();
+  let page: SlotPage | undefined;
+  let reason: SlotPage['reason'];
+  const refused = new Set<number>();
+  let guests: GuestDetails | undefined;
+  let attempts = 0;
+
+  for (;;) {
+    if (!page) {
+      const fresh = await fetchSlots(api, linkId, { ...window, reservationId });
+      reservationId = fresh.reservationId;
+      page = { linkId, reservationId, expiresAt: fresh.expiresAt, slots: fresh.slots, from: window.from, to: window.to };
+    }
+    const shown: SlotPage = { ...page, slots: page.slots.filter((s) => !refused.has(Date.parse(s))), ...(reason ? { reason } : {}) };
+    const answer = await asker.pickSlot(shown);
+    if (answer.kind === 'later') {
+      window = { from: window.to, to: new Date(window.to.getTime() + deps.days * DAY_MS) };
+      page = undefined;
+      reason = undefined;
+      continue;
+    }
+    const slot = answer.slot;
+    guests ??= await asker.guests();
+    if (!(await asker.confirmBook({ slot, email, linkId, executionId: result.executionId, guests }))) {
+      throw new CancelledError('not booked (the reservation lapses by itself)');
+    }
+    const request = bookRequest({ slot, reservationId: page.reservationId, linkId, email, executionId: result.executionId, guests, leadTimezone: deps.leadTimezone });
+    deps.notify({ type: 'booking', slot });
+    attempts += 1;
+    try {
+      const booked = await bookSlot(
+        { api, journal: deps.journal, scope, now: deps.now, outcomes: deps.outcomes, suggestOnSlotTaken: false },
+        request,
+      );
+      const done = { ...result, guests, slot, reservationId: request.reservationId };
+      if (booked.status === 'booked') return { ...done, status: 'booked', meeting: booked.meeting, slot: booked.meeting.date };
+      return { ...done, status: 'already_booked', slot: booked.attempt.startTime, alreadyBookedCode: booked.code };
+    } catch (error) {
+      if (!(error instanceof ApiError) || attempts >= MAX_BOOK_ATTEMPTS) throw error;
+      switch (error.code) {
+        case 'SLOT_TAKEN':
+          deps.notify({ type: 'slot_taken', slot });
+          refused.add(Date.parse(slot));
+          page = undefined; // same window, same reservation: it stays usable
+          reason = 'slot_taken';
+          break;
+        case 'NO_HOST_AVAILABLE':
+          deps.notify({ type: 'no_host', slot });
+          refused.add(Date.parse(slot));
+          reason = 'no_host';
+          break;
+        case 'RESERVATION_EXPIRED':
+          deps.notify({ type: 'expired' });
+          reservationId = undefined;
+          window = firstWindow();
+          page = undefined;
+          reason = 'expired';
+          break;
+        case 'CONFLICT': {
+          deps.notify({ type: 'session_ended', executionId: result.executionId });
+          if (result.refires >= MAX_REFIRES || !(await asker.refire(result.executionId, trigger))) {
+            throw withHint(error, refireHint(result.executionId));
+          }
+          deps.outcomes.forgetExecution(scope, result.executionId);
+          responses ??= await askResponses();
+          const again = await fire(deps, trigger, email, responses);
+          if (again.outcome.type !== 'scheduler' || !('schedulingLinkId' in again.outcome)) {
+            // The workflow routed differently this time: report that outcome as the result.
+            const status = again.outcome.type === 'redirect' || again.outcome.type === 'none' ? again.outcome.type : 'other';
+            return { ...result, ...again, responses, refires: result.refires + 1, guests, status };
+          }
+          Object.assign(result, { executionId: again.executionId, outcome: again.outcome, responses, refires: result.refires + 1 });
+          linkId = again.outcome.schedulingLinkId;
+          reservationId = undefined;
+          window = firstWindow();
+          page = undefined;
+          refused.clear();
+          reason = 'refired';
+          break;
+        }
+        default:
+          throw error;
+      }
+    }
+  }
+}
+
+export function refireHint(executionId: string): string {
+  return `the scheduling session of workflow run ${executionId} ended: run the same command with --yes to fire the trigger again automatically (a re-fire repeats the workflow's CRM writes and counts for routing fairness), or run \`schedctl route\` on a terminal to decide`;
+}
+
+async function fire(deps: RouteDeps, trigger: Trigger, email: string, responses: Record<string, string>): Promise<TriggerFireResult> {
+  deps.notify({ type: 'firing', trigger, email });
+  let result: TriggerFireResult;
+  try {
+    result = await deps.api.fireTrigger(trigger.id, { email, responses });
+  } catch (error) {
+    if (error instanceof OutcomeUnknownError) {
+      throw new OutcomeUnknownError(
+        `no answer to firing "${trigger.name}" (${error.message}): the workflow run may have started; do not fire again blindly`,
+        {
+          hint: 'each fire starts a new run (CRM writes and notifications repeat, routing fairness counts again): check the run in the workflow history before routing this lead again',
+          cause: error,
+        },
+      );
+    }
+    throw error;
+  }
+  deps.outcomes.remember(deps.scope, trigger.id, email, { ...result, firedAt: deps.now().toISOString() });
+  deps.notify({ type: 'fired', executionId: result.executionId, outcome: result.outcome });
+  return result;
+}
+
+function bookRequest(r: {
+  slot: string;
+  reservationId: string;
+  linkId: string;
+  email: string;
+  executionId: string;
+  guests: GuestDetails;
+  leadTimezone: string | undefined;
+}): BookRequest {
+  const g = r.guests;
+  return {
+    startTime: r.slot,
+    reservationId: r.reservationId,
+    event: r.linkId,
+    personEmail: r.email,
+    workflowExecutionId: r.executionId,
+    ...(g.firstName ? { guestFirstName: g.firstName } : {}),
+    ...(g.lastName ? { guestLastName: g.lastName } : {}),
+    ...(g.phone ? { guestPhone: g.phone } : {}),
+    ...(g.guests.length ? { guestEmails: g.guests } : {}),
+    ...(r.leadTimezone ? { leadTimezone: r.leadTimezone } : {}),
+  };
+}

@@ -1,0 +1,83 @@
+/**
+ * `schedctl route` flags, checked before any request. Without a terminal the values that
+ * no prompt can supply are required here, so a script fails at once (exit 2) naming the flag;
+ * required form fields are only known after listing the triggers (still before firing).
+ */
+import { UsageError } from '../../errors.js';
+import { requireEmail } from '../inputs.js';
+import { parseTimeInput, resolveZone } from '../time.js';
+import { parseKeyValues } from '../triggers.js';
+import { missingFlag, type RouteFlags } from './flag-asker.js';
+
+export const MAX_GUESTS = 10;
+export const DEFAULT_DAYS = 7;
+/** One slots request per page: the API's largest range. */
+export const MAX_DAYS = 63;
+
+export interface RouteOptionsInput {
+  trigger?: string | undefined;
+  email?: string | undefined;
+  field?: string[] | undefined;
+  slot?: string | undefined;
+  firstName?: string | undefined;
+  lastName?: string | undefined;
+  phone?: string | undefined;
+  guest?: string[] | undefined;
+  yes?: boolean | undefined;
+  refire?: boolean | undefined;
+  tz?: string | undefined;
+  leadTz?: string | undefined;
+  days?: string | undefined;
+}
+
+export interface ParsedRouteOptions {
+  flags: RouteFlags;
+  zone: string;
+  leadZone: string | undefined;
+  days: number;
+}
+
+export function parseRouteOptions(o: RouteOptionsInput, now: Date, canPrompt: boolean): ParsedRouteOptions {
+  const zone = resolveZone(o.tz, '--tz');
+  const leadZone = o.leadTz !== undefined ? resolveZone(o.leadTz, '--lead-tz') : undefined;
+  const days = o.days === undefined ? DEFAULT_DAYS : Number(o.days);
+  if (!/^\d+$/.test(o.days ?? String(DEFAULT_DAYS)) || days < 1 || days > MAX_DAYS) {
+    throw new UsageError(`invalid --days "${o.days}": expected a whole number of days from 1 to ${MAX_DAYS} (one slots request per page)`);
+  }
+  const trigger = o.trigger?.trim() || undefined;
+  if (o.trigger !== undefined && !trigger) throw new UsageError('invalid --trigger "": pass a trigger id or name');
+  const email = o.email !== undefined ? requireEmail(o.email, '--email') : undefined;
+  const fields = parseKeyValues(o.field ?? [], '--field');
+  let slot: RouteFlags['slot'];
+  if (o.slot !== undefined) {
+    slot = o.slot.trim().toLowerCase() === 'first' ? 'first' : parseTimeInput(o.slot, { zone, now, flag: '--slot' });
+    if (slot instanceof Date && slot.getTime() <= now.getTime()) {
+      throw new UsageError(`invalid --slot "${o.slot}": it is in the past`, { hint: 'pass --slot first, or a future free time' });
+    }
+  }
+  const guests = (o.guest ?? []).map((g) => requireEmail(g, '--guest'));
+  if (guests.length > MAX_GUESTS) throw new UsageError(`too many --guest values (${guests.length}): at most ${MAX_GUESTS} guests`);
+
+  if (!canPrompt) {
+    if (!trigger) throw missingFlag('--trigger', 'pass the trigger id or name (see `schedctl triggers ls`)');
+    if (!email) throw missingFlag('--email', "pass the lead's email");
+    if (!slot) throw missingFlag('--slot', 'pass --slot first, or one of the free times (ISO 8601, or a local time in --tz)');
+  }
+  return {
+    flags: {
+      trigger,
+      email,
+      fields,
+      slot,
+      firstName: o.firstName,
+      lastName: o.lastName,
+      phone: o.phone,
+      guests,
+      yes: Boolean(o.yes),
+      refire: Boolean(o.refire),
+    },
+    zone,
+    leadZone,
+    days,
+  };
+}

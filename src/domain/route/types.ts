@@ -1,0 +1,90 @@
+/**
+ * The routed booking as seen by whoever answers its questions. The same flow serves the
+ * terminal wizard (answers from prompts) and its scriptable twin (answers from flags): only
+ * the asker differs. Askers never send requests; the flow does, so the request economy and
+ * the recovery rules live in one place.
+ */
+import type { Meeting, Outcome, Trigger, TriggerField } from '../../api/schemas.js';
+import type { RememberedOutcome } from '../outcomes.js';
+
+export interface SlotPage {
+  linkId: string;
+  reservationId: string;
+  expiresAt: string;
+  /** Free start times of [from, to), minus the ones already refused in this session. */
+  slots: string[];
+  from: Date;
+  to: Date;
+  /** Why the page is shown again, when it is. */
+  reason?: 'slot_taken' | 'no_host' | 'expired' | 'refired';
+}
+
+export type SlotAnswer = { kind: 'slot'; slot: string } | { kind: 'later' };
+
+export interface GuestDetails {
+  firstName?: string;
+  lastName?: string;
+  phone?: string;
+  guests: string[];
+}
+
+export interface FireSummary {
+  trigger: Trigger;
+  email: string;
+  /** What will be sent: field name to value (select values, not labels). */
+  responses: Record<string, string>;
+}
+
+export interface BookSummary {
+  slot: string;
+  email: string;
+  linkId: string;
+  executionId: string;
+  guests: GuestDetails;
+}
+
+export interface RouteAsker {
+  trigger(triggers: Trigger[]): Promise<Trigger>;
+  email(trigger: Trigger): Promise<string>;
+  /** Answers for the form's fields (the email field excluded); '' or absent = left empty. */
+  form(trigger: Trigger, fields: TriggerField[], email: string): Promise<Record<string, string>>;
+  /** A scheduler outcome for this trigger and email is remembered: true = reuse it, false = fire again. */
+  reuse(remembered: RememberedOutcome, trigger: Trigger): Promise<boolean>;
+  confirmFire(summary: FireSummary): Promise<boolean>;
+  pickSlot(page: SlotPage): Promise<SlotAnswer>;
+  guests(): Promise<GuestDetails>;
+  confirmBook(summary: BookSummary): Promise<boolean>;
+  /** The scheduling session ended (CONFLICT): fire the trigger again? */
+  refire(executionId: string, trigger: Trigger): Promise<boolean>;
+}
+
+/** What happened, for the person watching (stderr); the flow's result is separate. */
+export type RouteNotice =
+  | { type: 'firing'; trigger: Trigger; email: string }
+  | { type: 'fired'; executionId: string; outcome: Outcome | { type: string } }
+  | { type: 'reused'; remembered: RememberedOutcome }
+  | { type: 'booking'; slot: string }
+  | { type: 'slot_taken'; slot: string }
+  | { type: 'no_host'; slot: string }
+  | { type: 'expired' }
+  | { type: 'session_ended'; executionId: string };
+
+export type RouteStatus = 'booked' | 'already_booked' | 'redirect' | 'none' | 'other';
+
+export interface RouteResult {
+  status: RouteStatus;
+  trigger: Trigger;
+  email: string;
+  executionId: string;
+  outcome: Outcome | { type: string };
+  /** The form responses sent with the (last) fire; undefined when a remembered outcome was reused throughout. */
+  responses: Record<string, string> | undefined;
+  reused: boolean;
+  refires: number;
+  meeting: Meeting | null;
+  slot: string | null;
+  reservationId: string | null;
+  guests: GuestDetails;
+  /** already_booked: the API's answer to the retry that showed the earlier attempt booked. */
+  alreadyBookedCode?: string;
+}
