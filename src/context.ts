@@ -108,17 +108,21 @@ export function createContext(opts: { io?: IO; env?: NodeJS.ProcessEnv; clock?: 
       })()),
     http: () =>
       (http ??= (async () => {
-        const [{ createHttpClient }, t, u] = await Promise.all([import('./api/client.js'), ctx.target(), ctx.ui()]);
-        if (env.HTTPS_PROXY || env.https_proxy || env.HTTP_PROXY || env.http_proxy) {
-          (await import('./api/proxy.js')).installProxyFromEnv();
-        }
+        // The target first: a missing key fails before the HTTP layer (ky, zod) is even loaded.
+        const t = await ctx.target();
+        const { createHttpClient } = await import('./api/client.js');
+        const proxied = Boolean(env.HTTPS_PROXY || env.https_proxy || env.HTTP_PROXY || env.http_proxy);
+        if (proxied) (await import('./api/proxy.js')).installProxyFromEnv();
+        const transport = proxied ? undefined : (await import('./api/transport.js')).nodeFetch;
         return createHttpClient({
           baseUrl: t.baseUrl,
           apiKey: t.apiKey,
           timeoutMs: await timeoutMs(ctx),
-          debug: ctx.globals.debug ? (line) => io.stderr.write(`${u.err.dim(`debug: ${line}`)}\n`) : undefined,
-          notify: (line) => u.waiting(line),
+          debug: ctx.globals.debug ? (line) => io.stderr.write(`debug: ${line}\n`) : undefined,
+          // Colors and spinners load only when there is something to say.
+          notify: (line) => void ctx.ui().then((u) => u.waiting(line)),
           clock,
+          ...(transport ? { fetch: transport } : {}),
         });
       })()),
     api: () => (api ??= Promise.all([import('./api/endpoints.js'), ctx.http()]).then(([{ createApi }, h]) => createApi(h))),

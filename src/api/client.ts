@@ -48,6 +48,8 @@ export interface HttpClientOptions {
   notify: (line: string) => void;
   clock: Clock;
   userAgent?: string;
+  /** The fetch under ky; defaults to Node's own. */
+  fetch?: (request: Request) => Promise<Response>;
 }
 
 const RETRYABLE_STATUS = [500, 502, 503, 504];
@@ -90,6 +92,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       throwHttpErrors: true,
       redirect: 'manual',
       signal: bodyAbort.signal,
+      ...(options.fetch ? { fetch: options.fetch as typeof fetch } : {}),
       headers: {
         authorization: `Bearer ${options.apiKey}`,
         accept: 'application/json',

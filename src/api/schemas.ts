@@ -8,7 +8,7 @@
  * - strict (used by `schedctl smoke` and the sandbox's own tests): exactly what the
  *   spec allows, no extra properties, real uuid/date-time/email formats and enums.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const ERROR_CODES = [
   'INVALID_REQUEST',
@@ -182,8 +182,16 @@ function buildSchemas(strict: boolean) {
 }
 
 export const schemas = buildSchemas(false);
-export const strictSchemas = buildSchemas(true);
 export type SchemaSet = typeof schemas;
+
+let strictBuilt: SchemaSet | undefined;
+/**
+ * Built on first use: only `smoke` and the sandbox's tests need it, and building a schema
+ * set is a measurable part of a command's cold start.
+ */
+export const strictSchemas: SchemaSet = new Proxy({} as SchemaSet, {
+  get: (_target, key) => (strictBuilt ??= buildSchemas(true))[key as keyof SchemaSet],
+});
 
 export type Meeting = z.infer<typeof schemas.meeting>;
 export type EventSummary = z.infer<typeof schemas.eventSummary>;
@@ -195,8 +203,9 @@ export type SlotsResult = z.infer<typeof schemas.slotsResult>;
 export type TriggerField = z.infer<typeof schemas.triggerField>;
 export type Trigger = z.infer<typeof schemas.trigger>;
 export type TriggersList = z.infer<typeof schemas.triggersList>;
-export type Outcome = z.infer<typeof strictSchemas.outcome>;
 export type TriggerFireResult = z.infer<typeof schemas.triggerFireResult>;
+/** The three outcome types the spec defines (the tolerant parse may also yield `other`). */
+export type Outcome = Exclude<TriggerFireResult['outcome'], { type: 'other' }>;
 export type ApiErrorBody = z.infer<typeof schemas.apiError>;
 
 /**

@@ -3,7 +3,7 @@
  * the responses against the trigger's form, so a typo never costs a workflow run
  * (every fire starts one: CRM writes and notifications repeat, routing fairness counts).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { FireRequest, Trigger, TriggerField } from '../api/schemas.js';
 import { CliError, EXIT, UsageError } from '../errors.js';
 import { closest } from './closest.js';

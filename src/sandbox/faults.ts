@@ -1,5 +1,5 @@
 /** Fault injection rules for `/_sandbox/faults`: they let tests rehearse lost responses and bad gateways. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { ERROR_CODES } from '../api/schemas.js';
 import type { FaultRule } from './types.js';
 

@@ -2,7 +2,7 @@
  * Test hooks under /_sandbox (never /v1, no key). The server only routes loopback
  * peers here; everyone else gets a plain 404.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { type FaultBook, faultInputSchema } from './faults.js';
 import { ApiFailure, errorReply, failureReply, notFound, parseJson, validate, type Reply } from './http.js';
 import type { RateLimiter } from './ratelimit.js';
