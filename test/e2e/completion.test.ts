@@ -18,7 +18,7 @@ registerSecret(KEY);
 
 const hasShell = (shell: string) => spawnSync('sh', ['-c', `command -v ${shell}`]).status === 0;
 const skipNote = (shell: string) =>
-  hasShell(shell) ? shell : `${shell} (SKIPPED: ${shell} is not installed; .ci/install-shells.sh installs it)`;
+  hasShell(shell) ? shell : `${shell} (SKIPPED: ${shell} is not installed; .ci/install-tools.sh installs it)`;
 
 /** The built program's visible tree: what completion must offer. */
 interface Tree {
