@@ -86,19 +86,22 @@ export async function promptAsker(ctx: Context, opts: { zone: string; leadZone?:
       for (;;) {
         const hold = relativeMinutes(page.expiresAt, ctx.clock.now());
         const holdText = hold.startsWith('in ') ? `hold expires ${hold}` : `hold expired ${hold}`;
+        // The way on (later times, the other zone) sits above the times, so it is one key away.
         const choices: Array<{ name: string; value: string; short?: string } | SeparatorType> = [];
-        for (const day of groupByDay(page.slots, zone)) {
-          choices.push(new Separator(`── ${dayLabel(day.slots[0]!, zone)}`));
-          for (const s of day.slots) choices.push({ name: `  ${timeLabel(s, zone)}`, value: s, short: `${dayLabel(s, zone)} ${timeLabel(s, zone)}` });
-        }
-        if (page.slots.length === 0) choices.push(new Separator('  (no free times in this range)'));
-        choices.push(new Separator(' '));
         choices.push({ name: `Show later times (from ${formatInZone(page.to, zone)})`, value: 'later' });
         if (opts.leadZone && opts.leadZone !== opts.zone) {
           const other = zone === opts.zone ? opts.leadZone : opts.zone;
           choices.push({ name: `Show times in ${other === opts.leadZone ? "the lead's zone" : 'your zone'} (${other})`, value: 'zone' });
         }
-        const answer = await select<string>({ message: `Pick a time (${zone}) · ${holdText}`, choices, pageSize: 14, loop: false }, io);
+        for (const day of groupByDay(page.slots, zone)) {
+          choices.push(new Separator(`── ${dayLabel(day.slots[0]!, zone)}`));
+          for (const s of day.slots) choices.push({ name: `  ${timeLabel(s, zone)}`, value: s, short: `${dayLabel(s, zone)} ${timeLabel(s, zone)}` });
+        }
+        if (page.slots.length === 0) choices.push(new Separator('  (no free times in this range)'));
+        const answer = await select<string>(
+          { message: `Pick a time (${zone}) · ${holdText}`, choices, pageSize: 14, loop: false, ...(page.slots[0] ? { default: page.slots[0] } : {}) },
+          io,
+        );
         if (answer === 'later') return { kind: 'later' };
         if (answer === 'zone') {
           zone = zone === opts.zone ? opts.leadZone! : opts.zone;

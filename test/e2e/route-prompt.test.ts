@@ -1,0 +1,161 @@
+/**
+ * The route wizard through the real @inquirer prompts, in-process (a subprocess has no TTY):
+ * keys are typed once each question is on screen. The recovery paths are covered cheaply by
+ * the flow tests (test/unit/route-flow.test.ts); these check the prompts themselves.
+ */
+import { PassThrough } from 'node:stream';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { main } from '../../src/cli.js';
+import { createContext, type IO } from '../../src/context.js';
+import { tempDir } from '../helpers/cli.js';
+import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+
+let sb: TestSandbox;
+let dir: string;
+beforeAll(async () => {
+  sb = await startTestSandbox();
+});
+afterAll(async () => sb.close());
+beforeEach(async () => {
+  await sb.reset();
+  dir = tempDir();
+});
+
+const ENTER = '\r';
+const DOWN = '\x1b[B';
+const UP = '\x1b[A';
+const CTRL_C = '\x03';
+
+/** Runs `schedctl <args>` on a fake terminal; each answer is typed once its text appears after the previous one. */
+async function wizard(args: string[], answers: Array<[string, string]>) {
+  const stdin = new PassThrough();
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  // @inquirer ends the output stream when a prompt closes; process.stderr survives that, so must ours.
+  stderr.end = (() => stderr) as typeof stderr.end;
+  let out = '';
+  let err = '';
+  let from = 0;
+  stdout.on('data', (d) => (out += d));
+  stderr.on('data', (d) => {
+    err += d;
+    const next = answers[0];
+    const at = next ? err.indexOf(next[0], from) : -1;
+    if (next && at >= 0) {
+      answers.shift();
+      from = at + next[0].length;
+      setTimeout(() => stdin.write(next[1]), 80);
+    }
+  });
+  const io: IO = { stdin, stdout, stderr, isStdinTTY: true, isStderrTTY: true, isStdoutTTY: false };
+  const env = { SCHEDCTL_CONFIG_DIR: dir, SCHEDCTL_BASE_URL: sb.baseUrl, SCHEDCTL_API_KEY: sb.keys.full, NO_COLOR: '1', TZ: 'UTC' };
+  const timer = setTimeout(() => stdin.write(CTRL_C), 15_000);
+  const code = await main(['route', ...args], createContext({ io, env }));
+  clearTimeout(timer);
+  if (answers.length) console.error(`unanswered: ${answers.map((a) => a[0]).join(' | ')}\n${err}`);
+  return { code, stdout: out, stderr: err, unanswered: answers.map((a) => a[0]) };
+}
+
+const DEMO_FORM: Array<[string, string]> = [
+  ['Trigger', `demo`],
+  ['Inbound demo request', ENTER],
+  ["Lead's email", `ada@acme.example${ENTER}`],
+  ['Company', `Acme${ENTER}`],
+  ['Region', ENTER],
+  ['Team size (optional)', `${DOWN}${ENTER}`],
+  ['Anything else? (optional)', `call me${ENTER}`],
+  ['Fire "Inbound demo request" for ada@acme.example?', ENTER],
+];
+
+describe('route wizard (real prompts)', () => {
+  it('walks from the trigger to a booked meeting: 4 requests, stdout only the result', async () => {
+    const r = await wizard(['--tz', 'UTC', '--lead-tz', 'America/New_York'], [
+      ...DEMO_FORM,
+      ['hold expires in 10 min', ENTER],
+      ['Add guest details', `y${ENTER}`],
+      ['First name', `Ada${ENTER}`],
+      ['Last name', `Lovelace${ENTER}`],
+      ['Phone', ENTER],
+      ['Extra guest email 1', `bob@acme.example${ENTER}`],
+      ['Extra guest email 2', ENTER],
+      ['Book ', ENTER],
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.unanswered).toEqual([]);
+    const state = await sb.state();
+    expect(state.requests.map((q) => q.method)).toEqual(['GET', 'POST', 'POST', 'POST']);
+    expect(state.meetings).toHaveLength(1);
+    const m = state.meetings[0]!;
+    expect(m).toMatchObject({ personEmail: 'ada@acme.example', workflowExecutionId: state.executions[0]!.id });
+    expect(r.stderr).toContain('team_size 11 to 50 (11-50)');
+    expect(r.stderr).toContain(`Firing "Inbound demo request" for ada@acme.example with SCHEDCTL_API_KEY at ${sb.baseUrl}`);
+    expect(r.stdout).toContain(`Booked meeting ${m.id}`);
+    expect(r.stdout).toContain('lead    ada@acme.example + bob@acme.example');
+    expect(r.stdout).toContain(
+      "schedctl route --trigger 'Inbound demo request' --email ada@acme.example --field company=Acme --field region=emea --field team_size=11-50 --field 'notes=call me'",
+    );
+    expect(r.stdout).toContain('--first-name Ada --last-name Lovelace --guest bob@acme.example --lead-tz America/New_York --yes');
+    expect(r.stdout).not.toContain('Pick a time');
+  });
+
+  it("shows later times with the same reservation, and the lead's zone on request", async () => {
+    const r = await wizard(['--tz', 'UTC', '--lead-tz', 'Asia/Tokyo', '--trigger', 'Inbound demo request', '--email', 'ada@acme.example', '--field', 'company=Acme', '--field', 'region=emea', '--field', 'team_size=1-10', '--field', 'notes=', '--yes'], [
+      // Up from the first time: the other zone, then later times.
+      ['Pick a time (UTC)', `${UP}${ENTER}`],
+      ['Pick a time (Asia/Tokyo)', `${UP}${UP}${ENTER}`],
+      ['Pick a time (Asia/Tokyo)', ENTER],
+      ['Add guest details', ENTER],
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.unanswered).toEqual([]);
+    const state = await sb.state();
+    const slots = state.requests.filter((q) => q.path.endsWith('/slots'));
+    expect(slots).toHaveLength(2);
+    expect(state.reservations).toHaveLength(1);
+    expect(state.meetings).toHaveLength(1);
+  });
+
+  it('redirect: shows the URL and stops (exit 0)', async () => {
+    const r = await wizard([], [
+      ['Trigger', 'partner'],
+      ['Partner application', ENTER],
+      ["Lead's email", `p@partner.example${ENTER}`],
+      ['Company', `P${ENTER}`],
+      ['Partner type', `${DOWN}${ENTER}`],
+      ['Website (optional)', ENTER],
+      ['Fire "Partner application"', ENTER],
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('https://partners.example.com/apply?type=referral');
+  });
+
+  it('offers a remembered outcome for reuse: no new fire (3 requests)', async () => {
+    const fire = await wizard(['--trigger', 'Inbound demo request', '--email', 'ada@acme.example', '--field', 'company=Acme', '--field', 'region=emea', '--field', 'team_size=1-10', '--field', 'notes=', '--yes'], [
+      ['Pick a time', CTRL_C],
+    ]);
+    expect(fire.code).toBe(130);
+    await sb.reset();
+    // The sandbox forgot the run; the local memory did not: reuse it and book through its link.
+    const before = (await sb.state()).requests.length;
+    const r = await wizard(['--trigger', 'Inbound demo request', '--email', 'ada@acme.example'], [
+      ['Reuse it instead of firing again?', ENTER],
+      ['Pick a time', ENTER],
+      ['Add guest details', ENTER],
+      ['Book ', ENTER],
+    ]);
+    // The reset sandbox no longer knows the run: booking answers 404, but no fire was sent.
+    const state = await sb.state();
+    expect(state.requests.slice(before).map((q) => `${q.method} ${q.path.split('/')[2]}`)).toEqual(['GET triggers', 'POST scheduling', 'POST scheduling']);
+    expect(state.executions).toHaveLength(0);
+    expect(r.stderr).toContain('is already held');
+  });
+
+  it('Ctrl-C at the slot picker exits 130 and sends nothing after it', async () => {
+    const r = await wizard(['--tz', 'UTC'], [...DEMO_FORM, ['Pick a time', CTRL_C]]);
+    expect(r.code).toBe(130);
+    expect(r.stderr).not.toContain('    at ');
+    const state = await sb.state();
+    expect(state.requests.map((q) => q.method)).toEqual(['GET', 'POST', 'POST']);
+    expect(state.meetings).toHaveLength(0);
+  });
+});
