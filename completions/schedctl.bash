@@ -8,6 +8,7 @@
 _schedctl_sub() {
   case "$1/$2" in
     '/profile') r='profile' ;;
+    '/route') r='route' ;;
     '/triggers') r='triggers' ;;
     '/trigger') r='trigger' ;;
     '/events') r='events' ;;
@@ -40,6 +41,12 @@ _schedctl_sub() {
 # _schedctl_value PATH FLAG: r = what FLAG takes at PATH (path, text, profiles, "choices A B"); fails for a flag without a value.
 _schedctl_value() {
   case "$1" in
+    'route')
+      case "$2" in
+        '--trigger'|'--email'|'--field'|'--slot'|'--first-name'|'--last-name'|'--phone'|'--guest'|'--tz'|'--lead-tz'|'--days'|'--base-url'|'--timeout') r='text' ;;
+        '-p'|'--profile') r='profiles' ;;
+        *) return 1 ;;
+      esac ;;
     'trigger fire')
       case "$2" in
         '-e'|'--email'|'-f'|'--field'|'--context'|'--base-url'|'--timeout') r='text' ;;
@@ -112,7 +119,7 @@ _schedctl_arg() {
     'trigger help/0') r='choices fire' ;;
     'events help/0') r='choices ls show' ;;
     'completion/0') r='choices bash zsh fish' ;;
-    'help/0') r='choices profile triggers trigger events slots book reschedule api smoke completion sandbox' ;;
+    'help/0') r='choices profile route triggers trigger events slots book reschedule api smoke completion sandbox' ;;
     *) r='text' ;;
   esac
 }
@@ -120,7 +127,7 @@ _schedctl_arg() {
 # _schedctl_cmds PATH: r = the subcommands of PATH (empty when it has none).
 _schedctl_cmds() {
   case "$1" in
-    '') r='profile triggers trigger events slots book reschedule api smoke completion sandbox help' ;;
+    '') r='profile route triggers trigger events slots book reschedule api smoke completion sandbox help' ;;
     'profile') r='add ls list use rm remove show help' ;;
     'triggers') r='ls list show help' ;;
     'trigger') r='fire help' ;;
@@ -140,6 +147,7 @@ _schedctl_flags() {
     'profile rm') r='-h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'profile show') r='-h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'profile help') r='--json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
+    'route') r='--trigger --email --field --slot --first-name --last-name --phone --guest --yes --refire --tz --lead-tz --days -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'triggers') r='-h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'triggers ls') r='-h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'triggers show') r='-h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;

@@ -8,6 +8,8 @@ function __schedctl_sub --argument-names cmdpath word
     switch "$cmdpath/$word"
         case '/profile'
             echo 'profile'
+        case '/route'
+            echo 'route'
         case '/triggers'
             echo 'triggers'
         case '/trigger'
@@ -66,6 +68,15 @@ end
 # prints what FLAG takes at CMDPATH (path, text, profiles, "choices A B"); fails for a flag without a value
 function __schedctl_value --argument-names cmdpath flag
     switch "$cmdpath"
+        case 'route'
+            switch "$flag"
+                case '--trigger' '--email' '--field' '--slot' '--first-name' '--last-name' '--phone' '--guest' '--tz' '--lead-tz' '--days' '--base-url' '--timeout'
+                    echo 'text'
+                case '-p' '--profile'
+                    echo 'profiles'
+                case '*'
+                    return 1
+            end
         case 'trigger fire'
             switch "$flag"
                 case '-e' '--email' '-f' '--field' '--context' '--base-url' '--timeout'
@@ -178,7 +189,7 @@ function __schedctl_arg --argument-names cmdpath index
         case 'completion/0'
             echo 'choices bash zsh fish'
         case 'help/0'
-            echo 'choices profile triggers trigger events slots book reschedule api smoke completion sandbox'
+            echo 'choices profile route triggers trigger events slots book reschedule api smoke completion sandbox'
         case '*'
             echo 'text'
     end
@@ -189,6 +200,7 @@ function __schedctl_cmds --argument-names cmdpath
     switch "$cmdpath"
         case ''
             printf '%s\t%s\n' 'profile' 'manage API keys and base URLs (profiles); keys are stored 0600 and shown masked'
+            printf '%s\t%s\n' 'route' 'route a lead and book: fire a trigger, pick a slot, book it (a wizard on a terminal, flags for scripts)'
             printf '%s\t%s\n' 'triggers' 'list API triggers and the form fields each expects'
             printf '%s\t%s\n' 'trigger' 'fire an API trigger (starts a workflow run)'
             printf '%s\t%s\n' 'events' 'list bookable events and show one event\'s (or scheduling link\'s) hosts and questions'
@@ -326,6 +338,32 @@ function __schedctl_flags --argument-names cmdpath
             printf '%s\t%s\n' '-q' 'print only results and errors'
             printf '%s\t%s\n' '--quiet' 'print only results and errors'
         case 'profile help'
+            printf '%s\t%s\n' '--json' 'print one JSON document on stdout (for scripts)'
+            printf '%s\t%s\n' '-p' 'profile to use (default: SCHEDCTL_PROFILE, then the default profile)'
+            printf '%s\t%s\n' '--profile' 'profile to use (default: SCHEDCTL_PROFILE, then the default profile)'
+            printf '%s\t%s\n' '--base-url' 'API base URL (default: SCHEDCTL_BASE_URL, then the profile\'s)'
+            printf '%s\t%s\n' '--timeout' 'per-request timeout in seconds (default: SCHEDCTL_TIMEOUT, then 30)'
+            printf '%s\t%s\n' '--debug' 'log each request and response to stderr (the key redacted)'
+            printf '%s\t%s\n' '--no-color' 'disable colors (NO_COLOR is honored too)'
+            printf '%s\t%s\n' '--no-input' 'never prompt; fail naming the flag instead (also SCHEDCTL_NO_INPUT=1)'
+            printf '%s\t%s\n' '-q' 'print only results and errors'
+            printf '%s\t%s\n' '--quiet' 'print only results and errors'
+        case 'route'
+            printf '%s\t%s\n' '--trigger' 'the trigger to fire (default: pick from a searchable list)'
+            printf '%s\t%s\n' '--email' 'the lead\'s email (fills the form\'s email field)'
+            printf '%s\t%s\n' '--field' 'a form response; repeatable; select fields take an option value (or its exact label)'
+            printf '%s\t%s\n' '--slot' 'the time to book: first, or one of the free times (ISO 8601, or a local time read in --tz)'
+            printf '%s\t%s\n' '--first-name' 'lead\'s first name'
+            printf '%s\t%s\n' '--last-name' 'lead\'s last name'
+            printf '%s\t%s\n' '--phone' 'lead\'s phone'
+            printf '%s\t%s\n' '--guest' 'additional attendee (repeatable, at most 10)'
+            printf '%s\t%s\n' '--yes' 'skip the confirmations; after an ended scheduling session (CONFLICT) fire again once by itself'
+            printf '%s\t%s\n' '--refire' 'fire anew even when a scheduler outcome for this trigger and email is remembered'
+            printf '%s\t%s\n' '--tz' 'display time zone and zone of local times (default: the system zone)'
+            printf '%s\t%s\n' '--lead-tz' 'the lead\'s time zone: offered in the picker and sent with the booking'
+            printf '%s\t%s\n' '--days' 'days of free times per page (default 7, at most 63)'
+            printf '%s\t%s\n' '-h' 'display help for command'
+            printf '%s\t%s\n' '--help' 'display help for command'
             printf '%s\t%s\n' '--json' 'print one JSON document on stdout (for scripts)'
             printf '%s\t%s\n' '-p' 'profile to use (default: SCHEDCTL_PROFILE, then the default profile)'
             printf '%s\t%s\n' '--profile' 'profile to use (default: SCHEDCTL_PROFILE, then the default profile)'
