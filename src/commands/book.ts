@@ -107,7 +107,7 @@ async function explainSlotTaken(error: unknown, ctx: Context, zone: string): Pro
 export async function run(event: string, opts: BookOptions, ctx: Context) {
   const { UsageError } = await import('../errors.js');
   const { resolveZone, parseTimeInput } = await import('../domain/time.js');
-  const { requireUuid, requireEmail, parsePairs } = await import('../domain/inputs.js');
+  const { requireUuid, requireEmail, parseKeyValues } = await import('../domain/inputs.js');
   if (!event.trim()) throw new UsageError('missing <event-or-link>: pass the event or scheduling link you fetched slots for');
   const zone = resolveZone(opts.tz, '--tz');
   const need = (value: string | undefined, flag: string, what: string) => {
@@ -123,7 +123,7 @@ export async function run(event: string, opts: BookOptions, ctx: Context) {
   if (guests.length > MAX_GUESTS) throw new UsageError(`too many --guest values (${guests.length}): at most ${MAX_GUESTS} guests`);
   const guestEmails = guests.map((g) => requireEmail(g, '--guest'));
   const leadTimezone = opts.leadTz !== undefined ? resolveZone(opts.leadTz, '--lead-tz') : undefined;
-  const responses = parsePairs(opts.response, '--response');
+  const responses = opts.response?.length ? parseKeyValues(opts.response, '--response') : undefined;
 
   const request = {
     startTime: start.toISOString(),
@@ -143,13 +143,14 @@ export async function run(event: string, opts: BookOptions, ctx: Context) {
   const ui = await ctx.ui();
   // It changes something: say where, before it happens.
   if (!ctx.globals.json) ui.info(`Booking on ${target.profileName ? `profile "${target.profileName}"` : 'SCHEDCTL_API_KEY'} at ${target.baseUrl}`);
-  const [{ openJournal, journalScope }, { bookSlot }, api] = await Promise.all([
+  const [{ openJournal }, { scopeOf }, { bookSlot }, api] = await Promise.all([
     import('../domain/journal.js'),
+    import('../config/target.js'),
     import('../domain/booking.js'),
     ctx.api(),
   ]);
   const journal = await openJournal(ctx.configDir());
-  const scope = journalScope(target);
+  const scope = scopeOf(target);
   const fireAgain = await fireAgainFinder(ctx.configDir(), scope);
   const { OutcomeMemory } = await import('../domain/outcomes.js');
   const outcomes = new OutcomeMemory(ctx.configDir());

@@ -42,9 +42,14 @@ export async function run(meetingId: string, opts: RescheduleOptions, ctx: Conte
   if (!start && !ctx.canPrompt()) {
     throw new UsageError('missing --start: pass the new start time', { hint: `schedctl reschedule ${id} --start <time> (list free times with schedctl slots <event>)` });
   }
-  const [{ openJournal, journalScope }, target, api] = await Promise.all([import('../domain/journal.js'), ctx.target(), ctx.api()]);
+  const [{ openJournal }, { scopeOf }, target, api] = await Promise.all([
+    import('../domain/journal.js'),
+    import('../config/target.js'),
+    ctx.target(),
+    ctx.api(),
+  ]);
   const journal = await openJournal(ctx.configDir());
-  const scope = journalScope(target);
+  const scope = scopeOf(target);
   const known = journal.findMeeting(scope, id);
   const event = opts.event ?? known?.event;
   if (!start) start = await pick(ctx, id, event, zone);

@@ -85,8 +85,9 @@ export async function run(opts: RouteOptions, ctx: Context): Promise<RouteRun> {
   const parsed = parseRouteOptions(opts, ctx.clock.now(), ctx.canPrompt());
 
   const target = await ctx.target();
-  const [{ openJournal, journalScope }, { OutcomeMemory }, api, ui, { noticePrinter }] = await Promise.all([
+  const [{ openJournal }, { scopeOf }, { OutcomeMemory }, api, ui, { noticePrinter }] = await Promise.all([
     import('../domain/journal.js'),
+    import('../config/target.js'),
     import('../domain/outcomes.js'),
     ctx.api(),
     ctx.ui(),
@@ -106,7 +107,7 @@ export async function run(opts: RouteOptions, ctx: Context): Promise<RouteRun> {
     notify: await noticePrinter({ ui, json: ctx.globals.json, target, zone: parsed.zone, yes: parsed.flags.yes }),
     journal: await openJournal(ctx.configDir()),
     outcomes: new OutcomeMemory(ctx.configDir()),
-    scope: journalScope(target),
+    scope: scopeOf(target),
     now: () => ctx.clock.now(),
     days: parsed.days,
     leadTimezone: parsed.leadZone,

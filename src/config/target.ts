@@ -113,6 +113,14 @@ export function checkBaseUrl(raw: string, source: string): string {
   return url.toString().replace(/\/+$/, '');
 }
 
+/**
+ * Which workspace local records (lost-response journal, remembered outcomes) belong to:
+ * the profile (or `env` when the key came from the environment) and its base URL.
+ */
+export function scopeOf(target: Pick<Target, 'profileName' | 'baseUrl'>): string {
+  return `${target.profileName ?? 'env'}@${target.baseUrl}`;
+}
+
 export function isLoopbackUrl(raw: string): boolean {
   try {
     return LOOPBACK.test(new URL(raw).hostname);

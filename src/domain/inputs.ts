@@ -1,4 +1,4 @@
-/** Checks of user input shared by the booking commands: each failure names its flag, before any request. */
+/** Checks of user input shared by the commands: each failure names its flag, before any request. */
 import * as z from 'zod';
 import { UsageError } from '../errors.js';
 
@@ -12,21 +12,24 @@ export function requireUuid(value: string, flag: string, what: string): string {
   return value.trim();
 }
 
+export const isValidEmail = (value: string): boolean => emailSchema.safeParse(value).success;
+
 export function requireEmail(value: string, flag: string): string {
-  if (!emailSchema.safeParse(value.trim()).success) {
+  if (!isValidEmail(value.trim())) {
     throw new UsageError(`invalid ${flag} "${value}": expected an email address such as lead@company.com`);
   }
   return value.trim();
 }
 
-/** `key=value` pairs of a repeatable flag into an object; a pair without `=` is an error naming the flag. */
-export function parsePairs(pairs: string[] | undefined, flag: string): Record<string, string> | undefined {
-  if (!pairs?.length) return undefined;
+/** Repeatable `key=value` flags into an object; the value may contain `=`. */
+export function parseKeyValues(pairs: string[], flag: string): Record<string, string> {
   const out: Record<string, string> = {};
   for (const pair of pairs) {
-    const i = pair.indexOf('=');
-    if (i <= 0) throw new UsageError(`invalid ${flag} "${pair}": expected key=value`);
-    out[pair.slice(0, i)] = pair.slice(i + 1);
+    const at = pair.indexOf('=');
+    if (at <= 0) {
+      throw new UsageError(`invalid ${flag} "${pair}": expected key=value`, { hint: `e.g. ${flag} company=Acme` });
+    }
+    out[pair.slice(0, at)] = pair.slice(at + 1);
   }
   return out;
 }

@@ -103,7 +103,3 @@ export async function openJournal(dir: string): Promise<Journal> {
     path: conf.path,
   });
 }
-
-export function journalScope(target: { profileName: string | undefined; baseUrl: string }): string {
-  return `${target.profileName ?? 'env'}@${target.baseUrl}`;
-}

@@ -5,7 +5,6 @@
  */
 import type Conf from 'conf';
 import type { Outcome } from '../api/schemas.js';
-import type { Target } from '../config/target.js';
 import { openJsonStore } from '../config/store.js';
 
 export interface RememberedOutcome {
@@ -17,11 +16,6 @@ export interface RememberedOutcome {
 }
 
 type Shape = { outcomes: Record<string, RememberedOutcome> };
-
-/** Which workspace a remembered outcome belongs to: the profile (or `env`) and its base URL. */
-export function scopeOf(target: Pick<Target, 'profileName' | 'baseUrl'>): string {
-  return `${target.profileName ?? 'env'}@${target.baseUrl}`;
-}
 
 export class OutcomeMemory {
   private readonly conf: Conf<Shape>;

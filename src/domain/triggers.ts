@@ -3,10 +3,10 @@
  * the responses against the trigger's form, so a typo never costs a workflow run
  * (every fire starts one: CRM writes and notifications repeat, routing fairness counts).
  */
-import * as z from 'zod';
 import type { FireRequest, Trigger, TriggerField } from '../api/schemas.js';
 import { CliError, EXIT, UsageError } from '../errors.js';
 import { closest } from './closest.js';
+import { isValidEmail, parseKeyValues } from './inputs.js';
 
 /** By id, else exact name, else case-insensitive name. */
 export function resolveTrigger(triggers: Trigger[], idOrName: string): Trigger {
@@ -27,26 +27,10 @@ export function resolveTrigger(triggers: Trigger[], idOrName: string): Trigger {
   });
 }
 
-/** Repeatable `key=value` flags; the value may contain `=`. */
-export function parseKeyValues(pairs: string[], flag: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const pair of pairs) {
-    const at = pair.indexOf('=');
-    if (at <= 0) {
-      throw new UsageError(`invalid ${flag} "${pair}": expected key=value`, { hint: `e.g. ${flag} company=Acme` });
-    }
-    out[pair.slice(0, at)] = pair.slice(at + 1);
-  }
-  return out;
-}
-
 /** A field filled from the fire's `email`: named `email`, or of type `email`. */
 export function isEmailField(field: TriggerField): boolean {
   return field.name === 'email' || field.type === 'email';
 }
-
-const emailSchema = z.email();
-export const isValidEmail = (value: string): boolean => emailSchema.safeParse(value).success;
 
 export interface ResponsesInput {
   email: string;

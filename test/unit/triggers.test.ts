@@ -5,8 +5,10 @@ import { describe, expect, it } from 'vitest';
 import type { Trigger } from '../../src/api/schemas.js';
 import { CliError, UsageError } from '../../src/errors.js';
 import { closest, levenshtein } from '../../src/domain/closest.js';
-import { OutcomeMemory, scopeOf } from '../../src/domain/outcomes.js';
-import { buildResponses, parseContext, parseKeyValues, resolveTrigger } from '../../src/domain/triggers.js';
+import { scopeOf } from '../../src/config/target.js';
+import { OutcomeMemory } from '../../src/domain/outcomes.js';
+import { parseKeyValues } from '../../src/domain/inputs.js';
+import { buildResponses, parseContext, resolveTrigger } from '../../src/domain/triggers.js';
 
 const demo: Trigger = {
   id: '11111111-1111-4111-8111-111111111111',

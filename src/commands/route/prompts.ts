@@ -16,7 +16,7 @@ export async function promptAsker(ctx: Context, opts: { zone: string; leadZone?:
     import('../../errors.js'),
     import('../../domain/slots.js'),
     import('../../domain/time.js'),
-    import('../../domain/triggers.js'),
+    import('../../domain/inputs.js'),
   ]);
   const { dayLabel, formatInZone, formatUtc, relativeMinutes, timeLabel } = time;
   const io = { input: ctx.io.stdin, output: ctx.io.stderr };

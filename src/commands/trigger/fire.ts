@@ -57,16 +57,18 @@ Example: schedctl trigger fire "Inbound demo request" --email ada@acme.com --fie
 }
 
 export async function run(idOrName: string, opts: FireOptions, ctx: Context): Promise<FireRun> {
-  const [{ UsageError, ApiError, OutcomeUnknownError }, domain, { OutcomeMemory, scopeOf }] = await Promise.all([
+  const [{ UsageError, ApiError, OutcomeUnknownError }, domain, { isValidEmail, parseKeyValues }, { OutcomeMemory }, { scopeOf }] = await Promise.all([
     import('../../errors.js'),
     import('../../domain/triggers.js'),
+    import('../../domain/inputs.js'),
     import('../../domain/outcomes.js'),
+    import('../../config/target.js'),
   ]);
   // Everything that needs no server is checked first: a typo costs no request.
   const email = opts.email?.trim();
   if (!email) throw new UsageError('missing --email: the lead\'s email is required to fire a trigger', { hint: 'e.g. --email ada@acme.com' });
-  if (!domain.isValidEmail(email)) throw new UsageError(`invalid --email "${email}": not a valid email address`);
-  const fields = domain.parseKeyValues(opts.field ?? [], '--field');
+  if (!isValidEmail(email)) throw new UsageError(`invalid --email "${email}": not a valid email address`);
+  const fields = parseKeyValues(opts.field ?? [], '--field');
   const context = domain.parseContext(opts.context ?? []);
   const fromFile = opts.responses === undefined ? undefined : await readResponsesFile(opts.responses, ctx);
 

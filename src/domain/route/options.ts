@@ -4,9 +4,8 @@
  * required form fields are only known after listing the triggers (still before firing).
  */
 import { UsageError } from '../../errors.js';
-import { requireEmail } from '../inputs.js';
+import { parseKeyValues, requireEmail } from '../inputs.js';
 import { parseTimeInput, resolveZone } from '../time.js';
-import { parseKeyValues } from '../triggers.js';
 import { missingFlag, type RouteFlags } from './flag-asker.js';
 
 export const MAX_GUESTS = 10;

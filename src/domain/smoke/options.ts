@@ -5,7 +5,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { UsageError } from '../../errors.js';
-import { isValidEmail, parseKeyValues } from '../triggers.js';
+import { isValidEmail, parseKeyValues } from '../inputs.js';
 import type { SmokeInput } from './types.js';
 
 export interface SmokeFlags {
