@@ -3,6 +3,7 @@
  * the small command-definition modules load here; each action imports what it needs.
  */
 import { Command, CommanderError, Option } from 'commander';
+import { redactKeyLike } from './config/mask.js';
 import { createContext, type Context } from './context.js';
 import { VERSION } from './version.js';
 import { profileCommand } from './commands/profile/index.js';
@@ -26,7 +27,8 @@ export function buildProgram(ctx: Context): Command {
     .exitOverride()
     .configureOutput({
       writeOut: (s) => ctx.io.stdout.write(s),
-      writeErr: (s) => ctx.io.stderr.write(s),
+      // Commander's errors echo the argument they reject; a key given as one must not be printed back.
+      writeErr: (s) => ctx.io.stderr.write(redactKeyLike(s)),
     });
 
   const commands = [profileCommand(ctx), ...extraCommands(ctx), sandboxCommand(ctx)];
@@ -35,7 +37,8 @@ export function buildProgram(ctx: Context): Command {
     cmd.exitOverride();
     cmd.configureOutput({
       writeOut: (s) => ctx.io.stdout.write(s),
-      writeErr: (s) => ctx.io.stderr.write(s),
+      // Commander's errors echo the argument they reject; a key given as one must not be printed back.
+      writeErr: (s) => ctx.io.stderr.write(redactKeyLike(s)),
     });
     cmd.showSuggestionAfterError(true);
   });
@@ -63,7 +66,7 @@ export async function main(argv: string[], ctx: Context = createContext()): Prom
     if (error instanceof CommanderError) {
       if (error.exitCode === 0 || error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return 0;
       if (argv.includes('--json')) {
-        ctx.io.stdout.write(`${JSON.stringify({ error: { code: 'USAGE', message: error.message.replace(/^error: /, '') } }, null, 2)}\n`);
+        ctx.io.stdout.write(`${JSON.stringify({ error: { code: 'USAGE', message: redactKeyLike(error.message.replace(/^error: /, '')) } }, null, 2)}\n`);
       }
       return 2;
     }

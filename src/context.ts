@@ -92,6 +92,9 @@ export function createContext(opts: { io?: IO; env?: NodeJS.ProcessEnv; clock?: 
       (store ??= import('./config/store.js').then(({ ProfileStore }) => new ProfileStore(ctx.configDir()))),
     target: () =>
       (target ??= (async () => {
+        // Global flags are judged together, before a command says anything ("Booking on …"):
+        // a bad --timeout must not first surface when the HTTP client is built.
+        await timeoutMs(ctx);
         const s = await ctx.store();
         const { resolveTarget } = await import('./config/target.js');
         const profiles = Object.fromEntries(s.list().map(({ name, profile }) => [name, profile]));

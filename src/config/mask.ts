@@ -13,3 +13,12 @@ export function redact(text: string, secrets: readonly string[]): string {
   }
   return out;
 }
+
+/**
+ * Masks anything shaped like an API key (`sk_…`) in text we did not write ourselves:
+ * commander's own errors echo the offending argument (`unknown option '--token=sk_live_…'`),
+ * and a key typed as an argument must never be printed back.
+ */
+export function redactKeyLike(text: string): string {
+  return text.replace(/\bsk_[A-Za-z0-9_]+/g, (key) => maskKey(key));
+}

@@ -25,6 +25,15 @@ export async function readJsonInput(spec: string, flag: string, stdin: NodeJS.Re
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new UsageError(`${source} is not valid JSON: ${(error as Error).message}`);
+    throw new UsageError(`${source} is not valid JSON: ${jsonParseReason(error)}`);
   }
+}
+
+/**
+ * V8's JSON.parse message quotes the input (`Unexpected token 'o', "not json\n" is not valid JSON`):
+ * the quote may span lines (errors are one line) or hold a secret read from a file, so keep only the reason.
+ */
+function jsonParseReason(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.replace(/,?\s*"[\s\S]*" is not valid JSON\s*$/, '').replace(/\s+/g, ' ').trim() || 'it does not parse';
 }
