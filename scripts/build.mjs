@@ -10,6 +10,15 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const pkg = JSON.parse(readFileSync(`${root}/package.json`, 'utf8'));
 if (process.argv.includes('--clean')) rmSync(`${root}/dist`, { recursive: true, force: true });
 
+const lazyChildProcessForCommander = {
+  name: 'lazy-child-process-for-commander',
+  setup(b) {
+    b.onResolve({ filter: /^node:child_process$/ }, (args) =>
+      args.importer.includes('node_modules/commander/') ? { path: `${root}/scripts/stubs/lazy-child-process.cjs` } : undefined,
+    );
+  },
+};
+
 const result = await build({
   absWorkingDir: root,
   entryPoints: { cli: 'src/cli.ts', sandbox: 'src/sandbox/server.ts' },
@@ -34,6 +43,7 @@ const result = await build({
     'ajv-formats': './scripts/stubs/ajv-formats.mjs',
     '@inquirer/editor': './scripts/stubs/inquirer-editor.mjs',
   },
+  plugins: [lazyChildProcessForCommander],
   logLevel: 'warning',
   metafile: true,
 });
