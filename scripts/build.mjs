@@ -10,12 +10,18 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const pkg = JSON.parse(readFileSync(`${root}/package.json`, 'utf8'));
 if (process.argv.includes('--clean')) rmSync(`${root}/dist`, { recursive: true, force: true });
 
-const lazyChildProcessForCommander = {
-  name: 'lazy-child-process-for-commander',
+// Stand-ins for modules a dependency loads at start for features schedctl never uses.
+const STUBS = [
+  { module: 'node:child_process', from: 'node_modules/commander/', stub: 'scripts/stubs/lazy-child-process.cjs' },
+  { module: 'semver', from: 'node_modules/conf/', stub: 'scripts/stubs/semver.mjs' },
+];
+const unusedFeatureStubs = {
+  name: 'unused-feature-stubs',
   setup(b) {
-    b.onResolve({ filter: /^node:child_process$/ }, (args) =>
-      args.importer.includes('node_modules/commander/') ? { path: `${root}/scripts/stubs/lazy-child-process.cjs` } : undefined,
-    );
+    for (const { module, from, stub } of STUBS) {
+      const filter = new RegExp(`^${module.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
+      b.onResolve({ filter }, (args) => (args.importer.includes(from) ? { path: `${root}/${stub}` } : undefined));
+    }
   },
 };
 
@@ -43,7 +49,7 @@ const result = await build({
     'ajv-formats': './scripts/stubs/ajv-formats.mjs',
     '@inquirer/editor': './scripts/stubs/inquirer-editor.mjs',
   },
-  plugins: [lazyChildProcessForCommander],
+  plugins: [unusedFeatureStubs],
   logLevel: 'warning',
   metafile: true,
 });
