@@ -1,11 +1,13 @@
 /** Turns any thrown error into the documented output and exit code. */
-import { redact } from './config/mask.js';
+import { redact, redactKeyLike } from './config/mask.js';
 import type { Context } from './context.js';
 import { EXIT, isCliError, type ErrorDocument } from './errors.js';
 
 export function reportError(error: unknown, ctx: Context, json: boolean): number {
   const secrets = [ctx.env.SCHEDCTL_API_KEY ?? '', ...ctx.secrets];
-  const clean = (s: string) => redact(s, secrets);
+  // The keys in use, and anything key-shaped: a server may echo back an argument that was
+  // a different key pasted by mistake (`schedctl events show sk_live_…`).
+  const clean = (s: string) => redactKeyLike(redact(s, secrets));
   let doc: ErrorDocument;
   let exitCode: number;
   if (isCliError(error)) {

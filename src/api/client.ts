@@ -13,7 +13,7 @@
  */
 import ky, { HTTPError, TimeoutError } from 'ky';
 import type { ZodType } from 'zod';
-import { redact } from '../config/mask.js';
+import { redact, redactKeyLike } from '../config/mask.js';
 import type { Clock } from '../context.js';
 import { ApiError, BadResponseError, NetworkError, OutcomeUnknownError } from '../errors.js';
 import { schemas } from './schemas.js';
@@ -74,7 +74,8 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   const budgetMs = options.rateLimitBudgetMs ?? 90_000;
   const maxBody = options.maxBodyBytes ?? 5 * 1024 * 1024;
   const secrets = [options.apiKey];
-  const debug = (line: string) => options.debug?.(redact(line, secrets));
+  // Key-shaped text too: a path or body may carry a key pasted as an argument by mistake.
+  const debug = (line: string) => options.debug?.(redactKeyLike(redact(line, secrets)));
   let sent = 0;
 
   async function request<T>(opts: RequestOptions<T>): Promise<T> {

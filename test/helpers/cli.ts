@@ -68,7 +68,15 @@ export function runCli(args: string[], opts: RunOptions = {}): Promise<RunResult
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(timer);
-      if (!opts.allowSecrets) assertNoSecrets(`schedctl ${args.join(' ')}`, { stdout, stderr });
+      // Reject (not throw): a throw here is outside the promise and would only surface as a timeout.
+      if (!opts.allowSecrets) {
+        try {
+          assertNoSecrets(`schedctl ${args.join(' ')}`, { stdout, stderr });
+        } catch (error) {
+          reject(error);
+          return;
+        }
+      }
       resolvePromise({
         code,
         stdout,
