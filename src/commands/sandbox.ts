@@ -38,6 +38,15 @@ export function sandboxCommand(ctx: Context): Command {
           json: ctx.globals.json,
           ...(opts.state ? { state: opts.state } : {}),
         };
+        if (opts.state) {
+          // Checked up front: otherwise the sandbox starts and then answers every change with a 500
+          // because it cannot write its state file.
+          const [{ statSync }, { dirname, resolve }] = await Promise.all([import('node:fs'), import('node:path')]);
+          const folder = dirname(resolve(opts.state));
+          if (!statSync(folder, { throwIfNoEntry: false })?.isDirectory()) {
+            throw new UsageError(`invalid --state "${opts.state}": the folder ${folder} does not exist`, { hint: `create it first, e.g. mkdir -p ${folder}` });
+          }
+        }
         const { runSandboxCommand } = await import('../sandbox/main.js');
         const running = await runSandboxCommand(options, ctx.io);
         if (ctx.globals.profile) {

@@ -137,6 +137,7 @@ const CASES: Case[] = [
   { what: 'sandbox: --seed x', args: ['sandbox', '--seed', 'x'], names: '--seed' },
   { what: 'sandbox: --hold-seconds -1', args: ['sandbox', '--hold-seconds', '-1'], names: '--hold-seconds' },
   { what: 'sandbox: --rate-limit abc', args: ['sandbox', '--rate-limit', 'abc'], names: '--rate-limit' },
+  { what: 'sandbox: --state in a missing folder', args: ['sandbox', '--port', '0', '--state', join(files, 'no/such/dir/state.json')], names: '--state' },
 ];
 
 describe.concurrent('bad input is refused locally: exit 2, one line naming it, no request sent', () => {
