@@ -97,6 +97,9 @@ const CASES: Case[] = [
   { what: 'reschedule: bad --start', args: ['reschedule', UUID, '--start', 'later'], names: '--start' },
   { what: 'reschedule: bad --tz', args: ['reschedule', UUID, '--start', '2030-01-07 10:00', '--tz', 'Bad/Zone'], names: '--tz' },
   // triggers and fire
+  { what: 'triggers show: empty trigger', args: ['triggers', 'show', ''], names: 'trigger' },
+  { what: 'trigger fire: empty trigger', args: ['trigger', 'fire', '', '--email', 'a@acme.example'], names: 'trigger' },
+  { what: 'route: empty --trigger', args: [...ROUTE, '--trigger', ''], names: 'trigger' },
   { what: 'triggers show: unknown --profile', args: ['triggers', 'show', T, '--profile', 'ghost'], names: '--profile' },
   { what: 'trigger fire: bad --email', args: [...FIRE, '--email', 'bad'], names: '--email' },
   { what: 'trigger fire: missing --email', args: ['trigger', 'fire', T, '--field', 'company=Acme'], names: '--email' },
