@@ -106,7 +106,8 @@ describe('SIGTERM during a booking loop', () => {
     };
     const loops = Promise.all([0, 1, 2].map(loop));
     // Let some bookings through, then stop it in the middle of traffic.
-    while (confirmed.length < 15) await new Promise((r) => setTimeout(r, 20));
+    const waitUntil = Date.now() + 20_000;
+    while (confirmed.length < 15 && Date.now() < waitUntil) await new Promise((r) => setTimeout(r, 20));
     first.child.kill('SIGTERM');
     const code = await first.exited;
     stopped = true;
