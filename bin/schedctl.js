@@ -9,9 +9,4 @@ process.stdout.on('error', (error) => {
   if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
   throw error;
 });
-const code = await main(process.argv.slice(2));
-process.exitCode = code;
-// fetch's keep-alive pool holds the event loop open for a while after the last response.
-// Nothing is left to do: leave as soon as stdout and stderr are flushed (exiting earlier
-// could cut a piped JSON document short).
-process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));
+process.exitCode = await main(process.argv.slice(2));

@@ -14,6 +14,7 @@ if (process.argv.includes('--clean')) rmSync(`${root}/dist`, { recursive: true, 
 const STUBS = [
   { module: 'node:child_process', from: 'node_modules/commander/', stub: 'scripts/stubs/lazy-child-process.cjs' },
   { module: 'semver', from: 'node_modules/conf/', stub: 'scripts/stubs/semver.mjs' },
+  { module: 'node:crypto', from: 'node_modules/conf/', stub: 'scripts/stubs/lazy-crypto.mjs' },
 ];
 const unusedFeatureStubs = {
   name: 'unused-feature-stubs',

@@ -43,6 +43,12 @@ export type Scope = (typeof SCOPES)[number];
 
 const INT32 = { min: -2147483648, max: 2147483647 };
 
+/** Memoized thunk: building zod schemas is a measurable part of a command's cold start. */
+function once<T>(build: () => T): () => T {
+  let value: T | undefined;
+  return () => (value ??= build());
+}
+
 function buildSchemas(strict: boolean) {
   // z.looseObject keeps unknown keys (so --json passes through what the server sent);
   // z.strictObject rejects them.
@@ -54,24 +60,25 @@ function buildSchemas(strict: boolean) {
   const email = () => (strict ? z.email() : z.string());
   const int32 = () => z.number().int().min(INT32.min).max(INT32.max);
 
-  const meeting = obj({
-    id: uuid(),
-    eventId: uuid(),
-    title: z.string(),
-    status: oneOf(MEETING_STATUSES),
-    date: dateTime(),
-    duration: int32(),
-    meetingLink: z.string().nullable(),
-    conferencingType: oneOf(MEETING_CONFERENCING_TYPES),
-    location: z.string().nullable(),
-    personEmail: email(),
-    additionalAttendees: z.array(z.string()),
-    cancellationReason: z.string().nullable(),
-    createdAt: dateTime(),
-    updatedAt: dateTime(),
-  });
+  const meeting = once(() =>
+    obj({
+      id: uuid(),
+      eventId: uuid(),
+      title: z.string(),
+      status: oneOf(MEETING_STATUSES),
+      date: dateTime(),
+      duration: int32(),
+      meetingLink: z.string().nullable(),
+      conferencingType: oneOf(MEETING_CONFERENCING_TYPES),
+      location: z.string().nullable(),
+      personEmail: email(),
+      additionalAttendees: z.array(z.string()),
+      cancellationReason: z.string().nullable(),
+      createdAt: dateTime(),
+      updatedAt: dateTime(),
+    }));
 
-  const eventCommon = {
+  const eventCommon = () => ({
     id: uuid(),
     slug: z.string(),
     name: z.string(),
@@ -81,103 +88,146 @@ function buildSchemas(strict: boolean) {
     timeslotIncrement: int32(),
     conferencingType: oneOf(EVENT_CONFERENCING_TYPES),
     location: z.string(),
-  };
+  });
 
-  const eventSummary = obj({ ...eventCommon, createdAt: dateTime(), updatedAt: dateTime() });
+  const eventSummary = once(() =>
+    obj({ ...eventCommon(), createdAt: dateTime(), updatedAt: dateTime() }));
   // The spec types nextCursor as a string; the tolerant variant also accepts null or
   // absence as "no more pages", since real services differ on how they say it.
-  const eventsList = obj({
-    events: z.array(eventSummary),
-    nextCursor: strict ? z.string() : z.string().nullable().optional(),
-  });
+  const eventsList = once(() =>
+    obj({
+      events: z.array(eventSummary()),
+      nextCursor: strict ? z.string() : z.string().nullable().optional(),
+    }));
 
-  const host = obj({
-    name: z.string(),
-    profilePictureUrl: z.string(),
-    isQueue: z.boolean(),
-    isPrimary: z.boolean(),
-  });
+  const host = once(() =>
+    obj({
+      name: z.string(),
+      profilePictureUrl: z.string(),
+      isQueue: z.boolean(),
+      isPrimary: z.boolean(),
+    }));
 
-  const option = obj({ value: z.string(), label: z.string() });
+  const option = once(() =>
+    obj({ value: z.string(), label: z.string() }));
 
-  const question = obj({
-    id: uuid(),
-    type: z.string(),
-    title: z.string(),
-    description: z.string(),
-    placeholder: z.string(),
-    isRequired: z.boolean(),
-    order: z.number().int(),
-    options: z.array(option),
-    requireWorkEmail: z.boolean(),
-  });
+  const question = once(() =>
+    obj({
+      id: uuid(),
+      type: z.string(),
+      title: z.string(),
+      description: z.string(),
+      placeholder: z.string(),
+      isRequired: z.boolean(),
+      order: z.number().int(),
+      options: z.array(option()),
+      requireWorkEmail: z.boolean(),
+    }));
 
-  const eventDetail = obj({ ...eventCommon, hosts: z.array(host), questions: z.array(question) });
+  const eventDetail = once(() =>
+    obj({ ...eventCommon(), hosts: z.array(host()), questions: z.array(question()) }));
 
-  const slotsResult = obj({
-    reservationId: uuid(),
-    eventId: uuid(),
-    expiresAt: dateTime(),
-    slots: z.array(dateTime()),
-    // The shape of a non-null activeHost is not shown in the spec: any object.
-    activeHost: z.record(z.string(), z.unknown()).nullable(),
-  });
+  const slotsResult = once(() =>
+    obj({
+      reservationId: uuid(),
+      eventId: uuid(),
+      expiresAt: dateTime(),
+      slots: z.array(dateTime()),
+      // The shape of a non-null activeHost is not shown in the spec: any object.
+      activeHost: z.record(z.string(), z.unknown()).nullable(),
+    }));
 
-  const triggerField = obj({
-    name: z.string(),
-    label: z.string(),
-    type: z.string(),
-    required: z.boolean(),
-    options: z.array(option).nullable(),
-  });
+  const triggerField = once(() =>
+    obj({
+      name: z.string(),
+      label: z.string(),
+      type: z.string(),
+      required: z.boolean(),
+      options: z.array(option()).nullable(),
+    }));
 
-  const trigger = obj({
-    id: uuid(),
-    name: z.string(),
-    description: z.string(),
-    fields: z.array(triggerField),
-  });
+  const trigger = once(() =>
+    obj({
+      id: uuid(),
+      name: z.string(),
+      description: z.string(),
+      fields: z.array(triggerField()),
+    }));
 
-  const triggersList = obj({ triggers: z.array(trigger) });
+  const triggersList = once(() =>
+    obj({ triggers: z.array(trigger()) }));
 
-  const schedulerOutcome = obj({ type: z.literal('scheduler'), schedulerUrl: z.string(), schedulingLinkId: uuid() });
-  const redirectOutcome = obj({ type: z.literal('redirect'), url: z.string() });
-  const noneOutcome = obj({ type: z.literal('none') });
-  const outcome = strict
-    ? z.discriminatedUnion('type', [schedulerOutcome, redirectOutcome, noneOutcome])
-    : z.union([
-        schedulerOutcome,
-        redirectOutcome,
-        noneOutcome,
-        // An outcome type this client does not know yet must not break `trigger fire`. The data passes
-        // through unchanged; only its static type says 'other', so narrowing on the known types works.
-        z.looseObject({ type: z.string() }).transform((o) => o as { type: 'other'; [key: string]: unknown }),
-      ]);
+  const schedulerOutcome = once(() =>
+    obj({ type: z.literal('scheduler'), schedulerUrl: z.string(), schedulingLinkId: uuid() }));
+  const redirectOutcome = once(() =>
+    obj({ type: z.literal('redirect'), url: z.string() }));
+  const noneOutcome = once(() =>
+    obj({ type: z.literal('none') }));
+  const outcome = once(() =>
+    strict
+      ? z.discriminatedUnion('type', [schedulerOutcome(), redirectOutcome(), noneOutcome()])
+      : z.union([
+          schedulerOutcome(),
+          redirectOutcome(),
+          noneOutcome(),
+          // An outcome type this client does not know yet must not break `trigger fire`. The data passes
+          // through unchanged; only its static type says 'other', so narrowing on the known types works.
+          z.looseObject({ type: z.string() }).transform((o) => o as { type: 'other'; [key: string]: unknown }),
+        ]));
 
-  const triggerFireResult = obj({ executionId: uuid(), outcome });
+  const triggerFireResult = once(() =>
+    obj({ executionId: uuid(), outcome: outcome() }));
 
-  const apiError = obj({
-    error: obj({
-      code: oneOf(ERROR_CODES),
-      message: z.string(),
-      details: z.array(z.string()).optional(),
-    }),
-  });
+  const apiError = once(() =>
+    obj({
+      error: obj({
+        code: oneOf(ERROR_CODES),
+        message: z.string(),
+        details: z.array(z.string()).optional(),
+      }),
+    }));
 
+  // Each schema is built on first use: a command pays only for the ones it parses.
   return {
-    meeting,
-    eventSummary,
-    eventsList,
-    host,
-    question,
-    eventDetail,
-    slotsResult,
-    triggerField,
-    trigger,
-    triggersList,
-    outcome,
-    triggerFireResult,
-    apiError,
+    get meeting() {
+      return meeting();
+    },
+    get eventSummary() {
+      return eventSummary();
+    },
+    get eventsList() {
+      return eventsList();
+    },
+    get host() {
+      return host();
+    },
+    get question() {
+      return question();
+    },
+    get eventDetail() {
+      return eventDetail();
+    },
+    get slotsResult() {
+      return slotsResult();
+    },
+    get triggerField() {
+      return triggerField();
+    },
+    get trigger() {
+      return trigger();
+    },
+    get triggersList() {
+      return triggersList();
+    },
+    get outcome() {
+      return outcome();
+    },
+    get triggerFireResult() {
+      return triggerFireResult();
+    },
+    get apiError() {
+      return apiError();
+    },
   };
 }
 

@@ -1,5 +1,4 @@
 import { Command } from 'commander';
-import type { Meeting } from '../api/schemas.js';
 import type { Context } from '../context.js';
 import type { BookResult } from '../domain/booking.js';
 import { action, collect } from './action.js';
@@ -70,7 +69,8 @@ export function bookCommand(ctx: Context): Command {
           return;
         }
         if (ctx.globals.json) return ui.json(result.meeting);
-        ui.print(await describeMeeting(result.meeting, zone, 'Booked'));
+        const { describeMeeting } = await import('../ui/meeting-view.js');
+        ui.print(describeMeeting(result.meeting, zone, 'Booked'));
         ui.info(`\nTo move it: schedctl reschedule ${result.meeting.id} --start <time>`);
       }),
     );
@@ -82,18 +82,6 @@ async function displayZone(tz: string | undefined): Promise<string> {
 }
 
 /** Human lines for a meeting: the time in the display zone and in UTC, status, link, title. */
-export async function describeMeeting(m: Meeting, zone: string, verb: string): Promise<string> {
-  const { formatInZone, formatUtc } = await import('../domain/time.js');
-  return [
-    `${verb} meeting ${m.id}`,
-    `  title   ${m.title}`,
-    `  time    ${formatInZone(m.date, zone)} (${formatUtc(m.date)}), ${m.duration} min`,
-    `  status  ${m.status}`,
-    `  link    ${m.meetingLink ?? m.location ?? '(none)'}`,
-    `  lead    ${m.personEmail}${m.additionalAttendees.length ? ` + ${m.additionalAttendees.join(', ')}` : ''}`,
-  ].join('\n');
-}
-
 /** Human mode: list the nearest free times of a SLOT_TAKEN (the error line itself comes from the reporter). */
 async function explainSlotTaken(error: unknown, ctx: Context, zone: string): Promise<void> {
   if (ctx.globals.json) return;

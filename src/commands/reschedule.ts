@@ -22,9 +22,9 @@ export function rescheduleCommand(ctx: Context): Command {
         const r = await run(meetingId ?? '', opts, ctx);
         const ui = await ctx.ui();
         if (ctx.globals.json) return ui.json(r.meeting);
-        const { describeMeeting } = await import('./book.js');
+        const { describeMeeting } = await import('../ui/meeting-view.js');
         const { formatInZone, formatUtc } = await import('../domain/time.js');
-        ui.print(await describeMeeting(r.meeting, r.zone, 'Rescheduled'));
+        ui.print(describeMeeting(r.meeting, r.zone, 'Rescheduled'));
         ui.print(
           `  was     ${r.oldTime ? `${formatInZone(r.oldTime, r.zone)} (${formatUtc(r.oldTime)})` : '(unknown: not booked through schedctl on this machine)'}`,
         );

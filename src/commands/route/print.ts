@@ -43,10 +43,10 @@ export async function routeLines(r: RouteRun): Promise<string[]> {
       ];
     }
     case 'booked': {
-      const { describeMeeting } = await import('../book.js');
+      const { describeMeeting } = await import('../../ui/meeting-view.js');
       const m = x.meeting!;
       return [
-        await describeMeeting(m, r.zone, 'Booked'),
+        describeMeeting(m, r.zone, 'Booked'),
         '',
         `To move it:      schedctl reschedule ${m.id} --start <time>`,
         `As one command:  ${r.commandLine}`,
