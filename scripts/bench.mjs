@@ -15,17 +15,20 @@ const rssHook = join(root, 'scripts/bench-rss.mjs');
 if (!existsSync(join(root, 'dist/cli.js'))) execFileSync('node', ['scripts/build.mjs'], { cwd: root, stdio: 'inherit' });
 const { startSandbox } = await import(join(root, 'dist/sandbox.js'));
 
-function run(args, env) {
+// One process; `rss` adds the preload that reports peak RSS (kept out of timed runs: it
+// would load the ESM loader into the bare baseline too).
+function run(args, env, { rss = false } = {}) {
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint();
-    const child = spawn(process.execPath, ['--import', rssHook, ...args], { env, stdio: ['ignore', 'ignore', 'ignore', 'pipe'] });
-    let rss = '';
-    child.stdio[3].on('data', (d) => (rss += d));
+    const argv = rss ? ['--import', rssHook, ...args] : args;
+    const child = spawn(process.execPath, argv, { env, stdio: ['ignore', 'ignore', 'ignore', 'pipe'] });
+    let out = '';
+    child.stdio[3].on('data', (d) => (out += d));
     child.on('error', reject);
     child.on('close', (code) => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       if (code !== 0) return reject(new Error(`node ${args.join(' ')} exited ${code}`));
-      resolve({ ms, rssKb: Number(rss.trim()) });
+      resolve({ ms, rssKb: Number(out.trim()) });
     });
   });
 }
@@ -40,6 +43,10 @@ async function ratio(args, env) {
     const cmd = await run([bin, ...args], env);
     if (i < 2) continue; // warm-up: file cache
     ratios.push(cmd.ms / base.ms);
+  }
+  for (let i = 0; i < 5; i++) {
+    const base = await run(['-e', '0'], env, { rss: true });
+    const cmd = await run([bin, ...args], env, { rss: true });
     rssDelta.push((cmd.rssKb - base.rssKb) / 1024);
   }
   return { ratio: median(ratios), rssMb: median(rssDelta) };
