@@ -17,12 +17,22 @@ export function slotDayLines(slots: string[], zone: string): SlotDayLine[] {
   }));
 }
 
-/** `Tue 1 Dec   09:00 09:15 09:30` per day; `(no free times)` when empty. */
+/** Times per output line: a busy day stays readable in an 80-column terminal. */
+const TIMES_PER_LINE = 12;
+
+/** `Tue 1 Dec   09:00 09:15 09:30` per day (long days wrap under their times); `(no free times)` when empty. */
 export function renderSlotsByDay(slots: string[], zone: string): string {
   const lines = slotDayLines(slots, zone);
   if (lines.length === 0) return '  (no free times in this range)';
   const width = Math.max(...lines.map((l) => l.label.length));
-  return lines.map((l) => `  ${l.label.padEnd(width)}  ${l.times.join(' ')}`).join('\n');
+  const out: string[] = [];
+  for (const l of lines) {
+    for (let i = 0; i < l.times.length; i += TIMES_PER_LINE) {
+      const label = i === 0 ? l.label.padEnd(width) : ' '.repeat(width);
+      out.push(`  ${label}  ${l.times.slice(i, i + TIMES_PER_LINE).join(' ')}`);
+    }
+  }
+  return out.join('\n');
 }
 
 /** Choices for a picker: `Tue 1 Dec 14:00` in the zone, value = the slot as the API wrote it. */

@@ -62,7 +62,8 @@ const DEMO_FORM: Array<[string, string]> = [
   ["Lead's email", `ada@acme.example${ENTER}`],
   ['Company', `Acme${ENTER}`],
   ['Region', ENTER],
-  ['Team size (optional)', `${DOWN}${ENTER}`],
+  // Optional selects start on "(leave empty)": two steps down is the second option.
+  ['Team size (optional)', `${DOWN}${DOWN}${ENTER}`],
   ['Anything else? (optional)', `call me${ENTER}`],
   ['Fire "Inbound demo request" for ada@acme.example?', ENTER],
 ];
@@ -87,7 +88,7 @@ describe('route wizard (real prompts)', () => {
     expect(state.meetings).toHaveLength(1);
     const m = state.meetings[0]!;
     expect(m).toMatchObject({ personEmail: 'ada@acme.example', workflowExecutionId: state.executions[0]!.id });
-    expect(r.stderr).toContain('team_size 11 to 50 (11-50)');
+    expect(r.stderr).toMatch(/team_size\s+11 to 50 \(11-50\)/);
     expect(r.stderr).toContain(`Firing "Inbound demo request" for ada@acme.example with SCHEDCTL_API_KEY at ${sb.baseUrl}`);
     expect(r.stdout).toContain(`Booked meeting ${m.id}`);
     expect(r.stdout).toContain('lead    ada@acme.example + bob@acme.example');

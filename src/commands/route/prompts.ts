@@ -54,7 +54,7 @@ export async function promptAsker(ctx: Context, opts: { zone: string; leadZone?:
         if (f.options) {
           const choices = f.options.map((o) => ({ name: o.label, value: o.value, short: o.label }));
           answers[f.name] = await select<string>(
-            { message: label(f), choices: f.required ? choices : [...choices, { name: '(leave empty)', value: '', short: '(empty)' }], pageSize: 10 },
+            { message: label(f), choices: f.required ? choices : [{ name: '(leave empty)', value: '', short: '(empty)' }, ...choices], pageSize: 10 },
             io,
           );
         } else {
@@ -71,15 +71,19 @@ export async function promptAsker(ctx: Context, opts: { zone: string; leadZone?:
       return confirm({ message: 'Reuse it instead of firing again?', default: true }, io);
     },
     async confirmFire(s) {
-      say('');
-      say(`  trigger  ${s.trigger.name}`);
-      say(`  email    ${s.email}`);
+      const rows: Array<[string, string]> = [
+        ['trigger', s.trigger.name],
+        ['email', s.email],
+      ];
       for (const f of s.trigger.fields) {
         const value = s.responses[f.name];
         if (value === undefined) continue;
         const option = f.options?.find((o) => o.value === value);
-        say(`  ${f.name.padEnd(8)} ${option ? `${option.label} (${value})` : value}`);
+        rows.push([f.name, option ? `${option.label} (${value})` : value]);
       }
+      const width = Math.max(...rows.map(([k]) => k.length));
+      say('');
+      for (const [k, v] of rows) say(`  ${k.padEnd(width)}  ${v}`);
       return confirm({ message: `Fire "${s.trigger.name}" for ${s.email}? (starts a workflow run)`, default: true }, io);
     },
     async pickSlot(page: SlotPage): Promise<SlotAnswer> {
