@@ -60,11 +60,12 @@ export function bookCommand(ctx: Context): Command {
               workflowExecutionId: a.workflowExecutionId,
               event: a.event,
               startTime: a.startTime,
+              meetingId: a.meetingId ?? null,
             });
           }
           const { formatInZone } = await import('../domain/time.js');
           ui.print(
-            `Already booked: the earlier attempt at ${formatInZone(a.attemptedAt, zone)} (reservation ${a.reservationId}${a.workflowExecutionId ? `, workflow run ${a.workflowExecutionId}` : ''}) did book the meeting at ${formatInZone(a.startTime, zone)} for ${a.personEmail}; the API answered ${result.code} to this retry, so no second meeting was created.`,
+            `Already booked: the earlier attempt at ${formatInZone(a.attemptedAt, zone)} (reservation ${a.reservationId}${a.workflowExecutionId ? `, workflow run ${a.workflowExecutionId}` : ''}) did book the meeting${a.meetingId ? ` ${a.meetingId}` : ''} at ${formatInZone(a.startTime, zone)} for ${a.personEmail}; the API answered ${result.code} to this retry, so no second meeting was created.`,
           );
           return;
         }

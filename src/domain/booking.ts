@@ -64,9 +64,11 @@ export class SlotTakenError extends ApiError {
 
 export async function bookSlot(deps: BookDeps, request: BookRequest): Promise<BookResult> {
   const { api, journal, scope } = deps;
-  const prior = journal.findUnknown(scope, {
+  const prior = journal.findPrior(scope, {
     reservationId: request.reservationId,
     workflowExecutionId: request.workflowExecutionId ?? null,
+    startTime: request.startTime,
+    personEmail: request.personEmail,
   });
   // Written before sending: even if schedctl is killed mid-request, the attempt is on record.
   const attempt = journal.add({
@@ -88,7 +90,9 @@ export async function bookSlot(deps: BookDeps, request: BookRequest): Promise<Bo
     journal.remove(attempt.id);
     if (!(error instanceof ApiError)) throw error;
     if (prior && (ALREADY_BOOKED_CODES as readonly string[]).includes(error.code)) {
-      const updated = journal.update(prior.id, { outcome: 'already_booked', updatedAt: deps.now().toISOString() }) ?? prior;
+      // A known booking stays `booked` (with its meeting id); a lost one is now known to exist.
+      const updated =
+        prior.outcome === 'booked' ? prior : (journal.update(prior.id, { outcome: 'already_booked', updatedAt: deps.now().toISOString() }) ?? prior);
       if (request.workflowExecutionId) deps.outcomes?.forgetExecution(scope, request.workflowExecutionId);
       return { status: 'already_booked', code: error.code, attempt: updated };
     }
@@ -96,8 +100,8 @@ export async function bookSlot(deps: BookDeps, request: BookRequest): Promise<Bo
     throw withHint(error, hintFor(error, request, deps));
   }
   journal.update(attempt.id, { outcome: 'booked', meetingId: meeting.id, startTime: meeting.date, updatedAt: deps.now().toISOString() });
-  // The earlier attempt never reached the server: had it booked, this one would have been refused.
-  if (prior) journal.remove(prior.id);
+  // An earlier lost attempt never reached the server: had it booked, this one would have been refused.
+  if (prior && prior.outcome !== 'booked') journal.remove(prior.id);
   if (request.workflowExecutionId) deps.outcomes?.forgetExecution(scope, request.workflowExecutionId);
   return { status: 'booked', meeting };
 }

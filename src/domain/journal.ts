@@ -65,15 +65,24 @@ export class Journal {
   }
 
   /**
-   * The latest attempt whose response was lost, for this reservation or this workflow run
-   * (also once a retry showed it `already_booked`, so running the command again says so again).
+   * The latest earlier attempt for this reservation or this workflow run: one whose response
+   * was lost (also once a retry showed it `already_booked`, so running the command again says
+   * so again), or one that booked (so re-running a successful command is idempotent).
    */
-  findUnknown(scope: string, by: { reservationId?: string; workflowExecutionId?: string | null }): JournalEntry | undefined {
+  findPrior(
+    scope: string,
+    by: { reservationId?: string; workflowExecutionId?: string | null; startTime?: string; personEmail?: string },
+  ): JournalEntry | undefined {
+    const sameBooking = (e: JournalEntry) =>
+      e.outcome !== 'booked' ||
+      (by.startTime !== undefined && Date.parse(e.startTime) === Date.parse(by.startTime) && e.personEmail.toLowerCase() === (by.personEmail ?? '').toLowerCase());
     return this.all()
       .filter(
         (e) =>
           e.scope === scope &&
-          (e.outcome === 'unknown' || e.outcome === 'already_booked') &&
+          // A booked entry counts only for the very same booking (same time and lead): then a
+          // refusal means "this one exists"; another time on a spent reservation is a real error.
+          sameBooking(e) &&
           ((by.reservationId !== undefined && e.reservationId === by.reservationId) ||
             (!!by.workflowExecutionId && e.workflowExecutionId === by.workflowExecutionId)),
       )

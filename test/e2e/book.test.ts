@@ -147,6 +147,16 @@ describe('book: every error code of the spec', () => {
     expect(r.json().error).toMatchObject({ code: 'RESERVATION_EXPIRED', status: 409, hint: expect.stringContaining('`schedctl slots intro-call`') });
   });
 
+  it('re-running a successful book is idempotent: already booked, the meeting id, exit 0', async () => {
+    const s = await slots('intro-call');
+    expect((await book('intro-call', s.slots[0]!, s.reservationId)).code).toBe(0);
+    const [m] = await meetings();
+    const again = await book('intro-call', s.slots[0]!, s.reservationId, 'lead@acme.example', ['--json']);
+    expect(again.code, show(again)).toBe(0);
+    expect(again.json()).toMatchObject({ status: 'already_booked', code: 'RESERVATION_USED', meetingId: m!.id, reservationId: s.reservationId });
+    expect(await meetings()).toHaveLength(1);
+  });
+
   it('RESERVATION_USED: the reservation was spent by an earlier booking (exit 5)', async () => {
     const s = await slots('intro-call');
     expect((await book('intro-call', s.slots[0]!, s.reservationId)).code).toBe(0);
@@ -254,7 +264,7 @@ describe('book: lost responses never make a second meeting', () => {
     const json = await book('intro-call', s.slots[0]!, s.reservationId, 'lead@acme.example', ['--json']);
     expect(json.code, show(json)).toBe(0);
     expect(json.json()).toEqual({
-      status: 'already_booked', code: 'RESERVATION_USED', reservationId: s.reservationId, workflowExecutionId: null, event: 'intro-call', startTime: s.slots[0],
+      status: 'already_booked', code: 'RESERVATION_USED', reservationId: s.reservationId, workflowExecutionId: null, event: 'intro-call', startTime: s.slots[0], meetingId: null,
     });
     expect(await meetings()).toHaveLength(1);
     assertNoSecretsInFiles(dir);
