@@ -49,7 +49,12 @@ function packagesIn(files: string[]): Set<string> {
 }
 
 describe('cold start', () => {
-  it.each([['--help'], ['--version'], ['book', '--help']])('`schedctl %s` loads commander and nothing heavy', (...args) => {
+  it('`schedctl --version` answers without loading the CLI bundle at all', () => {
+    const files = loadedFiles(['--version']);
+    expect(files).toEqual(['bin/schedctl.js']);
+  });
+
+  it.each([['--help'], ['book', '--help'], ['--version', '--json']])('`schedctl %s` loads commander and nothing heavy', (...args) => {
     const files = loadedFiles(args);
     expect(files).toContain('dist/cli.js');
     expect(files.every((f) => f.startsWith('dist/') || f.startsWith('bin/'))).toBe(true);
