@@ -54,6 +54,11 @@ function applyRecursively(cmd: Command, fn: (c: Command) => void): void {
 
 /** Runs the CLI and returns the exit code (bin/schedctl.js sets it; commands never call process.exit). */
 export async function main(argv: string[], ctx: Context = createContext()): Promise<number> {
+  // `--version --json`: one JSON document, like every other --json output.
+  if (argv.includes('--json') && argv.some((a) => a === '--version' || a === '-v') && argv.every((a) => ['--json', '--version', '-v'].includes(a))) {
+    ctx.io.stdout.write(`${JSON.stringify({ version: VERSION })}\n`);
+    return 0;
+  }
   const program = buildProgram(ctx);
   if (argv.length === 0) {
     program.outputHelp();

@@ -1,0 +1,37 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli, show } from '../helpers/cli.js';
+
+const VERSION = (JSON.parse(readFileSync(resolve(import.meta.dirname, '../../package.json'), 'utf8')) as { version: string }).version;
+
+describe('the program', () => {
+  it('prints help listing every command (also with no arguments), exit 0', async () => {
+    for (const args of [['--help'], []]) {
+      const r = await runCli(args);
+      expect(r.code, show(r)).toBe(0);
+      for (const cmd of ['route', 'triggers', 'trigger', 'events', 'slots', 'book', 'reschedule', 'api', 'smoke', 'profile', 'sandbox', 'completion']) {
+        expect(r.stdout).toMatch(new RegExp(`^  ${cmd}\\b`, 'm'));
+      }
+      expect(r.stdout).toContain('--json');
+    }
+  });
+
+  it('prints the version, or {"version"} with --json', async () => {
+    expect((await runCli(['--version'])).stdout).toBe(`${VERSION}\n`);
+    expect((await runCli(['-v'])).stdout).toBe(`${VERSION}\n`);
+    const j = await runCli(['--version', '--json']);
+    expect(j.code, show(j)).toBe(0);
+    expect(j.json()).toEqual({ version: VERSION });
+  });
+
+  it('rejects an unknown command or option with exit 2 and a suggestion, and a USAGE document with --json', async () => {
+    const r = await runCli(['tirggers', 'ls']);
+    expect(r.code, show(r)).toBe(2);
+    expect(r.stderr).toContain("unknown command 'tirggers'");
+    expect(r.stderr).toContain('triggers');
+    const j = await runCli(['slots', 'intro-call', '--dayz', '3', '--json']);
+    expect(j.code, show(j)).toBe(2);
+    expect(j.json()).toEqual({ error: { code: 'USAGE', message: expect.stringContaining("unknown option '--dayz'") } });
+  });
+});
