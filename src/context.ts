@@ -123,7 +123,7 @@ export function createContext(opts: { io?: IO; env?: NodeJS.ProcessEnv; clock?: 
           timeoutMs: await timeoutMs(ctx),
           debug: ctx.globals.debug ? (line) => io.stderr.write(`debug: ${line}\n`) : undefined,
           // Colors and spinners load only when there is something to say.
-          notify: (line) => void ctx.ui().then((u) => u.waiting(line)),
+          notify: (line, waitMs) => void ctx.ui().then((u) => u.waiting(line, waitMs)),
           clock,
           ...(transport ? { fetch: transport } : {}),
         });

@@ -45,7 +45,8 @@ export interface HttpClientOptions {
   rateLimitBudgetMs?: number;
   maxBodyBytes?: number;
   debug: ((line: string) => void) | undefined;
-  notify: (line: string) => void;
+  /** Says that the client is about to wait `waitMs` (a 429's Retry-After). */
+  notify: (line: string, waitMs: number) => void;
   clock: Clock;
   userAgent?: string;
   /** The fetch under ky; defaults to Node's own. */
@@ -115,7 +116,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
               return false;
             }
             waitedMs += waitMs;
-            options.notify(`rate limited (30 requests/minute); retrying ${label} in ${Math.ceil(waitMs / 1000)} s`);
+            options.notify(`rate limited (30 requests/minute); retrying ${label} in ${Math.ceil(waitMs / 1000)} s`, waitMs);
             debug(`${label}: 429, waiting ${waitMs} ms then retrying (attempt ${retryCount + 1})`);
             // A usable Retry-After: let ky wait exactly that long. Otherwise force a backoff retry.
             return seconds === undefined ? true : undefined;

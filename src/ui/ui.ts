@@ -21,8 +21,8 @@ export interface Ui {
   /** Human progress and notes on stderr; silenced by --quiet. */
   info(line: string): void;
   warn(line: string): void;
-  /** A long wait (429 backoff, paging): a spinner on a TTY, one line otherwise. */
-  waiting(line: string): void;
+  /** A wait of `ms` (a 429's Retry-After): a spinner on a TTY for that long, one line otherwise. */
+  waiting(line: string, ms: number): void;
   spinner(text: string): Promise<Spinner>;
 }
 
@@ -57,11 +57,16 @@ export function createUi(io: IO, env: NodeJS.ProcessEnv, globals: GlobalOptions)
     warn: (line) => {
       io.stderr.write(`${err.yellow('warning:')} ${line}\n`);
     },
-    waiting: (line) => {
+    waiting: (line, ms) => {
       if (io.isStderrTTY && !globals.quiet) {
         void ui.spinner(line).then((s) => {
           active?.stop();
           active = s;
+          // The spinner's timer would keep the process alive: it ends with the wait.
+          setTimeout(() => {
+            if (active === s) active = undefined;
+            s.stop();
+          }, ms).unref();
         });
       } else {
         io.stderr.write(`${line}\n`);
