@@ -1,23 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { strictSchemas } from '../../src/api/schemas.js';
-import { assertNoSecretsInFiles, show, tempDir } from '../helpers/cli.js';
-import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { assertNoSecretsInFiles, show } from '../helpers/cli.js';
+import { useSandbox } from '../helpers/sandbox.js';
 
-let sb: TestSandbox;
-/** A fresh config dir (and so a fresh journal) per test: after a reset the sandbox reuses ids. */
-let dir: string;
-beforeAll(async () => {
-  sb = await startTestSandbox();
-});
-afterAll(async () => sb.close());
-beforeEach(async () => {
-  await sb.reset();
-  dir = tempDir();
-});
+const t = useSandbox();
 
-const cli = (args: string[], opts: { key?: 'full' | 'readOnly' | 'revoked' } = {}) => sb.cli(args, { configDir: dir, ...opts });
+const cli = (args: string[], opts: { key?: 'full' | 'readOnly' | 'revoked' } = {}) => t.sb.cli(args, { configDir: t.dir, ...opts });
 
 async function slots(event: string): Promise<{ reservationId: string; slots: string[] }> {
   const r = await cli(['slots', event, '--json', '--days', '14']);
@@ -26,10 +16,10 @@ async function slots(event: string): Promise<{ reservationId: string; slots: str
 }
 
 async function fire(region = 'emea', email = 'lead@acme.example'): Promise<{ executionId: string; linkId: string }> {
-  const headers = { authorization: `Bearer ${sb.keys.full}`, 'content-type': 'application/json' };
-  const { triggers } = (await (await fetch(`${sb.baseUrl}/v1/triggers`, { headers })).json()) as { triggers: Array<{ id: string; name: string }> };
-  const trigger = triggers.find((t) => t.name === 'Inbound demo request')!;
-  const res = await fetch(`${sb.baseUrl}/v1/triggers/${trigger.id}`, {
+  const headers = { authorization: `Bearer ${t.sb.keys.full}`, 'content-type': 'application/json' };
+  const { triggers } = (await (await fetch(`${t.sb.baseUrl}/v1/triggers`, { headers })).json()) as { triggers: Array<{ id: string; name: string }> };
+  const trigger = triggers.find((x) => x.name === 'Inbound demo request')!;
+  const res = await fetch(`${t.sb.baseUrl}/v1/triggers/${trigger.id}`, {
     method: 'POST',
     headers,
     body: JSON.stringify({ email, responses: { company: 'Acme', region } }),
@@ -41,8 +31,8 @@ async function fire(region = 'emea', email = 'lead@acme.example'): Promise<{ exe
 const book = (event: string, start: string, reservation: string, email = 'lead@acme.example', extra: string[] = []) =>
   cli(['book', event, '--start', start, '--reservation', reservation, '--email', email, ...extra]);
 
-const journal = () => JSON.parse(readFileSync(join(dir, 'journal.json'), 'utf8')).entries as Array<Record<string, unknown>>;
-const meetings = async () => (await sb.state()).meetings;
+const journal = () => JSON.parse(readFileSync(join(t.dir, 'journal.json'), 'utf8')).entries as Array<Record<string, unknown>>;
+const meetings = async () => (await t.sb.state()).meetings;
 const BOOK = '/v1/scheduling/meetings';
 
 describe('book: success', () => {
@@ -52,7 +42,7 @@ describe('book: success', () => {
     expect(r.code, show(r)).toBe(0);
     const [m] = await meetings();
     expect(m).toBeDefined();
-    expect(r.stderr).toContain(`Booking on SCHEDCTL_API_KEY at ${sb.baseUrl}`);
+    expect(r.stderr).toContain(`Booking on SCHEDCTL_API_KEY at ${t.sb.baseUrl}`);
     expect(r.stdout).toContain(`Booked meeting ${m!.id}`);
     expect(r.stdout).toContain('Intro Call with Ada');
     expect(r.stdout).toMatch(/time {4}\d{4}-\d{2}-\d{2} \d{2}:\d{2} GMT\+9 \(\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC\), 15 min/);
@@ -61,7 +51,7 @@ describe('book: success', () => {
     expect(r.stdout).toContain('cto@acme.example');
     expect(r.stderr).toContain(`To move it: schedctl reschedule ${m!.id} --start <time>`);
     expect(journal()).toEqual([expect.objectContaining({ outcome: 'booked', meetingId: m!.id, event: 'intro-call', startTime: s.slots[0] })]);
-    assertNoSecretsInFiles(dir);
+    assertNoSecretsInFiles(t.dir);
   });
 
   it('prints the Meeting with --json', async () => {
@@ -78,7 +68,7 @@ describe('book: success', () => {
     const s = await slots(linkId);
     const r = await book(linkId, s.slots[0]!, s.reservationId, 'lead@acme.example', ['--execution', executionId, '--json']);
     expect(r.code, show(r)).toBe(0);
-    const state = await sb.state();
+    const state = await t.sb.state();
     expect(state.meetings).toHaveLength(1);
     expect(state.meetings[0]!.workflowExecutionId).toBe(executionId);
     expect(state.executions[0]!.meetingId).toBe(r.json().id);
@@ -141,7 +131,7 @@ describe('book: every error code of the spec', () => {
 
   it('RESERVATION_EXPIRED: the hold lapsed, so fetch slots again without a reservation (exit 5)', async () => {
     const s = await slots('intro-call');
-    await sb.advance(601);
+    await t.sb.advance(601);
     const r = await book('intro-call', s.slots.at(-1)!, s.reservationId, 'a@acme.example', ['--json']);
     expect(r.code, show(r)).toBe(5);
     expect(r.json().error).toMatchObject({ code: 'RESERVATION_EXPIRED', status: 409, hint: expect.stringContaining('`schedctl slots intro-call`') });
@@ -198,7 +188,7 @@ describe('book: every error code of the spec', () => {
   it('CONFLICT: the scheduling session ended, so fire the trigger again (exit 5)', async () => {
     const { executionId, linkId } = await fire();
     const s = await slots(linkId);
-    await fetch(`${sb.baseUrl}/_sandbox/executions/${executionId}/end`, { method: 'POST' });
+    await fetch(`${t.sb.baseUrl}/_sandbox/executions/${executionId}/end`, { method: 'POST' });
     const r = await book(linkId, s.slots[0]!, s.reservationId, 'lead@acme.example', ['--execution', executionId, '--json']);
     expect(r.code, show(r)).toBe(5);
     expect(r.json().error).toMatchObject({ code: 'CONFLICT', status: 409, hint: expect.stringContaining('schedctl trigger fire <trigger> --email lead@acme.example') });
@@ -211,20 +201,20 @@ describe('book: every error code of the spec', () => {
     expect(fired.code, show(fired)).toBe(0);
     const { executionId, outcome } = fired.json();
     const s = await slots(outcome.schedulingLinkId);
-    await fetch(`${sb.baseUrl}/_sandbox/executions/${executionId}/end`, { method: 'POST' });
+    await fetch(`${t.sb.baseUrl}/_sandbox/executions/${executionId}/end`, { method: 'POST' });
     const r = await book(outcome.schedulingLinkId, s.slots[0]!, s.reservationId, 'lead@acme.example', ['--execution', executionId, '--json']);
     expect(r.code, show(r)).toBe(5);
-    const triggerId = (await sb.state()).executions[0]!.triggerId;
+    const triggerId = (await t.sb.state()).executions[0]!.triggerId;
     expect(r.json().error.hint).toContain(`schedctl trigger fire ${triggerId} --email lead@acme.example`);
     const again = await cli(fireArgs);
     expect(again.code, show(again)).toBe(0);
     expect(again.json().executionId).not.toBe(executionId);
-    expect((await sb.state()).executions).toHaveLength(2);
+    expect((await t.sb.state()).executions).toHaveLength(2);
   });
 
   it('RATE_LIMITED: gives up when Retry-After is beyond the wait budget (exit 6)', async () => {
     const s = await slots('intro-call');
-    await sb.fault({ method: 'POST', path: BOOK, fault: 'status', status: 429, code: 'RATE_LIMITED', retryAfter: 100_000 });
+    await t.sb.fault({ method: 'POST', path: BOOK, fault: 'status', status: 429, code: 'RATE_LIMITED', retryAfter: 100_000 });
     const r = await book('intro-call', s.slots[0]!, s.reservationId, 'a@acme.example', ['--json']);
     expect(r.code, show(r)).toBe(6);
     expect(r.json().error).toMatchObject({ code: 'RATE_LIMITED', status: 429 });
@@ -233,13 +223,13 @@ describe('book: every error code of the spec', () => {
 
   it('INTERNAL_ERROR: a 500 to a booking is an unknown outcome, never retried (exit 7)', async () => {
     const s = await slots('intro-call');
-    await sb.fault({ method: 'POST', path: BOOK, fault: 'status', status: 500, code: 'INTERNAL_ERROR', count: 5 });
+    await t.sb.fault({ method: 'POST', path: BOOK, fault: 'status', status: 500, code: 'INTERNAL_ERROR', count: 5 });
     const r = await book('intro-call', s.slots[0]!, s.reservationId, 'a@acme.example', ['--json']);
     expect(r.code, show(r)).toBe(7);
     expect(r.json().error.code).toBe('OUTCOME_UNKNOWN');
     expect(r.json().error.message).toContain('INTERNAL_ERROR');
     expect(r.json().error.message).toContain('do not book this lead again');
-    expect((await sb.state()).requests.filter((q) => q.path === BOOK)).toHaveLength(1);
+    expect((await t.sb.state()).requests.filter((q) => q.path === BOOK)).toHaveLength(1);
     expect(journal()).toEqual([expect.objectContaining({ outcome: 'unknown' })]);
   });
 });
@@ -247,13 +237,13 @@ describe('book: every error code of the spec', () => {
 describe('book: lost responses never make a second meeting', () => {
   it('drop-after-commit: exit 7 and journaled; the same command then says already booked (exit 0)', async () => {
     const s = await slots('intro-call');
-    await sb.fault({ method: 'POST', path: BOOK, fault: 'drop-after-commit' });
+    await t.sb.fault({ method: 'POST', path: BOOK, fault: 'drop-after-commit' });
     const r = await book('intro-call', s.slots[0]!, s.reservationId);
     expect(r.code, show(r)).toBe(7);
     expect(r.stderr).toContain('almost certainly succeeded, so do not book this lead again');
     expect(r.stderr).toContain('run the same command again');
     expect(journal()).toEqual([
-      expect.objectContaining({ outcome: 'unknown', reservationId: s.reservationId, event: 'intro-call', personEmail: 'lead@acme.example', startTime: s.slots[0], scope: `env@${sb.baseUrl}` }),
+      expect.objectContaining({ outcome: 'unknown', reservationId: s.reservationId, event: 'intro-call', personEmail: 'lead@acme.example', startTime: s.slots[0], scope: `env@${t.sb.baseUrl}` }),
     ]);
     expect(await meetings()).toHaveLength(1);
     const again = await book('intro-call', s.slots[0]!, s.reservationId);
@@ -267,13 +257,13 @@ describe('book: lost responses never make a second meeting', () => {
       status: 'already_booked', code: 'RESERVATION_USED', reservationId: s.reservationId, workflowExecutionId: null, event: 'intro-call', startTime: s.slots[0], meetingId: null,
     });
     expect(await meetings()).toHaveLength(1);
-    assertNoSecretsInFiles(dir);
+    assertNoSecretsInFiles(t.dir);
   });
 
   it('stall-after-commit with --timeout 1 on a routed booking: exit 7, then already_booked via CONFLICT', async () => {
     const { executionId, linkId } = await fire();
     const s = await slots(linkId);
-    await sb.fault({ method: 'POST', path: BOOK, fault: 'stall-after-commit' });
+    await t.sb.fault({ method: 'POST', path: BOOK, fault: 'stall-after-commit' });
     const r = await book(linkId, s.slots[0]!, s.reservationId, 'lead@acme.example', ['--execution', executionId, '--timeout', '1', '--json']);
     expect(r.code, show(r)).toBe(7);
     expect(r.json().error).toMatchObject({ code: 'OUTCOME_UNKNOWN', message: expect.stringContaining('almost certainly succeeded') });
@@ -312,7 +302,7 @@ describe('book: bad input is refused before any request (exit 2)', () => {
     expect(r.stderr).toContain(flag);
     const j = await cli([...argv, '--json']);
     expect(j.json().error.code).toBe('USAGE');
-    expect(await sb.requestCount()).toBe(0);
+    expect(await t.sb.requestCount()).toBe(0);
   });
 
   it('names each missing required flag', async () => {
@@ -323,6 +313,6 @@ describe('book: bad input is refused before any request (exit 2)', () => {
       expect(r.code, show(r)).toBe(2);
       expect(r.stderr).toContain(`missing ${missing}`);
     }
-    expect(await sb.requestCount()).toBe(0);
+    expect(await t.sb.requestCount()).toBe(0);
   });
 });

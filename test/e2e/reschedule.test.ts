@@ -1,25 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { strictSchemas } from '../../src/api/schemas.js';
-import { main } from '../../src/cli.js';
-import { createContext, type IO } from '../../src/context.js';
 import { show, tempDir } from '../helpers/cli.js';
-import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { useSandbox } from '../helpers/sandbox.js';
+import { DOWN, ENTER, onTerminal, type Answer } from '../helpers/terminal.js';
 
-let sb: TestSandbox;
-let dir: string;
-beforeAll(async () => {
-  sb = await startTestSandbox();
-});
-afterAll(async () => sb.close());
-beforeEach(async () => {
-  await sb.reset();
-  dir = tempDir();
-});
+const t = useSandbox();
 
-const cli = (args: string[], opts: { key?: 'full' | 'readOnly' | 'revoked' } = {}) => sb.cli(args, { configDir: dir, ...opts });
+const cli = (args: string[], opts: { key?: 'full' | 'readOnly' | 'revoked' } = {}) => t.sb.cli(args, { configDir: t.dir, ...opts });
 const PATCH = '/v1/scheduling/meetings/*';
 
 /** Books quarterly-review (one host) at its first slot; returns the meeting and the other free times. */
@@ -43,9 +32,9 @@ describe('reschedule', () => {
     expect(r.stdout).toMatch(new RegExp(`time {4}${fmt(target)}`));
     expect(r.stdout).toMatch(new RegExp(`was {5}${fmt(m.date)}`));
     expect(r.stdout).toMatch(/status {2}rescheduled/);
-    const state = await sb.state();
+    const state = await t.sb.state();
     expect(state.meetings[0]!.date).toBe(target);
-    const entries = JSON.parse(readFileSync(join(dir, 'journal.json'), 'utf8')).entries;
+    const entries = JSON.parse(readFileSync(join(t.dir, 'journal.json'), 'utf8')).entries;
     expect(entries[0]).toMatchObject({ meetingId: m.id, startTime: target });
   });
 
@@ -61,7 +50,7 @@ describe('reschedule', () => {
 
   it('says the old time is unknown for a meeting booked elsewhere', async () => {
     const m = await booked();
-    dir = tempDir();
+    t.dir = tempDir();
     const r = await cli(['reschedule', m.id, '--start', m.free[0]!]);
     expect(r.code, show(r)).toBe(0);
     expect(r.stdout).toContain('was     (unknown');
@@ -82,16 +71,16 @@ describe('reschedule', () => {
     expect(r.stderr).toContain('pick another time from `schedctl slots quarterly-review`');
     const j = await cli(['reschedule', m.id, '--start', offGrid, '--json']);
     expect(j.json().error).toMatchObject({ code: 'CONFLICT', status: 409 });
-    expect((await sb.state()).meetings[0]!.date).toBe(m.date);
+    expect((await t.sb.state()).meetings[0]!.date).toBe(m.date);
   });
 
   it('a lost response is exit 7, saying to check the meeting before trying again', async () => {
     const m = await booked();
-    await sb.fault({ method: 'PATCH', path: PATCH, fault: 'stall-after-commit' });
+    await t.sb.fault({ method: 'PATCH', path: PATCH, fault: 'stall-after-commit' });
     const r = await cli(['reschedule', m.id, '--start', m.free[0]!, '--timeout', '1', '--json']);
     expect(r.code, show(r)).toBe(7);
     expect(r.json().error).toMatchObject({ code: 'OUTCOME_UNKNOWN', hint: expect.stringContaining('check the meeting') });
-    expect((await sb.state()).requests.filter((q) => q.method === 'PATCH')).toHaveLength(1);
+    expect((await t.sb.state()).requests.filter((q) => q.method === 'PATCH')).toHaveLength(1);
   });
 
   it.each([
@@ -99,7 +88,7 @@ describe('reschedule', () => {
     ['RATE_LIMITED', 429, 6],
   ])('%s (HTTP %i) from the server gives exit %i', async (code, status, exit) => {
     const m = await booked();
-    await sb.fault({ method: 'PATCH', path: PATCH, fault: 'status', status, code, retryAfter: 100_000 });
+    await t.sb.fault({ method: 'PATCH', path: PATCH, fault: 'status', status, code, retryAfter: 100_000 });
     const r = await cli(['reschedule', m.id, '--start', m.free[0]!, '--json']);
     expect(r.code, show(r)).toBe(exit);
     expect(r.json().error).toMatchObject({ code, status });
@@ -107,11 +96,11 @@ describe('reschedule', () => {
 
   it('INTERNAL_ERROR is an unknown outcome, not retried (exit 7)', async () => {
     const m = await booked();
-    await sb.fault({ method: 'PATCH', path: PATCH, fault: 'status', status: 500, code: 'INTERNAL_ERROR', count: 5 });
+    await t.sb.fault({ method: 'PATCH', path: PATCH, fault: 'status', status: 500, code: 'INTERNAL_ERROR', count: 5 });
     const r = await cli(['reschedule', m.id, '--start', m.free[0]!, '--json']);
     expect(r.code, show(r)).toBe(7);
     expect(r.json().error.message).toContain('INTERNAL_ERROR');
-    expect((await sb.state()).requests.filter((q) => q.method === 'PATCH')).toHaveLength(1);
+    expect((await t.sb.state()).requests.filter((q) => q.method === 'PATCH')).toHaveLength(1);
   });
 
   it.each([
@@ -134,42 +123,20 @@ describe('reschedule', () => {
     const badTime = await cli(['reschedule', '00000000-0000-4000-8000-000000000000', '--start', 'soonish', '--json']);
     expect(badTime.code).toBe(2);
     expect(badTime.json().error).toMatchObject({ code: 'USAGE', message: expect.stringContaining('--start') });
-    expect(await sb.requestCount()).toBe(0);
+    expect(await t.sb.requestCount()).toBe(0);
   });
 });
 
 /** The terminal-only picker, driven in-process (a subprocess has no TTY) with typed keys. */
-async function onTerminal(args: string[], answers: Array<[string, string]>) {
-  const stdin = new PassThrough();
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  // Each prompt ends its output stream when it closes (harmless for process.stderr); keep ours open for the next one.
-  stderr.end = (() => stderr) as typeof stderr.end;
-  let out = '';
-  let err = '';
-  stdout.on('data', (d) => (out += d));
-  stderr.on('data', (d) => {
-    err += d;
-    const next = answers[0];
-    if (next && err.includes(next[0])) {
-      answers.shift();
-      // Give the prompt a moment to start listening (the previous one just closed its reader).
-      setTimeout(() => stdin.write(next[1]), 100);
-    }
-  });
-  const io: IO = { stdin, stdout, stderr, isStdinTTY: true, isStderrTTY: true, isStdoutTTY: false };
-  const env = { SCHEDCTL_CONFIG_DIR: dir, SCHEDCTL_BASE_URL: sb.baseUrl, SCHEDCTL_API_KEY: sb.keys.full, NO_COLOR: '1', TZ: 'UTC' };
-  const code = await main(args, createContext({ io, env }));
-  return { code, stdout: out, stderr: err };
-}
+const pick = (args: string[], answers: Answer[]) => onTerminal(args, answers, { sb: t.sb, configDir: t.dir, env: { TZ: 'UTC' } });
 
 describe('reschedule on a terminal without --start', () => {
   it("lists free times of the meeting's event (from the journal), lets the user pick, confirms, then moves", async () => {
     const m = await booked();
     // Down arrow to the second free time, Enter; then Enter to accept the confirmation.
-    const r = await onTerminal(['reschedule', m.id, '--tz', 'UTC'], [['New time (UTC)', '\x1b[B\r'], ['Move meeting', '\r']]);
+    const r = await pick(['reschedule', m.id, '--tz', 'UTC'], [['New time (UTC)', `${DOWN}${ENTER}`], ['Move meeting', ENTER]]);
     expect(r.code, r.stderr).toBe(0);
-    const moved = (await sb.state()).meetings[0]!;
+    const moved = (await t.sb.state()).meetings[0]!;
     expect(moved.date).not.toBe(m.date);
     expect(r.stderr).toContain(`Move meeting ${m.id} to ${moved.date.slice(0, 10)} ${moved.date.slice(11, 16)} UTC?`);
     expect(r.stdout).toContain(`Rescheduled meeting ${m.id}`);
@@ -177,14 +144,14 @@ describe('reschedule on a terminal without --start', () => {
 
   it('does nothing when the confirmation is declined', async () => {
     const m = await booked();
-    const r = await onTerminal(['reschedule', m.id], [['New time', '\r'], ['Move meeting', 'n\r']]);
+    const r = await pick(['reschedule', m.id], [['New time', ENTER], ['Move meeting', `n${ENTER}`]]);
     expect(r.code).toBe(130);
-    expect((await sb.state()).meetings[0]!.date).toBe(m.date);
-    expect((await sb.state()).requests.filter((q) => q.method === 'PATCH')).toHaveLength(0);
+    expect((await t.sb.state()).meetings[0]!.date).toBe(m.date);
+    expect((await t.sb.state()).requests.filter((q) => q.method === 'PATCH')).toHaveLength(0);
   });
 
   it('asks for --event when the meeting is not in the journal', async () => {
-    const r = await onTerminal(['reschedule', '00000000-0000-4000-8000-000000000000'], []);
+    const r = await pick(['reschedule', '00000000-0000-4000-8000-000000000000'], []);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('missing --event');
   });

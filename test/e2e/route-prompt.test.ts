@@ -3,60 +3,17 @@
  * keys are typed once each question is on screen. The recovery paths are covered cheaply by
  * the flow tests (test/unit/route-flow.test.ts); these check the prompts themselves.
  */
-import { PassThrough } from 'node:stream';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli.js';
-import { createContext, type IO } from '../../src/context.js';
-import { tempDir } from '../helpers/cli.js';
-import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { describe, expect, it } from 'vitest';
+import { useSandbox } from '../helpers/sandbox.js';
+import { CTRL_C, DOWN, ENTER, UP, onTerminal, type Answer } from '../helpers/terminal.js';
 
-let sb: TestSandbox;
-let dir: string;
-beforeAll(async () => {
-  sb = await startTestSandbox();
-});
-afterAll(async () => sb.close());
-beforeEach(async () => {
-  await sb.reset();
-  dir = tempDir();
-});
+const t = useSandbox();
 
-const ENTER = '\r';
-const DOWN = '\x1b[B';
-const UP = '\x1b[A';
-const CTRL_C = '\x03';
+/** Runs `schedctl route <args>` on a fake terminal; each answer is typed once its text appears after the previous one. */
+const wizard = (args: string[], answers: Answer[]) =>
+  onTerminal(['route', ...args], answers, { sb: t.sb, configDir: t.dir, env: { TZ: 'UTC' } });
 
-/** Runs `schedctl <args>` on a fake terminal; each answer is typed once its text appears after the previous one. */
-async function wizard(args: string[], answers: Array<[string, string]>) {
-  const stdin = new PassThrough();
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  // @inquirer ends the output stream when a prompt closes; process.stderr survives that, so must ours.
-  stderr.end = (() => stderr) as typeof stderr.end;
-  let out = '';
-  let err = '';
-  let from = 0;
-  stdout.on('data', (d) => (out += d));
-  stderr.on('data', (d) => {
-    err += d;
-    const next = answers[0];
-    const at = next ? err.indexOf(next[0], from) : -1;
-    if (next && at >= 0) {
-      answers.shift();
-      from = at + next[0].length;
-      setTimeout(() => stdin.write(next[1]), 80);
-    }
-  });
-  const io: IO = { stdin, stdout, stderr, isStdinTTY: true, isStderrTTY: true, isStdoutTTY: false };
-  const env = { SCHEDCTL_CONFIG_DIR: dir, SCHEDCTL_BASE_URL: sb.baseUrl, SCHEDCTL_API_KEY: sb.keys.full, NO_COLOR: '1', TZ: 'UTC' };
-  const timer = setTimeout(() => stdin.write(CTRL_C), 15_000);
-  const code = await main(['route', ...args], createContext({ io, env }));
-  clearTimeout(timer);
-  if (answers.length) console.error(`unanswered: ${answers.map((a) => a[0]).join(' | ')}\n${err}`);
-  return { code, stdout: out, stderr: err, unanswered: answers.map((a) => a[0]) };
-}
-
-const DEMO_FORM: Array<[string, string]> = [
+const DEMO_FORM: Answer[] = [
   ['Trigger', `demo`],
   ['Inbound demo request', ENTER],
   ["Lead's email", `ada@acme.example${ENTER}`],
@@ -83,13 +40,13 @@ describe('route wizard (real prompts)', () => {
     ]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.unanswered).toEqual([]);
-    const state = await sb.state();
+    const state = await t.sb.state();
     expect(state.requests.map((q) => q.method)).toEqual(['GET', 'POST', 'POST', 'POST']);
     expect(state.meetings).toHaveLength(1);
     const m = state.meetings[0]!;
     expect(m).toMatchObject({ personEmail: 'ada@acme.example', workflowExecutionId: state.executions[0]!.id });
     expect(r.stderr).toMatch(/team_size\s+11 to 50 \(11-50\)/);
-    expect(r.stderr).toContain(`Firing "Inbound demo request" for ada@acme.example with SCHEDCTL_API_KEY at ${sb.baseUrl}`);
+    expect(r.stderr).toContain(`Firing "Inbound demo request" for ada@acme.example with SCHEDCTL_API_KEY at ${t.sb.baseUrl}`);
     expect(r.stdout).toContain(`Booked meeting ${m.id}`);
     expect(r.stdout).toContain('lead    ada@acme.example + bob@acme.example');
     expect(r.stdout).toContain(
@@ -109,7 +66,7 @@ describe('route wizard (real prompts)', () => {
     ]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.unanswered).toEqual([]);
-    const state = await sb.state();
+    const state = await t.sb.state();
     const slots = state.requests.filter((q) => q.path.endsWith('/slots'));
     expect(slots).toHaveLength(2);
     expect(state.reservations).toHaveLength(1);
@@ -135,9 +92,9 @@ describe('route wizard (real prompts)', () => {
       ['Pick a time', CTRL_C],
     ]);
     expect(fire.code).toBe(130);
-    await sb.reset();
+    await t.sb.reset();
     // The sandbox forgot the run; the local memory did not: reuse it and book through its link.
-    const before = (await sb.state()).requests.length;
+    const before = (await t.sb.state()).requests.length;
     const r = await wizard(['--trigger', 'Inbound demo request', '--email', 'ada@acme.example'], [
       ['Reuse it instead of firing again?', ENTER],
       ['Pick a time', ENTER],
@@ -145,7 +102,7 @@ describe('route wizard (real prompts)', () => {
       ['Book ', ENTER],
     ]);
     // The reset sandbox no longer knows the run: booking answers 404, but no fire was sent.
-    const state = await sb.state();
+    const state = await t.sb.state();
     expect(state.requests.slice(before).map((q) => `${q.method} ${q.path.split('/')[2]}`)).toEqual(['GET triggers', 'POST scheduling', 'POST scheduling']);
     expect(state.executions).toHaveLength(0);
     expect(r.stderr).toContain('is already held');
@@ -155,7 +112,7 @@ describe('route wizard (real prompts)', () => {
     const r = await wizard(['--tz', 'UTC'], [...DEMO_FORM, ['Pick a time', CTRL_C]]);
     expect(r.code).toBe(130);
     expect(r.stderr).not.toContain('    at ');
-    const state = await sb.state();
+    const state = await t.sb.state();
     expect(state.requests.map((q) => q.method)).toEqual(['GET', 'POST', 'POST']);
     expect(state.meetings).toHaveLength(0);
   });

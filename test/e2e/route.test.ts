@@ -2,25 +2,16 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { strictSchemas } from '../../src/api/schemas.js';
 import { assertNoSecretsInFiles, show, tempDir } from '../helpers/cli.js';
-import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { useSandbox } from '../helpers/sandbox.js';
 
-let sb: TestSandbox;
-let dir: string;
-beforeAll(async () => {
-  sb = await startTestSandbox();
-});
-afterAll(async () => sb.close());
-beforeEach(async () => {
-  await sb.reset();
-  dir = tempDir();
-});
+const t = useSandbox();
 
-const cli = (args: string[]) => sb.cli(args, { configDir: dir });
+const cli = (args: string[]) => t.sb.cli(args, { configDir: t.dir });
 const DEMO = ['route', '--trigger', 'Inbound demo request', '--email', 'ada@acme.example', '--field', 'company=Acme', '--field', 'region=emea'];
-const requests = async () => (await sb.state()).requests.map((r) => `${r.method} ${r.path.replace(/[0-9a-f-]{36}/g, ':id')} ${r.status}`);
+const requests = async () => (await t.sb.state()).requests.map((r) => `${r.method} ${r.path.replace(/[0-9a-f-]{36}/g, ':id')} ${r.status}`);
 
 describe('route (scriptable)', () => {
   it('books the first free time in exactly 4 requests and prints one JSON document', async () => {
@@ -32,40 +23,40 @@ describe('route (scriptable)', () => {
     expect(doc.outcome).toMatchObject({ type: 'scheduler', schedulingLinkId: doc.schedulingLinkId });
     expect(doc.slot).toBe(doc.meeting.date);
     expect(await requests()).toEqual(['GET /v1/triggers 200', 'POST /v1/triggers/:id 200', 'POST /v1/scheduling/events/:id/slots 200', 'POST /v1/scheduling/meetings 201']);
-    const state = await sb.state();
+    const state = await t.sb.state();
     expect(state.meetings).toHaveLength(1);
     expect(state.meetings[0]).toMatchObject({ id: doc.meeting.id, workflowExecutionId: doc.executionId, personEmail: 'ada@acme.example' });
     // Used up: the booked run's remembered outcome is forgotten.
-    expect(JSON.parse(readFileSync(join(dir, 'outcomes.json'), 'utf8')).outcomes).toEqual({});
-    assertNoSecretsInFiles(dir);
+    expect(JSON.parse(readFileSync(join(t.dir, 'outcomes.json'), 'utf8')).outcomes).toEqual({});
+    assertNoSecretsInFiles(t.dir);
   });
 
   it('human mode: the meeting, the reschedule command and the equivalent one-line command on stdout; where on stderr', async () => {
     const r = await cli([...DEMO, '--field', "notes=it's urgent", '--slot', 'first', '--tz', 'UTC']);
     expect(r.code, show(r)).toBe(0);
-    const id = (await sb.state()).meetings[0]!.id;
+    const id = (await t.sb.state()).meetings[0]!.id;
     expect(r.stdout).toContain(`Booked meeting ${id}`);
     expect(r.stdout).toContain(`schedctl reschedule ${id} --start <time>`);
     expect(r.stdout).toMatch(/As one command: {2}schedctl route --trigger 'Inbound demo request' --email ada@acme\.example --field company=Acme --field region=emea --field 'notes=it'\\''s urgent' --slot \S+Z --yes/);
-    expect(r.stderr).toContain(`with SCHEDCTL_API_KEY at ${sb.baseUrl}`);
+    expect(r.stderr).toContain(`with SCHEDCTL_API_KEY at ${t.sb.baseUrl}`);
   });
 
   it('the printed one-line command runs as given and books the same time', async () => {
     const first = await cli([...DEMO, '--field', "notes=it's urgent", '--slot', 'first']);
     const line = /As one command: {2}(.*)/.exec(first.stdout)![1]!;
-    expect(line).not.toContain(sb.keys.full);
-    const booked = (await sb.state()).meetings[0]!.date;
-    await sb.reset();
-    dir = tempDir();
+    expect(line).not.toContain(t.sb.keys.full);
+    const booked = (await t.sb.state()).meetings[0]!.date;
+    await t.sb.reset();
+    t.dir = tempDir();
     const r = await cli([...shellWords(line).slice(1), '--json']);
     expect(r.code, show(r)).toBe(0);
     expect(r.json()).toMatchObject({ status: 'booked', requests: 4, slot: booked });
   });
 
   it('a local --slot time in --tz books exactly that time', async () => {
-    const s = await sb.cli(['slots', 'sales-emea', '--json']);
+    const s = await t.sb.cli(['slots', 'sales-emea', '--json']);
     const wanted: string = s.json().slots[2];
-    await sb.reset();
+    await t.sb.reset();
     const local = new Date(wanted).toLocaleString('sv-SE', { timeZone: 'Asia/Tokyo' }).slice(0, 16);
     const r = await cli([...DEMO, '--slot', local, '--tz', 'Asia/Tokyo', '--json']);
     expect(r.code, show(r)).toBe(0);
@@ -101,7 +92,7 @@ describe('route (scriptable)', () => {
       expect(r.code, show(r)).toBe(2);
       expect(r.json().error.message).toContain(flag);
     }
-    expect(await sb.requestCount()).toBe(0);
+    expect(await t.sb.requestCount()).toBe(0);
   });
 
   it('a missing required field fails naming --field after the one list request, before firing', async () => {
@@ -118,19 +109,19 @@ describe('route (scriptable)', () => {
     const r = await cli([...DEMO, '--slot', 'first', '--json']);
     expect(r.code, show(r)).toBe(0);
     expect(r.json()).toMatchObject({ status: 'booked', reused: true, requests: 3, executionId: fired.json().executionId });
-    expect((await sb.state()).executions).toHaveLength(1);
+    expect((await t.sb.state()).executions).toHaveLength(1);
 
     await cli([...fire, '--force']);
     const anew = await cli([...DEMO, '--slot', 'first', '--json', '--refire']);
     expect(anew.code, show(anew)).toBe(0);
     expect(anew.json()).toMatchObject({ status: 'booked', reused: false, requests: 4 });
-    expect((await sb.state()).executions).toHaveLength(3);
+    expect((await t.sb.state()).executions).toHaveLength(3);
   });
 
   it('CONFLICT: a reused outcome whose session ended is fired again once with --yes, and books', async () => {
     const fired = await cli(['trigger', 'fire', 'Inbound demo request', '--email', 'ada@acme.example', '--field', 'company=Acme', '--field', 'region=emea', '--json']);
     const executionId = fired.json().executionId;
-    await fetch(`${sb.baseUrl}/_sandbox/executions/${executionId}/end`, { method: 'POST' });
+    await fetch(`${t.sb.baseUrl}/_sandbox/executions/${executionId}/end`, { method: 'POST' });
 
     const refused = await cli([...DEMO, '--slot', 'first', '--json']);
     expect(refused.code, show(refused)).toBe(5);
@@ -142,7 +133,7 @@ describe('route (scriptable)', () => {
     const doc = r.json();
     expect(doc).toMatchObject({ status: 'booked', reused: true, refires: 1 });
     expect(doc.executionId).not.toBe(executionId);
-    const state = await sb.state();
+    const state = await t.sb.state();
     expect(state.executions).toHaveLength(2);
     expect(state.meetings).toHaveLength(1);
     expect(state.meetings[0]!.workflowExecutionId).toBe(doc.executionId);
@@ -151,31 +142,31 @@ describe('route (scriptable)', () => {
   });
 
   it('SLOT_TAKEN on book: refreshes the times with the same reservation and books the next one', async () => {
-    await sb.fault({ method: 'POST', path: '/v1/scheduling/meetings', fault: 'status', status: 409, code: 'SLOT_TAKEN' });
+    await t.sb.fault({ method: 'POST', path: '/v1/scheduling/meetings', fault: 'status', status: 409, code: 'SLOT_TAKEN' });
     const r = await cli([...DEMO, '--slot', 'first', '--json']);
     expect(r.code, show(r)).toBe(0);
     expect(r.json()).toMatchObject({ status: 'booked', requests: 6 });
     expect(r.stderr).toContain('was just taken');
-    const state = await sb.state();
+    const state = await t.sb.state();
     expect(state.reservations).toHaveLength(1);
     expect(state.meetings).toHaveLength(1);
   });
 
   it('drop-after-commit on book: exactly one meeting, exit 7, journaled; running again reports already booked', async () => {
-    await sb.fault({ method: 'POST', path: '/v1/scheduling/meetings', fault: 'drop-after-commit' });
+    await t.sb.fault({ method: 'POST', path: '/v1/scheduling/meetings', fault: 'drop-after-commit' });
     const r = await cli([...DEMO, '--slot', 'first', '--yes', '--json']);
     expect(r.code, show(r)).toBe(7);
     expect(r.json().error.code).toBe('OUTCOME_UNKNOWN');
-    let state = await sb.state();
+    let state = await t.sb.state();
     expect(state.meetings).toHaveLength(1);
     expect(state.requests.filter((q) => q.path === '/v1/scheduling/meetings')).toHaveLength(1);
-    const journal = JSON.parse(readFileSync(join(dir, 'journal.json'), 'utf8')).entries;
+    const journal = JSON.parse(readFileSync(join(t.dir, 'journal.json'), 'utf8')).entries;
     expect(journal).toEqual([expect.objectContaining({ outcome: 'unknown', workflowExecutionId: state.meetings[0]!.workflowExecutionId })]);
 
     const again = await cli([...DEMO, '--slot', 'first', '--yes', '--json']);
     expect(again.code, show(again)).toBe(0);
     expect(again.json()).toMatchObject({ status: 'already_booked', meeting: null, reused: true });
-    state = await sb.state();
+    state = await t.sb.state();
     expect(state.meetings).toHaveLength(1);
     expect(state.executions).toHaveLength(1);
   });

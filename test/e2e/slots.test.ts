@@ -1,22 +1,17 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { strictSchemas } from '../../src/api/schemas.js';
 import { show } from '../helpers/cli.js';
-import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { useSandbox } from '../helpers/sandbox.js';
 
-let sb: TestSandbox;
-beforeAll(async () => {
-  sb = await startTestSandbox();
-});
-afterAll(async () => sb.close());
-beforeEach(async () => sb.reset());
+const t = useSandbox();
 
-const slotPosts = async () => (await sb.state()).requests.filter((r) => r.method === 'POST' && r.path.endsWith('/slots'));
+const slotPosts = async () => (await t.sb.state()).requests.filter((r) => r.method === 'POST' && r.path.endsWith('/slots'));
 
 describe('slots', () => {
   it('shows the reservation, its expiry, the slots grouped by day in --tz, and the next command', async () => {
-    const r = await sb.cli(['slots', 'quarterly-review', '--tz', 'America/New_York']);
+    const r = await t.sb.cli(['slots', 'quarterly-review', '--tz', 'America/New_York']);
     expect(r.code, show(r)).toBe(0);
-    const [state] = [await sb.state()];
+    const [state] = [await t.sb.state()];
     const reservation = state.reservations[0]!;
     expect(r.stdout).toContain(`Reservation ${reservation.id}, expires `);
     expect(r.stdout).toMatch(/\(in 10 min\)/);
@@ -30,7 +25,7 @@ describe('slots', () => {
   });
 
   it('prints the slots result with --json, in the API shape', async () => {
-    const r = await sb.cli(['slots', 'intro-call', '--json', '--days', '3']);
+    const r = await t.sb.cli(['slots', 'intro-call', '--json', '--days', '3']);
     expect(r.code, show(r)).toBe(0);
     const result = r.json();
     expect(strictSchemas.slotsResult.safeParse(result).success).toBe(true);
@@ -41,11 +36,11 @@ describe('slots', () => {
   });
 
   it('splits a range over 63 days into ceil(N/63) requests with one reservation, merged and filtered', async () => {
-    const from = new Date(Date.parse((await sb.state()).now) + 86_400_000).toISOString().slice(0, 10);
-    const r = await sb.cli(['slots', 'support-escalation', '--from', from, '--days', '130', '--tz', 'UTC', '--json']);
+    const from = new Date(Date.parse((await t.sb.state()).now) + 86_400_000).toISOString().slice(0, 10);
+    const r = await t.sb.cli(['slots', 'support-escalation', '--from', from, '--days', '130', '--tz', 'UTC', '--json']);
     expect(r.code, show(r)).toBe(0);
     expect(await slotPosts()).toHaveLength(3);
-    const state = await sb.state();
+    const state = await t.sb.state();
     expect(state.reservations).toHaveLength(1);
     const result = r.json();
     expect(result.reservationId).toBe(state.reservations[0]!.id);
@@ -53,23 +48,23 @@ describe('slots', () => {
     const end = start + 130 * 86_400_000;
     const times: number[] = result.slots.map((s: string) => Date.parse(s));
     expect(new Set(times).size).toBe(times.length);
-    expect(times.every((t) => t >= start && t < end)).toBe(true);
+    expect(times.every((x) => x >= start && x < end)).toBe(true);
     // Slots come from all three windows.
-    expect(times.some((t) => t > start + 126 * 86_400_000)).toBe(true);
+    expect(times.some((x) => x > start + 126 * 86_400_000)).toBe(true);
   });
 
   it('reuses a reservation passed with --reservation', async () => {
-    const first = (await sb.cli(['slots', 'intro-call', '--json'])).json();
-    const r = await sb.cli(['slots', 'intro-call', '--json', '--reservation', first.reservationId, '--from', 'tomorrow', '--days', '70']);
+    const first = (await t.sb.cli(['slots', 'intro-call', '--json'])).json();
+    const r = await t.sb.cli(['slots', 'intro-call', '--json', '--reservation', first.reservationId, '--from', 'tomorrow', '--days', '70']);
     expect(r.code, show(r)).toBe(0);
     expect(r.json().reservationId).toBe(first.reservationId);
-    expect((await sb.state()).reservations).toHaveLength(1);
+    expect((await t.sb.state()).reservations).toHaveLength(1);
   });
 
   it('says to drop --reservation when it expired', async () => {
-    const first = (await sb.cli(['slots', 'intro-call', '--json'])).json();
-    await sb.advance(601);
-    const r = await sb.cli(['slots', 'intro-call', '--reservation', first.reservationId]);
+    const first = (await t.sb.cli(['slots', 'intro-call', '--json'])).json();
+    await t.sb.advance(601);
+    const r = await t.sb.cli(['slots', 'intro-call', '--reservation', first.reservationId]);
     expect(r.code, show(r)).toBe(5);
     expect(r.stderr).toContain('RESERVATION_EXPIRED');
     expect(r.stderr).toContain('fetch slots again without --reservation: schedctl slots intro-call');
@@ -87,17 +82,17 @@ describe('slots', () => {
     [['--days', '3', '--to', 'tomorrow'], '--to'],
     [['--reservation', 'not-a-uuid'], '--reservation'],
   ])('rejects %j before any request, naming %s (exit 2)', async (args, flag) => {
-    const r = await sb.cli(['slots', 'intro-call', ...args]);
+    const r = await t.sb.cli(['slots', 'intro-call', ...args]);
     expect(r.code, show(r)).toBe(2);
     expect(r.stderr).toContain(flag);
-    expect(await sb.requestCount()).toBe(0);
-    const j = await sb.cli(['slots', 'intro-call', ...args, '--json']);
+    expect(await t.sb.requestCount()).toBe(0);
+    const j = await t.sb.cli(['slots', 'intro-call', ...args, '--json']);
     expect(j.code).toBe(2);
     expect(j.json().error.code).toBe('USAGE');
   });
 
   it('reports an unknown event with exit 4', async () => {
-    const r = await sb.cli(['slots', 'no-such-event', '--json']);
+    const r = await t.sb.cli(['slots', 'no-such-event', '--json']);
     expect(r.code, show(r)).toBe(4);
     expect(r.json().error).toMatchObject({ code: 'NOT_FOUND', status: 404, hint: expect.stringContaining('schedctl events ls') });
   });

@@ -1,10 +1,10 @@
 /** `schedctl smoke` end to end: against the sandbox, its faults, and a server that breaks the contract. */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { registerSecret, runCli, show, tempDir, type RunResult } from '../helpers/cli.js';
 import { startContractServer, type Breakage } from '../helpers/contract-server.js';
-import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { useSandbox } from '../helpers/sandbox.js';
 import { findAll, parseXml } from '../unit/smoke-xml.js';
 
 interface Check {
@@ -33,16 +33,11 @@ const check = (r: Report, name: string): Check => {
 const statuses = (r: Report) => Object.fromEntries(r.checks.map((c) => [c.name, c.status]));
 const report = (r: RunResult) => r.json<Report>();
 
-let sb: TestSandbox;
-beforeAll(async () => {
-  sb = await startTestSandbox();
-});
-beforeEach(() => sb.reset());
-afterAll(() => sb.close());
+const t = useSandbox();
 
 describe('smoke against a healthy service', () => {
   it('passes every read check and prints the table, a summary and the requests used', async () => {
-    const r = await sb.cli(['smoke']);
+    const r = await t.sb.cli(['smoke']);
     expect(r.code, show(r)).toBe(0);
     const lines = r.stdout.split('\n');
     expect(lines[0]).toMatch(/^NAME\s+RESULT\s+LATENCY\s+DETAIL$/);
@@ -50,12 +45,12 @@ describe('smoke against a healthy service', () => {
     expect(r.stdout).toMatch(/trigger\.fire\s+SKIP/);
     expect(r.stdout).toMatch(/booking\s+SKIP/);
     expect(r.stdout).toMatch(/smoke passed: 5 passed, 0 failed, 2 skipped; 4 requests used/);
-    expect(await sb.requestCount()).toBe(4);
+    expect(await t.sb.requestCount()).toBe(4);
   });
 
   it('fires, books a routed meeting that really exists, and writes a JUnit file of passing testcases', async () => {
     const junit = join(tempDir(), 'smoke.xml');
-    const r = await sb.cli(['smoke', ...ROUTED, '--book', '--json', '--junit', junit]);
+    const r = await t.sb.cli(['smoke', ...ROUTED, '--book', '--json', '--junit', junit]);
     expect(r.code, show(r)).toBe(0);
     const doc = report(r);
     expect(doc.ok).toBe(true);
@@ -63,9 +58,9 @@ describe('smoke against a healthy service', () => {
     expect(doc.checks.every((c) => c.status === 'pass' && typeof c.latencyMs === 'number')).toBe(true);
     expect(check(doc, 'trigger.fire').detail).toMatch(/outcome scheduler/);
     expect(doc.requests).toBe(7);
-    expect(doc.requests).toBe(await sb.requestCount());
+    expect(doc.requests).toBe(await t.sb.requestCount());
 
-    const state = await sb.state();
+    const state = await t.sb.state();
     expect(state.meetings).toHaveLength(1);
     expect(state.meetings[0]!.id).toBe(doc.meetingId);
     expect(state.meetings[0]!.personEmail).toBe('qa@acme.com');
@@ -74,72 +69,72 @@ describe('smoke against a healthy service', () => {
 
     const xml = parseXml(readFileSync(junit, 'utf8'));
     expect(xml.attrs).toMatchObject({ tests: '7', failures: '0', skipped: '0' });
-    expect(findAll(xml, 'testcase').map((t) => t.attrs.name)).toEqual(NAMES);
+    expect(findAll(xml, 'testcase').map((c) => c.attrs.name)).toEqual(NAMES);
     expect(findAll(xml, 'failure')).toHaveLength(0);
   });
 
   it('books on the event\'s own first slot without a trigger', async () => {
-    const r = await sb.cli(['smoke', '--event', 'intro-call', '--book', '--email', 'qa@acme.com', '--json']);
+    const r = await t.sb.cli(['smoke', '--event', 'intro-call', '--book', '--email', 'qa@acme.com', '--json']);
     expect(r.code, show(r)).toBe(0);
     const doc = report(r);
     expect(statuses(doc)).toMatchObject({ 'events.detail': 'pass', slots: 'pass', 'trigger.fire': 'skip', booking: 'pass' });
-    const state = await sb.state();
+    const state = await t.sb.state();
     expect(state.meetings.map((m) => m.id)).toEqual([doc.meetingId]);
     expect(state.meetings[0]!.workflowExecutionId).toBeNull();
   });
 
   it('skips booking when the trigger routes elsewhere (a redirect)', async () => {
-    const r = await sb.cli(['smoke', '--trigger', 'Partner application', '--email', 'qa@acme.com', '--field', 'company=Acme', '--field', 'partner_type=reseller', '--book', '--json']);
+    const r = await t.sb.cli(['smoke', '--trigger', 'Partner application', '--email', 'qa@acme.com', '--field', 'company=Acme', '--field', 'partner_type=reseller', '--book', '--json']);
     expect(r.code, show(r)).toBe(0);
     const doc = report(r);
     expect(check(doc, 'trigger.fire').detail).toMatch(/outcome redirect to https:\/\/partners\.example\.com/);
     expect(check(doc, 'booking')).toMatchObject({ status: 'skip', detail: expect.stringMatching(/"redirect", not a scheduler/) });
-    expect((await sb.state()).meetings).toHaveLength(0);
+    expect((await t.sb.state()).meetings).toHaveLength(0);
   });
 });
 
 describe('smoke with a key that is refused or limited', () => {
   it('fails the first check with a revoked key and skips the rest (exit 1)', async () => {
     const junit = join(tempDir(), 'smoke.xml');
-    const r = await sb.cli(['smoke', '--json', '--junit', junit], { key: 'revoked' });
+    const r = await t.sb.cli(['smoke', '--json', '--junit', junit], { key: 'revoked' });
     expect(r.code, show(r)).toBe(1);
     const doc = report(r);
     expect(doc.ok).toBe(false);
     expect(doc.checks[0]).toMatchObject({ name: 'auth', status: 'fail', detail: expect.stringContaining('401 INVALID_API_KEY') });
     expect(doc.checks.slice(1).every((c) => c.status === 'skip')).toBe(true);
     expect(doc.error?.code).toBe('SMOKE_FAILED');
-    expect(await sb.requestCount()).toBe(1);
+    expect(await t.sb.requestCount()).toBe(1);
     const failures = findAll(parseXml(readFileSync(junit, 'utf8')), 'failure');
     expect(failures.map((f) => f.attrs.message)).toEqual([doc.checks[0]!.detail]);
   });
 
   it('passes reads with a read-only key and fails --book naming the missing scope', async () => {
-    const r = await sb.cli(['smoke', '--book', '--email', 'qa@acme.com'], { key: 'readOnly' });
+    const r = await t.sb.cli(['smoke', '--book', '--email', 'qa@acme.com'], { key: 'readOnly' });
     expect(r.code, show(r)).toBe(1);
     for (const name of NAMES.slice(0, 5)) expect(r.stdout).toMatch(new RegExp(`${name.replace('.', '\\.')}\\s+PASS`));
     expect(r.stdout).toMatch(/booking\s+FAIL\s+\d+ ms\s+missing scope scheduling:write/);
     expect(r.stderr).toContain('1 smoke check failed: booking');
-    expect((await sb.state()).meetings).toHaveLength(0);
+    expect((await t.sb.state()).meetings).toHaveLength(0);
   });
 
   it('exits 3 without a key and 2 on a bad flag, before any request', async () => {
-    const noKey = await sb.cli(['smoke'], { env: { SCHEDCTL_API_KEY: undefined } });
+    const noKey = await t.sb.cli(['smoke'], { env: { SCHEDCTL_API_KEY: undefined } });
     expect(noKey.code, show(noKey)).toBe(3);
     for (const args of [['--max-latency', 'fast'], ['--trigger', 'x'], ['--book'], ['--field', 'a=b'], ['--junit', '/no/such/dir/x.xml']]) {
-      const r = await sb.cli(['smoke', ...args, '--json']);
+      const r = await t.sb.cli(['smoke', ...args, '--json']);
       expect(r.code, show(r)).toBe(2);
       expect(r.json().error.code).toBe('USAGE');
     }
-    expect(await sb.requestCount()).toBe(0);
+    expect(await t.sb.requestCount()).toBe(0);
   });
 });
 
 describe('smoke against the sandbox faults', () => {
-  afterEach(() => sb.clearFaults());
+  afterEach(() => t.sb.clearFaults());
 
   const run = async (rule: Record<string, unknown>, args: string[] = []) => {
-    await sb.fault(rule);
-    const r = await sb.cli(['smoke', '--json', ...args]);
+    await t.sb.fault(rule);
+    const r = await t.sb.cli(['smoke', '--json', ...args]);
     expect(r.code, show(r)).toBe(1);
     return report(r);
   };
@@ -165,13 +160,13 @@ describe('smoke against the sandbox faults', () => {
   it('a 500 on the fire fails it without repeating it', async () => {
     const doc = await run({ method: 'POST', path: '/v1/triggers/*', fault: 'status', status: 500 }, ROUTED);
     expect(check(doc, 'trigger.fire')).toMatchObject({ status: 'fail', detail: expect.stringMatching(/INTERNAL_ERROR.*may have been processed/) });
-    const fires = (await sb.state()).requests.filter((q) => q.method === 'POST' && q.path.startsWith('/v1/triggers/'));
+    const fires = (await t.sb.state()).requests.filter((q) => q.method === 'POST' && q.path.startsWith('/v1/triggers/'));
     expect(fires).toHaveLength(1);
   });
 
   it('waits out a 429 per Retry-After instead of failing', async () => {
-    await sb.fault({ method: 'GET', path: '/v1/scheduling/events', fault: 'status', status: 429, code: 'RATE_LIMITED', retryAfter: 1 });
-    const r = await sb.cli(['smoke', '--json']);
+    await t.sb.fault({ method: 'GET', path: '/v1/scheduling/events', fault: 'status', status: 429, code: 'RATE_LIMITED', retryAfter: 1 });
+    const r = await t.sb.cli(['smoke', '--json']);
     expect(r.code, show(r)).toBe(0);
     expect(check(report(r), 'events.list')).toMatchObject({ status: 'pass', latencyMs: expect.any(Number) });
     expect(check(report(r), 'events.list').latencyMs).toBeGreaterThanOrEqual(900);

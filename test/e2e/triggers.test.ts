@@ -1,26 +1,19 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { assertNoSecretsInFiles, show, tempDir } from '../helpers/cli.js';
-import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { assertNoSecretsInFiles, show } from '../helpers/cli.js';
+import { useSandbox, type TestSandbox } from '../helpers/sandbox.js';
 
-let sb: TestSandbox;
+// Each test gets its own config dir (t.dir), so remembered outcomes never leak between tests.
+const t = useSandbox();
 let triggers: Array<{ id: string; name: string; fields: unknown[] }>;
-const id = (name: string) => triggers.find((t) => t.name === name)!.id;
-// Each test gets its own config dir, so remembered outcomes never leak between tests.
-let configDir: string;
-const cli = (args: string[], opts: Parameters<TestSandbox['cli']>[1] = {}) => sb.cli(args, { configDir, ...opts });
-const posts = async () => (await sb.state()).requests.filter((r) => r.method === 'POST');
+const id = (name: string) => triggers.find((x) => x.name === name)!.id;
+const cli = (args: string[], opts: Parameters<TestSandbox['cli']>[1] = {}) => t.sb.cli(args, { configDir: t.dir, ...opts });
+const posts = async () => (await t.sb.state()).requests.filter((r) => r.method === 'POST');
 
 beforeAll(async () => {
-  sb = await startTestSandbox();
-  const res = await fetch(`${sb.baseUrl}/v1/triggers`, { headers: { authorization: `Bearer ${sb.keys.full}` } });
+  const res = await fetch(`${t.sb.baseUrl}/v1/triggers`, { headers: { authorization: `Bearer ${t.sb.keys.full}` } });
   triggers = ((await res.json()) as { triggers: typeof triggers }).triggers;
-});
-afterAll(async () => sb.close());
-beforeEach(async () => {
-  await sb.reset();
-  configDir = tempDir();
 });
 
 describe('triggers ls and show', () => {
@@ -40,9 +33,9 @@ describe('triggers ls and show', () => {
     expect(r.stdout).toMatch(/region\s+Region\s+select\s+yes\s+emea \(Europe, Middle East and Africa\), americas \(Americas\), apac \(Asia Pacific\)/);
     expect(r.stdout).toMatch(/notes\s+Anything else\?\s+text\s+no/);
     expect(r.stderr).toContain(`schedctl trigger fire ${id('Inbound demo request')} --email <lead> --field company=… --field region=…`);
-    expect(await sb.requestCount()).toBe(1);
+    expect(await t.sb.requestCount()).toBe(1);
     const j = await cli(['triggers', 'show', id('Partner application'), '--json']);
-    expect(j.json()).toEqual(triggers.find((t) => t.name === 'Partner application'));
+    expect(j.json()).toEqual(triggers.find((x) => x.name === 'Partner application'));
   });
 
   it('answers exit 4 naming the available triggers for an unknown one', async () => {
@@ -59,7 +52,7 @@ describe('trigger fire', () => {
   it('fires a scheduler trigger and prints the booking page, link id and the exact next commands', async () => {
     const r = await cli(demo('--field', 'region=emea'));
     expect(r.code, show(r)).toBe(0);
-    const state = await sb.state();
+    const state = await t.sb.state();
     expect(state.executions).toHaveLength(1);
     const exec = state.executions[0]!;
     const outcome = exec.outcome as { type: string; schedulingLinkId: string; schedulerUrl: string };
@@ -70,15 +63,15 @@ describe('trigger fire', () => {
     expect(r.stdout).toContain(`schedulingLinkId  ${outcome.schedulingLinkId}`);
     expect(r.stdout).toContain(`next: schedctl slots ${outcome.schedulingLinkId}`);
     expect(r.stdout).toContain(`--execution ${exec.id} --email ada@acme.com`);
-    expect(r.stderr).toContain(`firing "Inbound demo request" for ada@acme.com with the key from SCHEDCTL_API_KEY at ${sb.baseUrl}`);
+    expect(r.stderr).toContain(`firing "Inbound demo request" for ada@acme.com with the key from SCHEDCTL_API_KEY at ${t.sb.baseUrl}`);
     expect(state.requests.map((q) => q.method)).toEqual(['GET', 'POST']);
-    assertNoSecretsInFiles(configDir);
+    assertNoSecretsInFiles(t.dir);
   });
 
   it('prints exactly the API fire result with --json, and accepts an option label', async () => {
     const r = await cli(demo('--field', 'region=Asia Pacific', '--json'));
     expect(r.code, show(r)).toBe(0);
-    const exec = (await sb.state()).executions[0]!;
+    const exec = (await t.sb.state()).executions[0]!;
     expect(r.json()).toEqual({ executionId: exec.id, outcome: exec.outcome });
     expect(r.json().outcome.schedulerUrl).toContain('/book/sales-apac');
   });
@@ -99,15 +92,15 @@ describe('trigger fire', () => {
     const j = await cli(['trigger', 'fire', 'newsletter signup', '--email', 'n@x.io', '--json']);
     expect(j.json()).toEqual({ executionId: expect.any(String), outcome: { type: 'none' } });
     // none outcomes are not remembered: the second fire ran.
-    expect((await sb.state()).executions).toHaveLength(2);
+    expect((await t.sb.state()).executions).toHaveLength(2);
   });
 
   it('reads --responses from a file and from stdin, --field winning', async () => {
-    const file = join(configDir, 'responses.json');
+    const file = join(t.dir, 'responses.json');
     writeFileSync(file, JSON.stringify({ company: 'Acme', region: 'emea', team_size: '11-50' }));
     const r = await cli(['trigger', 'fire', id('Inbound demo request'), '--email', 'a@acme.com', '--responses', file, '--field', 'region=americas', '--json']);
     expect(r.code, show(r)).toBe(0);
-    expect((await sb.state()).executions[0]!.outcome).toMatchObject({ schedulerUrl: expect.stringContaining('/book/sales-americas') });
+    expect((await t.sb.state()).executions[0]!.outcome).toMatchObject({ schedulerUrl: expect.stringContaining('/book/sales-americas') });
     const s = await cli(['trigger', 'fire', id('Inbound demo request'), '--email', 'b@acme.com', '--responses', '-', '--json'], {
       input: '{"company":"Acme","region":"apac"}',
     });
@@ -133,13 +126,13 @@ describe('trigger fire', () => {
     expect(again.stdout).toContain(`next: schedctl slots ${first.json().outcome.schedulingLinkId}`);
     const reused = await cli(demo('--field', 'region=emea', '--json'));
     expect(reused.json()).toEqual({ status: 'reused', executionId: first.json().executionId, outcome: first.json().outcome, firedAt: expect.any(String) });
-    expect((await sb.state()).executions).toHaveLength(1);
+    expect((await t.sb.state()).executions).toHaveLength(1);
     expect((await posts())).toHaveLength(1);
 
     const forced = await cli(demo('--field', 'region=emea', '--force', '--json'));
     expect(forced.code, show(forced)).toBe(0);
     expect(forced.json().executionId).not.toBe(first.json().executionId);
-    expect((await sb.state()).executions).toHaveLength(2);
+    expect((await t.sb.state()).executions).toHaveLength(2);
   });
 
   describe('rejects bad input before anything is fired (exit 2)', () => {
@@ -162,7 +155,7 @@ describe('trigger fire', () => {
         const doc = r.json();
         expect(doc.error.code).toBe('USAGE');
         expect([doc.error.message, ...(doc.error.details ?? [])].join('\n')).toMatch(c.says);
-        const requests = (await sb.state()).requests;
+        const requests = (await t.sb.state()).requests;
         expect(requests.filter((q) => q.method === 'POST')).toEqual([]);
         expect(requests.map((q) => `${q.method} ${q.path}`)).toEqual(Array(c.expectGets).fill('GET /v1/triggers'));
       });
@@ -183,7 +176,7 @@ describe('trigger fire', () => {
     expect(r.code, show(r)).toBe(3);
     expect(r.json().error).toMatchObject({ code: 'MISSING_SCOPE', status: 403 });
     expect(r.json().error.message).toContain('triggers:write');
-    expect((await sb.state()).executions).toHaveLength(0);
+    expect((await t.sb.state()).executions).toHaveLength(0);
   });
 
   it('answers exit 3 for a revoked key', async () => {
@@ -204,11 +197,11 @@ describe('trigger fire', () => {
     expect(r.code, show(r)).toBe(2);
     expect(r.json().error).toMatchObject({ code: 'WORK_EMAIL_REQUIRED', status: 400 });
     expect(r.json().error.hint).toContain('work email');
-    expect((await sb.state()).executions).toHaveLength(0);
+    expect((await t.sb.state()).executions).toHaveLength(0);
   });
 
   it("shows the server's INVALID_REQUEST details", async () => {
-    await sb.fault({ method: 'POST', path: '/v1/triggers/*', fault: 'status', status: 400, code: 'INVALID_REQUEST' });
+    await t.sb.fault({ method: 'POST', path: '/v1/triggers/*', fault: 'status', status: 400, code: 'INVALID_REQUEST' });
     const r = await cli(demo('--field', 'region=emea'));
     expect(r.code, show(r)).toBe(2);
     expect(r.stderr).toContain('INVALID_REQUEST, HTTP 400');
@@ -216,12 +209,12 @@ describe('trigger fire', () => {
   });
 
   it('exits 7 on a lost response, says not to fire again, and never fires twice', async () => {
-    await sb.fault({ method: 'POST', path: '/v1/triggers/*', fault: 'stall-after-commit' });
+    await t.sb.fault({ method: 'POST', path: '/v1/triggers/*', fault: 'stall-after-commit' });
     const r = await cli(['--timeout', '1', ...demo('--field', 'region=emea'), '--json']);
     expect(r.code, show(r)).toBe(7);
     expect(r.json().error.code).toBe('OUTCOME_UNKNOWN');
     expect(r.json().error.message).toContain('do not fire again blindly');
-    expect((await sb.state()).executions).toHaveLength(1);
+    expect((await t.sb.state()).executions).toHaveLength(1);
     expect(await posts()).toHaveLength(1);
   });
 });

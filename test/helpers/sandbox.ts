@@ -2,6 +2,7 @@
  * End-to-end tests talk to a real sandbox over HTTP on 127.0.0.1, started in-process.
  * These helpers start one, point the CLI at it, and read or steer it through its hooks.
  */
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/server.js';
 import { registerSecret, runCli, tempDir, type RunOptions, type RunResult } from './cli.js';
 
@@ -63,4 +64,46 @@ export async function startTestSandbox(options: SandboxOptions = {}): Promise<Te
     },
     requestCount: async () => ((await hook('GET', '/_sandbox/state')) as SandboxState).requests.length,
   };
+}
+
+/** What `useSandbox` gives a test file; read its fields inside hooks and tests (they are set by then). */
+export interface SandboxFixture {
+  /** One sandbox for the whole file, reset before each test. */
+  readonly sb: TestSandbox;
+  /**
+   * A fresh config dir (and so a fresh journal and outcome memory) for each test: after a reset the
+   * sandbox reuses ids. A test may replace it to play a second machine.
+   */
+  dir: string;
+}
+
+/**
+ * Registers the file's sandbox hooks: start one before all tests (with `options`), close it after
+ * them, and before each test reset it and make a fresh config dir. Hooks a file adds later run after these.
+ */
+export function useSandbox(options: SandboxOptions = {}): SandboxFixture {
+  let sb: TestSandbox | undefined;
+  let dir = '';
+  beforeAll(async () => {
+    sb = await startTestSandbox(options);
+  });
+  // Optional: if starting failed, that is the error to see, not a second one from here.
+  afterAll(async () => sb?.close());
+  beforeEach(async () => {
+    await fixture.sb.reset();
+    dir = tempDir();
+  });
+  const fixture: SandboxFixture = {
+    get sb() {
+      if (!sb) throw new Error('the sandbox is started in beforeAll: use it inside hooks and tests');
+      return sb;
+    },
+    get dir() {
+      return dir;
+    },
+    set dir(value: string) {
+      dir = value;
+    },
+  };
+  return fixture;
 }
