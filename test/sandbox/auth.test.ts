@@ -1,12 +1,8 @@
 /** Auth, scopes, routing and body parsing, common to every operation. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Api, expectError, start } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { expectError, useApi } from './helpers.js';
 
-let api: Api;
-beforeAll(async () => {
-  api = await start();
-});
-afterAll(() => api.sb.close());
+const api = useApi();
 
 describe('authentication', () => {
   it.each([

@@ -1,14 +1,9 @@
 /** Book and reschedule: every error code, lost-response retries, expiry and concurrency. */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { strictSchemas } from '../../src/api/schemas.js';
-import { type Api, expectError, slotsFor, start, triggerByName } from './helpers.js';
+import { expectError, slotsFor, triggerByName, useApi } from './helpers.js';
 
-let api: Api;
-beforeAll(async () => {
-  api = await start();
-});
-beforeEach(() => api.hook('POST', '/_sandbox/reset'));
-afterAll(() => api.sb.close());
+const api = useApi({}, { reset: true });
 
 const EMAIL = 'lead@acme.com';
 const book = (event: string, reservationId: string, startTime: string | undefined, extra: Record<string, unknown> = {}) =>

@@ -1,15 +1,11 @@
 /** Events list, event detail and slots (with a frozen sandbox clock, so the seed is fixed). */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { strictSchemas } from '../../src/api/schemas.js';
 import { seedWorkspace } from '../../src/sandbox/workspace.js';
-import { type Api, DAY, expectError, iso, slotsFor, start } from './helpers.js';
+import { DAY, expectError, iso, slotsFor, useApi } from './helpers.js';
 
 const NOW = new Date('2026-11-23T00:00:00Z'); // a Monday
-let api: Api;
-beforeAll(async () => {
-  api = await start({ now: () => NOW });
-});
-afterAll(() => api.sb.close());
+const api = useApi({ now: () => NOW });
 
 const slots = (event: string, body: unknown) => api.call('POST', `/v1/scheduling/events/${event}/slots`, body);
 

@@ -1,13 +1,8 @@
 /** Every fault of /_sandbox/faults, checked against what the server really did. */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type Api, expectError, slotsFor, start } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { expectError, slotsFor, useApi } from './helpers.js';
 
-let api: Api;
-beforeAll(async () => {
-  api = await start();
-});
-beforeEach(() => api.hook('POST', '/_sandbox/reset'));
-afterAll(() => api.sb.close());
+const api = useApi({}, { reset: true });
 
 const MEETINGS = '/v1/scheduling/meetings';
 const EMAIL = 'lead@acme.com';

@@ -1,13 +1,9 @@
 /** The spec's four-request routed flow, with plain fetch, for each outcome type. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { strictSchemas } from '../../src/api/schemas.js';
-import { type Api, slotsFor, start, triggerByName } from './helpers.js';
+import { slotsFor, triggerByName, useApi } from './helpers.js';
 
-let api: Api;
-beforeAll(async () => {
-  api = await start();
-});
-afterAll(() => api.sb.close());
+const api = useApi();
 
 describe('routed booking flow', () => {
   it('books through a scheduler outcome with the workflow execution linked', async () => {

@@ -1,5 +1,5 @@
 /** Shared helpers for the sandbox tests: plain fetch, no schedctl client code. */
-import { expect } from 'vitest';
+import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import { strictSchemas } from '../../src/api/schemas.js';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/server.js';
 
@@ -33,6 +33,33 @@ export async function start(options: SandboxOptions = {}): Promise<Api> {
     return res.json();
   };
   return { sb, call, hook, state: () => hook('GET', '/_sandbox/state') };
+}
+
+/**
+ * Registers the file's sandbox hooks: one sandbox started before all tests (with `options`) and
+ * closed after them; with `reset`, reset before each test. The Api it returns is valid inside
+ * hooks and tests; hooks the file adds later run after these.
+ */
+export function useApi(options: SandboxOptions = {}, { reset = false }: { reset?: boolean } = {}): Api {
+  let api: Api | undefined;
+  const started = (): Api => {
+    if (!api) throw new Error('the sandbox is started in beforeAll: use it inside hooks and tests');
+    return api;
+  };
+  beforeAll(async () => {
+    api = await start(options);
+  });
+  // Optional: if starting failed, that is the error to see, not a second one from here.
+  afterAll(() => api?.sb.close());
+  if (reset) beforeEach(() => started().hook('POST', '/_sandbox/reset'));
+  return {
+    get sb() {
+      return started().sb;
+    },
+    call: (...args) => started().call(...args),
+    hook: (...args) => started().hook(...args),
+    state: () => started().state(),
+  };
 }
 
 /** Asserts the exact error envelope and returns it. */

@@ -1,15 +1,13 @@
 /** GET /v1/triggers and trigger fire validation. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { strictSchemas } from '../../src/api/schemas.js';
-import { type Api, expectError, start, triggerByName } from './helpers.js';
+import { expectError, triggerByName, useApi } from './helpers.js';
 
-let api: Api;
+const api = useApi();
 let demo: string;
 beforeAll(async () => {
-  api = await start();
   demo = (await triggerByName(api, 'Inbound demo request')).id;
 });
-afterAll(() => api.sb.close());
 
 const fire = (id: string, body: unknown) => api.call('POST', `/v1/triggers/${id}`, body);
 
