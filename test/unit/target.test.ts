@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { maskKey, redact } from '../../src/config/mask.js';
 import { checkBaseUrl, DEFAULT_BASE_URL, resolveTarget } from '../../src/config/target.js';
-import { parseRetryAfter } from '../../src/api/client.js';
+import { parseRetryAfter } from '../../src/api/failures.js';
 import { colorLevel } from '../../src/ui/ui.js';
 
 const profiles = {

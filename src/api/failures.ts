@@ -1,0 +1,128 @@
+/**
+ * How a request can fail, as typed errors: the API's error envelope, a response that is not
+ * the API's JSON, a redirect (never followed), a transport failure before or after the
+ * request may have reached the server (the difference decides "outcome unknown").
+ */
+import { HTTPError, TimeoutError } from 'ky';
+import { ApiError, BadResponseError, NetworkError, OutcomeUnknownError } from '../errors.js';
+import { schemas } from './schemas.js';
+
+/** Failures that prove nothing was sent: safe to report as "could not reach", even for a booking. */
+const NOT_CONNECTED = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ENETUNREACH',
+  'EHOSTUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'CERT_HAS_EXPIRED',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
+export function isRedirect(response: Response): boolean {
+  return response.status >= 300 && response.status < 400;
+}
+
+/** fetch would otherwise follow it, perhaps to another host; the key is never sent onward. */
+export function redirectError(response: Response, label: string): BadResponseError {
+  return new BadResponseError(
+    `${label} answered a redirect (HTTP ${response.status}) to ${response.headers.get('location') ?? '(no location)'}; schedctl does not follow redirects, so the key is never sent to another address`,
+    { status: response.status, hint: 'set --base-url to the final address' },
+  );
+}
+
+export function isJson(response: Response): boolean {
+  return /\bjson\b/i.test(response.headers.get('content-type') ?? '');
+}
+
+/** Integer seconds, or undefined when missing, negative or not a number (then a short backoff is used). */
+export function parseRetryAfter(raw: string | null): number | undefined {
+  if (raw === null || !/^\s*\d+\s*$/.test(raw)) return undefined;
+  return Number(raw);
+}
+
+export function errorCode(error: unknown): string | undefined {
+  let e: unknown = error;
+  for (let depth = 0; e && depth < 4; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+export function isNetworkError(error: unknown): boolean {
+  return error instanceof TypeError || errorCode(error) !== undefined;
+}
+
+export function describeFailure(error: unknown): string {
+  if (error instanceof HTTPError) return `HTTP ${error.response.status}`;
+  if (error instanceof TimeoutError) return 'timed out';
+  return errorCode(error) ?? (error instanceof Error ? error.message : String(error));
+}
+
+export function transportError(error: unknown, label: string, once: boolean, timeoutMs: number): Error {
+  if (error instanceof ApiError || error instanceof BadResponseError || error instanceof NetworkError) return error;
+  const code = errorCode(error);
+  if (!(error instanceof TimeoutError) && code && NOT_CONNECTED.has(code)) {
+    return new NetworkError(`could not reach the API for ${label} (${code}); nothing was sent`, {
+      hint: 'check --base-url / the profile, your network or proxy settings; for the local sandbox run `schedctl sandbox`',
+    });
+  }
+  const what = error instanceof TimeoutError ? `no response within ${timeoutMs / 1000} s` : `the connection failed (${code ?? describeFailure(error)})`;
+  if (once) {
+    return new OutcomeUnknownError(`${label}: ${what}; the request may have been processed`, {
+      hint: 'do not repeat it blindly; check its result first',
+    });
+  }
+  return new NetworkError(`${label}: ${what}`, { hint: 'try again, or raise --timeout' });
+}
+
+export async function errorFromResponse(
+  response: Response,
+  label: string,
+  once: boolean,
+  readBody: (res: Response) => Promise<string>,
+): Promise<Error> {
+  const status = response.status;
+  const [method = '', path = ''] = label.split(' ');
+  let text = '';
+  try {
+    text = await readBody(response);
+  } catch {
+    text = '';
+  }
+  let envelope: ReturnType<typeof schemas.apiError.safeParse> | undefined;
+  try {
+    envelope = schemas.apiError.safeParse(JSON.parse(text));
+  } catch {
+    envelope = undefined;
+  }
+  const retryAfter = parseRetryAfter(response.headers.get('retry-after'));
+  if (once && status >= 500) {
+    const said = envelope?.success ? `${envelope.data.error.code}: ${envelope.data.error.message}` : `HTTP ${status}`;
+    return new OutcomeUnknownError(`${label} failed with ${said}; the request may have been processed`, {
+      hint: 'do not repeat it blindly; check its result first',
+    });
+  }
+  if (envelope?.success) {
+    const e = envelope.data.error;
+    return new ApiError({
+      status,
+      code: e.code,
+      message: e.message,
+      method,
+      path,
+      ...(e.details ? { details: e.details } : {}),
+      ...(retryAfter !== undefined ? { retryAfterSeconds: retryAfter } : {}),
+      ...(status === 429
+        ? { hint: `still rate limited after waiting; try again in ${retryAfter ?? 60} s (the limit is 30 requests per minute per key)` }
+        : {}),
+    });
+  }
+  const kind = isJson(response) ? 'a body that is not the API error envelope' : `${response.headers.get('content-type') ?? 'no content type'} (not the API's JSON; a proxy or gateway error page?)`;
+  return new BadResponseError(`${label} failed with HTTP ${status} and ${kind}`, { status });
+}
