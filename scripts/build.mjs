@@ -15,6 +15,7 @@ const STUBS = [
   { module: 'node:child_process', from: 'node_modules/commander/', stub: 'scripts/stubs/lazy-child-process.cjs' },
   { module: 'semver', from: 'node_modules/conf/', stub: 'scripts/stubs/semver.mjs' },
   { module: 'node:crypto', from: 'node_modules/conf/', stub: 'scripts/stubs/lazy-crypto.mjs' },
+  { module: 'when-exit', from: 'node_modules/atomically/', stub: 'scripts/stubs/when-exit.mjs' },
 ];
 const unusedFeatureStubs = {
   name: 'unused-feature-stubs',

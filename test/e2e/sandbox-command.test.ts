@@ -1,0 +1,67 @@
+/**
+ * `schedctl sandbox` as users and scripts start it: the one-line JSON contract, the banner,
+ * `--profile` saving a ready-to-use profile, and a clean shutdown on SIGINT/SIGTERM.
+ */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { afterEach, describe, expect, it } from 'vitest';
+import { BIN, baseEnv, registerSecret, runCli, show, tempDir } from '../helpers/cli.js';
+
+let children: ChildProcessWithoutNullStreams[] = [];
+afterEach(() => {
+  for (const c of children) c.kill('SIGKILL');
+  children = [];
+});
+
+/** Starts the sandbox and resolves with its first stdout line (or the whole banner up to "Press Ctrl+C"). */
+function start(args: string[], configDir: string, until: (out: string) => boolean) {
+  const child = spawn(process.execPath, [BIN, 'sandbox', '--port', '0', ...args], { env: baseEnv(configDir) });
+  children.push(child);
+  let out = '';
+  let err = '';
+  child.stderr.on('data', (d) => (err += d));
+  return new Promise<{ child: ChildProcessWithoutNullStreams; out: string; err: () => string }>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`sandbox did not start\n${out}\n${err}`)), 10_000);
+    child.stdout.on('data', (d) => {
+      out += d;
+      if (until(out)) {
+        clearTimeout(timer);
+        resolve({ child, out, err: () => err });
+      }
+    });
+  });
+}
+
+const exited = (child: ChildProcessWithoutNullStreams) =>
+  new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+
+describe('schedctl sandbox', () => {
+  it('prints exactly one JSON line with baseUrl and keys, serves the API, and stops cleanly on SIGTERM', async () => {
+    const { child, out } = await start(['--json'], tempDir(), (o) => o.includes('\n'));
+    const doc = JSON.parse(out.trim()) as { baseUrl: string; keys: { full: string; readOnly: string; revoked: string } };
+    registerSecret(doc.keys.full, doc.keys.readOnly, doc.keys.revoked);
+    expect(Object.keys(doc).sort()).toEqual(['baseUrl', 'keys']);
+    expect(doc.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(Object.keys(doc.keys).sort()).toEqual(['full', 'readOnly', 'revoked']);
+    const r = await runCli(['triggers', 'ls', '--json'], { env: { SCHEDCTL_BASE_URL: doc.baseUrl, SCHEDCTL_API_KEY: doc.keys.full } });
+    expect(r.code, show(r)).toBe(0);
+    expect(r.json().triggers.length).toBeGreaterThanOrEqual(3);
+    const code = exited(child);
+    child.kill('SIGTERM');
+    expect(await code).toBe(0);
+  });
+
+  it('saves a profile with --profile so other commands work right away, and exits 0 on SIGINT', async () => {
+    const configDir = tempDir();
+    const { child, out } = await start(['--profile', 'sbx'], configDir, (o) => o.includes('Press Ctrl+C'));
+    expect(out).toContain('schedctl sandbox listening on http://127.0.0.1:');
+    expect(out).toMatch(/full key\s+sk_/);
+    const ls = await runCli(['profile', 'ls', '--json'], { configDir });
+    expect(ls.json().profiles).toEqual([expect.objectContaining({ name: 'sbx', isDefault: true, baseUrl: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/) })]);
+    const r = await runCli(['events', 'ls', '--json'], { configDir });
+    expect(r.code, show(r)).toBe(0);
+    expect(r.json().events.length).toBeGreaterThan(0);
+    const code = exited(child);
+    child.kill('SIGINT');
+    expect(await code).toBe(0);
+  });
+});
