@@ -26,7 +26,8 @@ export interface RequestOptions<T> {
   path: string;
   query?: Record<string, string | number | undefined>;
   body?: unknown;
-  schema?: ZodType<T>;
+  /** The response schema, or a loader started as the request goes out (see endpoints.ts). */
+  schema?: ZodType<T> | (() => Promise<ZodType<T>>);
   safety: Safety;
 }
 
@@ -70,6 +71,9 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     const url = new URL(options.baseUrl + opts.path);
     for (const [k, v] of Object.entries(opts.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
     const label = `${opts.method} ${opts.path}`;
+    const schemaReady = typeof opts.schema === 'function' ? opts.schema() : Promise.resolve(opts.schema);
+    // Not awaited until the body is in; a failed request must not leave it unhandled.
+    schemaReady.catch(() => undefined);
     const once = opts.safety === 'once';
     let waitedMs = 0;
     let started = 0;
@@ -163,8 +167,9 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       }
       throw new BadResponseError(`${label} answered HTTP ${response.status} with ${what}`, { status: response.status });
     }
-    if (!opts.schema) return json as T;
-    const parsed = opts.schema.safeParse(json);
+    const schema = await schemaReady;
+    if (!schema) return json as T;
+    const parsed = schema.safeParse(json);
     if (!parsed.success) {
       const details = formatSchemaIssues(parsed.error);
       if (once) {

@@ -5,7 +5,6 @@
  */
 import { HTTPError, TimeoutError } from 'ky';
 import { ApiError, BadResponseError, NetworkError, OutcomeUnknownError } from '../errors.js';
-import { schemas } from './schemas.js';
 
 /** Failures that prove nothing was sent: safe to report as "could not reach", even for a booking. */
 const NOT_CONNECTED = new Set([
@@ -95,6 +94,7 @@ export async function errorFromResponse(
   } catch {
     text = '';
   }
+  const { schemas } = await import('./schemas.js');
   let envelope: ReturnType<typeof schemas.apiError.safeParse> | undefined;
   try {
     envelope = schemas.apiError.safeParse(JSON.parse(text));
