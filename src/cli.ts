@@ -41,6 +41,8 @@ export function buildProgram(ctx: Context): Command {
       writeErr: (s) => ctx.io.stderr.write(redactKeyLike(s)),
     });
     cmd.showSuggestionAfterError(true);
+    // addCommand() does not pass help settings down: every command's help lists --json & co.
+    cmd.configureHelp({ showGlobalOptions: true });
   });
   return program;
 }

@@ -17,6 +17,16 @@ describe('the program', () => {
     }
   });
 
+  it("shows the global flags in every command's help", async () => {
+    for (const args of [['triggers', 'ls', '--help'], ['book', '--help'], ['profile', 'add', '--help']]) {
+      const r = await runCli(args);
+      expect(r.code, show(r)).toBe(0);
+      expect(r.stdout).toContain('Global Options:');
+      expect(r.stdout).toMatch(/^\s+--json\b/m);
+      expect(r.stdout).toMatch(/^\s+--no-input\b/m);
+    }
+  });
+
   it('prints the version, or {"version"} with --json', async () => {
     expect((await runCli(['--version'])).stdout).toBe(`${VERSION}\n`);
     expect((await runCli(['-v'])).stdout).toBe(`${VERSION}\n`);
