@@ -82,21 +82,23 @@ export class ConfigError extends CliError {
 }
 
 /** An error answered by the API, parsed from its envelope. */
+export interface ApiErrorOptions {
+  status: number;
+  code: string;
+  message: string;
+  method: string;
+  path: string;
+  details?: string[];
+  hint?: string;
+  retryAfterSeconds?: number;
+}
+
 export class ApiError extends CliError {
   readonly status: number;
   readonly method: string;
   readonly path: string;
   readonly retryAfterSeconds: number | undefined;
-  constructor(opts: {
-    status: number;
-    code: string;
-    message: string;
-    method: string;
-    path: string;
-    details?: string[];
-    hint?: string;
-    retryAfterSeconds?: number;
-  }) {
+  constructor(opts: ApiErrorOptions) {
     super(opts.code, opts.message, EXIT_BY_API_CODE[opts.code] ?? exitForStatus(opts.status), opts);
     this.status = opts.status;
     this.method = opts.method;
@@ -107,6 +109,23 @@ export class ApiError extends CliError {
     const doc = super.toDocument();
     doc.error.status = this.status;
     return doc;
+  }
+  /** The options that rebuild this error (to derive one with more context). */
+  fields(): ApiErrorOptions {
+    return {
+      status: this.status,
+      code: this.code,
+      message: this.message,
+      method: this.method,
+      path: this.path,
+      ...(this.details ? { details: this.details } : {}),
+      ...(this.hint ? { hint: this.hint } : {}),
+      ...(this.retryAfterSeconds !== undefined ? { retryAfterSeconds: this.retryAfterSeconds } : {}),
+    };
+  }
+  /** The same error with a hint of what to do next (errors are immutable). */
+  withHint(hint: string | undefined): ApiError {
+    return !hint || hint === this.hint ? this : new ApiError({ ...this.fields(), hint });
   }
 }
 

@@ -66,7 +66,6 @@ export async function run(meetingId: string, opts: RescheduleOptions, ctx: Conte
       });
     }
     if (error instanceof ApiError) {
-      const { withHint } = await import('../domain/booking.js');
       const slots = `schedctl slots ${event ?? '<event>'}`;
       const hints: Record<string, string> = {
         CONFLICT: `the meeting's host is not free at that time: pick another time from \`${slots}\``,
@@ -75,7 +74,7 @@ export async function run(meetingId: string, opts: RescheduleOptions, ctx: Conte
         MISSING_SCOPE: 'rescheduling needs a key with the scheduling:write permission',
         INVALID_API_KEY: 'the key is missing, malformed or revoked: add a current one with `schedctl profile add <name> --key-stdin`',
       };
-      throw withHint(error, hints[error.code]);
+      throw error.withHint(hints[error.code]);
     }
     throw error;
   }

@@ -93,7 +93,6 @@ export async function run(event: string, opts: SlotsOptions, ctx: Context): Prom
 async function slotsHint(error: unknown, event: string, reservationId: string | undefined): Promise<unknown> {
   const { ApiError } = await import('../errors.js');
   if (!(error instanceof ApiError)) return error;
-  const { withHint } = await import('../domain/booking.js');
   const fresh = `fetch slots again without --reservation: schedctl slots ${event}`;
   const hints: Record<string, string> = {
     RESERVATION_EXPIRED: `the reservation's hold lapsed; ${fresh}`,
@@ -105,5 +104,5 @@ async function slotsHint(error: unknown, event: string, reservationId: string | 
     MISSING_SCOPE: 'listing slots needs a key with scheduling:read',
     INVALID_API_KEY: 'the key is missing, malformed or revoked: add a current one with `schedctl profile add <name> --key-stdin`',
   };
-  return withHint(error, hints[error.code]);
+  return error.withHint(hints[error.code]);
 }

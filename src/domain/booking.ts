@@ -55,7 +55,7 @@ export class SlotTakenError extends ApiError {
     readonly reservationId: string,
     hint: string,
   ) {
-    super({ ...apiErrorFields(base), hint });
+    super({ ...base.fields(), hint });
   }
   override toDocument(): ErrorDocument & { nearestSlots: string[]; reservationId: string } {
     return { ...super.toDocument(), nearestSlots: this.nearestSlots, reservationId: this.reservationId };
@@ -97,7 +97,7 @@ export async function bookSlot(deps: BookDeps, request: BookRequest): Promise<Bo
       return { status: 'already_booked', code: error.code, attempt: updated };
     }
     if (error.code === 'SLOT_TAKEN') throw await slotTaken(deps, request, error);
-    throw withHint(error, hintFor(error, request, deps));
+    throw error.withHint(hintFor(error, request, deps));
   }
   journal.update(attempt.id, { outcome: 'booked', meetingId: meeting.id, startTime: meeting.date, updatedAt: deps.now().toISOString() });
   // An earlier lost attempt never reached the server: had it booked, this one would have been refused.
@@ -175,23 +175,4 @@ function hintFor(error: ApiError, r: BookRequest, deps: BookDeps): string | unde
     default:
       return error.hint;
   }
-}
-
-export function apiErrorFields(e: ApiError): ConstructorParameters<typeof ApiError>[0] {
-  return {
-    status: e.status,
-    code: e.code,
-    message: e.message,
-    method: e.method,
-    path: e.path,
-    ...(e.details ? { details: e.details } : {}),
-    ...(e.hint ? { hint: e.hint } : {}),
-    ...(e.retryAfterSeconds !== undefined ? { retryAfterSeconds: e.retryAfterSeconds } : {}),
-  };
-}
-
-/** The same API error with a hint (errors are immutable). */
-export function withHint(e: ApiError, hint: string | undefined): ApiError {
-  if (!hint || hint === e.hint) return e;
-  return new ApiError({ ...apiErrorFields(e), hint });
 }

@@ -57,7 +57,7 @@ Example: schedctl trigger fire "Inbound demo request" --email ada@acme.com --fie
 }
 
 export async function run(idOrName: string, opts: FireOptions, ctx: Context): Promise<FireRun> {
-  const [{ UsageError, ApiError, OutcomeUnknownError }, domain, { isValidEmail, parseKeyValues }, { OutcomeMemory }, { scopeOf }] = await Promise.all([
+  const [{ UsageError }, domain, { isValidEmail, parseKeyValues }, { OutcomeMemory }, { scopeOf }] = await Promise.all([
     import('../../errors.js'),
     import('../../domain/triggers.js'),
     import('../../domain/inputs.js'),
@@ -89,41 +89,11 @@ export async function run(idOrName: string, opts: FireOptions, ctx: Context): Pr
 
   ui.info(`firing "${trigger.name}" for ${email} ${target.profileName ? `on profile ${target.profileName}` : 'with the key from SCHEDCTL_API_KEY'} at ${target.baseUrl}`);
   const api = await ctx.api();
-  let result: TriggerFireResult;
-  try {
-    result = await api.fireTrigger(trigger.id, { email, responses, ...(context ? { context } : {}) });
-  } catch (error) {
-    if (error instanceof OutcomeUnknownError) {
-      throw new OutcomeUnknownError(
-        `no answer to firing "${trigger.name}" (${error.message}): the workflow run may have started; do not fire again blindly`,
-        {
-          hint: 'each fire starts a new run (CRM writes and notifications repeat, routing fairness counts again): check the run in the workflow history before firing again',
-          cause: error,
-        },
-      );
-    }
-    if (error instanceof ApiError) {
-      const hint = FIRE_HINTS[error.code]?.(trigger);
-      if (hint) {
-        throw new ApiError({
-          status: error.status, code: error.code, message: error.message, method: error.method, path: error.path, hint,
-          ...(error.details ? { details: error.details } : {}),
-          ...(error.retryAfterSeconds !== undefined ? { retryAfterSeconds: error.retryAfterSeconds } : {}),
-        });
-      }
-    }
-    throw error;
-  }
+  const { fireTrigger } = await import('../../domain/fire.js');
+  const result = await fireTrigger(api, trigger, { email, responses, ...(context ? { context } : {}) });
   memory.remember(scope, trigger.id, email, { executionId: result.executionId, outcome: result.outcome, firedAt: ctx.clock.now().toISOString() });
   return { status: 'fired', trigger, email, result };
 }
-
-const FIRE_HINTS: Record<string, (t: Trigger) => string> = {
-  MISSING_SCOPE: () => 'firing needs a key with triggers:write; use another profile (--profile) or a key with that permission',
-  INVALID_API_KEY: () => 'the key was refused (missing, malformed or revoked): add a valid one with `schedctl profile add`',
-  WORK_EMAIL_REQUIRED: (t) => `"${t.name}" requires a work email: pass the lead's company address with --email (nothing was fired)`,
-  INVALID_REQUEST: (t) => `check the values against \`schedctl triggers show ${t.id}\` (nothing was fired)`,
-};
 
 async function readResponsesFile(spec: string, ctx: Context): Promise<Record<string, unknown>> {
   const [{ readJsonInput }, { UsageError }] = await Promise.all([import('../../ui/json-input.js'), import('../../errors.js')]);

@@ -11,10 +11,11 @@
  */
 import type { Api } from '../../api/endpoints.js';
 import type { Outcome, Trigger, TriggerFireResult } from '../../api/schemas.js';
-import { ApiError, CancelledError, CliError, EXIT, OutcomeUnknownError } from '../../errors.js';
-import { bookSlot, withHint, type BookRequest } from '../booking.js';
+import { ApiError, CancelledError, CliError, EXIT } from '../../errors.js';
+import { bookSlot, type BookRequest } from '../booking.js';
 import type { Journal } from '../journal.js';
 import type { RememberedOutcome } from '../outcomes.js';
+import { fireTrigger } from '../fire.js';
 import { fetchSlots } from '../slots.js';
 import { buildResponses, isEmailField } from '../triggers.js';
 import type { GuestDetails, RouteAsker, RouteNotice, RouteResult, SlotPage } from './types.js';
@@ -158,7 +159,7 @@ export async function runRoute(deps: RouteDeps): Promise<RouteResult> {
         case 'CONFLICT': {
           deps.notify({ type: 'session_ended', executionId: result.executionId });
           if (result.refires >= MAX_REFIRES || !(await asker.refire(result.executionId, trigger))) {
-            throw withHint(error, refireHint(result.executionId));
+            throw error.withHint(refireHint(result.executionId));
           }
           deps.outcomes.forgetExecution(scope, result.executionId);
           responses ??= await askResponses();
@@ -190,21 +191,7 @@ export function refireHint(executionId: string): string {
 
 async function fire(deps: RouteDeps, trigger: Trigger, email: string, responses: Record<string, string>): Promise<TriggerFireResult> {
   deps.notify({ type: 'firing', trigger, email });
-  let result: TriggerFireResult;
-  try {
-    result = await deps.api.fireTrigger(trigger.id, { email, responses });
-  } catch (error) {
-    if (error instanceof OutcomeUnknownError) {
-      throw new OutcomeUnknownError(
-        `no answer to firing "${trigger.name}" (${error.message}): the workflow run may have started; do not fire again blindly`,
-        {
-          hint: 'each fire starts a new run (CRM writes and notifications repeat, routing fairness counts again): check the run in the workflow history before routing this lead again',
-          cause: error,
-        },
-      );
-    }
-    throw error;
-  }
+  const result = await fireTrigger(deps.api, trigger, { email, responses });
   deps.outcomes.remember(deps.scope, trigger.id, email, { ...result, firedAt: deps.now().toISOString() });
   deps.notify({ type: 'fired', executionId: result.executionId, outcome: result.outcome });
   return result;

@@ -1,0 +1,34 @@
+/**
+ * Firing a trigger, shared by `trigger fire` and `route`. Every fire starts a workflow run
+ * (CRM writes and notifications repeat, routing fairness counts again), so a fire whose
+ * answer is lost is never repeated: it is reported as outcome unknown (exit 7), and the
+ * API's refusals carry a hint of what to change.
+ */
+import type { Api } from '../api/endpoints.js';
+import type { FireRequest, Trigger, TriggerFireResult } from '../api/schemas.js';
+import { ApiError, OutcomeUnknownError } from '../errors.js';
+
+const FIRE_HINTS: Record<string, (t: Trigger) => string> = {
+  MISSING_SCOPE: () => 'firing needs a key with triggers:write; use another profile (--profile) or a key with that permission',
+  INVALID_API_KEY: () => 'the key was refused (missing, malformed or revoked): add a valid one with `schedctl profile add`',
+  WORK_EMAIL_REQUIRED: (t) => `"${t.name}" requires a work email: pass the lead's company address with --email (nothing was fired)`,
+  INVALID_REQUEST: (t) => `check the values against \`schedctl triggers show ${t.id}\` (nothing was fired)`,
+};
+
+export async function fireTrigger(api: Pick<Api, 'fireTrigger'>, trigger: Trigger, body: FireRequest): Promise<TriggerFireResult> {
+  try {
+    return await api.fireTrigger(trigger.id, body);
+  } catch (error) {
+    if (error instanceof OutcomeUnknownError) {
+      throw new OutcomeUnknownError(
+        `no answer to firing "${trigger.name}" (${error.message}): the workflow run may have started; do not fire again blindly`,
+        {
+          hint: 'each fire starts a new run (CRM writes and notifications repeat, routing fairness counts again): check the run in the workflow history before firing again',
+          cause: error,
+        },
+      );
+    }
+    if (error instanceof ApiError) throw error.withHint(FIRE_HINTS[error.code]?.(trigger));
+    throw error;
+  }
+}
