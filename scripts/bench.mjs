@@ -55,7 +55,14 @@ async function ratio(args, env) {
 const sandbox = await startSandbox({ rateLimit: 0 });
 const configDir = mkdtempSync(join(tmpdir(), 'schedctl-bench-'));
 const env = { PATH: process.env.PATH, HOME: configDir, SCHEDCTL_CONFIG_DIR: configDir, NO_COLOR: '1' };
-const apiEnv = { ...env, SCHEDCTL_BASE_URL: sandbox.baseUrl, SCHEDCTL_API_KEY: sandbox.keys.full };
+// The one-request measure reads a real profile (key and base URL from the profile file),
+// as a user's command does; the route and slots counts below use the same profile.
+execFileSync(process.execPath, [bin, 'profile', 'add', 'bench', '--default', '--key-stdin', '--base-url', sandbox.baseUrl], {
+  env,
+  input: sandbox.keys.full,
+  stdio: ['pipe', 'ignore', 'inherit'],
+});
+const apiEnv = env;
 const rows = [];
 const row = (what, value, goal, ok) => rows.push({ what, value, goal, ok: ok ? 'yes' : 'NO' });
 

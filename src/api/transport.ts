@@ -7,14 +7,23 @@
  * above the wire (retries, timeouts, hooks, JSON); this only moves bytes. Behind a proxy
  * (HTTPS_PROXY/HTTP_PROXY) Node's fetch with undici's proxy agent is used instead.
  */
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import * as http from 'node:http';
 import { Readable } from 'node:stream';
 
-const agents = {
-  'http:': new HttpAgent({ keepAlive: true }),
-  'https:': new HttpsAgent({ keepAlive: true }),
-};
+type Https = typeof import('node:https');
+interface Wire {
+  request: typeof http.request;
+  agent: http.Agent;
+}
+
+// node:https (TLS and crypto) loads only for an https URL: against the sandbox on loopback
+// it would be a sixth of the command's start.
+let plain: Wire | undefined;
+let secure: Promise<Wire> | undefined;
+async function wireFor(protocol: 'http:' | 'https:'): Promise<Wire> {
+  if (protocol === 'http:') return (plain ??= { request: http.request, agent: new http.Agent({ keepAlive: true }) });
+  return (secure ??= import('node:https').then((https: Https) => ({ request: https.request, agent: new https.Agent({ keepAlive: true }) })));
+}
 
 export async function nodeFetch(input: Request): Promise<Response> {
   const url = new URL(input.url);
@@ -24,10 +33,11 @@ export async function nodeFetch(input: Request): Promise<Response> {
   signal.throwIfAborted();
   const headers: Record<string, string> = Object.fromEntries(input.headers);
   if (body) headers['content-length'] = String(body.length);
+  const wire = await wireFor(url.protocol);
+  signal.throwIfAborted();
 
   return new Promise<Response>((resolve, reject) => {
-    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-    const req = send(url, { method: input.method, headers, agent: agents[url.protocol as 'http:' | 'https:'] }, (res) => {
+    const req = wire.request(url, { method: input.method, headers, agent: wire.agent }, (res) => {
       resolve(toResponse(res, input.method));
     });
     const onAbort = () => {
@@ -44,7 +54,7 @@ export async function nodeFetch(input: Request): Promise<Response> {
   });
 }
 
-function toResponse(res: IncomingMessage, method: string): Response {
+function toResponse(res: http.IncomingMessage, method: string): Response {
   const status = res.statusCode ?? 0;
   const headers = new Headers();
   for (const [name, value] of Object.entries(res.headers)) {
