@@ -12,7 +12,7 @@
  * A 429 is retried for both: the server did not act on it.
  */
 import ky, { HTTPError, TimeoutError } from 'ky';
-import type { ZodType } from 'zod';
+import type { ZodMiniType as ZodType } from './zod.js';
 import { redact, redactKeyLike } from '../config/mask.js';
 import type { Clock } from '../context.js';
 import { BadResponseError, NetworkError, OutcomeUnknownError } from '../errors.js';

@@ -8,7 +8,7 @@
  * - strict (used by `schedctl smoke` and the sandbox's own tests): exactly what the
  *   spec allows, no extra properties, real uuid/date-time/email formats and enums.
  */
-import * as z from 'zod';
+import * as z from './zod.js';
 
 export const ERROR_CODES = [
   'INVALID_REQUEST',
@@ -58,7 +58,7 @@ function buildSchemas(strict: boolean) {
   const uuid = () => (strict ? z.uuid() : z.string());
   const dateTime = () => (strict ? z.iso.datetime({ offset: true }) : z.string());
   const email = () => (strict ? z.email() : z.string());
-  const int32 = () => z.number().int().min(INT32.min).max(INT32.max);
+  const int32 = () => z.int().check(z.gte(INT32.min), z.lte(INT32.max));
 
   const meeting = once(() =>
     obj({
@@ -68,12 +68,12 @@ function buildSchemas(strict: boolean) {
       status: oneOf(MEETING_STATUSES),
       date: dateTime(),
       duration: int32(),
-      meetingLink: z.string().nullable(),
+      meetingLink: z.nullable(z.string()),
       conferencingType: oneOf(MEETING_CONFERENCING_TYPES),
-      location: z.string().nullable(),
+      location: z.nullable(z.string()),
       personEmail: email(),
       additionalAttendees: z.array(z.string()),
-      cancellationReason: z.string().nullable(),
+      cancellationReason: z.nullable(z.string()),
       createdAt: dateTime(),
       updatedAt: dateTime(),
     }));
@@ -97,7 +97,7 @@ function buildSchemas(strict: boolean) {
   const eventsList = once(() =>
     obj({
       events: z.array(eventSummary()),
-      nextCursor: strict ? z.string() : z.string().nullable().optional(),
+      nextCursor: strict ? z.string() : z.optional(z.nullable(z.string())),
     }));
 
   const host = once(() =>
@@ -119,7 +119,7 @@ function buildSchemas(strict: boolean) {
       description: z.string(),
       placeholder: z.string(),
       isRequired: z.boolean(),
-      order: z.number().int(),
+      order: z.int(),
       options: z.array(option()),
       requireWorkEmail: z.boolean(),
     }));
@@ -134,7 +134,7 @@ function buildSchemas(strict: boolean) {
       expiresAt: dateTime(),
       slots: z.array(dateTime()),
       // The shape of a non-null activeHost is not shown in the spec: any object.
-      activeHost: z.record(z.string(), z.unknown()).nullable(),
+      activeHost: z.nullable(z.record(z.string(), z.unknown())),
     }));
 
   const triggerField = once(() =>
@@ -143,7 +143,7 @@ function buildSchemas(strict: boolean) {
       label: z.string(),
       type: z.string(),
       required: z.boolean(),
-      options: z.array(option()).nullable(),
+      options: z.nullable(z.array(option())),
     }));
 
   const trigger = once(() =>
@@ -172,7 +172,7 @@ function buildSchemas(strict: boolean) {
           noneOutcome(),
           // An outcome type this client does not know yet must not break `trigger fire`. The data passes
           // through unchanged; only its static type says 'other', so narrowing on the known types works.
-          z.looseObject({ type: z.string() }).transform((o) => o as { type: 'other'; [key: string]: unknown }),
+          z.pipe(z.looseObject({ type: z.string() }), z.transform((o) => o as { type: 'other'; [key: string]: unknown })),
         ]));
 
   const triggerFireResult = once(() =>
@@ -183,7 +183,7 @@ function buildSchemas(strict: boolean) {
       error: obj({
         code: oneOf(ERROR_CODES),
         message: z.string(),
-        details: z.array(z.string()).optional(),
+        details: z.optional(z.array(z.string())),
       }),
     }));
 
@@ -257,57 +257,6 @@ export type TriggerFireResult = z.infer<typeof schemas.triggerFireResult>;
 /** The three outcome types the spec defines (the tolerant parse may also yield `other`). */
 export type Outcome = Exclude<TriggerFireResult['outcome'], { type: 'other' }>;
 export type ApiErrorBody = z.infer<typeof schemas.apiError>;
-
-/**
- * Request bodies, as the spec describes them. The sandbox validates with these and
- * turns issues into `details` items of the form `<field>: <reason>`.
- */
-const isoDateTime = z.iso.datetime({ offset: true });
-const stringMap = z.record(z.string(), z.string());
-
-export const fireRequestSchema = z.object({
-  email: z.email(),
-  responses: z.record(z.string(), z.unknown()).optional(),
-  context: z
-    .object({
-      utmParams: z.unknown().optional(),
-      gclid: z.unknown().optional(),
-      pageUrl: z.unknown().optional(),
-      referrer: z.unknown().optional(),
-      userAgent: z.unknown().optional(),
-      ipAddress: z.unknown().optional(),
-    })
-    .optional(),
-});
-export type FireRequest = z.infer<typeof fireRequestSchema>;
-
-export const slotsRequestSchema = z.object({
-  start: isoDateTime,
-  end: isoDateTime,
-  reservationId: z.uuid().optional(),
-});
-export type SlotsRequest = z.infer<typeof slotsRequestSchema>;
-
-export const bookRequestSchema = z.object({
-  startTime: isoDateTime,
-  reservationId: z.uuid(),
-  event: z.string().min(1),
-  personEmail: z.email(),
-  guestFirstName: z.string().optional(),
-  guestLastName: z.string().optional(),
-  guestPhone: z.string().optional(),
-  guestEmails: z.array(z.email()).max(10).optional(),
-  leadTimezone: z.string().optional(),
-  responses: stringMap.optional(),
-  fieldResponses: stringMap.optional(),
-  workflowExecutionId: z.uuid().optional(),
-});
-export type BookRequest = z.infer<typeof bookRequestSchema>;
-
-export const rescheduleRequestSchema = z.object({ startTime: isoDateTime });
-export type RescheduleRequest = z.infer<typeof rescheduleRequestSchema>;
-
-/** `<field>: <reason>` items, the spec's format for INVALID_REQUEST details. */
-export function issueDetails(error: z.ZodError): string[] {
-  return error.issues.map((issue) => `${issue.path.length ? issue.path.join('.') : '(body)'}: ${issue.message}`);
-}
+// Request body types live with their schemas (only the sandbox builds those); type-only, so
+// importing them from here loads nothing.
+export type { FireRequest, SlotsRequest, BookRequest, RescheduleRequest } from './request-schemas.js';

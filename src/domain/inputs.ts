@@ -1,5 +1,5 @@
 /** Checks of user input shared by the commands: each failure names its flag, before any request. */
-import * as z from 'zod';
+import * as z from '../api/zod.js';
 import { UsageError } from '../errors.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

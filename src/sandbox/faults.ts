@@ -1,17 +1,17 @@
 /** Fault injection rules for `/_sandbox/faults`: they let tests rehearse lost responses and bad gateways. */
-import * as z from 'zod';
+import * as z from '../api/zod.js';
 import { ERROR_CODES } from '../api/schemas.js';
 import type { FaultRule } from './types.js';
 
 export const faultInputSchema = z.strictObject({
-  method: z.string().min(1).optional(),
-  path: z.string().startsWith('/').optional(),
+  method: z.optional(z.string().check(z.minLength(1))),
+  path: z.optional(z.string().check(z.startsWith('/'))),
   fault: z.enum(['drop-after-commit', 'stall-after-commit', 'status', 'html', 'truncate', 'delay']),
-  count: z.number().int().min(1).optional(),
-  status: z.number().int().min(100).max(599).optional(),
-  code: z.enum(ERROR_CODES).optional(),
-  retryAfter: z.number().int().min(0).optional(),
-  delayMs: z.number().int().min(0).max(600_000).optional(),
+  count: z.optional(z.int().check(z.gte(1))),
+  status: z.optional(z.int().check(z.gte(100), z.lte(599))),
+  code: z.optional(z.enum(ERROR_CODES)),
+  retryAfter: z.optional(z.int().check(z.gte(0))),
+  delayMs: z.optional(z.int().check(z.gte(0), z.lte(600_000))),
 });
 export type FaultInput = z.infer<typeof faultInputSchema>;
 

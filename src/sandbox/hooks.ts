@@ -2,7 +2,7 @@
  * Test hooks under /_sandbox (never /v1, no key). The server only routes loopback
  * peers here; everyone else gets a plain 404.
  */
-import * as z from 'zod';
+import * as z from '../api/zod.js';
 import { type FaultBook, faultInputSchema } from './faults.js';
 import { ApiFailure, errorReply, failureReply, notFound, parseJson, validate, type Reply } from './http.js';
 import type { RateLimiter } from './ratelimit.js';
@@ -14,7 +14,7 @@ export interface HookDeps {
   limiter: RateLimiter;
 }
 
-const clockSchema = z.strictObject({ advanceSeconds: z.number().min(0) });
+const clockSchema = z.strictObject({ advanceSeconds: z.number().check(z.gte(0)) });
 
 export function stateView(store: Store) {
   const hostName = (id: string) => store.workspace.hosts.find((h) => h.id === id)?.name ?? id;

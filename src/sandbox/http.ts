@@ -1,7 +1,8 @@
 /** HTTP plumbing: the error envelope, replies, body reading and request validation. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { z } from 'zod';
-import { issueDetails, type ErrorCode } from '../api/schemas.js';
+import type * as z from '../api/zod.js';
+import { issueDetails } from '../api/request-schemas.js';
+import type { ErrorCode } from '../api/schemas.js';
 
 export interface Reply {
   status: number;
@@ -45,7 +46,7 @@ export function parseJson(raw: string): unknown {
   }
 }
 
-export function validate<S extends z.ZodType>(schema: S, value: unknown, what: string): z.infer<S> {
+export function validate<S extends z.ZodMiniType>(schema: S, value: unknown, what: string): z.infer<S> {
   const result = schema.safeParse(value);
   if (!result.success) {
     const details = issueDetails(result.error);

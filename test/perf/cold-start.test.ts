@@ -3,12 +3,14 @@
  * structure that makes them fast, with evidence instead of timings: what --help loads,
  * and what the published package depends on.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { startSandbox } from '../../src/sandbox/server.js';
 
 const root = resolve(import.meta.dirname, '../..');
 const HEAVY = ['zod', 'luxon', 'chalk', 'ky', 'conf', '@inquirer', 'ora', 'cli-table3', 'undici'];
@@ -17,21 +19,29 @@ interface Meta {
   outputs: Record<string, { inputs: Record<string, unknown> }>;
 }
 
+const recorded = (log: string) => [...new Set(readFileSync(log, 'utf8').split('\n').filter(Boolean))];
+const recordingRun = (args: string[]) => ['--import', join(root, 'test/helpers/record-loads.mjs'), join(root, 'bin/schedctl.js'), ...args];
+const recordingEnv = (log: string) => ({ PATH: process.env.PATH, SCHEDCTL_LOAD_LOG: log, SCHEDCTL_CONFIG_DIR: join(tmpdir(), 'schedctl-no-config'), NO_COLOR: '1' });
+const newLog = () => join(mkdtempSync(join(tmpdir(), 'schedctl-loads-')), 'loads.txt');
+
 function loadedFiles(args: string[]): string[] {
-  const log = join(mkdtempSync(join(tmpdir(), 'schedctl-loads-')), 'loads.txt');
-  const r = spawnSync(process.execPath, ['--import', join(root, 'test/helpers/record-loads.mjs'), join(root, 'bin/schedctl.js'), ...args], {
-    env: { PATH: process.env.PATH, SCHEDCTL_LOAD_LOG: log, SCHEDCTL_CONFIG_DIR: join(tmpdir(), 'schedctl-no-config'), NO_COLOR: '1' },
-    encoding: 'utf8',
-  });
+  const log = newLog();
+  const r = spawnSync(process.execPath, recordingRun(args), { env: recordingEnv(log), encoding: 'utf8' });
   expect(r.status, r.stderr).toBe(0);
-  return [
-    ...new Set(
-      readFileSync(log, 'utf8')
-        .split('\n')
-        .filter((u) => u.startsWith('file:'))
-        .map((u) => relative(root, fileURLToPath(u))),
-    ),
-  ];
+  return recorded(log)
+    .filter((u) => u.startsWith('file:'))
+    .map((u) => relative(root, fileURLToPath(u)));
+}
+
+/** Every module URL (files and node: built-ins) of a run; asynchronous, so an in-process sandbox can answer it. */
+async function loadedUrlsAsync(args: string[], env: Record<string, string>): Promise<string[]> {
+  const log = newLog();
+  const child = spawn(process.execPath, recordingRun(args), { env: { ...recordingEnv(log), ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const [code] = (await once(child, 'close')) as [number];
+  expect(code, stderr).toBe(0);
+  return recorded(log);
 }
 
 function packagesIn(files: string[]): Set<string> {
@@ -61,6 +71,25 @@ describe('cold start', () => {
     const pkgs = packagesIn(files);
     expect([...pkgs].sort()).toEqual(['commander']);
     for (const heavy of HEAVY) expect(pkgs.has(heavy)).toBe(false);
+  });
+
+  it('bundles zod/mini only: the classic API would evaluate all of zod in every request-making command', () => {
+    const meta = JSON.parse(readFileSync(join(root, 'dist/meta.json'), 'utf8')) as Meta;
+    const inputs = Object.values(meta.outputs).flatMap((o) => Object.keys(o.inputs));
+    expect(inputs.some((i) => i.includes('node_modules/zod/v4/mini/'))).toBe(true);
+    expect(inputs.filter((i) => i.includes('node_modules/zod/v4/classic/'))).toEqual([]);
+  });
+
+  it('a request over http:// loads neither TLS nor the sandbox', async () => {
+    const sandbox = await startSandbox({ rateLimit: 0 });
+    try {
+      const urls = await loadedUrlsAsync(['triggers', 'ls', '--json'], { SCHEDCTL_BASE_URL: sandbox.baseUrl, SCHEDCTL_API_KEY: sandbox.keys.full });
+      expect(urls).toContain('node:http');
+      expect(urls).not.toContain('node:https');
+      expect(urls.filter((u) => u.includes('/dist/sandbox'))).toEqual([]);
+    } finally {
+      await sandbox.close();
+    }
   });
 
   it('keeps the sandbox out of the path of other commands', () => {

@@ -3,7 +3,7 @@
  * safe retries) but without its tolerant schema, so the raw JSON can be held against
  * the strict schema of the spec. Never throws: every failure becomes a detail line.
  */
-import type { ZodType } from 'zod';
+import type { ZodMiniType as ZodType } from '../../api/zod.js';
 import type { HttpClient, RequestOptions } from '../../api/client.js';
 import { SCOPES } from '../../api/schemas.js';
 import { formatSchemaIssues } from '../../api/validate.js';

@@ -1,5 +1,6 @@
 /** POST /v1/scheduling/meetings (book) and PATCH /v1/scheduling/meetings/{id} (reschedule). */
-import { bookRequestSchema, rescheduleRequestSchema, type Meeting } from '../../api/schemas.js';
+import { bookRequestSchema, rescheduleRequestSchema } from '../../api/request-schemas.js';
+import type { Meeting } from '../../api/schemas.js';
 import { checkStart } from '../availability.js';
 import { isPersonalEmail, sameEmail } from '../email.js';
 import { ApiFailure, invalid, notFound, validate, type Reply } from '../http.js';

@@ -1,5 +1,5 @@
 /** POST /v1/scheduling/events/{event}/slots: bookable starts plus a reservation. */
-import { slotsRequestSchema } from '../../api/schemas.js';
+import { slotsRequestSchema } from '../../api/request-schemas.js';
 import { listSlots } from '../availability.js';
 import { ApiFailure, invalid, notFound, validate, type Reply } from '../http.js';
 import type { Store } from '../store.js';

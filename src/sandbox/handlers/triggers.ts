@@ -1,5 +1,6 @@
 /** GET /v1/triggers and POST /v1/triggers/{trigger} (fire). */
-import { fireRequestSchema, type Outcome, type Trigger } from '../../api/schemas.js';
+import { fireRequestSchema } from '../../api/request-schemas.js';
+import type { Outcome, Trigger } from '../../api/schemas.js';
 import { isPersonalEmail, sameEmail } from '../email.js';
 import { ApiFailure, invalid, notFound, validate, type Reply } from '../http.js';
 import type { Store } from '../store.js';

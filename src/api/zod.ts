@@ -1,0 +1,15 @@
+/**
+ * The one zod import of schedctl: zod/mini, with English messages.
+ *
+ * Why mini: the classic API hangs every method on every schema, so importing it evaluates
+ * all of zod (about 90 KB minified, ~20 ms of every command's start on Node 20); mini's
+ * functions are tree-shaken to what the schemas use (about 15 KB). Mini ships no messages
+ * by default ("Invalid input"); the English locale restores classic's wording, which
+ * error details and the sandbox's INVALID_REQUEST details show to people.
+ */
+import { config } from 'zod/mini';
+import en from 'zod/v4/locales/en.js';
+
+config(en());
+
+export * from 'zod/mini';
