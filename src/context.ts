@@ -113,15 +113,19 @@ export function createContext(opts: { io?: IO; env?: NodeJS.ProcessEnv; clock?: 
       (http ??= (async () => {
         // The target first: a missing key fails before the HTTP layer (ky, zod) is even loaded.
         const t = await ctx.target();
-        const { createHttpClient } = await import('./api/client.js');
+        const debug = ctx.globals.debug ? (line: string) => io.stderr.write(`debug: ${line}\n`) : undefined;
         const proxied = Boolean(env.HTTPS_PROXY || env.https_proxy || env.HTTP_PROXY || env.http_proxy);
+        const direct = proxied ? undefined : await import('./api/transport.js');
+        // The handshake with the API overlaps loading ky, zod and Node's WHATWG classes.
+        void direct?.preconnect(t.baseUrl, debug);
+        const { createHttpClient } = await import('./api/client.js');
         if (proxied) (await import('./api/proxy.js')).installProxyFromEnv();
-        const transport = proxied ? undefined : (await import('./api/transport.js')).nodeFetch;
+        const transport = direct?.nodeFetch;
         return createHttpClient({
           baseUrl: t.baseUrl,
           apiKey: t.apiKey,
           timeoutMs: await timeoutMs(ctx),
-          debug: ctx.globals.debug ? (line) => io.stderr.write(`debug: ${line}\n`) : undefined,
+          debug,
           // Colors and spinners load only when there is something to say.
           notify: (line, waitMs) => void ctx.ui().then((u) => u.waiting(line, waitMs)),
           clock,

@@ -8,12 +8,17 @@
  * (HTTPS_PROXY/HTTP_PROXY) Node's fetch with undici's proxy agent is used instead.
  */
 import * as http from 'node:http';
+import { connect as netConnect, isIP } from 'node:net';
 import { Readable } from 'node:stream';
+import { connectionKey, withWarmConnections } from './warm.js';
 
 type Https = typeof import('node:https');
+type WarmAgent = http.Agent & { warm: import('./warm.js').WarmConnections };
 interface Wire {
   request: typeof http.request;
-  agent: http.Agent;
+  agent: WarmAgent;
+  /** Opens a connection the way the agent would (TLS for https), for `preconnect`. */
+  open(host: string, port: number): import('node:net').Socket;
 }
 
 // node:https (TLS and crypto) loads only for an https URL: against the sandbox on loopback
@@ -21,8 +26,39 @@ interface Wire {
 let plain: Wire | undefined;
 let secure: Promise<Wire> | undefined;
 async function wireFor(protocol: 'http:' | 'https:'): Promise<Wire> {
-  if (protocol === 'http:') return (plain ??= { request: http.request, agent: new http.Agent({ keepAlive: true }) });
-  return (secure ??= import('node:https').then((https: Https) => ({ request: https.request, agent: new https.Agent({ keepAlive: true }) })));
+  if (protocol === 'http:') {
+    return (plain ??= {
+      request: http.request,
+      agent: new (withWarmConnections(http.Agent))({ keepAlive: true }),
+      open: (host, port) => netConnect({ host, port }),
+    });
+  }
+  return (secure ??= Promise.all([import('node:https'), import('node:tls')]).then(([https, tls]: [Https, typeof import('node:tls')]) => ({
+    request: https.request,
+    agent: new (withWarmConnections(https.Agent))({ keepAlive: true }),
+    // The same name check https.Agent makes: SNI and the certificate's name are the host's.
+    open: (host, port) => tls.connect({ host, port, ...(isIP(host) ? {} : { servername: host }) }),
+  })));
+}
+
+/**
+ * Starts connecting to the API now, while the rest of the HTTP layer loads; the first
+ * request to that origin takes the connection if it is still fresh (see warm.ts).
+ * Never fails: a connection that does not come up is simply not used.
+ */
+export async function preconnect(baseUrl: string, log?: (line: string) => void): Promise<void> {
+  try {
+    const url = new URL(baseUrl);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') return;
+    const wire = await wireFor(url.protocol);
+    const host = url.hostname.replace(/^\[|\]$/g, '');
+    const port = Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
+    wire.agent.warm.log = log;
+    log?.(`connecting to ${connectionKey(host, port)} ahead of the first request`);
+    wire.agent.warm.hold(connectionKey(host, port), wire.open(host, port));
+  } catch {
+    // The request will open its own connection and report what goes wrong.
+  }
 }
 
 export async function nodeFetch(input: Request): Promise<Response> {

@@ -203,6 +203,8 @@ describe('the HTTP layer', () => {
     expect(r.code, show(r)).toBe(0);
     expect(proxy.tunnels).toEqual([new URL(target.baseUrl).host]);
     expect(target.seen).toHaveLength(1);
+    // Only the tunnel reached the target: no connection is opened ahead around the proxy.
+    expect(target.connections()).toBe(1);
   });
 });
 

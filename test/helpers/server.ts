@@ -14,9 +14,15 @@ export interface Seen {
 
 export type Handler = (req: IncomingMessage, res: ServerResponse, seen: Seen, index: number) => void | Promise<void>;
 
-export async function startTestServer(handler: Handler) {
+export interface TestServerOptions {
+  /** Called for each accepted connection (1-based); may destroy it before any request. */
+  onConnection?: (socket: import('node:net').Socket, index: number) => void;
+}
+
+export async function startTestServer(handler: Handler, options: TestServerOptions = {}) {
   const seen: Seen[] = [];
   const sockets = new Set<import('node:net').Socket>();
+  let connections = 0;
   const server = createServer((req, res) => {
     let body = '';
     req.on('data', (d) => (body += d));
@@ -27,14 +33,18 @@ export async function startTestServer(handler: Handler) {
     });
   });
   server.on('connection', (s) => {
+    connections += 1;
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
+    options.onConnection?.(s, connections);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const { port } = server.address() as AddressInfo;
   return {
     baseUrl: `http://127.0.0.1:${port}`,
     seen,
+    /** TCP connections accepted so far. */
+    connections: () => connections,
     close: async () => {
       for (const s of sockets) s.destroy();
       await new Promise<void>((r) => server.close(() => r()));

@@ -1,0 +1,98 @@
+/**
+ * A connection opened ahead of the first request, so that the TCP (and TLS) handshake with
+ * the API runs while the HTTP layer (ky, Node's WHATWG classes, zod) is still loading: on a
+ * real network that load and the handshake each take tens of milliseconds, one after the
+ * other otherwise.
+ *
+ * Only a fresh, open connection is handed to a request. One that waited too long (a command
+ * that prompted first) or that the server or network closed is dropped, and the request
+ * opens its own: a request never goes out on a connection that may already be dead, where a
+ * lost booking would look like a lost response.
+ */
+import type { Agent, ClientRequestArgs } from 'node:http';
+import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+
+/** How long an opened-ahead connection may wait for its request. */
+export const WARM_MS = 1000;
+
+export const connectionKey = (host: string, port: string | number): string => `${host.replace(/^\[|\]$/g, '')}:${port}`;
+
+interface Held {
+  key: string;
+  socket: Socket;
+  openedAt: number;
+  usable: boolean;
+  onError: () => void;
+}
+
+/** Holds at most one opened-ahead connection for an agent. */
+export class WarmConnections {
+  #held: Held | undefined;
+  /** --debug lines: what happened to the connection opened ahead. */
+  log: ((line: string) => void) | undefined;
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  hold(key: string, socket: Socket): void {
+    this.#held?.socket.destroy();
+    const held: Held = {
+      key,
+      socket,
+      openedAt: this.now(),
+      usable: true,
+      // Unclaimed, a failure is nobody's error: the request that would have used this
+      // connection opens its own and reports what it meets.
+      onError: () => {
+        held.usable = false;
+      },
+    };
+    socket.on('error', held.onError);
+    socket.once('end', () => (held.usable = false));
+    socket.once('close', () => (held.usable = false));
+    // An unclaimed connection must not keep the process alive.
+    socket.unref();
+    this.#held = held;
+  }
+
+  /** The held connection to `key` if it is fresh and open; any other held one is closed. */
+  take(key: string): Socket | undefined {
+    const held = this.#held;
+    if (!held) return undefined;
+    const fresh = held.usable && !held.socket.destroyed && this.now() - held.openedAt <= WARM_MS;
+    if (held.key !== key && fresh) return undefined; // for another origin: leave it
+    this.#held = undefined;
+    if (!fresh) {
+      const why = held.usable && !held.socket.destroyed ? `idle ${this.now() - held.openedAt} ms` : 'it was closed or failed';
+      held.socket.destroy();
+      this.log?.(`not using the connection opened ahead to ${held.key} (${why}): opening a new one`);
+      return undefined;
+    }
+    held.socket.removeListener('error', held.onError);
+    held.socket.ref();
+    this.log?.(`using the connection opened ahead to ${key}`);
+    return held.socket;
+  }
+
+  /** Closes a connection nobody claimed (end of the command). */
+  drop(): void {
+    this.#held?.socket.destroy();
+    this.#held = undefined;
+  }
+}
+
+// A mixin's base must accept any constructor arguments (TypeScript's rule for mixins).
+type AgentClass = new (...args: any[]) => Agent;
+
+/** An Agent (http or https) whose first connection to an origin may be one opened ahead. */
+export function withWarmConnections<A extends AgentClass>(Base: A) {
+  return class extends Base {
+    readonly warm = new WarmConnections();
+
+    override createConnection(options: ClientRequestArgs, callback?: (err: Error | null, stream: Duplex) => void): Duplex | null | undefined {
+      const port = options.port ?? options.defaultPort ?? '';
+      const socket = this.warm.take(connectionKey(options.host ?? options.hostname ?? 'localhost', port));
+      return socket ?? super.createConnection(options, callback);
+    }
+  };
+}
