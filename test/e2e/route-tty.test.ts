@@ -2,31 +2,15 @@
  * `schedctl route` in a real pseudo-terminal (tmux, on its own server socket), typed like a
  * person, against a sandbox this test starts; the booking is checked through /_sandbox/state.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tempDir } from '../helpers/cli.js';
-import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
-import { hasTmux, startPane, type Pane } from '../helpers/tmux.js';
+import { describe, expect, it } from 'vitest';
+import { hasTmux, useTerminalSandbox } from '../helpers/tmux.js';
 
-let sb: TestSandbox;
-let pane: Pane | undefined;
-beforeAll(async () => {
-  sb = await startTestSandbox();
-});
-afterAll(async () => {
-  pane?.kill();
-  await sb.close();
-});
+const terminal = useTerminalSandbox();
 
 describe.skipIf(!hasTmux)('route in a real terminal (tmux)', () => {
   it('a person picks the trigger, fills the form, picks a time and books', async () => {
-    const env = {
-      SCHEDCTL_BASE_URL: sb.baseUrl,
-      SCHEDCTL_API_KEY: sb.keys.full,
-      SCHEDCTL_CONFIG_DIR: tempDir(),
-      NO_COLOR: '1',
-      TZ: 'UTC',
-    };
-    pane = startPane('route', ['route', '--tz', 'UTC'], env);
+    const sb = terminal.sandbox();
+    const pane = terminal.start('route', ['route', '--tz', 'UTC'], { TZ: 'UTC' });
     const { waitFor, type } = pane;
 
     await waitFor('Trigger (type to filter)');

@@ -3,7 +3,9 @@
  * exactly what a person at a terminal would (prompts, spinners, cleared lines).
  */
 import { execFileSync } from 'node:child_process';
-import { BIN } from './cli.js';
+import { afterAll, beforeAll } from 'vitest';
+import { BIN, tempDir } from './cli.js';
+import { startTestSandbox, type TestSandbox } from './sandbox.js';
 
 export const hasTmux = (() => {
   try {
@@ -56,6 +58,35 @@ export function startPane(name: string, args: string[], env: Record<string, stri
       } catch {
         // Already gone.
       }
+    },
+  };
+}
+
+/**
+ * A sandbox for a test file's terminal tests, and `start` for panes running schedctl against
+ * it (full key, a fresh config dir, NO_COLOR); the panes and the sandbox end after the file.
+ */
+export function useTerminalSandbox() {
+  let sb: TestSandbox | undefined;
+  const panes: Pane[] = [];
+  beforeAll(async () => {
+    sb = await startTestSandbox();
+  });
+  afterAll(async () => {
+    for (const p of panes) p.kill();
+    await sb?.close();
+  });
+  const sandbox = () => {
+    if (!sb) throw new Error('the sandbox starts in beforeAll');
+    return sb;
+  };
+  return {
+    sandbox,
+    start(name: string, args: string[], env: Record<string, string> = {}): Pane {
+      const s = sandbox();
+      const pane = startPane(name, args, { SCHEDCTL_BASE_URL: s.baseUrl, SCHEDCTL_API_KEY: s.keys.full, SCHEDCTL_CONFIG_DIR: tempDir(), NO_COLOR: '1', ...env });
+      panes.push(pane);
+      return pane;
     },
   };
 }
