@@ -1,8 +1,8 @@
 #!/usr/bin/env node
-// Thin entry: run the bundled CLI (ES modules in dist/) and set the exit code it returns
-// (see README "Exit codes"). This file is CommonJS (bin/package.json) so that `--version`
-// is answered before Node starts its ES module loader: that loader alone costs about a
-// quarter of a bare `node -e 0` start.
+// Thin entry: run the bundled CLI and set the exit code it returns (see README "Exit codes").
+// This file and dist/cli.cjs (commander and the command definitions) are CommonJS, so that
+// `--version` and `--help` are answered before Node starts its ES module loader, which alone
+// costs about a quarter of a bare `node -e 0` start; the actions load dist/esm/ when they run.
 'use strict';
 const { readFileSync, writeSync } = require('node:fs');
 const { join } = require('node:path');
@@ -15,13 +15,14 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
 } else {
   // With --debug, a real crash's stack points at src/ (the bundle ships source maps).
   if (argv.includes('--debug')) process.setSourceMapsEnabled(true);
-  import('../dist/cli.js').then(async ({ main }) => {
-    // A closed pipe (`schedctl ... | head`) is not an error worth a stack trace.
-    process.stdout.on('error', (error) => {
-      if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-      throw error;
-    });
-    process.exitCode = await main(argv);
+  const { main } = require('../dist/cli.cjs');
+  // A closed pipe (`schedctl ... | head`) is not an error worth a stack trace.
+  process.stdout.on('error', (error) => {
+    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw error;
+  });
+  main(argv).then((code) => {
+    process.exitCode = code;
   });
 }
 

@@ -12,8 +12,8 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 21);
 const bin = join(root, 'bin/schedctl.js');
 const rssHook = join(root, 'scripts/bench-rss.mjs');
 
-if (!existsSync(join(root, 'dist/cli.js'))) execFileSync('node', ['scripts/build.mjs'], { cwd: root, stdio: 'inherit' });
-const { startSandbox } = await import(join(root, 'dist/sandbox.js'));
+if (!existsSync(join(root, 'dist/cli.cjs'))) execFileSync('node', ['scripts/build.mjs'], { cwd: root, stdio: 'inherit' });
+const { startSandbox } = await import(join(root, 'dist/esm/sandbox.js'));
 
 // One process; `rss` adds the preload that reports peak RSS (kept out of timed runs: it
 // would load the ESM loader into the bare baseline too).

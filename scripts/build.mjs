@@ -1,8 +1,10 @@
-// Bundles src/ into dist/ with esbuild: ESM, code splitting (so lazy imports stay lazy
-// and --help loads only commander), no runtime node_modules, source maps for real crashes.
+// Bundles src/ into dist/ with esbuild: a CommonJS front (commander and the command
+// definitions: all --help needs) and an ESM back with code splitting (so lazy imports stay
+// lazy), no runtime node_modules, source maps for real crashes.
 // Usage: node scripts/build.mjs [--clean]
 import { build } from 'esbuild';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stripDir } from './strip-vendor-maps.mjs';
 
@@ -27,23 +29,16 @@ const unusedFeatureStubs = {
   },
 };
 
-const result = await build({
+const common = {
   absWorkingDir: root,
-  entryPoints: { cli: 'src/cli.ts', sandbox: 'src/sandbox/server.ts' },
-  outdir: 'dist',
   bundle: true,
-  splitting: true,
-  format: 'esm',
   platform: 'node',
   target: 'node20',
   minify: true,
   sourcemap: 'linked',
   sourcesContent: false,
   legalComments: 'linked',
-  chunkNames: 'chunks/[name]-[hash]',
   define: { __SCHEDCTL_VERSION__: JSON.stringify(pkg.version) },
-  // commander and others are CommonJS: esbuild's ESM output needs a real `require` for node: built-ins.
-  banner: { js: "import{createRequire as __cr}from'node:module';const require=__cr(import.meta.url);" },
   // conf pulls in ajv only for its `schema` option, which schedctl does not use: keep it out of the bundle.
   // @inquirer/editor (never used) brings iconv-lite and chardet: most of the prompts' size.
   alias: {
@@ -51,10 +46,57 @@ const result = await build({
     'ajv-formats': './scripts/stubs/ajv-formats.mjs',
     '@inquirer/editor': './scripts/stubs/inquirer-editor.mjs',
   },
-  plugins: [unusedFeatureStubs],
   logLevel: 'warning',
   metafile: true,
+};
+
+// Two outputs, so that `--help` never starts Node's ES module loader (about a quarter of a
+// bare Node start):
+// - the front, dist/cli.cjs (CommonJS): commander and the command definitions, which is all
+//   `--help` needs. Every `import()` in it is left to the back, rewritten to its file there.
+// - the back, dist/esm/ (ESM, code splitting so lazy imports stay lazy): everything the
+//   actions load, one entry per module the front imports, and the sandbox.
+const backEntries = new Map(); // entry name (path under src/, no extension) -> source file
+const toBack = {
+  name: 'dynamic-imports-to-the-back',
+  setup(b) {
+    b.onResolve({ filter: /.*/ }, (args) => {
+      if (args.kind !== 'dynamic-import' || args.path.startsWith('node:')) return undefined;
+      if (!args.path.startsWith('.')) {
+        // A package the front imports lazily (@inquirer/prompts, luxon): an entry of its own.
+        const name = `vendor/${args.path.replace(/\//g, '+')}`;
+        backEntries.set(name, args.path);
+        return { path: `./esm/${name}.js`, external: true };
+      }
+      const source = resolve(args.resolveDir, args.path).replace(/\.js$/, '.ts');
+      const name = relative(`${root}/src`, source).replace(/\.ts$/, '');
+      if (name.startsWith('..')) throw new Error(`dynamic import outside src/: ${args.path} from ${args.importer}`);
+      backEntries.set(name, source);
+      return { path: `./esm/${name}.js`, external: true };
+    });
+  },
+};
+const front = await build({
+  ...common,
+  entryPoints: { cli: 'src/cli.ts' },
+  outfile: undefined,
+  outdir: 'dist',
+  outExtension: { '.js': '.cjs' },
+  format: 'cjs',
+  plugins: [unusedFeatureStubs, toBack],
 });
+const back = await build({
+  ...common,
+  entryPoints: { ...Object.fromEntries(backEntries), sandbox: 'src/sandbox/server.ts' },
+  outdir: 'dist/esm',
+  splitting: true,
+  format: 'esm',
+  chunkNames: 'chunks/[name]-[hash]',
+  // commander and others are CommonJS: esbuild's ESM output needs a real `require` for node: built-ins.
+  banner: { js: "import{createRequire as __cr}from'node:module';const require=__cr(import.meta.url);" },
+  plugins: [unusedFeatureStubs],
+});
+const result = { metafile: { inputs: { ...front.metafile.inputs, ...back.metafile.inputs }, outputs: { ...front.metafile.outputs, ...back.metafile.outputs } } };
 // Which sources went into which output file: the test that keeps --help light reads it.
 writeFileSync(`${root}/dist/meta.json`, JSON.stringify(result.metafile));
 stripDir(`${root}/dist`);

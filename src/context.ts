@@ -58,14 +58,30 @@ export const systemClock: Clock = {
   sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
 };
 
+/**
+ * The process's streams, each made on first use: Node builds process.stdin/stdout/stderr
+ * lazily, and over a pipe each one loads the net module; `--help` needs only stdout.
+ */
 export function processIO(): IO {
   return {
-    stdout: process.stdout,
-    stderr: process.stderr,
-    stdin: process.stdin,
-    isStdoutTTY: Boolean(process.stdout.isTTY),
-    isStderrTTY: Boolean(process.stderr.isTTY),
-    isStdinTTY: Boolean(process.stdin.isTTY),
+    get stdout() {
+      return process.stdout;
+    },
+    get stderr() {
+      return process.stderr;
+    },
+    get stdin() {
+      return process.stdin;
+    },
+    get isStdoutTTY() {
+      return Boolean(process.stdout.isTTY);
+    },
+    get isStderrTTY() {
+      return Boolean(process.stderr.isTTY);
+    },
+    get isStdinTTY() {
+      return Boolean(process.stdin.isTTY);
+    },
   };
 }
 

@@ -26,7 +26,7 @@ interface Tree {
   sub(name: string): Command | undefined;
 }
 async function builtTree(): Promise<Tree> {
-  const { buildProgram } = (await import(pathToFileURL(join(ROOT, 'dist/cli.js')).href)) as {
+  const { buildProgram } = (await import(pathToFileURL(join(ROOT, 'dist/cli.cjs')).href)) as {
     buildProgram: (ctx: unknown) => Command;
   };
   // buildProgram only wires output streams at build time; actions never run here.

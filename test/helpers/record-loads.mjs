@@ -1,6 +1,9 @@
-// Preloaded with `node --import` by the cold-start test: records every module URL the
-// process loads (the resolve hook runs for static and dynamic imports alike).
-import { register } from 'node:module';
+// Preloaded with `node --import` by the cold-start test: records every module the process
+// loads. ES modules through a resolve hook (static and dynamic imports alike); CommonJS
+// files (bin/, dist/cli.cjs) from the require cache when the process exits.
+import { appendFileSync } from 'node:fs';
+import { createRequire, register } from 'node:module';
+import { pathToFileURL } from 'node:url';
 
 register(
   'data:text/javascript,' +
@@ -13,3 +16,11 @@ register(
       }
     `),
 );
+
+const cache = createRequire(import.meta.url).cache;
+process.on('exit', () => {
+  const log = process.env.SCHEDCTL_LOAD_LOG;
+  if (!log) return;
+  const files = Object.keys(cache).filter((f) => f.startsWith('/'));
+  if (files.length) appendFileSync(log, files.map((f) => pathToFileURL(f).href).join('\n') + '\n');
+});

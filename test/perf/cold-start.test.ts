@@ -66,11 +66,29 @@ describe('cold start', () => {
 
   it.each([['--help'], ['book', '--help'], ['--version', '--json']])('`schedctl %s` loads commander and nothing heavy', (...args) => {
     const files = loadedFiles(args);
-    expect(files).toContain('dist/cli.js');
+    expect(files).toContain('dist/cli.cjs');
     expect(files.every((f) => f.startsWith('dist/') || f.startsWith('bin/'))).toBe(true);
     const pkgs = packagesIn(files);
     expect([...pkgs].sort()).toEqual(['commander']);
     for (const heavy of HEAVY) expect(pkgs.has(heavy)).toBe(false);
+  });
+
+  it.each([['--help'], ['book', '--help']])('`schedctl %s` never starts the ES module loader', (...args) => {
+    // Node's own list of the internal modules it loaded, against a bare `node -e 0`: the
+    // loader's module jobs and translators load only when an ES module is imported.
+    const internals = (nodeArgs: string[]) => {
+      const out = join(newLog(), '..', 'internals.json');
+      const r = spawnSync(process.execPath, ['-r', join(root, 'test/helpers/record-internals.cjs'), ...nodeArgs], {
+        env: { PATH: process.env.PATH, SCHEDCTL_INTERNALS_OUT: out, SCHEDCTL_CONFIG_DIR: join(tmpdir(), 'schedctl-no-config') },
+        encoding: 'utf8',
+      });
+      expect(r.status, r.stderr).toBe(0);
+      return JSON.parse(readFileSync(out, 'utf8')) as string[];
+    };
+    const bare = new Set(internals(['-e', '0']));
+    const added = internals([join(root, 'bin/schedctl.js'), ...args]).filter((m) => !bare.has(m));
+    expect(added.filter((m) => m.includes('internal/modules/esm/'))).toEqual([]);
+    expect(added.length).toBeGreaterThan(0); // the evidence is real: --help does load streams
   });
 
   it('bundles zod/mini only: the classic API would evaluate all of zod in every request-making command', () => {
@@ -119,7 +137,9 @@ describe('the published package', () => {
     const [packed] = JSON.parse(r.stdout) as Array<{ files: Array<{ path: string }> }>;
     const paths = packed!.files.map((f) => f.path);
     expect(paths).toContain('bin/schedctl.js');
-    expect(paths).toContain('dist/cli.js');
+    expect(paths).toContain('bin/package.json'); // makes bin/*.js CommonJS
+    expect(paths).toContain('dist/cli.cjs');
+    expect(paths).toContain('dist/esm/sandbox.js');
     expect(paths).toContain('completions/schedctl.bash');
     expect(paths.some((p) => p.startsWith('src/') || p.startsWith('test/') || p === 'dist/meta.json')).toBe(false);
   });
