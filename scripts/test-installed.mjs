@@ -13,7 +13,9 @@ try {
   const [packed] = JSON.parse(execFileSync('npm', ['pack', '--json', '--pack-destination', work], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }));
   const prefix = join(work, 'prefix');
   execFileSync('npm', ['install', '--prefix', prefix, '--no-audit', '--no-fund', join(work, packed.filename)], { stdio: 'inherit' });
-  const bin = join(prefix, 'node_modules/schedctl/bin/schedctl.js');
+  // The link npm puts on PATH (what `npx schedctl` runs), not the file behind it: the bin
+  // must find package.json, bin/package.json and dist/ through that link.
+  const bin = join(prefix, 'node_modules/.bin/schedctl');
   console.log(`testing the installed package: ${bin}`);
   const r = spawnSync('npx', ['vitest', 'run', 'test/e2e', ...process.argv.slice(2)], {
     cwd: root,
