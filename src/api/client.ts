@@ -16,7 +16,7 @@ import type { ZodMiniType as ZodType } from './zod.js';
 import { redact, redactKeyLike } from '../config/mask.js';
 import type { Clock } from '../context.js';
 import { BadResponseError, NetworkError, OutcomeUnknownError } from '../errors.js';
-import { describeFailure, errorFromResponse, isJson, isNetworkError, isRedirect, parseRetryAfter, redirectError, transportError } from './failures.js';
+import { describeFailure, errorFromResponse, isJson, isNetworkError, isRedirect, isTlsRefusal, parseRetryAfter, redirectError, transportError } from './failures.js';
 import { formatSchemaIssues } from './validate.js';
 
 export type Safety = 'retry' | 'once';
@@ -119,7 +119,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
           const retryable =
             (error instanceof HTTPError && RETRYABLE_STATUS.includes(error.response.status)) ||
             error instanceof TimeoutError ||
-            isNetworkError(error);
+            (isNetworkError(error) && !isTlsRefusal(error));
           if (!retryable || retryCount > MAX_RETRIES) return false;
           debug(`${label}: ${describeFailure(error)}; retrying (attempt ${retryCount + 1})`);
           return true;

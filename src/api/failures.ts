@@ -6,20 +6,27 @@
 import { HTTPError, TimeoutError } from 'ky';
 import { ApiError, BadResponseError, NetworkError, OutcomeUnknownError } from '../errors.js';
 
-/** Failures that prove nothing was sent: safe to report as "could not reach", even for a booking. */
-const NOT_CONNECTED = new Set([
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'ENETUNREACH',
-  'EHOSTUNREACH',
-  'UND_ERR_CONNECT_TIMEOUT',
+/**
+ * The server's TLS certificate was refused: nothing was sent, and asking again gets the same
+ * certificate, so these are never retried.
+ */
+const TLS_REFUSED = new Set([
   'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'CERT_REVOKED',
+  'CERT_UNTRUSTED',
   'DEPTH_ZERO_SELF_SIGNED_CERT',
   'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
   'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
   'ERR_TLS_CERT_ALTNAME_INVALID',
 ]);
+
+/** Failures that prove nothing was sent: safe to report as "could not reach", even for a booking. */
+const NOT_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'UND_ERR_CONNECT_TIMEOUT', ...TLS_REFUSED]);
+
+export const isTlsRefusal = (error: unknown): boolean => TLS_REFUSED.has(errorCode(error) ?? '');
 
 export function isRedirect(response: Response): boolean {
   return response.status >= 300 && response.status < 400;
@@ -66,6 +73,14 @@ export function describeFailure(error: unknown): string {
 export function transportError(error: unknown, label: string, once: boolean, timeoutMs: number): Error {
   if (error instanceof ApiError || error instanceof BadResponseError || error instanceof NetworkError) return error;
   const code = errorCode(error);
+  if (!(error instanceof TimeoutError) && code && TLS_REFUSED.has(code)) {
+    return new NetworkError(`the API's TLS certificate was not accepted for ${label} (${code}); nothing was sent`, {
+      hint:
+        code === 'ERR_TLS_CERT_ALTNAME_INVALID'
+          ? 'the certificate is for another host name: check --base-url / the profile'
+          : 'if a TLS-inspecting proxy or a private CA signs it, set NODE_EXTRA_CA_CERTS to that CA\'s certificate file (PEM)',
+    });
+  }
   if (!(error instanceof TimeoutError) && code && NOT_CONNECTED.has(code)) {
     return new NetworkError(`could not reach the API for ${label} (${code}); nothing was sent`, {
       hint: 'check --base-url / the profile, your network or proxy settings; for the local sandbox run `schedctl sandbox`',

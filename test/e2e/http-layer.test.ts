@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { registerSecret, runCli, show } from '../helpers/cli.js';
-import { sendJson, startTestServer, TRIGGERS_BODY, type Handler, type TestServerOptions } from '../helpers/server.js';
+import { sendJson, startTestServer, TLS_FIXTURE_CERT, TRIGGERS_BODY, type Handler, type TestServerOptions } from '../helpers/server.js';
 
 const KEY = 'sk_test_httplayer_abcdef123456';
 registerSecret(KEY);
@@ -238,6 +238,49 @@ describe('the connection opened ahead', () => {
     expect(s.seen).toHaveLength(1);
     expect(s.connections()).toBe(2);
     expect(r.stderr).toMatch(/not using the connection opened ahead to 127\.0\.0\.1:\d+ \(it was closed or failed\): opening a new one/);
+  });
+});
+
+describe('TLS', () => {
+  const tlsServer = () => server((_req, res) => sendJson(res, 200, TRIGGERS_BODY), { tls: true });
+
+  it('refuses a certificate it cannot trust at once: exit 1, nothing sent, not retried, a hint at NODE_EXTRA_CA_CERTS', async () => {
+    const s = await tlsServer();
+    for (const args of [['triggers', 'ls', '--json'], ['api', 'POST', '/v1/scheduling/meetings', '--data', '{}', '--json']]) {
+      const before = s.connections();
+      const r = await cli(s.baseUrl, [...args, '--debug']);
+      expect(r.code, show(r)).toBe(1);
+      expect(r.json()).toMatchObject({ error: { code: 'NETWORK_ERROR' } });
+      const { message, hint } = (r.json() as { error: { message: string; hint: string } }).error;
+      expect(message).toContain("the API's TLS certificate was not accepted");
+      expect(message).toContain('DEPTH_ZERO_SELF_SIGNED_CERT');
+      expect(message).toContain('nothing was sent');
+      expect(hint).toContain('NODE_EXTRA_CA_CERTS');
+      // The same certificate would come back: no retries (at most the connection opened ahead
+      // and the request's own reached the server).
+      expect(r.stderr).not.toContain('retrying');
+      expect(s.connections() - before).toBeLessThanOrEqual(2);
+    }
+    expect(s.seen).toHaveLength(0);
+  });
+
+  it('trusts the CA named by NODE_EXTRA_CA_CERTS, and the request goes out on the connection opened ahead', async () => {
+    const s = await tlsServer();
+    const r = await cli(s.baseUrl, ['triggers', 'ls', '--json', '--debug'], { NODE_EXTRA_CA_CERTS: TLS_FIXTURE_CERT });
+    expect(r.code, show(r)).toBe(0);
+    expect(r.json()).toEqual(TRIGGERS_BODY);
+    expect(r.stderr).toMatch(/using the connection opened ahead to localhost:\d+/);
+    expect(s.connections()).toBe(1);
+  });
+
+  it('names a certificate made out to another host name', async () => {
+    const s = await tlsServer();
+    const byAddress = s.baseUrl.replace('localhost', '127.0.0.1');
+    const r = await cli(byAddress, ['triggers', 'ls', '--json'], { NODE_EXTRA_CA_CERTS: TLS_FIXTURE_CERT });
+    expect(r.code, show(r)).toBe(1);
+    const { message, hint } = (r.json() as { error: { message: string; hint: string } }).error;
+    expect(message).toContain('ERR_TLS_CERT_ALTNAME_INVALID');
+    expect(hint).toContain('another host name');
   });
 });
 

@@ -2,7 +2,10 @@
  * A tiny programmable HTTP server on 127.0.0.1 for tests of the HTTP layer against
  * broken and hostile servers; it records every request it receives.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 
 export interface Seen {
@@ -17,13 +20,18 @@ export type Handler = (req: IncomingMessage, res: ServerResponse, seen: Seen, in
 export interface TestServerOptions {
   /** Called for each accepted connection (1-based); may destroy it before any request. */
   onConnection?: (socket: import('node:net').Socket, index: number) => void;
+  /** Serve HTTPS with the self-signed certificate for "localhost" in test/fixtures (TLS_FIXTURE_CERT). */
+  tls?: boolean;
 }
+
+/** The fixture certificate's file: self-signed, for DNS name localhost only, valid until 2126. */
+export const TLS_FIXTURE_CERT = join(import.meta.dirname, '../fixtures/tls-localhost.crt');
 
 export async function startTestServer(handler: Handler, options: TestServerOptions = {}) {
   const seen: Seen[] = [];
   const sockets = new Set<import('node:net').Socket>();
   let connections = 0;
-  const server = createServer((req, res) => {
+  const listener: RequestListener = (req, res) => {
     let body = '';
     req.on('data', (d) => (body += d));
     req.on('end', () => {
@@ -31,7 +39,11 @@ export async function startTestServer(handler: Handler, options: TestServerOptio
       seen.push(s);
       void handler(req, res, s, seen.length - 1);
     });
-  });
+  };
+  const server = options.tls
+    ? createTlsServer({ cert: readFileSync(TLS_FIXTURE_CERT), key: readFileSync(join(import.meta.dirname, '../fixtures/tls-localhost.key')) }, listener)
+    : createServer(listener);
+  // For TLS, 'connection' is the TCP connection, before (and whatever becomes of) the handshake.
   server.on('connection', (s) => {
     connections += 1;
     sockets.add(s);
@@ -41,7 +53,7 @@ export async function startTestServer(handler: Handler, options: TestServerOptio
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const { port } = server.address() as AddressInfo;
   return {
-    baseUrl: `http://127.0.0.1:${port}`,
+    baseUrl: options.tls ? `https://localhost:${port}` : `http://127.0.0.1:${port}`,
     seen,
     /** TCP connections accepted so far. */
     connections: () => connections,
