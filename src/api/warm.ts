@@ -73,12 +73,6 @@ export class WarmConnections {
     this.log?.(`using the connection opened ahead to ${key}`);
     return held.socket;
   }
-
-  /** Closes a connection nobody claimed (end of the command). */
-  drop(): void {
-    this.#held?.socket.destroy();
-    this.#held = undefined;
-  }
 }
 
 // A mixin's base must accept any constructor arguments (TypeScript's rule for mixins).
