@@ -1,6 +1,14 @@
 // Bundles src/ into dist/ with esbuild: a CommonJS front (commander and the command
 // definitions: all --help needs) and an ESM back with code splitting (so lazy imports stay
 // lazy), no runtime node_modules, source maps for real crashes.
+//
+// THE RULE (test/perf/bundle-layout.test.ts holds it):
+//   src/commands/ holds only definitions (name, arguments, flags, help). They import nothing
+//   but commander, ./action.js, src/limits.ts and types. A command's work is its run module in
+//   src/run/, reached only through the import() calls in src/commands/runners.ts. Everything
+//   else (api, domain, ui, errors, config) belongs to the back: a static import of it into a
+//   definition would bundle a second copy into the front, where `instanceof` meets the wrong
+//   class. Inside src/run/ and below, use ordinary static imports.
 // Usage: node scripts/build.mjs [--clean]
 import { build } from 'esbuild';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';

@@ -18,6 +18,17 @@ import type {
 
 const seg = (s: string) => encodeURIComponent(s);
 
+/** The API's paths (spec "Endpoints"), in one place: the endpoints below and the smoke checks use them. */
+export const PATHS = {
+  triggers: '/v1/triggers',
+  trigger: (triggerId: string) => `/v1/triggers/${seg(triggerId)}`,
+  events: '/v1/scheduling/events',
+  event: (event: string) => `/v1/scheduling/events/${seg(event)}`,
+  slots: (event: string) => `/v1/scheduling/events/${seg(event)}/slots`,
+  meetings: '/v1/scheduling/meetings',
+  meeting: (meetingId: string) => `/v1/scheduling/meetings/${seg(meetingId)}`,
+} as const;
+
 /**
  * The response schema, loaded while the request is in flight: zod is a measurable part of a
  * command's cold start, and on a real network the wait for the answer hides it.
@@ -31,20 +42,20 @@ export function createApi(http: HttpClient) {
   return {
     http,
     listTriggers: (): Promise<TriggersList> =>
-      http.request({ method: 'GET', path: '/v1/triggers', schema: schema('triggersList'), safety: 'retry' }),
+      http.request({ method: 'GET', path: PATHS.triggers, schema: schema('triggersList'), safety: 'retry' }),
     fireTrigger: (triggerId: string, body: FireRequest): Promise<TriggerFireResult> =>
-      http.request({ method: 'POST', path: `/v1/triggers/${seg(triggerId)}`, body, schema: schema('triggerFireResult'), safety: 'once' }),
+      http.request({ method: 'POST', path: PATHS.trigger(triggerId), body, schema: schema('triggerFireResult'), safety: 'once' }),
     listEvents: (query: { cursor?: string; limit?: number } = {}): Promise<EventsList> =>
-      http.request({ method: 'GET', path: '/v1/scheduling/events', query, schema: schema('eventsList'), safety: 'retry' }),
+      http.request({ method: 'GET', path: PATHS.events, query, schema: schema('eventsList'), safety: 'retry' }),
     getEvent: (event: string): Promise<EventDetail> =>
-      http.request({ method: 'GET', path: `/v1/scheduling/events/${seg(event)}`, schema: schema('eventDetail'), safety: 'retry' }),
+      http.request({ method: 'GET', path: PATHS.event(event), schema: schema('eventDetail'), safety: 'retry' }),
     // Retrying a slots request is harmless: at worst it leaves an unused reservation that expires.
     slots: (event: string, body: SlotsRequest): Promise<SlotsResult> =>
-      http.request({ method: 'POST', path: `/v1/scheduling/events/${seg(event)}/slots`, body, schema: schema('slotsResult'), safety: 'retry' }),
+      http.request({ method: 'POST', path: PATHS.slots(event), body, schema: schema('slotsResult'), safety: 'retry' }),
     book: (body: BookRequest): Promise<Meeting> =>
-      http.request({ method: 'POST', path: '/v1/scheduling/meetings', body, schema: schema('meeting'), safety: 'once' }),
+      http.request({ method: 'POST', path: PATHS.meetings, body, schema: schema('meeting'), safety: 'once' }),
     reschedule: (meetingId: string, startTime: string): Promise<Meeting> =>
-      http.request({ method: 'PATCH', path: `/v1/scheduling/meetings/${seg(meetingId)}`, body: { startTime }, schema: schema('meeting'), safety: 'once' }),
+      http.request({ method: 'PATCH', path: PATHS.meeting(meetingId), body: { startTime }, schema: schema('meeting'), safety: 'once' }),
   };
 }
 

@@ -1,10 +1,12 @@
 /**
- * Glue between commander and a command's `run`: resolve global options into the context
- * right before the action, and hand `run` its own parsed options. Kept tiny: every
- * command file imports it, and --help must not pay for anything heavy.
+ * Glue between commander and a command's run module: resolve the global options into the
+ * context right before the action, load the run module (src/commands/runners.ts) and hand
+ * it the positional arguments and its own options. Kept tiny: every definition imports it,
+ * and --help must not pay for anything heavy.
  */
 import type { Command } from 'commander';
 import type { Context, GlobalOptions } from '../context.js';
+import { RUNNERS, type RunnerName } from './runners.js';
 
 export function globalsOf(cmd: Command): GlobalOptions {
   const o = cmd.optsWithGlobals() as Partial<GlobalOptions>;
@@ -21,16 +23,17 @@ export function globalsOf(cmd: Command): GlobalOptions {
 }
 
 /**
- * Wraps an action: `fn(args, options)` where args are the positional arguments.
- * Commander passes (...args, options, command).
+ * The action of a command whose work is the run module `name`.
+ * Commander passes (...args, options, command); variadic arguments arrive as arrays.
  */
-export function action<O>(ctx: Context, fn: (args: string[], options: O, cmd: Command) => Promise<void>) {
+export function runs(ctx: Context, name: RunnerName) {
   return async (...all: unknown[]): Promise<void> => {
     const cmd = all[all.length - 1] as Command;
-    const options = all[all.length - 2] as O;
+    const options = all[all.length - 2];
     const args = all.slice(0, -2).flatMap((a) => (Array.isArray(a) ? a : a === undefined ? [] : [a])) as string[];
     ctx.globals = globalsOf(cmd);
-    await fn(args, options, cmd);
+    const { run } = await RUNNERS[name]();
+    await run(ctx, args, options as never, cmd);
   };
 }
 

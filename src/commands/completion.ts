@@ -5,7 +5,7 @@
  */
 import { Argument, Command } from 'commander';
 import type { Context } from '../context.js';
-import { action } from './action.js';
+import { runs } from './action.js';
 
 // Repeated from src/completion/index.ts: importing it here would load the generators for --help.
 const SHELLS = ['bash', 'zsh', 'fish'];
@@ -23,42 +23,12 @@ export function completionCommand(ctx: Context): Command {
     .addArgument(new Argument('<shell>', 'the shell to complete in').choices(SHELLS))
     .usage('[options] <shell>') // the helper subcommand is hidden: keep "[command]" out of the usage line
     .addHelpText('after', INSTALL_HELP)
-    .addCommand(completeHelperCommand(ctx), { hidden: true })
-    .action(
-      action(ctx, async ([shell], _opts, cmd) => {
-        const { completionScript } = await import('../completion/index.js');
-        const script = completionScript(shell as 'bash' | 'zsh' | 'fish', rootOf(cmd));
-        if (ctx.globals.json) (await ctx.ui()).json({ shell, script });
-        else ctx.io.stdout.write(script);
-      }),
-    );
-}
-
-/** The program itself, reached from the command (cli.ts imports this module: no import back). */
-function rootOf(cmd: Command): Command {
-  let root = cmd;
-  while (root.parent) root = root.parent;
-  return root;
-}
-
-function completeHelperCommand(ctx: Context): Command {
-  return new Command('__complete')
-    .description('values for the completion scripts, one per line')
-    .addArgument(new Argument('<what>').choices(['profiles']))
-    .action(
-      action(ctx, async () => {
-        for (const name of await profileNames(ctx)) ctx.io.stdout.write(`${name}\n`);
-      }),
-    );
-}
-
-/** Names of the saved profiles; none (and no error, no file created) when there is no usable config. */
-export async function profileNames(ctx: Context): Promise<string[]> {
-  const [{ existsSync }, { join }] = await Promise.all([import('node:fs'), import('node:path')]);
-  if (!existsSync(join(ctx.configDir(), 'config.json'))) return [];
-  try {
-    return (await ctx.store()).names();
-  } catch {
-    return []; // an unreadable config is for `schedctl profile ls` to report, not for a Tab press
-  }
+    .addCommand(
+      new Command('__complete')
+        .description('values for the completion scripts, one per line')
+        .addArgument(new Argument('<what>').choices(['profiles']))
+        .action(runs(ctx, 'completion-values')),
+      { hidden: true },
+    )
+    .action(runs(ctx, 'completion'));
 }

@@ -1,31 +1,7 @@
 import { Command } from 'commander';
 import type { Context } from '../context.js';
-import type { RouteResult } from '../domain/route/types.js';
-import { action, collect } from './action.js';
-
-export interface RouteOptions {
-  trigger?: string;
-  email?: string;
-  field?: string[];
-  slot?: string;
-  firstName?: string;
-  lastName?: string;
-  phone?: string;
-  guest?: string[];
-  yes?: boolean;
-  refire?: boolean;
-  tz?: string;
-  leadTz?: string;
-  days?: string;
-}
-
-export interface RouteRun {
-  result: RouteResult;
-  /** API requests sent by this run (a retried request counts once). */
-  requests: number;
-  zone: string;
-  commandLine: string;
-}
+import { MAX_GUESTS } from '../limits.js';
+import { collect, runs } from './action.js';
 
 export function routeCommand(ctx: Context): Command {
   return new Command('route')
@@ -37,7 +13,7 @@ export function routeCommand(ctx: Context): Command {
     .option('--first-name <name>', "lead's first name")
     .option('--last-name <name>', "lead's last name")
     .option('--phone <phone>', "lead's phone")
-    .option('--guest <email>', 'additional attendee (repeatable, at most 10)', collect)
+    .option('--guest <email>', `additional attendee (repeatable, at most ${MAX_GUESTS})`, collect)
     .option('--yes', 'skip the confirmations; after an ended scheduling session (CONFLICT) fire again once by itself')
     .option('--refire', 'fire anew even when a scheduler outcome for this trigger and email is remembered')
     .option('--tz <zone>', 'display time zone and zone of local times (default: the system zone)')
@@ -63,59 +39,5 @@ by default, saving a request; --refire fires anew).
 Example: schedctl route --trigger "Inbound demo request" --email ada@acme.example \\
            --field company=Acme --field region=emea --slot first --yes`,
     )
-    .action(
-      action<RouteOptions>(ctx, async (_args, opts) => {
-        const r = await run(opts, ctx);
-        const ui = await ctx.ui();
-        const { routeDocument, routeLines } = await import('./route/print.js');
-        if (ctx.globals.json) return ui.json(routeDocument(r));
-        ui.print((await routeLines(r)).join('\n'));
-      }),
-    );
-}
-
-export async function run(opts: RouteOptions, ctx: Context): Promise<RouteRun> {
-  const [{ parseRouteOptions }, { runRoute }, { flagAsker }, { routeCommandLine }] = await Promise.all([
-    import('../domain/route/options.js'),
-    import('../domain/route/flow.js'),
-    import('../domain/route/flag-asker.js'),
-    import('../domain/route/command-line.js'),
-  ]);
-  // Every flag is checked before any request; without a terminal, so is every missing value we can know.
-  const parsed = parseRouteOptions(opts, ctx.clock.now(), ctx.canPrompt());
-
-  const target = await ctx.target();
-  const [{ openJournal }, { scopeOf }, { OutcomeMemory }, api, ui, { noticePrinter }] = await Promise.all([
-    import('../domain/journal.js'),
-    import('../config/target.js'),
-    import('../domain/outcomes.js'),
-    ctx.api(),
-    ctx.ui(),
-    import('./route/print.js'),
-  ]);
-  let requests = 0;
-  const counted = <A extends unknown[], R>(fn: (...a: A) => Promise<R>) => (...a: A) => {
-    requests += 1;
-    return fn(...a);
-  };
-  const terminal = ctx.canPrompt()
-    ? await (await import('./route/prompts.js')).promptAsker(ctx, { zone: parsed.zone, leadZone: parsed.leadZone })
-    : undefined;
-  const result = await runRoute({
-    api: { listTriggers: counted(api.listTriggers), fireTrigger: counted(api.fireTrigger), slots: counted(api.slots), book: counted(api.book) },
-    asker: flagAsker(parsed.flags, terminal),
-    notify: await noticePrinter({ ui, json: ctx.globals.json, target, zone: parsed.zone, yes: parsed.flags.yes }),
-    journal: await openJournal(ctx.configDir()),
-    outcomes: new OutcomeMemory(ctx.configDir()),
-    scope: scopeOf(target),
-    now: () => ctx.clock.now(),
-    days: parsed.days,
-    leadTimezone: parsed.leadZone,
-  });
-  return {
-    result,
-    requests,
-    zone: parsed.zone,
-    commandLine: routeCommandLine(result, { profile: ctx.globals.profile, leadTz: parsed.leadZone }),
-  };
+    .action(runs(ctx, 'route'));
 }

@@ -11,6 +11,7 @@
 import type { Api } from '../api/endpoints.js';
 import type { BookRequest, Meeting } from '../api/schemas.js';
 import { ApiError, OutcomeUnknownError, type ErrorDocument } from '../errors.js';
+import { hintFor, slotTakenHint, type HintContext } from '../hints.js';
 import type { Journal, JournalEntry } from './journal.js';
 import { fetchSlots, nearestSlots } from './slots.js';
 
@@ -97,7 +98,7 @@ export async function bookSlot(deps: BookDeps, request: BookRequest): Promise<Bo
       return { status: 'already_booked', code: error.code, attempt: updated };
     }
     if (error.code === 'SLOT_TAKEN') throw await slotTaken(deps, request, error);
-    throw error.withHint(hintFor(error, request, deps));
+    throw error.withHint(hintFor(error.code, { ...hintContext(request, deps), details: error.details }));
   }
   journal.update(attempt.id, { outcome: 'booked', meetingId: meeting.id, startTime: meeting.date, updatedAt: deps.now().toISOString() });
   // An earlier lost attempt never reached the server: had it booked, this one would have been refused.
@@ -133,46 +134,17 @@ async function slotTaken(deps: BookDeps, request: BookRequest, error: ApiError):
       // The error still stands; the hint says how to look for slots by hand.
     }
   }
-  const again = `schedctl book ${request.event} --start <slot> --reservation ${request.reservationId} --email ${request.personEmail}`;
-  const hint = fetched
-    ? nearest.length
-      ? `the reservation is still usable: book one of the nearest free times with ${again}`
-      : `no free times within a week of it; fetch slots with: schedctl slots ${request.event} --reservation ${request.reservationId}`
-    : `the reservation is still usable: fetch slots with \`schedctl slots ${request.event} --reservation ${request.reservationId}\` and book another with the same --reservation`;
+  const hint = slotTakenHint(hintContext(request, deps), { fetched, nearest: nearest.length });
   return new SlotTakenError(error, nearest, request.reservationId, hint);
 }
 
-function hintFor(error: ApiError, r: BookRequest, deps: BookDeps): string | undefined {
-  const slots = `schedctl slots ${r.event}`;
-  switch (error.code) {
-    case 'RESERVATION_EXPIRED':
-      return `the hold lapsed: fetch slots again without a reservation (\`${slots}\`) and book with the new --reservation`;
-    case 'RESERVATION_USED':
-      return `this reservation was already spent, usually by an earlier booking whose response was lost: check the calendar before booking again; for another meeting fetch new slots with \`${slots}\``;
-    case 'NO_HOST_AVAILABLE':
-      return `no host is free at that time: pick another slot from \`${slots} --reservation ${r.reservationId}\``;
-    case 'CONFLICT':
-      return r.workflowExecutionId
-        ? `the scheduling session of workflow run ${r.workflowExecutionId} ended: fire the trigger again (\`${deps.fireAgain?.(r.workflowExecutionId, r.personEmail) ?? `schedctl trigger fire <trigger> --email ${r.personEmail}`}\`), then fetch slots for the new schedulingLinkId and book with the new --execution`
-        : `the scheduling session ended: fire the trigger again (\`schedctl trigger fire <trigger> --email ${r.personEmail}\`) and restart from the slots step`;
-    case 'WORK_EMAIL_REQUIRED':
-      return `${r.event} requires a work email: pass the lead's company address in --email, not a personal one such as gmail.com`;
-    case 'RESERVATION_MISMATCH':
-      return `the reservation belongs to another event or link: pass the same <event-or-link> you fetched slots for, or fetch slots for this one with \`${slots}\``;
-    case 'INVALID_REQUEST':
-      if (error.details?.some((d) => d.startsWith('personEmail'))) {
-        return `with --execution, --email must be the email the trigger was fired with${r.workflowExecutionId ? ` (workflow run ${r.workflowExecutionId})` : ''}`;
-      }
-      return 'fix the inputs named in the details and run the command again';
-    case 'NOT_FOUND':
-      return r.workflowExecutionId
-        ? `check the event or link "${r.event}" (\`schedctl events ls\`) and the --execution id ${r.workflowExecutionId} (from \`schedctl trigger fire\`)`
-        : `check the event or link "${r.event}" (\`schedctl events ls\`)`;
-    case 'INVALID_API_KEY':
-      return 'the key is missing, malformed or revoked: add a current one with `schedctl profile add <name> --key-stdin`';
-    case 'MISSING_SCOPE':
-      return 'booking needs a key with the scheduling:write permission';
-    default:
-      return error.hint;
-  }
+function hintContext(r: BookRequest, deps: BookDeps): HintContext {
+  return {
+    operation: 'book',
+    event: r.event,
+    reservationId: r.reservationId,
+    personEmail: r.personEmail,
+    workflowExecutionId: r.workflowExecutionId,
+    fireAgain: r.workflowExecutionId ? deps.fireAgain?.(r.workflowExecutionId, r.personEmail) : undefined,
+  };
 }

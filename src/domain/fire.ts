@@ -7,13 +7,7 @@
 import type { Api } from '../api/endpoints.js';
 import type { FireRequest, Trigger, TriggerFireResult } from '../api/schemas.js';
 import { ApiError, OutcomeUnknownError } from '../errors.js';
-
-const FIRE_HINTS: Record<string, (t: Trigger) => string> = {
-  MISSING_SCOPE: () => 'firing needs a key with triggers:write; use another profile (--profile) or a key with that permission',
-  INVALID_API_KEY: () => 'the key was refused (missing, malformed or revoked): add a valid one with `schedctl profile add`',
-  WORK_EMAIL_REQUIRED: (t) => `"${t.name}" requires a work email: pass the lead's company address with --email (nothing was fired)`,
-  INVALID_REQUEST: (t) => `check the values against \`schedctl triggers show ${t.id}\` (nothing was fired)`,
-};
+import { hintFor } from '../hints.js';
 
 export async function fireTrigger(api: Pick<Api, 'fireTrigger'>, trigger: Trigger, body: FireRequest): Promise<TriggerFireResult> {
   try {
@@ -28,7 +22,7 @@ export async function fireTrigger(api: Pick<Api, 'fireTrigger'>, trigger: Trigge
         },
       );
     }
-    if (error instanceof ApiError) throw error.withHint(FIRE_HINTS[error.code]?.(trigger));
+    if (error instanceof ApiError) throw error.withHint(hintFor(error.code, { operation: 'fire', trigger, details: error.details }));
     throw error;
   }
 }

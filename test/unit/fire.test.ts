@@ -27,7 +27,10 @@ describe('fireTrigger', () => {
     const error = (await fireTrigger(failing(refused).api, trigger, { email: 'a@acme.example' }).catch((e: unknown) => e)) as ApiError;
     expect(error).toMatchObject({ code: 'MISSING_SCOPE', status: 403, exitCode: 3, details: ['scope: triggers:write'] });
     expect(error.hint).toContain('triggers:write');
-    const other = new ApiError({ status: 404, code: 'NOT_FOUND', message: 'no trigger', method: 'POST', path: '/v1/triggers/x' });
+    const other = new ApiError({ status: 500, code: 'INTERNAL_ERROR', message: 'boom', method: 'POST', path: '/v1/triggers/x' });
     expect(await fireTrigger(failing(other).api, trigger, { email: 'a@acme.example' }).catch((e: unknown) => e)).toBe(other);
+    const missing = new ApiError({ status: 404, code: 'NOT_FOUND', message: 'no trigger', method: 'POST', path: '/v1/triggers/x' });
+    const hinted = (await fireTrigger(failing(missing).api, trigger, { email: 'a@acme.example' }).catch((e: unknown) => e)) as ApiError;
+    expect(hinted.hint).toContain('schedctl triggers ls');
   });
 });

@@ -4,10 +4,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { BookRequest, Meeting, Trigger } from '../../src/api/schemas.js';
-import { flagAsker, type RouteFlags } from '../../src/domain/route/flag-asker.js';
+import { flagAsker, type RouteFlags } from '../../src/run/route/flag-asker.js';
 import { runRoute, type OutcomeStore, type RouteDeps } from '../../src/domain/route/flow.js';
 import type { RouteAsker, RouteNotice, SlotPage } from '../../src/domain/route/types.js';
-import { routeCommandLine, shellWord } from '../../src/domain/route/command-line.js';
+import { routeCommandLine, shellWord } from '../../src/run/route/command-line.js';
 import { memoryJournal } from '../../src/domain/journal.js';
 import type { RememberedOutcome } from '../../src/domain/outcomes.js';
 import { ApiError, CancelledError, OutcomeUnknownError } from '../../src/errors.js';

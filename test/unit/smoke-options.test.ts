@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseSmokeFlags } from '../../src/domain/smoke/options.js';
+import { parseSmokeFlags } from '../../src/run/smoke/options.js';
 
 describe('smoke flags', () => {
   it('accepts a full routed run', () => {

@@ -15,11 +15,3 @@ export function profileCommand(ctx: Context): Command {
     .addCommand(profileRmCommand(ctx))
     .addCommand(profileShowCommand(ctx));
 }
-
-/** The JSON shape of a profile in every profile command's output (the key masked). */
-export interface ProfileView {
-  name: string;
-  baseUrl: string;
-  key: string;
-  isDefault: boolean;
-}

@@ -12,6 +12,7 @@
 import type { Api } from '../../api/endpoints.js';
 import type { Outcome, Trigger, TriggerFireResult } from '../../api/schemas.js';
 import { ApiError, CancelledError, CliError, EXIT } from '../../errors.js';
+import { refireHint } from '../../hints.js';
 import { bookSlot, type BookRequest } from '../booking.js';
 import type { Journal } from '../journal.js';
 import type { RememberedOutcome } from '../outcomes.js';
@@ -183,10 +184,6 @@ export async function runRoute(deps: RouteDeps): Promise<RouteResult> {
       }
     }
   }
-}
-
-export function refireHint(executionId: string): string {
-  return `the scheduling session of workflow run ${executionId} ended: run the same command with --yes to fire the trigger again automatically (a re-fire repeats the workflow's CRM writes and counts for routing fairness), or run \`schedctl route\` on a terminal to decide`;
 }
 
 async function fire(deps: RouteDeps, trigger: Trigger, email: string, responses: Record<string, string>): Promise<TriggerFireResult> {

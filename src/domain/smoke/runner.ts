@@ -5,6 +5,7 @@
  * each becomes a failed check, and checks that depend on it are skipped.
  */
 import type { HttpClient } from '../../api/client.js';
+import { PATHS } from '../../api/endpoints.js';
 import { schemas, strictSchemas, type Meeting, type SlotsResult, type TriggerFireResult, type Trigger } from '../../api/schemas.js';
 import { buildResponses, resolveTrigger } from '../triggers.js';
 import { probe, type ProbeResult } from './probe.js';
@@ -12,7 +13,6 @@ import type { CheckResult, SmokeInput, SmokeReport } from './types.js';
 import { cliMessage, describeOutcome, judgeAuth, overBudget } from './verdicts.js';
 
 const SLOT_DAYS = 7;
-const seg = (s: string) => encodeURIComponent(s);
 
 export interface SmokeDeps {
   http: HttpClient;
@@ -41,10 +41,10 @@ export async function runSmoke(input: SmokeInput, { http, now }: SmokeDeps): Pro
     return { start: start.toISOString(), end: new Date(start.getTime() + SLOT_DAYS * 86_400_000).toISOString() };
   };
   const slotsFor = (event: string) =>
-    probe<SlotsResult>(http, { method: 'POST', path: `/v1/scheduling/events/${seg(event)}/slots`, body: window(), safety: 'retry' }, strictSchemas.slotsResult, schemas.slotsResult);
+    probe<SlotsResult>(http, { method: 'POST', path: PATHS.slots(event), body: window(), safety: 'retry' }, strictSchemas.slotsResult, schemas.slotsResult);
 
   // 1. auth, answered by the first request (the triggers list): any API answer but 401 means the key was accepted.
-  const triggers = await probe(http, { method: 'GET', path: '/v1/triggers', safety: 'retry' }, strictSchemas.triggersList, schemas.triggersList);
+  const triggers = await probe(http, { method: 'GET', path: PATHS.triggers, safety: 'retry' }, strictSchemas.triggersList, schemas.triggersList);
   let auth = judgeAuth(triggers);
   const rest = ['triggers.list', 'events.list', 'events.detail', 'slots', 'trigger.fire', 'booking'];
   if (auth.stop) {
@@ -86,7 +86,7 @@ export async function runSmoke(input: SmokeInput, { http, now }: SmokeDeps): Pro
   if (target === undefined) {
     skip('events.detail', events.ok ? 'the first page lists no events (pass --event)' : 'events.list failed (pass --event to check one anyway)');
   } else {
-    const detail = await probe(http, { method: 'GET', path: `/v1/scheduling/events/${seg(target)}`, safety: 'retry' }, strictSchemas.eventDetail, schemas.eventDetail);
+    const detail = await probe(http, { method: 'GET', path: PATHS.event(target), safety: 'retry' }, strictSchemas.eventDetail, schemas.eventDetail);
     const d = dataOf(detail);
     if (detail.ok) {
       const e = detail.data;
@@ -132,7 +132,7 @@ export async function runSmoke(input: SmokeInput, { http, now }: SmokeDeps): Pro
       if (trigger && responses) {
         fire = await probe<TriggerFireResult>(
           http,
-          { method: 'POST', path: `/v1/triggers/${seg(trigger.id)}`, body: { email: input.trigger.email, responses }, safety: 'once' },
+          { method: 'POST', path: PATHS.trigger(trigger.id), body: { email: input.trigger.email, responses }, safety: 'once' },
           strictSchemas.triggerFireResult,
           schemas.triggerFireResult,
         );
@@ -162,7 +162,7 @@ export async function runSmoke(input: SmokeInput, { http, now }: SmokeDeps): Pro
   return finish();
 
   async function listEvents() {
-    return probe(http, { method: 'GET', path: '/v1/scheduling/events', safety: 'retry' }, strictSchemas.eventsList, schemas.eventsList);
+    return probe(http, { method: 'GET', path: PATHS.events, safety: 'retry' }, strictSchemas.eventsList, schemas.eventsList);
   }
 
   /** Slots for the routed link (unless already fetched), then POST /meetings on the first slot. */
@@ -180,7 +180,7 @@ export async function runSmoke(input: SmokeInput, { http, now }: SmokeDeps): Pro
       return record({ name, status: 'fail', latencyMs: spent, detail: `no free slot in the next ${SLOT_DAYS} days to book on ${event}` });
     }
     const body = { startTime, reservationId: slots.reservationId, event, personEmail: email, ...(executionId ? { workflowExecutionId: executionId } : {}) };
-    const booked = await probe<Meeting>(http, { method: 'POST', path: '/v1/scheduling/meetings', body, safety: 'once' }, strictSchemas.meeting, schemas.meeting);
+    const booked = await probe<Meeting>(http, { method: 'POST', path: PATHS.meetings, body, safety: 'once' }, strictSchemas.meeting, schemas.meeting);
     const meeting = dataOf(booked);
     if (meeting) meetingId = meeting.id;
     const latencyMs = spent + booked.latencyMs;

@@ -1,8 +1,10 @@
 /** What `schedctl route` prints: the --json document, the human result, and progress notices on stderr. Loaded lazily. */
 import type { Target } from '../../config/target.js';
 import type { RouteNotice } from '../../domain/route/types.js';
+import { formatInZone } from '../../domain/time.js';
+import { describeMeeting } from '../../ui/meeting-view.js';
 import type { Ui } from '../../ui/ui.js';
-import type { RouteRun } from '../route.js';
+import type { RouteRun } from './types.js';
 
 /** The one --json document (README "route --json"). */
 export function routeDocument(r: RouteRun) {
@@ -26,7 +28,7 @@ export function routeDocument(r: RouteRun) {
 }
 
 /** Human result (stdout): the meeting, how to move it, and the same run as one scriptable command. */
-export async function routeLines(r: RouteRun): Promise<string[]> {
+export function routeLines(r: RouteRun): string[] {
   const x = r.result;
   const o = x.outcome as { type: string; url?: string };
   switch (x.status) {
@@ -37,13 +39,11 @@ export async function routeLines(r: RouteRun): Promise<string[]> {
     case 'other':
       return [`The workflow answered an outcome this schedctl does not know ("${o.type}", workflow run ${x.executionId}): see --json for its fields.`];
     case 'already_booked': {
-      const { formatInZone } = await import('../../domain/time.js');
       return [
         `Already booked: an earlier attempt for workflow run ${x.executionId} whose response was lost did book ${x.email} at ${formatInZone(x.slot!, r.zone)}; the API answered ${x.alreadyBookedCode} to this one, so no second meeting was created.`,
       ];
     }
     case 'booked': {
-      const { describeMeeting } = await import('../../ui/meeting-view.js');
       const m = x.meeting!;
       return [
         describeMeeting(m, r.zone, 'Booked'),
@@ -56,8 +56,7 @@ export async function routeLines(r: RouteRun): Promise<string[]> {
 }
 
 /** Progress on stderr. Where it happens (profile, base URL) only in human mode; recovery always. */
-export async function noticePrinter(o: { ui: Ui; json: boolean; target: Target; zone: string; yes: boolean }) {
-  const { formatInZone } = await import('../../domain/time.js');
+export function noticePrinter(o: { ui: Ui; json: boolean; target: Target; zone: string; yes: boolean }) {
   const time = (iso: string) => formatInZone(iso, o.zone);
   const where = `${o.target.profileName ? `on profile "${o.target.profileName}"` : 'with SCHEDCTL_API_KEY'} at ${o.target.baseUrl}`;
   let announcedRefire = false;

@@ -4,14 +4,11 @@
  * required form fields are only known after listing the triggers (still before firing).
  */
 import { UsageError } from '../../errors.js';
-import { parseKeyValues, requireEmail } from '../inputs.js';
-import { parseTimeInput, resolveZone } from '../time.js';
+import { parseKeyValues, requireEmail } from '../../domain/inputs.js';
+import { parseTimeInput, resolveZone } from '../../domain/time.js';
+import { DEFAULT_DAYS, MAX_GUESTS, MAX_SLOTS_RANGE_DAYS } from '../../limits.js';
 import { missingFlag, type RouteFlags } from './flag-asker.js';
 
-export const MAX_GUESTS = 10;
-export const DEFAULT_DAYS = 7;
-/** One slots request per page: the API's largest range. */
-export const MAX_DAYS = 63;
 
 export interface RouteOptionsInput {
   trigger?: string | undefined;
@@ -40,8 +37,8 @@ export function parseRouteOptions(o: RouteOptionsInput, now: Date, canPrompt: bo
   const zone = resolveZone(o.tz, '--tz');
   const leadZone = o.leadTz !== undefined ? resolveZone(o.leadTz, '--lead-tz') : undefined;
   const days = o.days === undefined ? DEFAULT_DAYS : Number(o.days);
-  if (!/^\d+$/.test(o.days ?? String(DEFAULT_DAYS)) || days < 1 || days > MAX_DAYS) {
-    throw new UsageError(`invalid --days "${o.days}": expected a whole number of days from 1 to ${MAX_DAYS} (one slots request per page)`);
+  if (!/^\d+$/.test(o.days ?? String(DEFAULT_DAYS)) || days < 1 || days > MAX_SLOTS_RANGE_DAYS) {
+    throw new UsageError(`invalid --days "${o.days}": expected a whole number of days from 1 to ${MAX_SLOTS_RANGE_DAYS} (one slots request per page)`);
   }
   const trigger = o.trigger?.trim() || undefined;
   if (o.trigger !== undefined && !trigger) throw new UsageError('invalid --trigger "": pass a trigger id or name');

@@ -2,23 +2,17 @@
  * The wizard's questions (@inquirer/prompts), always on ctx.io's stdin and stderr so stdout
  * carries only the result. Loaded only when a terminal can be prompted.
  */
-import type { Separator as SeparatorType } from '@inquirer/prompts';
+import { confirm, input, search, select, Separator } from '@inquirer/prompts';
 import type { Trigger, TriggerField } from '../../api/schemas.js';
 import type { Context } from '../../context.js';
+import { isValidEmail } from '../../domain/inputs.js';
 import type { GuestDetails, RouteAsker, SlotAnswer, SlotPage } from '../../domain/route/types.js';
+import { groupByDay } from '../../domain/slots.js';
+import { dayLabel, formatInZone, formatUtc, relativeMinutes, timeLabel } from '../../domain/time.js';
+import { CancelledError } from '../../errors.js';
+import { MAX_GUESTS } from '../../limits.js';
 
-export const MAX_GUESTS = 10;
-
-export async function promptAsker(ctx: Context, opts: { zone: string; leadZone?: string | undefined }): Promise<RouteAsker> {
-  // Lazy like every command module: --help never loads inquirer, luxon or zod.
-  const [{ confirm, input, search, select, Separator }, { CancelledError }, { groupByDay }, time, { isValidEmail }] = await Promise.all([
-    import('@inquirer/prompts'),
-    import('../../errors.js'),
-    import('../../domain/slots.js'),
-    import('../../domain/time.js'),
-    import('../../domain/inputs.js'),
-  ]);
-  const { dayLabel, formatInZone, formatUtc, relativeMinutes, timeLabel } = time;
+export function promptAsker(ctx: Context, opts: { zone: string; leadZone?: string | undefined }): RouteAsker {
   const io = { input: ctx.io.stdin, output: ctx.io.stderr };
   const say = (line = '') => ctx.io.stderr.write(`${line}\n`);
   const label = (f: TriggerField) => `${f.label}${f.required ? '' : ' (optional)'}`;
@@ -91,7 +85,7 @@ export async function promptAsker(ctx: Context, opts: { zone: string; leadZone?:
         const hold = relativeMinutes(page.expiresAt, ctx.clock.now());
         const holdText = hold.startsWith('in ') ? `hold expires ${hold}` : `hold expired ${hold}`;
         // The way on (later times, the other zone) sits above the times, so it is one key away.
-        const choices: Array<{ name: string; value: string; short?: string } | SeparatorType> = [];
+        const choices: Array<{ name: string; value: string; short?: string } | Separator> = [];
         choices.push({ name: `Show later times (from ${formatInZone(page.to, zone)})`, value: 'later' });
         if (opts.leadZone && opts.leadZone !== opts.zone) {
           const other = zone === opts.zone ? opts.leadZone : opts.zone;

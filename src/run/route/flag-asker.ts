@@ -6,10 +6,10 @@
  */
 import type { Trigger, TriggerField } from '../../api/schemas.js';
 import { CliError, EXIT, UsageError } from '../../errors.js';
-import { nearestSlots } from '../slots.js';
-import { formatUtc } from '../time.js';
-import { resolveTrigger } from '../triggers.js';
-import type { GuestDetails, RouteAsker, SlotAnswer, SlotPage } from './types.js';
+import { nearestSlots } from '../../domain/slots.js';
+import { formatUtc } from '../../domain/time.js';
+import { resolveTrigger } from '../../domain/triggers.js';
+import type { GuestDetails, RouteAsker, SlotAnswer, SlotPage } from '../../domain/route/types.js';
 
 export interface RouteFlags {
   trigger?: string | undefined;

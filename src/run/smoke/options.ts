@@ -5,8 +5,8 @@
 import { existsSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { UsageError } from '../../errors.js';
-import { isValidEmail, parseKeyValues } from '../inputs.js';
-import type { SmokeInput } from './types.js';
+import { isValidEmail, parseKeyValues } from '../../domain/inputs.js';
+import type { SmokeInput } from '../../domain/smoke/types.js';
 
 export interface SmokeFlags {
   event?: string;

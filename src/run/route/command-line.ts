@@ -2,7 +2,7 @@
  * The one-line scriptable `schedctl route ...` equivalent of a finished run, for support
  * tickets and scripts: the trigger, email, form values, slot and guest details, never the key.
  */
-import type { RouteResult } from './types.js';
+import type { RouteResult } from '../../domain/route/types.js';
 
 /** POSIX shell word: bare when it holds only safe characters, else single-quoted. */
 export function shellWord(text: string): string {

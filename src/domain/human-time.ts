@@ -1,0 +1,142 @@
+/**
+ * Times as people say them: "tomorrow 3pm", "thu 15:00", "next monday 9:30", "dec 3 14:00".
+ * The fixed forms of ./time.ts are tried first; chrono-node is loaded only when none of them
+ * matches, so no other path pays for it. chrono only reads the words: its year, month, day,
+ * hour and minute are taken as a wall time in the zone and luxon makes the instant (with the
+ * same DST gap/fold refusals as the fixed forms). chrono's own offset handling is not used.
+ * Whatever could be read two ways is refused with both readings, never guessed.
+ */
+import type { ParsedComponents, ParsedResult } from 'chrono-node';
+import { DateTime } from 'luxon';
+import { isNotUnderstood, localToInstant, parseTimeInput, TIME_FORMS, type TimeInputOptions, timeInputError, type WallTime } from './time.js';
+
+/** `3/4`, `3/4/27`: chrono reads month first (US); elsewhere it is day first. */
+const SLASH_DATE = /(?<![\d/])(\d{1,2})\/(\d{1,2})(?:\/(\d{2,4}))?(?![\d/])/;
+/** A lone hour chrono did not take ("thu 3"): a trailing number after the expression. */
+const TRAILING_HOUR = /^\s*(?:at\s+)?(\d{1,2})\s*$/i;
+/** Minutes written out ("9:30", "3.30") make a 24-hour time; a bare "3" does not. */
+const HAS_MINUTES = /\d\s*[:.]\s*\d/;
+/** Exact times said in words. */
+const EXACT_WORDS = new Set(['casualReference/noon', 'casualReference/midnight']);
+/** Day words that carry no time of day. */
+const DAY_WORDS = new Set(['casualReference/today', 'casualReference/tomorrow', 'casualReference/yesterday', 'casualReference/now']);
+
+export async function parseTimeExpression(input: string, opts: TimeInputOptions): Promise<Date> {
+  try {
+    return parseTimeInput(input, opts);
+  } catch (error) {
+    if (!isNotUnderstood(error)) throw error;
+  }
+  const chrono = await import('chrono-node');
+  const nowWall = DateTime.fromJSDate(opts.now, { zone: opts.zone });
+  // chrono computes "tomorrow" and weekdays on a Date's local fields: give it one whose local
+  // fields are the wall time in the zone, and read its answer's fields back the same way.
+  const ref = new Date(nowWall.year, nowWall.month - 1, nowWall.day, nowWall.hour, nowWall.minute, nowWall.second, nowWall.millisecond);
+  const results = chrono.parse(input.trim(), ref, { forwardDate: true });
+  return readResult(input, results, ref, nowWall, opts);
+}
+
+function readResult(input: string, results: ParsedResult[], ref: Date, nowWall: DateTime, opts: TimeInputOptions): Date {
+  const raw = input.trim();
+  const bad = (why?: string, hint?: string) => timeInputError(input, opts, why, hint ?? (why ? `${hintFor(why)}accepted forms: ${TIME_FORMS}` : undefined));
+  const [result] = results;
+  if (!result) throw bad();
+  if (results.length > 1) throw bad(`more than one time in it (${results.map((r) => `"${r.text}"`).join(', ')})`);
+  const c = result.start;
+  const tags = result.tags();
+
+  const before = raw.slice(0, result.index);
+  const after = raw.slice(result.index + result.text.length);
+  const leftover = `${before} ${after}`.replace(/[\s,.;]+/g, ' ').trim();
+  if (leftover !== '') {
+    const hour = Number(TRAILING_HOUR.exec(after)?.[1]);
+    if (before.trim() === '' && !c.isCertain('hour') && hour >= 1 && hour <= 12) throw ambiguousHour(hour, dateOnly(c, nowWall, opts, bad), bad);
+    throw bad(`only "${result.text}" reads as a time, not "${leftover}"`);
+  }
+  if (result.end) throw bad('a range, not one time');
+  if (tags.has('result/relativeDateAndTime')) {
+    // "in 2 hours": a duration from now, not a wall time (exact across a DST change).
+    return new Date(opts.now.getTime() + (fieldsAsUtc(c) - localAsUtc(ref)));
+  }
+  if (c.isCertain('timezoneOffset')) throw bad('a time zone inside the expression is not read');
+
+  const slash = SLASH_DATE.exec(result.text);
+  if (slash && Number(slash[1]) <= 12 && Number(slash[2]) <= 12 && slash[1] !== slash[2]) {
+    throw dayMonthAmbiguous(Number(slash[1]), Number(slash[2]), slash[3] !== undefined, c, nowWall, opts, bad);
+  }
+  if (!c.isCertain('hour')) {
+    if ([...tags].some((t) => t.startsWith('casualReference/') && !DAY_WORDS.has(t))) throw bad('a part of the day is not a time');
+    const day = dateOnly(c, nowWall, opts, bad);
+    return (opts.endOfDay ? day.plus({ days: 1 }) : day).startOf('day').toJSDate();
+  }
+  const hour = c.get('hour') ?? 0;
+  const exactWords = [...tags].some((t) => EXACT_WORDS.has(t));
+  if (!c.isCertain('meridiem') && hour >= 1 && hour <= 12 && !HAS_MINUTES.test(result.text) && !exactWords) {
+    throw ambiguousHour(hour, dateOnly(c, nowWall, opts, bad), bad);
+  }
+  return localToInstant(wallOf(c), opts, input).toJSDate();
+}
+
+function hintFor(why: string): string {
+  if (why.startsWith('a time zone')) return 'give the zone with --tz, or ISO 8601 with an offset (2026-12-01T14:00+01:00); ';
+  if (why.startsWith('a part of the day')) return 'give a clock time (tomorrow 09:00); ';
+  if (why.startsWith('a range') || why.startsWith('more than one')) return 'give one time; ';
+  return '';
+}
+
+function wallOf(c: ParsedComponents): WallTime {
+  const n = (k: 'year' | 'month' | 'day' | 'hour' | 'minute' | 'second') => c.get(k) ?? 0;
+  return { year: n('year'), month: n('month'), day: n('day'), hour: n('hour'), minute: n('minute'), second: n('second') };
+}
+
+function fieldsAsUtc(c: ParsedComponents): number {
+  const w = wallOf(c);
+  return Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second ?? 0, c.get('millisecond') ?? 0);
+}
+
+function localAsUtc(d: Date): number {
+  return Date.UTC(d.getFullYear(), d.getMonth(), d.getDate(), d.getHours(), d.getMinutes(), d.getSeconds(), d.getMilliseconds());
+}
+
+/**
+ * The day of a date without a time, at its start in the zone. A bare weekday means the next
+ * one: chrono (forwardDate) picks today before noon, so today moves on a week.
+ */
+function dateOnly(c: ParsedComponents, nowWall: DateTime, opts: TimeInputOptions, bad: Bad): DateTime {
+  const { year, month, day } = wallOf(c);
+  let d = DateTime.fromObject({ year, month, day }, { zone: opts.zone });
+  if (!d.isValid) throw bad('no such date');
+  const weekdayOnly = c.isCertain('weekday') && !c.isCertain('day') && !c.isCertain('hour');
+  if (weekdayOnly && d.hasSame(nowWall, 'day')) d = d.plus({ weeks: 1 });
+  return d.startOf('day');
+}
+
+type Bad = (why?: string, hint?: string) => Error;
+
+function ambiguousHour(hour: number, day: DateTime, bad: Bad): Error {
+  const pad = (h: number) => `${String(h).padStart(2, '0')}:00`;
+  const [am, pm] = [hour % 12, (hour % 12) + 12];
+  const at = (h: number) => day.set({ hour: h, minute: 0 }).toFormat('yyyy-MM-dd HH:mm ZZZZ');
+  return bad(
+    `the hour "${hour}" could be ${pad(am)} or ${pad(pm)}: ${at(am)} or ${at(pm)}`,
+    `write ${pad(am)} or ${pad(pm)} (24-hour), or ${hour}am or ${hour}pm; accepted forms: ${TIME_FORMS}`,
+  );
+}
+
+function dayMonthAmbiguous(first: number, second: number, yearGiven: boolean, c: ParsedComponents, nowWall: DateTime, opts: TimeInputOptions, bad: Bad): Error {
+  const timed = c.isCertain('hour');
+  const reading = (month: number, day: number) => {
+    let dt = DateTime.fromObject({ year: c.get('year') ?? nowWall.year, month, day, hour: timed ? (c.get('hour') ?? 0) : 0, minute: timed ? (c.get('minute') ?? 0) : 0 }, { zone: opts.zone });
+    if (!yearGiven) {
+      dt = dt.set({ year: nowWall.year });
+      if (dt.startOf('day') < nowWall.startOf('day')) dt = dt.plus({ years: 1 });
+    }
+    return dt;
+  };
+  const [monthFirst, dayFirst] = [reading(first, second), reading(second, first)];
+  const show = (dt: DateTime) => `${dt.toFormat(timed ? 'yyyy-MM-dd HH:mm' : 'yyyy-MM-dd')} (${dt.toFormat('d LLLL')})`;
+  return bad(
+    `day and month could be either way round: ${show(monthFirst)} or ${show(dayFirst)}`,
+    `write the month as a word (${monthFirst.toFormat('LLL d').toLowerCase()} or ${dayFirst.toFormat('LLL d').toLowerCase()}) or the date as ${monthFirst.toFormat('yyyy-MM-dd')}; accepted forms: ${TIME_FORMS}`,
+  );
+}

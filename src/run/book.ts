@@ -1,0 +1,120 @@
+import type { BookRequest } from '../api/schemas.js';
+import { scopeOf } from '../config/target.js';
+import type { Context } from '../context.js';
+import { bookSlot, type BookResult, SlotTakenError } from '../domain/booking.js';
+import { parseKeyValues, requireEmail, requireUuid } from '../domain/inputs.js';
+import { openJournal } from '../domain/journal.js';
+import { OutcomeMemory } from '../domain/outcomes.js';
+import { formatInZone, parseTimeInput, resolveZone } from '../domain/time.js';
+import { UsageError } from '../errors.js';
+import { MAX_GUESTS } from '../limits.js';
+import { describeMeeting } from '../ui/meeting-view.js';
+
+interface BookOptions {
+  start?: string;
+  reservation?: string;
+  email?: string;
+  execution?: string;
+  firstName?: string;
+  lastName?: string;
+  phone?: string;
+  guest?: string[];
+  leadTz?: string;
+  response?: string[];
+  tz?: string;
+}
+
+export async function run(ctx: Context, [event = '']: string[], opts: BookOptions): Promise<void> {
+  const { request, zone } = parseOptions(event, opts, ctx.clock.now());
+  let result: BookResult;
+  try {
+    result = await book(ctx, request);
+  } catch (error) {
+    explainSlotTaken(error, ctx, zone);
+    throw error;
+  }
+  const ui = await ctx.ui();
+  if (result.status === 'already_booked') {
+    const a = result.attempt;
+    if (ctx.globals.json) {
+      return ui.json({
+        status: 'already_booked',
+        code: result.code,
+        reservationId: a.reservationId,
+        workflowExecutionId: a.workflowExecutionId,
+        event: a.event,
+        startTime: a.startTime,
+        meetingId: a.meetingId ?? null,
+      });
+    }
+    const run = a.workflowExecutionId ? `, workflow run ${a.workflowExecutionId}` : '';
+    return ui.print(
+      `Already booked: the earlier attempt at ${formatInZone(a.attemptedAt, zone)} (reservation ${a.reservationId}${run}) did book the meeting${a.meetingId ? ` ${a.meetingId}` : ''} at ${formatInZone(a.startTime, zone)} for ${a.personEmail}; the API answered ${result.code} to this retry, so no second meeting was created.`,
+    );
+  }
+  if (ctx.globals.json) return ui.json(result.meeting);
+  ui.print(describeMeeting(result.meeting, zone, 'Booked'));
+  ui.info(`\nTo move it: schedctl reschedule ${result.meeting.id} --start <time>`);
+}
+
+/** The flags as a typed booking request: every check before any request. */
+function parseOptions(event: string, opts: BookOptions, now: Date): { request: BookRequest; zone: string } {
+  if (!event.trim()) throw new UsageError('missing <event-or-link>: pass the event or scheduling link you fetched slots for');
+  const zone = resolveZone(opts.tz, '--tz');
+  const need = (value: string | undefined, flag: string, what: string) => {
+    if (value === undefined || value.trim() === '') throw new UsageError(`missing ${flag}: ${what}`);
+    return value;
+  };
+  const startInput = need(opts.start, '--start', 'pass one of the times `schedctl slots` lists');
+  const start = parseTimeInput(startInput, { zone, now, flag: '--start' });
+  const reservationId = requireUuid(need(opts.reservation, '--reservation', 'pass the reservationId `schedctl slots` printed'), '--reservation', 'reservation');
+  const personEmail = requireEmail(need(opts.email, '--email', "pass the lead's email"), '--email');
+  const workflowExecutionId = opts.execution !== undefined ? requireUuid(opts.execution, '--execution', 'workflow execution') : undefined;
+  const guests = opts.guest ?? [];
+  if (guests.length > MAX_GUESTS) throw new UsageError(`too many --guest values (${guests.length}): at most ${MAX_GUESTS} guests`);
+  const guestEmails = guests.map((g) => requireEmail(g, '--guest'));
+  const leadTimezone = opts.leadTz !== undefined ? resolveZone(opts.leadTz, '--lead-tz') : undefined;
+  const responses = opts.response?.length ? parseKeyValues(opts.response, '--response') : undefined;
+  const request: BookRequest = {
+    startTime: start.toISOString(),
+    reservationId,
+    event,
+    personEmail,
+    ...(opts.firstName !== undefined ? { guestFirstName: opts.firstName } : {}),
+    ...(opts.lastName !== undefined ? { guestLastName: opts.lastName } : {}),
+    ...(opts.phone !== undefined ? { guestPhone: opts.phone } : {}),
+    ...(guestEmails.length ? { guestEmails } : {}),
+    ...(leadTimezone !== undefined ? { leadTimezone } : {}),
+    ...(responses ? { responses } : {}),
+    ...(workflowExecutionId !== undefined ? { workflowExecutionId } : {}),
+  };
+  return { request, zone };
+}
+
+async function book(ctx: Context, request: BookRequest): Promise<BookResult> {
+  const target = await ctx.target();
+  const ui = await ctx.ui();
+  // It changes something: say where, before it happens.
+  if (!ctx.globals.json) ui.info(`Booking on ${target.profileName ? `profile "${target.profileName}"` : 'SCHEDCTL_API_KEY'} at ${target.baseUrl}`);
+  const api = await ctx.api();
+  const journal = await openJournal(ctx.configDir());
+  const scope = scopeOf(target);
+  const outcomes = new OutcomeMemory(ctx.configDir());
+  /**
+   * When a run's scheduling session ended, its remembered scheduler outcome (kept by
+   * `trigger fire`) is dead: forget it, so firing again needs no --force, and name the trigger.
+   */
+  const fireAgain = (executionId: string, email: string): string | undefined => {
+    const held = outcomes.forgetExecution(scope, executionId);
+    return held && `schedctl trigger fire ${held.triggerId} --email ${email} --field ... (the same form responses)`;
+  };
+  return bookSlot({ api, journal, scope, now: () => ctx.clock.now(), fireAgain, outcomes }, request);
+}
+
+/** Human mode: list the nearest free times of a SLOT_TAKEN (the error line itself comes from the reporter). */
+function explainSlotTaken(error: unknown, ctx: Context, zone: string): void {
+  if (ctx.globals.json) return;
+  if (!(error instanceof SlotTakenError) || error.nearestSlots.length === 0) return;
+  ctx.io.stderr.write(`Nearest free times (reservation ${error.reservationId} is still usable):\n`);
+  for (const s of error.nearestSlots) ctx.io.stderr.write(`  ${formatInZone(s, zone)}   --start ${s}\n`);
+}

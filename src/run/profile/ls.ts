@@ -1,0 +1,21 @@
+import { maskKey } from '../../config/mask.js';
+import type { Context } from '../../context.js';
+import { renderTable } from '../../ui/table.js';
+import type { ProfileView } from './view.js';
+
+export async function run(ctx: Context): Promise<void> {
+  const store = await ctx.store();
+  const profiles: ProfileView[] = store
+    .list()
+    .map(({ name, profile, isDefault }) => ({ name, baseUrl: profile.baseUrl, key: maskKey(profile.apiKey), isDefault }));
+  const ui = await ctx.ui();
+  if (ctx.globals.json) return ui.json({ profiles });
+  if (profiles.length === 0) return ui.info('no profiles yet; add one with `schedctl profile add <name>`');
+  ui.print(
+    renderTable(
+      ['DEFAULT', 'NAME', 'BASE URL', 'KEY'],
+      profiles.map((p) => [p.isDefault ? '*' : '', p.name, p.baseUrl, p.key]),
+      { color: ui.out.level > 0 },
+    ),
+  );
+}

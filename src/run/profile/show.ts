@@ -1,0 +1,33 @@
+import { maskKey } from '../../config/mask.js';
+import { resolveProfileName } from '../../config/target.js';
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import { type ProfileView, unknownProfile } from './view.js';
+
+interface ShowView extends ProfileView {
+  configFile: string;
+}
+
+export async function run(ctx: Context, [name]: string[]): Promise<void> {
+  const view = await showView(ctx, name);
+  const ui = await ctx.ui();
+  if (ctx.globals.json) return ui.json({ profile: view });
+  ui.print(
+    [
+      `name:      ${view.name}${view.isDefault ? ' (default)' : ''}`,
+      `base URL:  ${view.baseUrl}`,
+      `key:       ${view.key}`,
+      `stored in: ${view.configFile}`,
+    ].join('\n'),
+  );
+}
+
+async function showView(ctx: Context, name: string | undefined): Promise<ShowView> {
+  const store = await ctx.store();
+  const profiles = Object.fromEntries(store.list().map(({ name: n, profile }) => [n, profile]));
+  const chosen = name ?? resolveProfileName({ flagProfile: ctx.globals.profile, env: ctx.env, defaultProfile: store.defaultName(), profiles });
+  if (!chosen) throw new UsageError('no profile in use', { hint: 'add one with `schedctl profile add <name>`' });
+  const profile = store.get(chosen);
+  if (!profile) throw unknownProfile(chosen, store.names());
+  return { name: chosen, baseUrl: profile.baseUrl, key: maskKey(profile.apiKey), isDefault: store.defaultName() === chosen, configFile: store.path };
+}

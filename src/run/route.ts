@@ -1,0 +1,50 @@
+import { scopeOf } from '../config/target.js';
+import type { Context } from '../context.js';
+import { openJournal } from '../domain/journal.js';
+import { OutcomeMemory } from '../domain/outcomes.js';
+import { runRoute } from '../domain/route/flow.js';
+import { routeCommandLine } from './route/command-line.js';
+import { flagAsker } from './route/flag-asker.js';
+import { parseRouteOptions, type RouteOptionsInput } from './route/options.js';
+import { noticePrinter, routeDocument, routeLines } from './route/print.js';
+import type { RouteRun } from './route/types.js';
+
+export async function run(ctx: Context, _args: string[], opts: RouteOptionsInput): Promise<void> {
+  const r = await route(ctx, opts);
+  const ui = await ctx.ui();
+  if (ctx.globals.json) return ui.json(routeDocument(r));
+  ui.print(routeLines(r).join('\n'));
+}
+
+async function route(ctx: Context, opts: RouteOptionsInput): Promise<RouteRun> {
+  // Every flag is checked before any request; without a terminal, so is every missing value we can know.
+  const parsed = parseRouteOptions(opts, ctx.clock.now(), ctx.canPrompt());
+  const target = await ctx.target();
+  const [api, ui] = await Promise.all([ctx.api(), ctx.ui()]);
+  let requests = 0;
+  const counted =
+    <A extends unknown[], R>(fn: (...a: A) => Promise<R>) =>
+    (...a: A) => {
+      requests += 1;
+      return fn(...a);
+    };
+  // The wizard's prompts load only when there is a terminal to ask on.
+  const terminal = ctx.canPrompt() ? (await import('./route/prompts.js')).promptAsker(ctx, { zone: parsed.zone, leadZone: parsed.leadZone }) : undefined;
+  const result = await runRoute({
+    api: { listTriggers: counted(api.listTriggers), fireTrigger: counted(api.fireTrigger), slots: counted(api.slots), book: counted(api.book) },
+    asker: flagAsker(parsed.flags, terminal),
+    notify: noticePrinter({ ui, json: ctx.globals.json, target, zone: parsed.zone, yes: parsed.flags.yes }),
+    journal: await openJournal(ctx.configDir()),
+    outcomes: new OutcomeMemory(ctx.configDir()),
+    scope: scopeOf(target),
+    now: () => ctx.clock.now(),
+    days: parsed.days,
+    leadTimezone: parsed.leadZone,
+  });
+  return {
+    result,
+    requests,
+    zone: parsed.zone,
+    commandLine: routeCommandLine(result, { profile: ctx.globals.profile, leadTz: parsed.leadZone }),
+  };
+}

@@ -1,0 +1,50 @@
+import { statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import type { Context } from '../context.js';
+import { UsageError } from '../errors.js';
+import { runSandboxCommand, type SandboxCommandOptions } from '../sandbox/main.js';
+
+interface SandboxOptions {
+  host: string;
+  port: string;
+  seed: string;
+  holdSeconds: string;
+  rateLimit: string;
+  state?: string;
+}
+
+export async function run(ctx: Context, _args: string[], opts: SandboxOptions): Promise<void> {
+  const options = parseOptions(opts, ctx.globals.json);
+  const running = await runSandboxCommand(options, ctx.io);
+  if (ctx.globals.profile) {
+    const store = await ctx.store();
+    store.set(ctx.globals.profile, { baseUrl: running.baseUrl, apiKey: running.keys.full }, false);
+    ctx.io.stderr.write(`saved profile "${ctx.globals.profile}" for this sandbox (use it with --profile ${ctx.globals.profile})\n`);
+  }
+  await running.closed;
+}
+
+function parseOptions(opts: SandboxOptions, json: boolean): SandboxCommandOptions {
+  const int = (flag: string, raw: string, min: number, max: number) => {
+    const n = Number(raw);
+    if (!/^\d+$/.test(raw) || n < min || n > max) throw new UsageError(`invalid ${flag} "${raw}": expected a whole number from ${min} to ${max}`);
+    return n;
+  };
+  if (opts.state) {
+    // Checked up front: otherwise the sandbox starts and then answers every change with a 500
+    // because it cannot write its state file.
+    const folder = dirname(resolve(opts.state));
+    if (!statSync(folder, { throwIfNoEntry: false })?.isDirectory()) {
+      throw new UsageError(`invalid --state "${opts.state}": the folder ${folder} does not exist`, { hint: `create it first, e.g. mkdir -p ${folder}` });
+    }
+  }
+  return {
+    host: opts.host,
+    port: int('--port', opts.port, 0, 65535),
+    seed: int('--seed', opts.seed, 0, 2 ** 31 - 1),
+    holdSeconds: int('--hold-seconds', opts.holdSeconds, 1, 86_400),
+    rateLimit: int('--rate-limit', opts.rateLimit, 0, 1_000_000),
+    json,
+    ...(opts.state ? { state: opts.state } : {}),
+  };
+}

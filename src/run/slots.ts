@@ -1,0 +1,71 @@
+import { DateTime } from 'luxon';
+import type { Context } from '../context.js';
+import { requireUuid } from '../domain/inputs.js';
+import { fetchSlots } from '../domain/slots.js';
+import { formatInZone, parseTimeInput, relativeMinutes, resolveZone } from '../domain/time.js';
+import { ApiError, UsageError } from '../errors.js';
+import { hintFor } from '../hints.js';
+import { DEFAULT_DAYS, MAX_SLOTS_DAYS } from '../limits.js';
+import { renderSlotsByDay } from '../ui/slots-view.js';
+
+interface SlotsOptions {
+  from?: string;
+  to?: string;
+  days?: string;
+  reservation?: string;
+  tz?: string;
+}
+
+interface SlotsRequest {
+  event: string;
+  zone: string;
+  from: Date;
+  to: Date;
+  reservationId: string | undefined;
+}
+
+export async function run(ctx: Context, [event = '']: string[], opts: SlotsOptions): Promise<void> {
+  const request = parseOptions(event, opts, ctx.clock.now());
+  const api = await ctx.api();
+  let result;
+  try {
+    result = await fetchSlots(api, event, request);
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    throw error.withHint(hintFor(error.code, { operation: 'slots', event, reservationId: request.reservationId }));
+  }
+  const ui = await ctx.ui();
+  if (ctx.globals.json) return ui.json(result);
+  const { zone, from, to } = request;
+  ui.print(
+    [
+      `Reservation ${result.reservationId}, expires ${formatInZone(result.expiresAt, zone)} (${relativeMinutes(result.expiresAt, ctx.clock.now())})`,
+      `Free times for ${event} from ${formatInZone(from, zone)} to ${formatInZone(to, zone)} (${zone}), ${result.slots.length} in all:`,
+      renderSlotsByDay(result.slots, zone),
+    ].join('\n'),
+  );
+  const first = result.slots[0];
+  if (first) ui.info(`\nNext: schedctl book ${event} --start ${first} --reservation ${result.reservationId} --email <email>`);
+}
+
+function parseOptions(event: string, opts: SlotsOptions, now: Date): SlotsRequest {
+  if (!event.trim()) throw new UsageError('missing <event-or-link>: pass an event id or slug, or a scheduling link id');
+  const zone = resolveZone(opts.tz, '--tz');
+  if (opts.to !== undefined && opts.days !== undefined) throw new UsageError('--to and --days cannot be used together: pass one of them');
+  const from = opts.from !== undefined ? parseTimeInput(opts.from, { zone, now, flag: '--from' }) : now;
+  let to: Date;
+  if (opts.to !== undefined) {
+    to = parseTimeInput(opts.to, { zone, now, flag: '--to', endOfDay: true });
+    if (to <= from) throw new UsageError(`invalid --to "${opts.to}": it must be after --from (${from.toISOString()})`);
+  } else {
+    const raw = opts.days ?? String(DEFAULT_DAYS);
+    const days = Number(raw);
+    if (!/^\d+$/.test(raw) || days < 1 || days > MAX_SLOTS_DAYS) {
+      throw new UsageError(`invalid --days "${opts.days}": expected a whole number of days from 1 to ${MAX_SLOTS_DAYS}`);
+    }
+    // Calendar days in the zone (a DST day is 23 or 25 hours long).
+    to = DateTime.fromJSDate(from, { zone }).plus({ days }).toJSDate();
+  }
+  const reservationId = opts.reservation !== undefined ? requireUuid(opts.reservation, '--reservation', 'reservation') : undefined;
+  return { event, zone, from, to, reservationId };
+}

@@ -1,0 +1,42 @@
+import { writeFileSync } from 'node:fs';
+import type { Context } from '../context.js';
+import { SmokeFailedError } from '../domain/smoke/failed.js';
+import { problemLines, summaryLine, tableRows } from '../domain/smoke/render.js';
+import { runSmoke } from '../domain/smoke/runner.js';
+import type { SmokeReport } from '../domain/smoke/types.js';
+import { junitXml } from '../domain/smoke/junit.js';
+import { renderTable } from '../ui/table.js';
+import { parseSmokeFlags, type SmokeFlags } from './smoke/options.js';
+
+/** Validates the flags (no request on a bad one), runs the checks, writes --junit, prints. */
+export async function run(ctx: Context, _args: string[], flags: SmokeFlags): Promise<void> {
+  const input = parseSmokeFlags(flags);
+  const http = await ctx.http();
+  const ui = await ctx.ui();
+  const spinner = await ui.spinner('running smoke checks');
+  let report: SmokeReport;
+  try {
+    report = await runSmoke(input, { http, now: () => ctx.clock.now() });
+  } finally {
+    spinner.stop();
+  }
+  if (input.junit) writeFileSync(input.junit, junitXml(report, { timestamp: ctx.clock.now() }));
+  await print(report, ctx);
+  if (!report.ok) throw new SmokeFailedError(report);
+}
+
+async function print(report: SmokeReport, ctx: Context): Promise<void> {
+  const ui = await ctx.ui();
+  if (ctx.globals.json) {
+    // A failed run prints its document through the error path (see SmokeFailedError).
+    if (report.ok) ui.json(report);
+    return;
+  }
+  const paint = { pass: (s: string) => ui.out.green(s), fail: (s: string) => ui.out.red.bold(s), skip: (s: string) => ui.out.yellow(s) };
+  const lines = [renderTable(['NAME', 'RESULT', 'LATENCY', 'DETAIL'], tableRows(report.checks, paint), { color: ui.out.level > 0 })];
+  const problems = problemLines(report.checks);
+  if (problems.length) lines.push('', 'Contract problems:', ...problems);
+  if (report.meetingId) lines.push('', `Booked meeting ${report.meetingId}: it is real; cancel it when done.`);
+  lines.push('', summaryLine(report));
+  ui.print(lines.join('\n'));
+}

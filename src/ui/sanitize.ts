@@ -1,0 +1,69 @@
+/**
+ * Text from outside (the server, a local file) is data, never terminal control.
+ * Control characters and bidi overrides are shown escaped (`\x1b`, `\r`, `\u202e`) so a
+ * hostile trigger name cannot retitle the window (OSC 0), plant a hyperlink (OSC 8), clear
+ * the screen (CSI 2 J), overwrite the line (a bare \r) or reverse the text (U+202E).
+ * `\n` and `\t` pass; so does every printable character (emoji, CJK, accents).
+ * `--json` output does not pass through here: JSON.stringify escapes control characters itself.
+ */
+
+// C0 controls except \t (0x09) and \n (0x0a), DEL and C1 controls, and the bidi
+// embedding/override/isolate/mark characters.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
+const UNSAFE = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: as above.
+const UNSAFE_ALL = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+/** Exactly SGR (colors and styles): ESC [ digits/semicolons m; or any other unsafe character. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: as above.
+const SGR_OR_UNSAFE = /\x1b\[[0-9;]*m|[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+function escapeChar(ch: string): string {
+  if (ch === '\r') return '\\r';
+  const code = ch.charCodeAt(0);
+  return code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+}
+
+/** The text with every control and bidi character shown escaped; the same string when there is none. */
+export function sanitizeText(s: string): string {
+  if (!UNSAFE.test(s)) return s;
+  return s.replace(UNSAFE_ALL, escapeChar);
+}
+
+/**
+ * A copy of a JSON-like value with every string, object keys included, sanitized: for
+ * building human views of API objects. The input is never changed. Arrays and plain objects
+ * are copied; other objects (Date, class instances) are returned as they are. Values are
+ * expected to come from JSON (no cycles).
+ */
+export function sanitizeDeep<T>(value: T): T {
+  return deep(value) as T;
+}
+
+function deep(value: unknown): unknown {
+  if (typeof value === 'string') return sanitizeText(value);
+  if (Array.isArray(value)) return value.map(deep);
+  if (value !== null && typeof value === 'object') {
+    const proto = Object.getPrototypeOf(value);
+    if (proto !== Object.prototype && proto !== null) return value;
+    // fromEntries defines properties, so a "__proto__" key from JSON stays a plain key.
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [sanitizeText(k), deep(v)]));
+  }
+  return value;
+}
+
+/**
+ * For the final sink (ui print, stderr lines), where our own chalk colors may be present.
+ * With `keepSgr`, exactly SGR sequences (`ESC [ <digits and ;> m`) are kept and everything
+ * else is escaped; without it everything is escaped.
+ *
+ * Trade-off: the sink cannot tell our colors from a server's, so with colors on a hostile SGR
+ * in server text passes: it can recolor or style text (at worst hide it, SGR 8), but it cannot
+ * move the cursor, retitle the window, plant a link or clear the screen. Server strings are
+ * meant to go through sanitizeText/sanitizeDeep when a view is built, before colors are
+ * added; this is the backstop. With colors off (`keepSgr: false`) nothing passes.
+ */
+export function sanitizeOutput(s: string, opts: { keepSgr: boolean }): string {
+  if (!UNSAFE.test(s)) return s;
+  if (!opts.keepSgr) return s.replace(UNSAFE_ALL, escapeChar);
+  return s.replace(SGR_OR_UNSAFE, (m) => (m.length > 1 ? m : escapeChar(m)));
+}

@@ -1,0 +1,160 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { parseTimeExpression } from '../../src/domain/human-time.js';
+import type { TimeInputOptions } from '../../src/domain/time.js';
+import { UsageError } from '../../src/errors.js';
+
+// A fixed clock: Thursday 2026-11-19 14:30 UTC = 15:30 in Berlin, 08:30 in Chicago, 20:00 in Kolkata.
+const now = new Date('2026-11-19T14:30:00Z');
+const at = (zone: string, extra: Partial<TimeInputOptions> = {}): TimeInputOptions => ({ zone, now, flag: '--start', ...extra });
+const berlin = at('Europe/Berlin');
+
+const iso = async (input: string, opts: TimeInputOptions) => (await parseTimeExpression(input, opts)).toISOString();
+
+/** The UsageError a parse rejects with (fails the test when it resolves). */
+async function refusal(input: string, opts: TimeInputOptions): Promise<UsageError> {
+  const error = await parseTimeExpression(input, opts).then(
+    (d) => new Error(`expected "${input}" to be refused, got ${d.toISOString()}`),
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(UsageError);
+  return error as UsageError;
+}
+
+describe('parseTimeExpression: fixed forms first', () => {
+  it('reads every fixed form as parseTimeInput does', async () => {
+    expect(await iso('2026-12-01T14:00:00Z', berlin)).toBe('2026-12-01T14:00:00.000Z');
+    expect(await iso('2026-12-01 14:00', berlin)).toBe('2026-12-01T13:00:00.000Z');
+    expect(await iso('2026-12-01', at('Asia/Kolkata'))).toBe('2026-11-30T18:30:00.000Z');
+    expect(await iso('today', at('America/Chicago'))).toBe('2026-11-19T06:00:00.000Z');
+    expect(await iso('now', berlin)).toBe(now.toISOString());
+  });
+  it('keeps the fixed forms’ own refusals rather than guessing with chrono', async () => {
+    expect((await refusal('2026-12-01T14:00+25:00', berlin)).message).toBe('invalid --start "2026-12-01T14:00+25:00": offset +25:00 is out of range (-14:00 to +14:00)');
+    expect((await refusal('2026-02-30 10:00', berlin)).message).toMatch(/^invalid --start "2026-02-30 10:00": /);
+    expect((await refusal('2026-10-25 02:30', berlin)).message).toContain('ambiguous in Europe/Berlin (clocks go back)');
+  });
+});
+
+describe('parseTimeExpression: times as people say them', () => {
+  it('reads a day word or weekday with a time in the zone', async () => {
+    expect(await iso('tomorrow 15:00', berlin)).toBe('2026-11-20T14:00:00.000Z');
+    expect(await iso('tomorrow 3pm', berlin)).toBe('2026-11-20T14:00:00.000Z');
+    expect(await iso('Tomorrow 3 PM', at('America/Chicago'))).toBe('2026-11-20T21:00:00.000Z');
+    expect(await iso('tomorrow 15:00', at('Asia/Kolkata'))).toBe('2026-11-20T09:30:00.000Z');
+    expect(await iso('thu 9am', at('UTC'))).toBe('2026-11-26T09:00:00.000Z');
+    expect(await iso('next monday 9:30', berlin)).toBe('2026-11-23T08:30:00.000Z');
+    expect(await iso('mon 9:30', at('America/Chicago'))).toBe('2026-11-23T15:30:00.000Z');
+    expect(await iso('dec 3 14:00', berlin)).toBe('2026-12-03T13:00:00.000Z');
+    expect(await iso('3 dec 2pm', at('UTC'))).toBe('2026-12-03T14:00:00.000Z');
+    expect(await iso('noon tomorrow', berlin)).toBe('2026-11-20T11:00:00.000Z');
+  });
+  it('takes "tomorrow" and weekdays from the calendar day in the zone, not in UTC', async () => {
+    // 2026-11-19 20:00 UTC is already Friday 01:30 in Kolkata.
+    const late = at('Asia/Kolkata', { now: new Date('2026-11-19T20:00:00Z') });
+    expect(await iso('tomorrow 15:00', late)).toBe('2026-11-21T09:30:00.000Z');
+    expect(await iso('thu 15:00', late)).toBe('2026-11-26T09:30:00.000Z');
+  });
+  it('reads a weekday as the next one: today only while that time is still ahead', async () => {
+    expect(await iso('thu 17:00', berlin)).toBe('2026-11-19T16:00:00.000Z'); // later today
+    expect(await iso('thu 15:00', berlin)).toBe('2026-11-26T14:00:00.000Z'); // 15:00 today has passed
+    expect(await iso('thu 3pm', at('America/Chicago'))).toBe('2026-11-19T21:00:00.000Z');
+    expect(await iso('14:00', berlin)).toBe('2026-11-20T13:00:00.000Z'); // the next 14:00
+  });
+  it('reads a date without a time as the start of that day, or of the next for range ends', async () => {
+    expect(await iso('friday', berlin)).toBe('2026-11-19T23:00:00.000Z');
+    expect(await iso('friday', at('Europe/Berlin', { endOfDay: true }))).toBe('2026-11-20T23:00:00.000Z');
+    expect(await iso('dec 3', at('America/Chicago'))).toBe('2026-12-03T06:00:00.000Z');
+    // A bare weekday that is today means next week's, whatever the hour.
+    expect(await iso('thursday', berlin)).toBe('2026-11-25T23:00:00.000Z');
+    expect(await iso('thursday', at('Europe/Berlin', { now: new Date('2026-11-19T07:00:00Z') }))).toBe('2026-11-25T23:00:00.000Z');
+  });
+  it('reads "in 2 hours" as a duration, exact across a DST change', async () => {
+    expect(await iso('in 2 hours', berlin)).toBe('2026-11-19T16:30:00.000Z');
+    // 01:30 CEST on the night the clocks go back: two hours later is 02:30 CET.
+    expect(await iso('in 2 hours', at('Europe/Berlin', { now: new Date('2026-10-24T23:30:00Z') }))).toBe('2026-10-25T01:30:00.000Z');
+  });
+});
+
+describe('parseTimeExpression: ambiguity is refused with both readings', () => {
+  it('refuses a bare hour that could be morning or afternoon', async () => {
+    const e = await refusal('thu 3', berlin);
+    expect(e.message).toMatch(/^invalid --start "thu 3": the hour "3" could be 03:00 or 15:00: 2026-11-26 03:00 \S+ or 2026-11-26 15:00 \S+$/);
+    expect(e.hint).toContain('3am or 3pm');
+    expect(e.hint).toContain('accepted forms');
+    expect((await refusal('tomorrow at 3', at('America/Chicago'))).message).toMatch(/could be 03:00 or 15:00: 2026-11-20 03:00 \S+ or 2026-11-20 15:00/);
+    expect((await refusal('thu 12', at('UTC'))).message).toContain('could be 00:00 or 12:00');
+    expect((await refusal('dec 3 at 9', at('Asia/Kolkata'))).message).toContain('could be 09:00 or 21:00: 2026-12-03 09:00');
+  });
+  it('accepts an hour made clear by am/pm, minutes or the 24-hour clock', async () => {
+    expect(await iso('thu 15', berlin)).toBe('2026-11-26T14:00:00.000Z');
+    expect(await iso('thu 3 pm', berlin)).toBe('2026-11-26T14:00:00.000Z');
+    expect(await iso('tomorrow 3am', berlin)).toBe('2026-11-20T02:00:00.000Z');
+    expect(await iso('tomorrow 3:00', berlin)).toBe('2026-11-20T02:00:00.000Z');
+  });
+  it('refuses a numeric date whose day and month could be either way round', async () => {
+    const e = await refusal('3/4 14:00', berlin);
+    expect(e.message).toBe('invalid --start "3/4 14:00": day and month could be either way round: 2027-03-04 14:00 (4 March) or 2027-04-03 14:00 (3 April)');
+    expect(e.hint).toContain('write the month as a word');
+    expect((await refusal('3/4/2027', at('UTC'))).message).toContain('2027-03-04 (4 March) or 2027-04-03 (3 April)');
+  });
+  it('accepts a numeric date that reads only one way', async () => {
+    expect(await iso('13/4 14:00', at('UTC'))).toBe('2027-04-13T14:00:00.000Z');
+    expect(await iso('4/13 14:00', at('UTC'))).toBe('2027-04-13T14:00:00.000Z');
+    expect(await iso('12/12 9:30', at('America/Chicago'))).toBe('2026-12-12T15:30:00.000Z');
+  });
+  it('refuses text read only in part, several times, a range, a zone in the text or a vague part of day', async () => {
+    expect((await refusal('tomorrow blah', berlin)).message).toBe('invalid --start "tomorrow blah": only "tomorrow" reads as a time, not "blah"');
+    expect((await refusal('blah tomorrow 15:00', berlin)).message).toContain('not "blah"');
+    expect((await refusal('tomorrow 14:60', berlin)).message).toContain('not "14:60"');
+    expect((await refusal('fri 15:00 or sat', berlin)).message).toContain('more than one time in it ("fri 15:00", "sat")');
+    expect((await refusal('tomorrow 15:00-16:00', berlin)).message).toContain('a range, not one time');
+    const zoned = await refusal('tomorrow 15:00 EST', berlin);
+    expect(zoned.message).toContain('a time zone inside the expression is not read');
+    expect(zoned.hint).toContain('--tz');
+    expect((await refusal('tomorrow 15:00 +0200', berlin)).message).toContain('a time zone inside');
+    expect((await refusal('tomorrow morning', berlin)).message).toContain('a part of the day is not a time');
+    expect((await refusal('tonight', berlin)).message).toContain('a part of the day is not a time');
+  });
+  it('refuses what it cannot read at all, naming the flag and the accepted forms', async () => {
+    for (const bad of ['', 'soonish', 'feb 30 10:00', 'next tuesday-ish at lunch']) {
+      const e = await refusal(bad, at('Europe/Berlin', { flag: '--from' }));
+      expect(e.message, bad).toMatch(/^invalid --from "/);
+      expect(e.hint, bad).toContain('accepted forms');
+      expect(e.hint, bad).toContain('next monday 9:30');
+    }
+  });
+});
+
+describe('parseTimeExpression: DST', () => {
+  it('refuses a spoken time that a fold repeats', async () => {
+    const saturday = at('Europe/Berlin', { now: new Date('2026-10-17T10:00:00Z') });
+    const e = await refusal('next sunday 02:30', saturday);
+    expect(e.message).toBe('invalid --start "next sunday 02:30": ambiguous in Europe/Berlin (clocks go back): 2026-10-25T02:30+02:00 or 2026-10-25T02:30+01:00');
+    expect(e.hint).toContain('add the offset you mean');
+    const chicago = at('America/Chicago', { now: new Date('2026-10-31T12:00:00Z') });
+    expect((await refusal('tomorrow 1:30am', chicago)).message).toContain('2026-11-01T01:30-05:00 or 2026-11-01T01:30-06:00');
+    expect(await iso('tomorrow 2:30am', chicago)).toBe('2026-11-01T08:30:00.000Z');
+  });
+  it('refuses a spoken time that a gap skips', async () => {
+    expect((await refusal('sun 02:30', at('Europe/Berlin', { now: new Date('2026-03-25T10:00:00Z') }))).message).toContain('does not exist in Europe/Berlin');
+    const chicago = at('America/Chicago', { now: new Date('2026-03-07T18:00:00Z') });
+    expect((await refusal('tomorrow 2:30am', chicago)).message).toContain('does not exist in America/Chicago');
+    expect(await iso('tomorrow 3:30am', chicago)).toBe('2026-03-08T08:30:00.000Z');
+  });
+  it('has no folds in UTC or Kolkata', async () => {
+    const fold = new Date('2026-10-17T10:00:00Z');
+    expect(await iso('next sunday 02:30', at('UTC', { now: fold }))).toBe('2026-10-25T02:30:00.000Z');
+    expect(await iso('next sunday 02:30', at('Asia/Kolkata', { now: fold }))).toBe('2026-10-24T21:00:00.000Z');
+  });
+});
+
+describe('chrono-node stays off other paths', () => {
+  it('is imported only lazily and only here', () => {
+    const human = readFileSync(new URL('../../src/domain/human-time.ts', import.meta.url), 'utf8');
+    const time = readFileSync(new URL('../../src/domain/time.ts', import.meta.url), 'utf8');
+    expect(human).toContain("await import('chrono-node')");
+    expect(human).not.toMatch(/^import (?!type )[^\n]*'chrono-node'/m);
+    expect(time).not.toMatch(/from 'chrono-node'|import\('chrono-node'\)/);
+  });
+});
