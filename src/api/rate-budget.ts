@@ -1,0 +1,242 @@
+/**
+ * One request budget per API key, shared by every schedctl process on the machine, so that
+ * parallel runs (scripts, `--from` bulk runs, a second terminal) never meet a 429: the API
+ * allows 30 requests per rolling minute per key (spec "Limits").
+ *
+ * The budget is `<configDir>/rate/<id>.json`, `{ sent: [epoch ms of draws within the window],
+ * blockedUntil?: epoch ms }`, id = the first 32 hex digits of sha256(baseUrl + "\n" + apiKey):
+ * the key itself is never written. Each draw reads and rewrites it under a proper-lockfile lock
+ * (an atomic mkdir of `<file>.lock`; a lock left by a killed process is taken over once stale).
+ *
+ * The file is a cache of recent timestamps, not a record: a corrupted one is simply reset
+ * (at worst one window's requests are forgotten and the server's 429 + Retry-After, which the
+ * client still honors, covers the gap). For the same reason a config directory that cannot be
+ * written never fails a command: the budget then counts this process's requests only.
+ *
+ * Cheap to import (node built-ins only); proper-lockfile is loaded on the first draw.
+ */
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { CliError, EXIT } from '../errors.js';
+
+export interface BudgetState {
+  sent: number[];
+  blockedUntil?: number;
+}
+
+export interface RateBudgetOptions {
+  /** The config directory; the budget lives in its `rate/` subdirectory. */
+  dir: string;
+  baseUrl: string;
+  apiKey: string;
+  limit?: number;
+  windowMs?: number;
+  /**
+   * Added to the window: the server counts arrival times, and a request drawn a full window
+   * after another may still arrive less than a window after it when the earlier one was slower
+   * on the wire. Default 1 s.
+   */
+  marginMs?: number;
+  now?: () => number;
+  sleep?: (ms: number) => Promise<void>;
+  /** Lock timing (tests): a lock older than staleMs is taken over (proper-lockfile's floor is 2 s). */
+  lockStaleMs?: number;
+}
+
+export interface DrawOptions {
+  /** Give up (RateBudgetWaitError) rather than wait longer than this in total. */
+  maxWaitMs?: number;
+  /** Called before each wait, with its length. */
+  onWait?(ms: number): void;
+  debug?(line: string): void;
+}
+
+export interface RateBudget {
+  readonly file: string;
+  /** Waits until the key's budget has room, then takes one request from it. Resolves to the instant drawn. */
+  draw(opts?: DrawOptions): Promise<number>;
+  /** A 429 said to wait `seconds`: every process on this key waits at least that long. */
+  recordRetryAfter(seconds: number, opts?: Pick<DrawOptions, 'debug'>): Promise<void>;
+}
+
+export class RateBudgetWaitError extends CliError {
+  readonly waitMs: number;
+  constructor(waitMs: number, limit: number, windowMs: number) {
+    const per = windowMs === 60_000 ? 'minute' : `${windowMs / 1000} s`;
+    super(
+      'RATE_LIMITED',
+      `the rate budget for this key is spent for ${Math.ceil(waitMs / 1000)} s more (${limit} requests per ${per}, shared by every schedctl process); try again then`,
+      EXIT.rateLimited,
+    );
+    this.waitMs = waitMs;
+  }
+}
+
+/** The budget file's id: never the key itself. */
+export function budgetId(baseUrl: string, apiKey: string): string {
+  return createHash('sha256').update(`${baseUrl}\n${apiKey}`).digest('hex').slice(0, 32);
+}
+
+export function budgetFile(dir: string, baseUrl: string, apiKey: string): string {
+  return join(dir, 'rate', `${budgetId(baseUrl, apiKey)}.json`);
+}
+
+export function createRateBudget(options: RateBudgetOptions): RateBudget {
+  const limit = options.limit ?? 30;
+  const windowMs = options.windowMs ?? 60_000;
+  const span = windowMs + (options.marginMs ?? 1000);
+  const now = options.now ?? Date.now;
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const file = budgetFile(options.dir, options.baseUrl, options.apiKey);
+  // A lock is held for microseconds, so only a dead or badly stalled holder makes it stale;
+  // 5 s rather than the 2 s floor, so a process stalled between taking the lock and using it
+  // is not overtaken (an overdraw), at the cost of a 5 s wait after a crash inside the lock.
+  const store = fileStore(file, options.lockStaleMs ?? 5000);
+
+  async function draw(opts: DrawOptions = {}): Promise<number> {
+    let waited = 0;
+    for (;;) {
+      const outcome = await store.update(
+        (state): { drawn: number } | { drawn?: undefined; waitMs: number; used: number } => {
+          const t = now();
+          prune(state, t);
+          const blockedMs = (state.blockedUntil ?? 0) - t;
+          const full = state.sent.length >= limit;
+          if (blockedMs <= 0 && !full) {
+            state.sent.push(t);
+            return { drawn: t };
+          }
+          // Room comes when enough of the oldest draws have left the window.
+          const freeAt = full ? (state.sent[state.sent.length - limit] ?? t) + span : t;
+          return { waitMs: Math.max(blockedMs, freeAt - t, 1), used: state.sent.length };
+        },
+        opts.debug,
+      );
+      if (outcome.drawn !== undefined) return outcome.drawn;
+      const { waitMs, used } = outcome;
+      if (opts.maxWaitMs !== undefined && waited + waitMs > opts.maxWaitMs)
+        throw new RateBudgetWaitError(waitMs, limit, windowMs);
+      opts.debug?.(
+        `rate budget: ${used}/${limit} requests used in the last ${windowMs / 1000} s; waiting ${waitMs} ms`,
+      );
+      opts.onWait?.(waitMs);
+      await sleep(waitMs);
+      waited += waitMs;
+    }
+  }
+
+  async function recordRetryAfter(seconds: number, opts: Pick<DrawOptions, 'debug'> = {}): Promise<void> {
+    if (!Number.isFinite(seconds) || seconds <= 0) return;
+    await store.update((state) => {
+      const t = now();
+      prune(state, t);
+      state.blockedUntil = Math.max(state.blockedUntil ?? 0, t + seconds * 1000);
+    }, opts.debug);
+  }
+
+  function prune(state: BudgetState, t: number): void {
+    state.sent = state.sent.filter((s) => s > t - span).sort((a, b) => a - b);
+    if (state.blockedUntil !== undefined && state.blockedUntil <= t) delete state.blockedUntil;
+  }
+
+  return { file, draw, recordRetryAfter };
+}
+
+/**
+ * Read-modify-write of the budget under the lock. When the file cannot be used (a read-only or
+ * missing-permission directory, a lock that cannot be made), it switches for good to a state
+ * in memory: this process's own requests still count, and nothing fails.
+ */
+function fileStore(file: string, staleMs: number) {
+  let memory: BudgetState = { sent: [] };
+  let degraded = false;
+
+  async function update<T>(change: (state: BudgetState) => T, debug: ((line: string) => void) | undefined): Promise<T> {
+    if (!degraded) {
+      try {
+        return await withFileLock(file, staleMs, () => {
+          const state = readState(file);
+          const result = change(state);
+          writeState(file, state);
+          memory = { ...state, sent: [...state.sent] };
+          return result;
+        });
+      } catch (error) {
+        degraded = true;
+        debug?.(
+          `rate budget: ${file} cannot be used (${(error as Error).message}); counting this process's requests only`,
+        );
+      }
+    }
+    return change(memory);
+  }
+  return { update };
+}
+
+function readState(file: string): BudgetState {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { sent: [] };
+    throw error;
+  }
+  try {
+    const value = JSON.parse(text) as { sent?: unknown; blockedUntil?: unknown };
+    const sent =
+      Array.isArray(value.sent) && value.sent.every((t) => Number.isFinite(t)) ? (value.sent as number[]) : undefined;
+    if (!sent) return { sent: [] };
+    return Number.isFinite(value.blockedUntil) ? { sent, blockedUntil: value.blockedUntil as number } : { sent };
+  } catch {
+    return { sent: [] }; // corrupted: a cache, reset (see the top of this file)
+  }
+}
+
+function writeState(file: string, state: BudgetState): void {
+  // Write then rename: a process killed mid-write leaves the old file, not half of the new one.
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSync(tmp, JSON.stringify(state), { mode: 0o600 });
+  renameSync(tmp, file);
+}
+
+type Lockfile = typeof import('proper-lockfile');
+let lockfile: Promise<Lockfile> | undefined;
+const loadLockfile = () =>
+  // A CommonJS module: its functions may sit on the namespace or on its default export.
+  (lockfile ??= import('proper-lockfile').then((m) => ((m as { default?: Lockfile }).default ?? m) as Lockfile));
+
+const madeDirs = new Set<string>();
+
+/** Longest wait for another process's lock; held for microseconds, so only a stuck or dead holder reaches it. */
+const LOCK_WAIT_MS = 10_000;
+
+/**
+ * `critical` is synchronous on purpose: no timer runs inside it, so the lock cannot be
+ * found stale and taken over halfway through a read-modify-write.
+ */
+async function withFileLock<T>(file: string, staleMs: number, critical: () => T): Promise<T> {
+  const { lock } = await loadLockfile();
+  if (!madeDirs.has(file)) {
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    madeDirs.add(file);
+  }
+  const deadline = Date.now() + Math.max(LOCK_WAIT_MS, staleMs * 2);
+  let release: (() => Promise<void>) | undefined;
+  for (let attempt = 0; release === undefined; attempt++) {
+    try {
+      release = await lock(file, { realpath: false, stale: staleMs, retries: 0, onCompromised: () => {} });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ELOCKED' || Date.now() >= deadline) throw error;
+      // Jittered, growing waits: processes started together do not retry in lockstep.
+      const base = Math.min(2 * 1.5 ** attempt, 50);
+      await new Promise((resolve) => setTimeout(resolve, base / 2 + Math.random() * base));
+    }
+  }
+  try {
+    return critical();
+  } finally {
+    // A failed release leaves a lock that turns stale and is taken over.
+    await release().catch(() => {});
+  }
+}

@@ -1,0 +1,110 @@
+/**
+ * What happened to each row of a bulk run: one result per row, written as it is known (JSON
+ * Lines or CSV), and the run's summary and exit code.
+ */
+
+export const ROW_STATUSES = [
+  'booked',
+  'already_booked',
+  'moved',
+  'skipped',
+  'redirect',
+  'none',
+  'failed',
+  'invalid',
+] as const;
+export type RowStatus = (typeof ROW_STATUSES)[number];
+
+/** Statuses that count as done: `redirect` and `none` are valid workflow outcomes, not errors (spec). */
+export const OK_STATUSES: readonly RowStatus[] = ['booked', 'already_booked', 'moved', 'skipped', 'redirect', 'none'];
+
+export interface RowResult {
+  /** The row's line in the input. */
+  row: number;
+  /** What identifies the row to a person: the lead's email, or the meeting id. */
+  key: string;
+  status: RowStatus;
+  meetingId?: string;
+  /** An API error code (SLOT_TAKEN, …) or schedctl's own (OUTCOME_UNKNOWN, …). */
+  code?: string;
+  message?: string;
+}
+
+/**
+ * Exit code of a bulk run in which some rows failed or were invalid (the others may have
+ * succeeded). A new entry of the public exit-code table (README "Exit codes"), beside
+ * errors.ts's EXIT: 0 all rows done, 8 some rows failed.
+ */
+export const EXIT_SOME_ROWS_FAILED = 8;
+
+/** One JSON object and a newline (stdout of `--json`, or a results file). */
+export function toJsonLine(result: RowResult): string {
+  return `${JSON.stringify(result)}\n`;
+}
+
+export const CSV_RESULT_HEADER = ['row', 'key', 'status', 'meeting_id', 'code', 'message'] as const;
+
+export interface CsvResultWriter {
+  write(result: RowResult): void;
+}
+
+/**
+ * Writes the header at once, then one CSV line per result. Results arrive at the API's pace
+ * (30 requests a minute), or as fast as invalid rows are read: a few MB at most for a large
+ * file, so back pressure is left to the stream's buffer.
+ */
+export function createCsvResultWriter(stream: NodeJS.WritableStream): CsvResultWriter {
+  stream.write(csvLine(CSV_RESULT_HEADER));
+  return {
+    write(result) {
+      stream.write(
+        csvLine([
+          String(result.row),
+          result.key,
+          result.status,
+          result.meetingId ?? '',
+          result.code ?? '',
+          result.message ?? '',
+        ]),
+      );
+    },
+  };
+}
+
+export function csvLine(cells: readonly string[]): string {
+  return `${cells.map(csvCell).join(',')}\r\n`;
+}
+
+/**
+ * RFC 4180 quoting. A cell a spreadsheet would run as a formula (`=`, `+`, `-`, `@`, tab or CR
+ * first) gets a leading `'`: messages come from the server, and this file is opened in
+ * spreadsheets. Machine readers should take `--json`, which carries values unchanged.
+ */
+export function csvCell(value: string): string {
+  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  return /[",\r\n]|^\s|\s$/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+}
+
+export interface ResultSummary {
+  total: number;
+  byStatus: Record<RowStatus, number>;
+  /** Lines of the rows that failed or were invalid, in input order. */
+  failedRows: number[];
+}
+
+export function summarize(results: Iterable<RowResult>): ResultSummary {
+  const byStatus = Object.fromEntries(ROW_STATUSES.map((s) => [s, 0])) as Record<RowStatus, number>;
+  const failedRows: number[] = [];
+  let total = 0;
+  for (const r of results) {
+    total++;
+    byStatus[r.status]++;
+    if (!OK_STATUSES.includes(r.status)) failedRows.push(r.row);
+  }
+  failedRows.sort((a, b) => a - b);
+  return { total, byStatus, failedRows };
+}
+
+export function exitCodeFor(summary: ResultSummary): 0 | typeof EXIT_SOME_ROWS_FAILED {
+  return summary.failedRows.length === 0 ? 0 : EXIT_SOME_ROWS_FAILED;
+}

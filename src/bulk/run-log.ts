@@ -1,0 +1,191 @@
+/**
+ * Resumable bulk runs: an append-only JSON Lines log per input,
+ * `<configDir>/runs/<key>.jsonl` (directory 0700, file 0600).
+ *
+ * Each record is one `writeSync` of one line on a descriptor opened with O_APPEND, synced to
+ * disk, so a crash leaves at most a torn last line; the reader skips such a line with a
+ * warning, never failing. Per row the records go `started` (about to send its first request
+ * that changes something) → `sent` (the request whose response may be lost: the booking or
+ * the move) → a final status (results.ts). On resume:
+ * - final: skip the row (its earlier result stands);
+ * - `started` without `sent`: nothing irreversible is pending: send again (reusing the
+ *   executionId / reservationId it recorded, so a fired trigger is not fired twice);
+ * - `sent` without a final record: the response was lost: resolve by the spec's lost-response
+ *   rules (retry with the same workflowExecutionId; CONFLICT / RESERVATION_USED /
+ *   RESERVATION_EXPIRED mean the meeting exists), never a blind second booking.
+ *
+ * While a run holds the log, a second process on the same input (and scope) is refused, so
+ * two parallel runs of one file cannot book each row twice.
+ */
+import { createHash } from 'node:crypto';
+import { chmodSync, closeSync, fdatasyncSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { CliError, EXIT } from '../errors.js';
+import { ROW_STATUSES, type RowStatus } from './results.js';
+
+export type RunStatus = 'started' | 'sent' | RowStatus;
+
+export interface RunRecord {
+  row: number;
+  status: RunStatus;
+  /** ISO 8601. */
+  at: string;
+  meetingId?: string;
+  code?: string;
+  executionId?: string;
+  reservationId?: string;
+}
+
+export type RunRecordInput = Omit<RunRecord, 'at'> & { at?: string };
+
+/** What a resumed run does with a row, from its latest record. */
+export type ResumeAction = 'new' | 'send' | 'resolve' | 'skip';
+
+export function resumeActionFor(latest: RunRecord | undefined): ResumeAction {
+  if (!latest) return 'new';
+  if (latest.status === 'started') return 'send';
+  if (latest.status === 'sent') return 'resolve';
+  return 'skip';
+}
+
+/**
+ * The log of one input. Give `scope` (the command and target, e.g. `route:prod@https://…`) so
+ * the same file run against another workspace or with another command starts afresh.
+ */
+export function runLogPath(configDir: string, contentHash: string, scope?: string): string {
+  const key = scope === undefined ? contentHash : createHash('sha256').update(`${contentHash}\n${scope}`).digest('hex');
+  return join(configDir, 'runs', `${key}.jsonl`);
+}
+
+/**
+ * Each row's latest record, with the ids recorded earlier for the row carried forward (a
+ * `sent` record need not repeat the executionId its `started` record holds).
+ * A missing file is an empty log. Unreadable lines are skipped with `onWarning`.
+ */
+export function readRunLog(path: string, opts: { onWarning?: (message: string) => void } = {}): Map<number, RunRecord> {
+  const rows = new Map<number, RunRecord>();
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return rows;
+    throw error;
+  }
+  const lines = text.split('\n');
+  lines.forEach((line, i) => {
+    if (line.trim() === '') return;
+    const record = parseRecord(line);
+    if (!record) {
+      const torn = i === lines.length - 1;
+      opts.onWarning?.(
+        torn
+          ? `run log ${path}: ignored an incomplete last record (line ${i + 1}), left by an interrupted run`
+          : `run log ${path}: ignored an unreadable record on line ${i + 1}`,
+      );
+      return;
+    }
+    const previous = rows.get(record.row);
+    rows.set(record.row, previous ? { ...carried(previous), ...record } : record);
+  });
+  return rows;
+}
+
+export interface RunLog {
+  readonly path: string;
+  /** Appends one record (`at` defaults to now); durable when it returns. */
+  append(record: RunRecordInput): RunRecord;
+  /** Closes the file and releases the log for other processes. */
+  close(): Promise<void>;
+}
+
+export interface OpenRunLogOptions {
+  now?: () => Date;
+  /** A lock left by a killed process is taken over after this long (default 30 s). */
+  staleMs?: number;
+}
+
+export async function openRunLog(path: string, opts: OpenRunLogOptions = {}): Promise<RunLog> {
+  const now = opts.now ?? (() => new Date());
+  const dir = dirname(path);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  chmodSync(dir, 0o700);
+  const release = await lockRun(path, opts.staleMs ?? 30_000);
+  let fd: number;
+  try {
+    fd = openSync(path, 'a', 0o600);
+  } catch (error) {
+    await release().catch(() => {});
+    throw error;
+  }
+  let closed = false;
+  return {
+    path,
+    append(input) {
+      if (closed) throw new Error(`run log ${path} is closed`);
+      const record: RunRecord = { ...input, at: input.at ?? now().toISOString() };
+      // One write of one whole line: with O_APPEND it lands at the end in one piece.
+      writeSync(fd, `${JSON.stringify(record)}\n`);
+      fdatasyncSync(fd);
+      return record;
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      closeSync(fd);
+      await release().catch(() => {});
+    },
+  };
+}
+
+async function lockRun(path: string, staleMs: number): Promise<() => Promise<void>> {
+  const mod = await import('proper-lockfile');
+  // A CommonJS module: its functions may sit on the namespace or on its default export.
+  const { lock } = ((mod as { default?: typeof mod }).default ?? mod) as typeof mod;
+  try {
+    // Held for the whole run, refreshed by proper-lockfile; a compromise (the refresh failed
+    // for longer than staleMs) is not fatal: the O_APPEND writes stay whole either way.
+    return await lock(path, { realpath: false, stale: staleMs, retries: 0, onCompromised: () => {} });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') throw error;
+    throw new CliError(
+      'RUN_IN_PROGRESS',
+      `another schedctl run is working through this input (its run log ${path} is locked)`,
+      EXIT.conflict,
+      {
+        hint: `wait for it to finish; if no other run is active, the lock of an interrupted one expires within ${Math.round(staleMs / 1000)} s`,
+      },
+    );
+  }
+}
+
+function carried(r: RunRecord): Partial<RunRecord> {
+  const out: Partial<RunRecord> = {};
+  if (r.executionId !== undefined) out.executionId = r.executionId;
+  if (r.reservationId !== undefined) out.reservationId = r.reservationId;
+  if (r.meetingId !== undefined) out.meetingId = r.meetingId;
+  return out;
+}
+
+const STATUSES: readonly string[] = ['started', 'sent', ...ROW_STATUSES];
+
+function parseRecord(line: string): RunRecord | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+  if (value === null || typeof value !== 'object') return undefined;
+  const r = value as Record<string, unknown>;
+  if (
+    !Number.isInteger(r.row) ||
+    typeof r.status !== 'string' ||
+    !STATUSES.includes(r.status) ||
+    typeof r.at !== 'string'
+  )
+    return undefined;
+  for (const key of ['meetingId', 'code', 'executionId', 'reservationId'] as const) {
+    if (r[key] !== undefined && typeof r[key] !== 'string') return undefined;
+  }
+  return r as unknown as RunRecord;
+}

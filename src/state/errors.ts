@@ -1,0 +1,73 @@
+/**
+ * Failures of the local state store. Each says which file or directory, why, and what to do,
+ * in one line: a script running schedctl in parallel must be able to act on it without a stack.
+ */
+import { CliError, EXIT } from '../errors.js';
+
+/** A state file that exists but cannot be used as it is. It is never overwritten. */
+export class StateFileError extends CliError {
+  constructor(
+    readonly path: string,
+    what: string,
+    reason: string,
+  ) {
+    super(
+      'STATE_FILE',
+      `${path} is not a readable schedctl ${what} file (${oneLine(reason)}): move it aside and schedctl recreates it; nothing else was touched`,
+      EXIT.error,
+    );
+  }
+}
+
+const WRITE_HINTS: Record<string, string> = {
+  EACCES: 'make the directory writable by you, or point SCHEDCTL_CONFIG_DIR at one that is',
+  EPERM: 'make the directory writable by you, or point SCHEDCTL_CONFIG_DIR at one that is',
+  EROFS: 'the file system is read-only: point SCHEDCTL_CONFIG_DIR at a writable directory',
+  ENOSPC: 'the disk is full: free some space and run the command again',
+  EDQUOT: 'the disk quota is exhausted: free some space and run the command again',
+  ENOTDIR: 'a part of the path is a file, not a directory: point SCHEDCTL_CONFIG_DIR elsewhere',
+};
+
+/** The state could not be saved (directory or file not writable, disk full). Nothing was changed. */
+export class StateWriteError extends CliError {
+  readonly osCode: string | undefined;
+  constructor(
+    readonly path: string,
+    cause: unknown,
+  ) {
+    const osCode = errnoCode(cause);
+    super('STATE_WRITE', `cannot write ${path} (${describeOsError(cause)}): nothing was saved`, EXIT.error, {
+      hint: (osCode && WRITE_HINTS[osCode]) ?? 'check the permissions and free space of the configuration directory',
+      cause,
+    });
+    this.osCode = osCode;
+  }
+}
+
+/** Another process kept the lock past the wait: either slow, or gone without the lock being stale yet. */
+export class StateLockError extends CliError {
+  constructor(readonly path: string) {
+    super(
+      'STATE_LOCK',
+      `another schedctl process holds ${path} for too long; if none is running, remove ${path}.lock`,
+      EXIT.error,
+    );
+  }
+}
+
+export function errnoCode(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+/** "EACCES: permission denied" from "EACCES: permission denied, open '/x'": the path is said once already. */
+export function describeOsError(error: unknown): string {
+  const message = oneLine(error instanceof Error ? error.message : String(error));
+  const code = errnoCode(error);
+  if (!code) return message;
+  return `${code}: ${message.replace(/^[A-Z]+: /, '').replace(/, \w+ '.*'$/, '')}`;
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}

@@ -1,0 +1,59 @@
+/**
+ * The local state store: the one owner of the files in the config directory. Every change is
+ * a locked (across processes), atomic read-modify-write, so parallel schedctl runs lose
+ * nothing and a crash leaves a readable file; a file that does not read is reported
+ * (StateFileError), never reset. Opening creates and writes nothing: reads work on a
+ * read-only or missing directory, and only the first write creates it (0700).
+ */
+import { Journal } from './journal.js';
+import { DEFAULT_LOCK_TIMING } from './lock.js';
+import { Meetings } from './meetings.js';
+import { Outcomes } from './outcomes.js';
+import { Profiles } from './profiles.js';
+
+export { StateFileError, StateLockError, StateWriteError } from './errors.js';
+export {
+  KEEP_DAYS,
+  wasSent,
+  type JournalEntry,
+  type JournalOutcome,
+  type JournalPatch,
+  type NewAttempt,
+  type OpenAttemptQuery,
+  type PriorQuery,
+} from './journal.js';
+export type { MeetingMove, MeetingRecord, MeetingSource, MeetingToRecord, UpcomingQuery } from './meetings.js';
+export { answersKey, type FireToRemember, type OutcomeLookup, type RememberedOutcome } from './outcomes.js';
+export type { Profile, ProfileListing } from './profiles.js';
+export type { Journal, Meetings, Outcomes, Profiles };
+
+export interface StateOptions {
+  /** The clock of every timestamp and of journal pruning (tests inject one; never Date.now()). */
+  now: () => Date;
+  /** Wait for another process's lock before StateLockError (default 12 s). */
+  lockWaitMs?: number;
+  /** Age after which a lock is taken over as left by a dead process (default 10 s, at least 2 s). */
+  staleMs?: number;
+}
+
+export interface State {
+  readonly dir: string;
+  readonly profiles: Profiles;
+  readonly journal: Journal;
+  readonly outcomes: Outcomes;
+  readonly meetings: Meetings;
+}
+
+export function openState(dir: string, opts: StateOptions): State {
+  const timing = {
+    waitMs: opts.lockWaitMs ?? DEFAULT_LOCK_TIMING.waitMs,
+    staleMs: opts.staleMs ?? DEFAULT_LOCK_TIMING.staleMs,
+  };
+  return {
+    dir,
+    profiles: new Profiles(dir, timing),
+    journal: new Journal(dir, timing, opts.now),
+    outcomes: new Outcomes(dir, timing),
+    meetings: new Meetings(dir, timing, opts.now),
+  };
+}

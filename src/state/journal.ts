@@ -1,0 +1,172 @@
+/**
+ * The lost-response journal (`journal.json`, `{entries: [...]}`): every booking attempt is
+ * written down before it is sent, so that after a lost response a later `book` for the same
+ * reservation or workflow run can tell "already booked" from a real failure. Entries carry
+ * `sentAt`: an attempt recorded but never sent (schedctl died first, or the request failed
+ * before leaving the machine) is not a lost response. It never stores the API key.
+ */
+import { randomUUID } from 'node:crypto';
+import { JsonFile } from './json-file.js';
+import type { LockTiming } from './lock.js';
+import { sameEmail } from './records.js';
+import { journalSchema, type JournalEntry, type JournalFile } from './schemas.js';
+
+export type { JournalEntry };
+export type JournalOutcome = JournalEntry['outcome'];
+/** What a caller supplies for a new attempt; id, attemptedAt (the clock) and sentAt (null) are set here. */
+export type NewAttempt = Omit<JournalEntry, 'id' | 'attemptedAt' | 'sentAt'>;
+export type JournalPatch = Partial<Omit<JournalEntry, 'id' | 'scope'>>;
+export interface PriorQuery {
+  reservationId?: string;
+  workflowExecutionId?: string | null;
+  startTime?: string;
+  personEmail?: string;
+}
+export interface OpenAttemptQuery {
+  personEmail: string;
+  workflowExecutionId?: string;
+  event?: string;
+  triggerId?: string;
+  answersKey?: string;
+}
+
+/** Entries older than this are dropped when one is added: reservations and sessions are long gone. */
+export const KEEP_DAYS = 90;
+const DAY_MS = 86_400_000;
+
+/** False only for an attempt recorded but not sent (sentAt null); entries from before sentAt count as sent. */
+export const wasSent = (e: JournalEntry): boolean => e.sentAt !== null;
+
+export class Journal {
+  private readonly file: JsonFile<JournalFile>;
+  constructor(
+    dir: string,
+    timing: LockTiming,
+    private readonly now: () => Date,
+  ) {
+    this.file = new JsonFile(
+      dir,
+      { name: 'journal.json', what: 'journal', schema: journalSchema, empty: () => ({ entries: [] }) },
+      timing,
+    );
+  }
+
+  get path(): string {
+    return this.file.path;
+  }
+
+  async all(): Promise<JournalEntry[]> {
+    return this.file.read().entries;
+  }
+
+  /** Records a new attempt (not sent yet) and prunes old entries. */
+  async add(entry: NewAttempt): Promise<JournalEntry> {
+    return (await this.begin(entry)).attempt;
+  }
+
+  /**
+   * findPrior for this attempt and add, under one lock: two parallel books of the same lead
+   * cannot both miss each other's attempt.
+   */
+  async begin(entry: NewAttempt): Promise<{ prior: JournalEntry | undefined; attempt: JournalEntry }> {
+    const attempt: JournalEntry = { id: randomUUID(), ...entry, attemptedAt: this.now().toISOString(), sentAt: null };
+    return this.file.update((journal) => {
+      const kept = this.kept(journal.entries);
+      const prior = findPrior(kept, entry.scope, entry);
+      journal.entries = [...kept, attempt];
+      return { prior, attempt };
+    });
+  }
+
+  /** The request left the machine: from now on a missing answer is a lost response. */
+  async markSent(id: string): Promise<JournalEntry | undefined> {
+    return this.update(id, { sentAt: this.now().toISOString() });
+  }
+
+  async update(id: string, patch: JournalPatch): Promise<JournalEntry | undefined> {
+    return this.file.update((journal) => {
+      const held = journal.entries.find((e) => e.id === id);
+      if (!held) return undefined;
+      const updated: JournalEntry = { ...held, ...patch };
+      journal.entries[journal.entries.indexOf(held)] = updated;
+      return updated;
+    });
+  }
+
+  async remove(id: string): Promise<boolean> {
+    return this.file.update((journal) => {
+      const before = journal.entries.length;
+      journal.entries = journal.entries.filter((e) => e.id !== id);
+      return journal.entries.length < before;
+    });
+  }
+
+  /**
+   * The latest earlier attempt for this reservation or this workflow run: one whose response
+   * was lost (also once a retry showed it `already_booked`, so running the command again says
+   * so again), or one that booked (so re-running a successful command is idempotent).
+   * An `unknown` attempt that was never sent is skipped: it cannot have booked anything.
+   */
+  async findPrior(scope: string, by: PriorQuery): Promise<JournalEntry | undefined> {
+    return findPrior(this.file.read().entries, scope, by);
+  }
+
+  /**
+   * The latest sent attempt still `unknown` for this lead, narrowed by every filter given
+   * (run, event or link, trigger, answers): a re-run resolves it (the meeting exists or not)
+   * before choosing a time, whatever its flags.
+   */
+  async findOpenAttempt(scope: string, by: OpenAttemptQuery): Promise<JournalEntry | undefined> {
+    return (await this.listOpen(scope))
+      .filter((e) => sameEmail(e.personEmail, by.personEmail) && matchesGiven(e, by))
+      .at(-1);
+  }
+
+  /** Every sent attempt in this scope whose outcome is still unknown, oldest first. */
+  async listOpen(scope: string): Promise<JournalEntry[]> {
+    return this.file.read().entries.filter((e) => e.scope === scope && e.outcome === 'unknown' && wasSent(e));
+  }
+
+  /** The booked meeting with this id, when it was booked (or last moved) through schedctl. */
+  async findMeeting(scope: string, meetingId: string): Promise<JournalEntry | undefined> {
+    return this.file
+      .read()
+      .entries.filter((e) => e.scope === scope && e.meetingId === meetingId)
+      .at(-1);
+  }
+
+  /** Booked entries stay (reschedule needs them); an unreadable date is kept rather than guessed old. */
+  private kept(entries: JournalEntry[]): JournalEntry[] {
+    const cutoff = this.now().getTime() - KEEP_DAYS * DAY_MS;
+    return entries.filter((e) => e.outcome === 'booked' || !(Date.parse(e.updatedAt ?? e.attemptedAt) < cutoff));
+  }
+}
+
+function findPrior(entries: JournalEntry[], scope: string, by: PriorQuery): JournalEntry | undefined {
+  // A booked entry counts only for the very same booking (same time and lead): then a refusal
+  // means "this one exists"; another time on a spent reservation is a real error.
+  const sameBooking = (e: JournalEntry) =>
+    e.outcome !== 'booked' ||
+    (by.startTime !== undefined &&
+      Date.parse(e.startTime) === Date.parse(by.startTime) &&
+      e.personEmail.toLowerCase() === (by.personEmail ?? '').toLowerCase());
+  return entries
+    .filter(
+      (e) =>
+        e.scope === scope &&
+        !(e.outcome === 'unknown' && !wasSent(e)) &&
+        sameBooking(e) &&
+        ((by.reservationId !== undefined && e.reservationId === by.reservationId) ||
+          (!!by.workflowExecutionId && e.workflowExecutionId === by.workflowExecutionId)),
+    )
+    .at(-1);
+}
+
+function matchesGiven(e: JournalEntry, by: OpenAttemptQuery): boolean {
+  return (
+    (by.workflowExecutionId === undefined || e.workflowExecutionId === by.workflowExecutionId) &&
+    (by.event === undefined || e.event === by.event) &&
+    (by.triggerId === undefined || e.triggerId === by.triggerId) &&
+    (by.answersKey === undefined || e.answersKey === by.answersKey)
+  );
+}

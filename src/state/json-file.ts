@@ -1,0 +1,79 @@
+/**
+ * One JSON state file: validated reads (missing file = defaults; anything unreadable is an
+ * error, never a silent reset) and locked, atomic read-modify-writes.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type * as z from '../api/zod.js';
+import { ensureDir, writeAtomic } from './disk.js';
+import { StateFileError, describeOsError, errnoCode } from './errors.js';
+import { withLock, type LockTiming } from './lock.js';
+
+export interface FileKind<T> {
+  /** File name in the config dir, e.g. `journal.json`. */
+  name: string;
+  /** What it holds, for messages: "a readable schedctl <what> file". */
+  what: string;
+  /** Built on first read: building zod schemas is part of a command's cold start. */
+  schema: () => z.ZodMiniType<T>;
+  empty: () => T;
+}
+
+export class JsonFile<T> {
+  readonly path: string;
+  constructor(
+    readonly dir: string,
+    private readonly kind: FileKind<T>,
+    private readonly timing: LockTiming,
+  ) {
+    this.path = join(dir, kind.name);
+  }
+
+  /** The current content (a fresh copy: callers may change it freely). Never writes. */
+  read(): T {
+    let text: string;
+    try {
+      text = readFileSync(this.path, 'utf8');
+    } catch (error) {
+      // ENOTDIR: a part of the directory path is a file, so this file cannot exist either.
+      if (errnoCode(error) === 'ENOENT' || errnoCode(error) === 'ENOTDIR') return this.kind.empty();
+      throw this.unreadable(describeOsError(error));
+    }
+    // An empty file is what a crash of a non-atomic writer (or a full disk) leaves behind.
+    if (text.trim() === '') throw this.unreadable('it is empty');
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      // Not the parser's message: it quotes the text around the fault, which may be an API key.
+      throw this.unreadable('not JSON, maybe cut off');
+    }
+    const parsed = this.kind.schema().safeParse(json);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const where = issue?.path.length ? `at ${issue.path.map(String).join('.')}: ` : '';
+      throw this.unreadable(`unexpected content ${where}${issue?.message ?? 'wrong shape'}`);
+    }
+    return parsed.data;
+  }
+
+  /**
+   * One locked read-modify-write: `change` edits the fresh content in place and returns the
+   * result. The file is rewritten only when the content changed. A file that does not read
+   * (StateFileError) is left exactly as it was.
+   */
+  async update<R>(change: (data: T) => R): Promise<R> {
+    ensureDir(this.dir);
+    return withLock(this.path, this.timing, () => {
+      const data = this.read();
+      const before = JSON.stringify(data);
+      const result = change(data);
+      if (JSON.stringify(data) !== before) writeAtomic(this.path, `${JSON.stringify(data, null, 2)}\n`);
+      return result;
+    });
+  }
+
+  private unreadable(reason: string): StateFileError {
+    return new StateFileError(this.path, this.kind.what, reason);
+  }
+}

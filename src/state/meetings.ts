@@ -1,0 +1,127 @@
+/**
+ * Meetings booked, moved or found through schedctl (`meetings.json`, `{meetings: {key: record}}`,
+ * keyed by `${scope} ${meetingId}`): for `meetings ls/show`, for a reschedule that needs the
+ * event it was booked with, and so that a lead is not booked twice by accident.
+ */
+import type { Meeting } from '../api/schemas.js';
+import { JsonFile } from './json-file.js';
+import type { LockTiming } from './lock.js';
+import { own, put, sameEmail } from './records.js';
+import { meetingsSchema, type MeetingMove, type MeetingRecord, type MeetingsFile } from './schemas.js';
+
+export type { MeetingMove, MeetingRecord };
+export type MeetingSource = MeetingRecord['source'];
+export interface MeetingToRecord {
+  scope: string;
+  meeting: Meeting;
+  source: MeetingSource;
+  /** The event or scheduling link id it was booked with. */
+  event: string;
+  triggerId?: string | undefined;
+  answersKey?: string | undefined;
+}
+export interface UpcomingQuery {
+  email: string;
+  triggerId?: string;
+  event?: string;
+}
+
+const keyOf = (scope: string, meetingId: string) => `${scope} ${meetingId}`;
+const byDate = (a: MeetingRecord, b: MeetingRecord) => Date.parse(a.date) - Date.parse(b.date);
+
+export class Meetings {
+  private readonly file: JsonFile<MeetingsFile>;
+  constructor(
+    dir: string,
+    timing: LockTiming,
+    private readonly now: () => Date,
+  ) {
+    this.file = new JsonFile(
+      dir,
+      { name: 'meetings.json', what: 'meetings', schema: meetingsSchema, empty: () => ({ meetings: {} }) },
+      timing,
+    );
+  }
+
+  get path(): string {
+    return this.file.path;
+  }
+
+  /**
+   * Records (or refreshes) a meeting. For one already recorded, the server's fields are
+   * refreshed while its first source, recordedAt and history stay: they tell how it got here.
+   */
+  async record(input: MeetingToRecord): Promise<MeetingRecord> {
+    const recordedAt = this.now().toISOString();
+    return this.file.update(({ meetings }) => {
+      const key = keyOf(input.scope, input.meeting.id);
+      const held = own(meetings, key);
+      const record: MeetingRecord = {
+        ...held,
+        ...input.meeting,
+        scope: input.scope,
+        source: held?.source ?? input.source,
+        recordedAt: held?.recordedAt ?? recordedAt,
+        event: input.event,
+        ...optional('triggerId', input.triggerId ?? held?.triggerId),
+        ...optional('answersKey', input.answersKey ?? held?.answersKey),
+        history: held?.history ?? [],
+      };
+      put(meetings, key, record);
+      return record;
+    });
+  }
+
+  /**
+   * A meeting moved to `meeting.date`. A meeting not recorded here yet is recorded as
+   * `rescheduled` (its old time unknown: the move has no `from`; its event is the meeting's eventId).
+   */
+  async recordMove(scope: string, meetingId: string, meeting: Meeting, at: Date | string): Promise<MeetingRecord> {
+    const when = typeof at === 'string' ? at : at.toISOString();
+    return this.file.update(({ meetings }) => {
+      const key = keyOf(scope, meetingId);
+      const held = own(meetings, key);
+      const moved = !held || Date.parse(held.date) !== Date.parse(meeting.date);
+      const move: MeetingMove = { ...optional('from', held?.date), to: meeting.date, at: when };
+      const record: MeetingRecord = {
+        ...held,
+        ...meeting,
+        scope,
+        source: held?.source ?? 'rescheduled',
+        recordedAt: held?.recordedAt ?? when,
+        event: held?.event ?? meeting.eventId,
+        history: [...(held?.history ?? []), ...(moved ? [move] : [])],
+      };
+      put(meetings, key, record);
+      return record;
+    });
+  }
+
+  async get(scope: string, meetingId: string): Promise<MeetingRecord | undefined> {
+    return own(this.file.read().meetings, keyOf(scope, meetingId));
+  }
+
+  /** This workspace's meetings, earliest first. */
+  async list(scope: string): Promise<MeetingRecord[]> {
+    return Object.values(this.file.read().meetings)
+      .filter((m) => m.scope === scope)
+      .sort(byDate);
+  }
+
+  /** The lead's meetings not canceled and starting at or after `now`, earliest first; narrowed by trigger and event when given. */
+  async findUpcoming(scope: string, by: UpcomingQuery, now: Date = this.now()): Promise<MeetingRecord[]> {
+    return (await this.list(scope)).filter(
+      (m) =>
+        sameEmail(m.personEmail, by.email) &&
+        m.status !== 'canceled' &&
+        Date.parse(m.date) >= now.getTime() &&
+        (by.triggerId === undefined || m.triggerId === by.triggerId) &&
+        (by.event === undefined || m.event === by.event),
+    );
+  }
+}
+
+/** `{key: value}`, or nothing when undefined: optional fields are absent, not `undefined`, in the file. */
+function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
+}

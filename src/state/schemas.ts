@@ -1,0 +1,98 @@
+/**
+ * The shapes of the state files, checked on every read. Objects are loose: a field written by
+ * a newer schedctl survives a rewrite by this one. The top-level key may be absent (`{}` reads
+ * as empty), since that is unambiguous; any other shape is refused, never "repaired".
+ * Schemas are built on first use (a measurable part of cold start otherwise).
+ */
+import * as z from '../api/zod.js';
+import { schemas, type Meeting, type Outcome } from '../api/schemas.js';
+
+/** The static type of a shape, without the index signature a loose object adds (so Omit/Partial work). */
+export type Plain<S extends z.core.$ZodLooseShape> = z.infer<z.ZodMiniObject<S, z.core.$strip>>;
+
+function once<T>(build: () => T): () => T {
+  let value: T | undefined;
+  return () => (value ??= build());
+}
+
+const profileShape = () => ({ baseUrl: z.string(), apiKey: z.string(), rate: z.optional(z.number()) });
+export type Profile = Plain<ReturnType<typeof profileShape>>;
+export type ConfigFile = { defaultProfile?: string; profiles: Record<string, Profile> };
+export const configSchema = once(() =>
+  z.pipe(
+    z.looseObject({
+      defaultProfile: z.optional(z.string()),
+      profiles: z.optional(z.record(z.string(), z.looseObject(profileShape()))),
+    }),
+    z.transform((c) => ({ ...c, profiles: c.profiles ?? {} }) as ConfigFile),
+  ),
+);
+
+export const JOURNAL_OUTCOMES = ['unknown', 'booked', 'already_booked'] as const;
+const entryShape = () => ({
+  id: z.string(),
+  /** `${profile ?? 'env'}@${baseUrl}`: attempts against one workspace never match another's. */
+  scope: z.string(),
+  event: z.string(),
+  reservationId: z.string(),
+  workflowExecutionId: z.nullable(z.string()),
+  personEmail: z.string(),
+  startTime: z.string(),
+  attemptedAt: z.string(),
+  outcome: z.enum(JOURNAL_OUTCOMES),
+  meetingId: z.optional(z.string()),
+  updatedAt: z.optional(z.string()),
+  /** null: recorded but not sent yet; absent: written by a schedctl before sentAt existed (it sent right after). */
+  sentAt: z.optional(z.nullable(z.string())),
+  triggerId: z.optional(z.string()),
+  answersKey: z.optional(z.string()),
+});
+export type JournalEntry = Plain<ReturnType<typeof entryShape>>;
+export type JournalFile = { entries: JournalEntry[] };
+export const journalSchema = once(() =>
+  z.pipe(
+    z.looseObject({ entries: z.optional(z.array(z.looseObject(entryShape()))) }),
+    z.transform((j) => ({ ...j, entries: j.entries ?? [] }) as JournalFile),
+  ),
+);
+
+const rememberedShape = () => ({
+  executionId: z.string(),
+  outcome: schemas.outcome,
+  firedAt: z.string(),
+  email: z.string(),
+  triggerId: z.string(),
+  /** Absent in records written before answers were keyed: such a record never counts as a match. */
+  answersKey: z.optional(z.string()),
+  scope: z.optional(z.string()),
+});
+export type RememberedOutcome = Omit<Plain<ReturnType<typeof rememberedShape>>, 'outcome'> & { outcome: Outcome };
+export type OutcomesFile = { outcomes: Record<string, RememberedOutcome> };
+export const outcomesSchema = once(() =>
+  z.pipe(
+    z.looseObject({ outcomes: z.optional(z.record(z.string(), z.looseObject(rememberedShape()))) }),
+    z.transform((o) => ({ ...o, outcomes: o.outcomes ?? {} }) as OutcomesFile),
+  ),
+);
+
+export const MEETING_SOURCES = ['booked', 'rescheduled', 'recovered'] as const;
+const moveShape = () => ({ from: z.optional(z.string()), to: z.string(), at: z.string() });
+const recordShape = () => ({
+  scope: z.string(),
+  source: z.enum(MEETING_SOURCES),
+  recordedAt: z.string(),
+  /** The event or scheduling link id the meeting was booked with (a link id is not the meeting's eventId). */
+  event: z.string(),
+  triggerId: z.optional(z.string()),
+  answersKey: z.optional(z.string()),
+  history: z.array(z.looseObject(moveShape())),
+});
+export type MeetingMove = Plain<ReturnType<typeof moveShape>>;
+export type MeetingRecord = Meeting & Plain<ReturnType<typeof recordShape>>;
+export type MeetingsFile = { meetings: Record<string, MeetingRecord> };
+export const meetingsSchema = once(() =>
+  z.pipe(
+    z.looseObject({ meetings: z.optional(z.record(z.string(), z.extend(schemas.meeting, recordShape()))) }),
+    z.transform((m) => ({ ...m, meetings: m.meetings ?? {} }) as MeetingsFile),
+  ),
+);

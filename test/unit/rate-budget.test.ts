@@ -1,0 +1,153 @@
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import {
+  budgetFile,
+  budgetId,
+  createRateBudget,
+  type RateBudgetOptions,
+  RateBudgetWaitError,
+} from '../../src/api/rate-budget.js';
+
+const KEY = 'sk_live_0123456789abcdef';
+const BASE = 'https://api.example';
+
+/** A fake clock that sleeping advances; budgets built on it share it (like processes share the wall clock). */
+function fakeTime(start = 1_000_000) {
+  const clock = { t: start, waits: [] as number[] };
+  const make = (dir: string, extra: Partial<RateBudgetOptions> = {}) =>
+    createRateBudget({
+      dir,
+      baseUrl: BASE,
+      apiKey: KEY,
+      marginMs: 0,
+      now: () => clock.t,
+      sleep: async (ms) => {
+        clock.waits.push(ms);
+        clock.t += ms;
+      },
+      ...extra,
+    });
+  return { clock, make };
+}
+const tempDir = () => mkdtempSync(join(tmpdir(), 'schedctl-rate-'));
+
+/** No window of `windowMs` holds more than `limit` of the instants. */
+function maxInWindow(times: number[], windowMs: number): number {
+  const sorted = [...times].sort((a, b) => a - b);
+  let max = 0;
+  for (let i = 0, j = 0; i < sorted.length; i++) {
+    while (sorted[i]! - sorted[j]! >= windowMs) j++;
+    max = Math.max(max, i - j + 1);
+  }
+  return max;
+}
+
+describe('rate budget', () => {
+  it('lets `limit` draws through at once, then waits until the oldest leaves the window', async () => {
+    const { clock, make } = fakeTime();
+    const budget = make(tempDir(), { limit: 3, windowMs: 1000 });
+    const waits: number[] = [];
+    const times: number[] = [];
+    for (let i = 0; i < 7; i++) times.push(await budget.draw({ onWait: (ms) => waits.push(ms) }));
+    const t0 = 1_000_000;
+    expect(times).toEqual([t0, t0, t0, t0 + 1000, t0 + 1000, t0 + 1000, t0 + 2000]);
+    expect(waits).toEqual([1000, 1000]);
+    expect(clock.waits).toEqual(waits);
+    expect(maxInWindow(times, 1000)).toBe(3);
+  });
+
+  it('is one budget for every process on the same key and base URL, and another for another key', async () => {
+    const dir = tempDir();
+    const { clock, make } = fakeTime();
+    const a = make(dir, { limit: 2, windowMs: 1000 });
+    const b = make(dir, { limit: 2, windowMs: 1000 });
+    const other = make(dir, { limit: 2, windowMs: 1000, apiKey: 'sk_live_other' });
+    await a.draw();
+    await b.draw();
+    await other.draw();
+    await other.draw();
+    expect(clock.waits).toEqual([]);
+    await b.draw();
+    expect(clock.waits).toEqual([1000]);
+  });
+
+  it('makes every process wait out a Retry-After, keeping the longer of two', async () => {
+    const dir = tempDir();
+    const { clock, make } = fakeTime();
+    const a = make(dir);
+    const b = make(dir);
+    await a.recordRetryAfter(5);
+    await b.recordRetryAfter(2);
+    const debug: string[] = [];
+    await b.draw({ debug: (line) => debug.push(line) });
+    expect(clock.waits).toEqual([5000]);
+    expect(debug).toEqual(['rate budget: 0/30 requests used in the last 60 s; waiting 5000 ms']);
+    await a.draw();
+    expect(clock.waits).toEqual([5000]);
+  });
+
+  it('gives up with a rate-limited error instead of waiting longer than maxWaitMs', async () => {
+    const { clock, make } = fakeTime();
+    const budget = make(tempDir());
+    for (let i = 0; i < 30; i++) await budget.draw();
+    clock.t += 20_000;
+    const error = await budget.draw({ maxWaitMs: 10_000 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RateBudgetWaitError);
+    expect(error).toMatchObject({ code: 'RATE_LIMITED', exitCode: 6, waitMs: 40_000 });
+    expect((error as Error).message).toBe(
+      'the rate budget for this key is spent for 40 s more (30 requests per minute, shared by every schedctl process); try again then',
+    );
+    expect(clock.waits).toEqual([]);
+    await expect(budget.draw({ maxWaitMs: 40_000 })).resolves.toBe(1_060_000);
+  });
+
+  it('widens the window by a margin (default 1 s) for requests slower on the wire than the next', async () => {
+    const { clock, make } = fakeTime();
+    const budget = make(tempDir(), { limit: 1, windowMs: 1000, marginMs: undefined });
+    await budget.draw();
+    await budget.draw();
+    expect(clock.waits).toEqual([2000]);
+  });
+
+  it('keeps timestamps in a private file named by a hash, never the key', async () => {
+    const dir = tempDir();
+    const { make } = fakeTime();
+    const budget = make(dir);
+    await budget.draw();
+    expect(budget.file).toBe(join(dir, 'rate', `${budgetId(BASE, KEY)}.json`));
+    expect(budget.file).toBe(budgetFile(dir, BASE, KEY));
+    expect(budgetId(BASE, KEY)).toMatch(/^[0-9a-f]{32}$/);
+    const text = readFileSync(budget.file, 'utf8');
+    expect(JSON.parse(text)).toEqual({ sent: [1_000_000] });
+    expect(text).not.toContain(KEY);
+    expect(statSync(budget.file).mode & 0o777).toBe(0o600);
+    expect(statSync(join(dir, 'rate')).mode & 0o777).toBe(0o700);
+  });
+
+  it('resets a corrupted budget file (a cache, not a record)', async () => {
+    const dir = tempDir();
+    const { clock, make } = fakeTime();
+    const budget = make(dir, { limit: 1 });
+    await budget.draw();
+    writeFileSync(budget.file, '{"sent": [1, "x"');
+    await budget.draw();
+    expect(clock.waits).toEqual([]);
+    expect(JSON.parse(readFileSync(budget.file, 'utf8'))).toEqual({ sent: [1_000_000] });
+  });
+
+  it('counts this process alone, without failing, when the config directory cannot be written', async () => {
+    const notADir = join(tempDir(), 'file');
+    writeFileSync(notADir, '');
+    const { clock, make } = fakeTime();
+    const budget = make(notADir, { limit: 2, windowMs: 1000 });
+    const debug: string[] = [];
+    await budget.draw({ debug: (l) => debug.push(l) });
+    await budget.draw();
+    await budget.recordRetryAfter(3);
+    await budget.draw();
+    expect(clock.waits).toEqual([3000]);
+    expect(debug[0]).toMatch(/cannot be used .*counting this process's requests only/);
+  });
+});

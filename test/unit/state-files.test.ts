@@ -1,0 +1,224 @@
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { openState, StateFileError, StateLockError, StateWriteError, type State } from '../../src/state/index.js';
+
+const NOW = new Date('2031-03-01T12:00:00.000Z');
+const open = (dir: string, opts: { lockWaitMs?: number } = {}) => openState(dir, { now: () => NOW, ...opts });
+const tempDir = () => mkdtempSync(join(tmpdir(), 'state-files-'));
+const mode = (path: string) => statSync(path).mode & 0o7777;
+const profile = { baseUrl: 'https://api.example.com', apiKey: 'sk_test' };
+const scheduler = { type: 'scheduler', schedulerUrl: 'u', schedulingLinkId: 'l' };
+const meeting = {
+  id: 'm1',
+  eventId: 'ev',
+  title: 't',
+  status: 'scheduled',
+  date: '2031-04-01T10:00:00.000Z',
+  duration: 30,
+  meetingLink: null,
+  conferencingType: 'zoom',
+  location: null,
+  personEmail: 'a@example.com',
+  additionalAttendees: [],
+  cancellationReason: null,
+  createdAt: '2031-03-01T12:00:00.000Z',
+  updatedAt: '2031-03-01T12:00:00.000Z',
+};
+
+/** Per file: its name, what the message calls it, one read, one write, and a JSON object of the wrong shape. */
+const FILES: Array<{
+  name: string;
+  what: string;
+  read: (s: State) => Promise<unknown>;
+  write: (s: State) => Promise<unknown>;
+  wrong: string;
+}> = [
+  {
+    name: 'config.json',
+    what: 'profile',
+    read: (s) => s.profiles.list(),
+    write: (s) => s.profiles.set('p', profile),
+    wrong: '{"profiles":{"p":{"baseUrl":"x"}}}',
+  },
+  {
+    name: 'journal.json',
+    what: 'journal',
+    read: (s) => s.journal.all(),
+    write: (s) =>
+      s.journal.add({
+        scope: 's',
+        event: 'e',
+        reservationId: 'r',
+        workflowExecutionId: null,
+        personEmail: 'a@example.com',
+        startTime: 't',
+        outcome: 'unknown',
+      }),
+    wrong: '{"entries":{"0":{}}}',
+  },
+  {
+    name: 'outcomes.json',
+    what: 'outcomes',
+    read: (s) => s.outcomes.get('s', 't', 'a@example.com'),
+    write: (s) =>
+      s.outcomes.remember('s', 't', 'a@example.com', {
+        executionId: 'x',
+        outcome: scheduler,
+        firedAt: 'f',
+        answersKey: 'k',
+      }),
+    wrong: '{"outcomes":[]}',
+  },
+  {
+    name: 'meetings.json',
+    what: 'meetings',
+    read: (s) => s.meetings.list('s'),
+    write: (s) => s.meetings.record({ scope: 's', meeting, source: 'booked', event: 'ev' }),
+    wrong: '{"meetings":{"s m1":{"id":"m1"}}}',
+  },
+];
+const BROKEN: Array<[string, (f: (typeof FILES)[number]) => string]> = [
+  ['empty', () => ''],
+  ['truncated', () => '{"defaultProfile":"p","profiles":{"p":{"baseUrl":"https://ap'],
+  ['an array', () => '[]'],
+  ['of the wrong shape', (f) => f.wrong],
+];
+
+describe('unreadable state files', () => {
+  for (const file of FILES) {
+    for (const [label, content] of BROKEN) {
+      it(`refuses a ${file.name} that is ${label}, and leaves it untouched`, async () => {
+        const dir = tempDir();
+        const path = join(dir, file.name);
+        writeFileSync(path, content(file), { mode: 0o600 });
+        const state = open(dir);
+        for (const op of [file.read, file.write]) {
+          const error = await op(state).then(
+            () => undefined,
+            (e: unknown) => e,
+          );
+          expect(error).toBeInstanceOf(StateFileError);
+          const e = error as StateFileError;
+          expect([e.code, e.exitCode]).toEqual(['STATE_FILE', 1]);
+          expect(e.message).toMatch(
+            new RegExp(
+              `^${path.replace(/[.\\]/g, '\\$&')} is not a readable schedctl ${file.what} file \\(.+\\): move it aside and schedctl recreates it; nothing else was touched$`,
+            ),
+          );
+          expect(e.message).not.toContain('\n');
+        }
+        expect(readFileSync(path, 'utf8')).toBe(content(file));
+        // No temp file or lock left behind.
+        expect(readdirSync(dir)).toEqual([file.name]);
+      });
+    }
+  }
+
+  it('reads a profile file written by conf (tabs, extra keys) and keeps unknown fields on rewrite', async () => {
+    const dir = tempDir();
+    const legacy = { profiles: { old: { ...profile, note: 'kept' } }, defaultProfile: 'old', __internal__: { v: 1 } };
+    writeFileSync(join(dir, 'config.json'), JSON.stringify(legacy, null, '\t'));
+    const state = open(dir);
+    expect(await state.profiles.get('old')).toMatchObject(profile);
+    await state.profiles.set('new', { ...profile, rate: 10 });
+    const after = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'));
+    expect(after).toEqual({ ...legacy, profiles: { ...legacy.profiles, new: { ...profile, rate: 10 } } });
+  });
+});
+
+describe('directories and modes', () => {
+  it('opens and reads a missing directory without creating anything', async () => {
+    const dir = join(tempDir(), 'a', 'schedctl');
+    const state = open(dir);
+    expect(await state.profiles.list()).toEqual([]);
+    expect(await state.journal.all()).toEqual([]);
+    expect(await state.outcomes.get('s', 't', 'e')).toBeUndefined();
+    expect(await state.meetings.list('s')).toEqual([]);
+    expect(state.profiles.keyFileExposed()).toBe(false);
+    expect(existsSync(dir)).toBe(false);
+  });
+
+  it('creates a missing directory 0700 and its files 0600', async () => {
+    const dir = join(tempDir(), 'a', 'schedctl');
+    const state = open(dir);
+    for (const f of FILES) await f.write(state);
+    expect(mode(dir)).toBe(0o700);
+    for (const f of FILES) expect(mode(join(dir, f.name))).toBe(0o600);
+  });
+
+  for (const existing of [0o755, 0o777, 0o1777]) {
+    it(`never changes the mode of an existing directory (${existing.toString(8)})`, async () => {
+      const dir = join(tempDir(), 'shared');
+      mkdirSync(dir);
+      chmodSync(dir, existing);
+      const state = open(dir);
+      for (const f of FILES) await f.write(state);
+      expect(mode(dir)).toBe(existing);
+      for (const f of FILES) expect(mode(join(dir, f.name))).toBe(0o600);
+    });
+  }
+
+  it('reports a key file readable by others, and makes it 0600 on the next write', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'config.json'), JSON.stringify({ profiles: {} }));
+    chmodSync(join(dir, 'config.json'), 0o644);
+    const state = open(dir);
+    expect(state.profiles.keyFileExposed()).toBe(true);
+    await state.profiles.set('p', profile);
+    expect(state.profiles.keyFileExposed()).toBe(false);
+  });
+
+  it('reads defaults but refuses to write when the directory cannot be created', async () => {
+    const parent = tempDir();
+    writeFileSync(join(parent, 'file'), '');
+    const dir = join(parent, 'file', 'schedctl');
+    const state = open(dir);
+    expect(await state.profiles.list()).toEqual([]);
+    const error = await state.profiles.set('p', profile).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StateWriteError);
+    expect((error as StateWriteError).code).toBe('STATE_WRITE');
+    expect((error as StateWriteError).message).toBe(
+      `cannot write ${dir} (ENOTDIR: not a directory): nothing was saved`,
+    );
+  });
+});
+
+describe('locks', () => {
+  it('takes over a lock left by a killed process once it is stale', async () => {
+    const dir = tempDir();
+    const lock = join(dir, 'config.json.lock');
+    mkdirSync(lock);
+    const old = new Date(Date.now() - 60_000);
+    utimesSync(lock, old, old);
+    const state = open(dir, { lockWaitMs: 2_000 });
+    await state.profiles.set('p', profile);
+    expect(await state.profiles.names()).toEqual(['p']);
+    expect(existsSync(lock)).toBe(false);
+  });
+
+  it('gives up on a live lock with StateLockError, leaving file and lock alone', async () => {
+    const dir = tempDir();
+    const path = join(dir, 'journal.json');
+    writeFileSync(path, '{"entries":[]}');
+    mkdirSync(`${path}.lock`);
+    const error = await FILES[1]!.write(open(dir, { lockWaitMs: 300 })).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StateLockError);
+    expect((error as StateLockError).message).toBe(
+      `another schedctl process holds ${path} for too long; if none is running, remove ${path}.lock`,
+    );
+    expect(readFileSync(path, 'utf8')).toBe('{"entries":[]}');
+    expect(existsSync(`${path}.lock`)).toBe(true);
+  });
+});
