@@ -9,6 +9,8 @@ import { VERSION } from './version.js';
 import { profileCommand } from './commands/profile/index.js';
 import { sandboxCommand } from './commands/sandbox.js';
 import { extraCommands } from './commands/registry.js';
+import { helpCommand } from './commands/help.js';
+import { commandHelp, rootHelp } from './commands/help-format.js';
 
 export function buildProgram(ctx: Context): Command {
   const program = new Command('schedctl')
@@ -23,7 +25,7 @@ export function buildProgram(ctx: Context): Command {
     .addOption(new Option('--no-input', 'never prompt; fail naming the flag instead (also SCHEDCTL_NO_INPUT=1)'))
     .addOption(new Option('-q, --quiet', 'print only results and errors'))
     .showSuggestionAfterError(true)
-    .configureHelp({ showGlobalOptions: true, sortSubcommands: false })
+    .configureHelp(rootHelp())
     .exitOverride()
     .configureOutput({
       writeOut: (s) => ctx.io.stdout.write(s),
@@ -31,7 +33,7 @@ export function buildProgram(ctx: Context): Command {
       writeErr: (s) => ctx.io.stderr.write(redactKeyLike(s)),
     });
 
-  const commands = [profileCommand(ctx), ...extraCommands(ctx), sandboxCommand(ctx)];
+  const commands = [profileCommand(ctx), ...extraCommands(ctx), sandboxCommand(ctx), helpCommand(ctx)];
   for (const cmd of commands) program.addCommand(cmd);
   applyRecursively(program, (cmd) => {
     cmd.exitOverride();
@@ -41,8 +43,9 @@ export function buildProgram(ctx: Context): Command {
       writeErr: (s) => ctx.io.stderr.write(redactKeyLike(s)),
     });
     cmd.showSuggestionAfterError(true);
-    // addCommand() does not pass help settings down: every command's help lists --json & co.
-    cmd.configureHelp({ showGlobalOptions: true });
+    // addCommand() does not pass help settings down. Each command's help names the global flags
+    // once, compactly; `schedctl --help` describes them (src/commands/help-format.ts).
+    cmd.configureHelp(commandHelp(program));
   });
   return program;
 }
@@ -66,6 +69,7 @@ export async function main(argv: string[], ctx: Context = createContext()): Prom
     program.outputHelp();
     return 0;
   }
+  const stopWatching = exitOnInterrupt(ctx);
   try {
     await program.parseAsync(argv, { from: 'user' });
     return 0;
@@ -79,5 +83,28 @@ export async function main(argv: string[], ctx: Context = createContext()): Prom
     }
     const { reportError } = await import('./report.js');
     return reportError(error, ctx, argv.includes('--json') || ctx.globals.json);
+  } finally {
+    stopWatching();
   }
+}
+
+/** Set on `process` by whoever handles SIGINT itself while it runs (the sandbox shuts down cleanly). */
+const OWNS_SIGINT = Symbol.for('schedctl.ownsSigint');
+
+/**
+ * Ctrl-C during a command: exit 130 and print no error line (the person knows what they did).
+ * A prompt's Ctrl-C arrives as ExitPromptError instead (report.ts stays silent for it too).
+ * A listener is needed even though Node would end the process by itself: while a spinner runs,
+ * ora reads the terminal raw and turns Ctrl-C into process.emit('SIGINT'), which without a
+ * listener does nothing at all.
+ */
+function exitOnInterrupt(ctx: Context): () => void {
+  const onInterrupt = () => {
+    if ((process as unknown as Record<symbol, unknown>)[OWNS_SIGINT]) return;
+    // Show the cursor a spinner hid, and end the line the terminal echoed ^C on.
+    if (ctx.io.isStderrTTY) ctx.io.stderr.write('\x1b[?25h\n');
+    process.exit(130);
+  };
+  process.on('SIGINT', onInterrupt);
+  return () => process.off('SIGINT', onInterrupt);
 }

@@ -6,7 +6,7 @@
 import { configDir } from './config/paths.js';
 import type { Api } from './api/endpoints.js';
 import type { HttpClient } from './api/client.js';
-import type { ProfileStore } from './config/store.js';
+import type { State } from './state/index.js';
 import type { Target } from './config/target.js';
 import type { Ui } from './ui/ui.js';
 
@@ -44,7 +44,8 @@ export interface Context {
   /** Secrets in use (the API key once resolved), redacted from every message. */
   secrets: string[];
   configDir(): string;
-  store(): Promise<ProfileStore>;
+  /** The local state store (profiles, journal, remembered outcomes, meetings): the one owner of those files. */
+  state(): Promise<State>;
   target(): Promise<Target>;
   http(): Promise<HttpClient>;
   api(): Promise<Api>;
@@ -91,7 +92,7 @@ export function createContext(opts: { io?: IO; env?: NodeJS.ProcessEnv; clock?: 
   const io = opts.io ?? processIO();
   const env = opts.env ?? process.env;
   const clock = opts.clock ?? systemClock;
-  let store: Promise<ProfileStore> | undefined;
+  let state: Promise<State> | undefined;
   let target: Promise<Target> | undefined;
   let http: Promise<HttpClient> | undefined;
   let api: Promise<Api> | undefined;
@@ -104,24 +105,21 @@ export function createContext(opts: { io?: IO; env?: NodeJS.ProcessEnv; clock?: 
     globals: { debug: false, color: true, input: true, quiet: false, json: false },
     secrets: [],
     configDir: () => configDir(env),
-    store: () =>
-      (store ??= import('./config/store.js').then(({ ProfileStore }) => new ProfileStore(ctx.configDir()))),
+    state: () => (state ??= import('./state/index.js').then(({ openState }) => openState(ctx.configDir(), { now: () => clock.now() }))),
     target: () =>
       (target ??= (async () => {
         // Global flags are judged together, before a command says anything ("Booking on …"):
         // a bad --timeout must not first surface when the HTTP client is built.
         await timeoutMs(ctx);
-        const s = await ctx.store();
+        const s = await ctx.state();
         const { resolveTarget } = await import('./config/target.js');
-        const profiles = Object.fromEntries(s.list().map(({ name, profile }) => [name, profile]));
-        const t = resolveTarget({
-          flagProfile: ctx.globals.profile,
-          flagBaseUrl: ctx.globals.baseUrl,
-          env,
-          defaultProfile: s.defaultName(),
-          profiles,
-        });
+        const { defaultProfile, profiles } = await s.profiles.snapshot();
+        const t = resolveTarget({ flagProfile: ctx.globals.profile, flagBaseUrl: ctx.globals.baseUrl, env, defaultProfile, profiles });
         ctx.secrets.push(t.apiKey);
+        // schedctl keeps its files 0600 but never changes a directory it did not create: say when others can read the key.
+        if (t.keySource === 'profile' && s.profiles.keyFileExposed()) {
+          io.stderr.write(`warning: ${s.profiles.path} (it holds API keys) is readable by other users: chmod 600 it\n`);
+        }
         for (const note of t.notes) io.stderr.write(`note: ${note}\n`);
         return t;
       })()),

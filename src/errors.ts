@@ -157,6 +157,13 @@ export class OutcomeUnknownError extends CliError {
   }
 }
 
+/** The lead already has an upcoming meeting booked through schedctl: a new booking is not sent by accident. */
+export class LeadHasMeetingError extends CliError {
+  constructor(message: string, opts: { hint?: string } = {}) {
+    super('LEAD_HAS_MEETING', message, EXIT.conflict, opts);
+  }
+}
+
 export class CancelledError extends CliError {
   constructor(message = 'cancelled') {
     super('CANCELLED', message, EXIT.cancelled);

@@ -2,6 +2,8 @@
 import { redact, redactKeyLike } from './config/mask.js';
 import type { Context } from './context.js';
 import { EXIT, isCliError, type ErrorDocument } from './errors.js';
+import { jsonText } from './ui/json-text.js';
+import { sanitizeText } from './ui/sanitize.js';
 
 export function reportError(error: unknown, ctx: Context, json: boolean): number {
   const secrets = [ctx.env.SCHEDCTL_API_KEY ?? '', ...ctx.secrets];
@@ -10,12 +12,15 @@ export function reportError(error: unknown, ctx: Context, json: boolean): number
   const clean = (s: string) => redactKeyLike(redact(s, secrets));
   let doc: ErrorDocument;
   let exitCode: number;
+  // Ctrl-C at a prompt: the person knows what they did; exit 130 without an error line.
+  let silent = false;
   if (isCliError(error)) {
     doc = error.toDocument();
     exitCode = error.exitCode;
   } else if (isPromptCancel(error)) {
     doc = { error: { code: 'CANCELLED', message: 'cancelled' } };
     exitCode = EXIT.cancelled;
+    silent = true;
   } else {
     const message = error instanceof Error ? error.message : String(error);
     doc = {
@@ -26,20 +31,25 @@ export function reportError(error: unknown, ctx: Context, json: boolean): number
       },
     };
     exitCode = EXIT.error;
-    if (ctx.globals.debug && error instanceof Error && error.stack) ctx.io.stderr.write(`${clean(error.stack)}\n`);
+    if (ctx.globals.debug && error instanceof Error && error.stack) ctx.io.stderr.write(`${sanitizeText(clean(error.stack))}\n`);
   }
   doc.error.message = clean(doc.error.message);
   if (doc.error.details) doc.error.details = doc.error.details.map(clean);
   if (doc.error.hint) doc.error.hint = clean(doc.error.hint);
 
   if (json) {
-    ctx.io.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
+    // The data as the server sent it (JSON-escaped); the human lines below are sanitized.
+    ctx.io.stdout.write(`${jsonText(doc)}\n`);
   }
-  if (!json || !ctx.globals.quiet) {
+  if (!silent && (!json || !ctx.globals.quiet)) {
+    // Messages, details and hints quote the server (and local files): data, never terminal control.
     const e = doc.error;
-    const lines = [`error: ${e.message}${e.status !== undefined ? ` (${e.code}, HTTP ${e.status})` : e.code !== 'USAGE' && e.code !== 'UNEXPECTED' ? ` (${e.code})` : ''}`];
-    for (const d of e.details ?? []) lines.push(`  - ${d}`);
-    if (e.hint) lines.push(`hint: ${e.hint}`);
+    const code = sanitizeText(e.code);
+    const lines = [
+      `error: ${sanitizeText(e.message)}${e.status !== undefined ? ` (${code}, HTTP ${e.status})` : e.code !== 'USAGE' && e.code !== 'UNEXPECTED' ? ` (${code})` : ''}`,
+    ];
+    for (const d of e.details ?? []) lines.push(`  - ${sanitizeText(d)}`);
+    if (e.hint) lines.push(`hint: ${sanitizeText(e.hint)}`);
     ctx.io.stderr.write(`${lines.join('\n')}\n`);
   }
   return exitCode;

@@ -10,13 +10,33 @@
  * - 'once': booking, firing a trigger, rescheduling, raw non-GET calls. Never repeated
  *   once the request may have reached the server; such a failure is OutcomeUnknownError.
  * A 429 is retried for both: the server did not act on it.
+ *
+ * A 2xx answer that cannot be read (empty, not JSON, not the expected shape) is, for a 'once'
+ * request, OutcomeUnknownError: the server said it acted, but not what it did. For a read it
+ * is a BadResponseError naming the operation.
+ *
+ * The server's clock: each response's Date header gives the offset between the server's clock
+ * and ours (`serverSkewMs()`), so countdowns to server instants (a hold's expiresAt) are
+ * computed in the server's time.
  */
 import ky, { HTTPError, TimeoutError } from 'ky';
 import type { ZodMiniType as ZodType } from './zod.js';
 import { redact, redactKeyLike } from '../config/mask.js';
 import type { Clock } from '../context.js';
 import { BadResponseError, NetworkError, OutcomeUnknownError } from '../errors.js';
-import { describeFailure, errorFromResponse, isJson, isNetworkError, isRedirect, isTlsRefusal, parseRetryAfter, redirectError, transportError } from './failures.js';
+import {
+  describeFailure,
+  errorFromResponse,
+  isJson,
+  isNetworkError,
+  isNotConnected,
+  isRedirect,
+  isTlsRefusal,
+  parseRetryAfter,
+  redirectError,
+  transportError,
+  unreadableAnswer,
+} from './failures.js';
 import { formatSchemaIssues } from './validate.js';
 
 export type Safety = 'retry' | 'once';
@@ -34,8 +54,16 @@ export interface RequestOptions<T> {
 export interface HttpClient {
   readonly baseUrl: string;
   request<T>(opts: RequestOptions<T>): Promise<T>;
-  /** Requests sent (including retries), for `--json` summaries and request-economy checks. */
+  /**
+   * Requests that may have reached the server (retries included), for `--json` summaries and
+   * request-economy checks. A try that provably never connected (connection refused, DNS) is
+   * not counted: it used none of the API's budget.
+   */
   readonly sent: number;
+  /** Every try, including those that never connected. */
+  readonly attempts: number;
+  /** The server's clock minus ours, in ms, from the latest response's Date header; 0 before any. */
+  serverSkewMs(): number;
 }
 
 export interface HttpClientOptions {
@@ -65,7 +93,26 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   const secrets = [options.apiKey];
   // Key-shaped text too: a path or body may carry a key pasted as an argument by mistake.
   const debug = (line: string) => options.debug?.(redactKeyLike(redact(line, secrets)));
-  let sent = 0;
+  let attempts = 0;
+  let notConnected = 0;
+  let skewMs = 0;
+  // Every try goes through here (ky calls fetch once per attempt): count it, and take back the
+  // ones that provably never left the machine.
+  const baseFetch = options.fetch ?? ((req: Request, init?: RequestInit) => fetch(req, init));
+  const countingFetch = async (req: Request, init?: RequestInit): Promise<Response> => {
+    attempts++;
+    try {
+      return await (options.fetch ? options.fetch(req) : baseFetch(req, init));
+    } catch (error) {
+      if (isNotConnected(error)) notConnected++;
+      throw error;
+    }
+  };
+  /** The Date header has whole seconds: the server's now is, on average, half a second past it. */
+  const recordSkew = (response: Response) => {
+    const date = Date.parse(response.headers.get('date') ?? '');
+    if (Number.isFinite(date)) skewMs = date + 500 - options.clock.now().getTime();
+  };
 
   async function request<T>(opts: RequestOptions<T>): Promise<T> {
     const url = new URL(options.baseUrl + opts.path);
@@ -85,7 +132,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       throwHttpErrors: true,
       redirect: 'manual',
       signal: bodyAbort.signal,
-      ...(options.fetch ? { fetch: options.fetch as typeof fetch } : {}),
+      fetch: countingFetch as typeof fetch,
       headers: {
         authorization: `Bearer ${options.apiKey}`,
         accept: 'application/json',
@@ -128,13 +175,13 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       hooks: {
         beforeRequest: [
           () => {
-            sent++;
             started = Date.now();
             debug(`→ ${label} ${url.toString()}${opts.body !== undefined ? ` ${JSON.stringify(opts.body)}` : ''}`);
           },
         ],
         afterResponse: [
           (_req, _opts, response) => {
+            recordSkew(response);
             debug(`← ${response.status} ${label} (${Date.now() - started} ms)`);
           },
         ],
@@ -155,30 +202,23 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
         ? new OutcomeUnknownError(`${label} answered HTTP ${response.status} but its body did not arrive completely: the request may have been processed`, { cause: error })
         : error;
     });
-    if (!text) return undefined as T;
+    // Only a raw call (`schedctl api`, no schema) may be answered with nothing (a 204).
+    if (!text && !opts.schema) return undefined as T;
+    if (!text) throw unreadableAnswer(label, response.status, 'an empty body', once);
     let json: unknown;
     try {
       if (!isJson(response)) throw new Error('not json');
       json = JSON.parse(text);
     } catch {
       const what = isJson(response) ? 'JSON that does not parse (a cut-off body?)' : `${response.headers.get('content-type') ?? 'no content type'}, not JSON`;
-      if (once) {
-        throw new OutcomeUnknownError(`${label} answered HTTP ${response.status} with ${what}: it was probably processed, but the result could not be read`);
-      }
-      throw new BadResponseError(`${label} answered HTTP ${response.status} with ${what}`, { status: response.status });
+      throw unreadableAnswer(label, response.status, what, once);
     }
     const schema = await schemaReady;
     if (!schema) return json as T;
     const parsed = schema.safeParse(json);
     if (!parsed.success) {
       const details = formatSchemaIssues(parsed.error);
-      if (once) {
-        throw new OutcomeUnknownError(`${label} answered HTTP ${response.status} with a body that does not match the API contract: ${details.join('; ')}`);
-      }
-      throw new BadResponseError(`${label} answered HTTP ${response.status} with a body that does not match the API contract`, {
-        status: response.status,
-        details,
-      });
+      throw unreadableAnswer(label, response.status, `a body that does not match the API contract (${details[0]}${details.length > 1 ? ' …' : ''})`, once, details);
     }
     return parsed.data;
 
@@ -213,7 +253,11 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     baseUrl: options.baseUrl,
     request,
     get sent() {
-      return sent;
+      return attempts - notConnected;
     },
+    get attempts() {
+      return attempts;
+    },
+    serverSkewMs: () => skewMs,
   };
 }

@@ -3,6 +3,7 @@
  * safety class (see client.ts). Commands and domain logic call these, never raw paths.
  */
 import type { HttpClient } from './client.js';
+import { type SendHook, withSendHook } from './send-hook.js';
 import type {
   SchemaSet,
   BookRequest,
@@ -52,8 +53,9 @@ export function createApi(http: HttpClient) {
     // Retrying a slots request is harmless: at worst it leaves an unused reservation that expires.
     slots: (event: string, body: SlotsRequest): Promise<SlotsResult> =>
       http.request({ method: 'POST', path: PATHS.slots(event), body, schema: schema('slotsResult'), safety: 'retry' }),
-    book: (body: BookRequest): Promise<Meeting> =>
-      http.request({ method: 'POST', path: PATHS.meetings, body, schema: schema('meeting'), safety: 'once' }),
+    book: (body: BookRequest, opts: { beforeSend?: SendHook } = {}): Promise<Meeting> =>
+      withSendHook(opts.beforeSend, () =>
+        http.request({ method: 'POST', path: PATHS.meetings, body, schema: schema('meeting'), safety: 'once' })),
     reschedule: (meetingId: string, startTime: string): Promise<Meeting> =>
       http.request({ method: 'PATCH', path: PATHS.meeting(meetingId), body: { startTime }, schema: schema('meeting'), safety: 'once' }),
   };

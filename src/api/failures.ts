@@ -27,6 +27,27 @@ const TLS_REFUSED = new Set([
 const NOT_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'UND_ERR_CONNECT_TIMEOUT', ...TLS_REFUSED]);
 
 export const isTlsRefusal = (error: unknown): boolean => TLS_REFUSED.has(errorCode(error) ?? '');
+/** The try never connected (refused, no such host, certificate refused): nothing was sent. */
+export const isNotConnected = (error: unknown): boolean => !(error instanceof TimeoutError) && NOT_CONNECTED.has(errorCode(error) ?? '');
+
+/**
+ * A 2xx answer that cannot be read as the operation's result (`what`: an empty body, not JSON, a
+ * broken shape). For a request that changes something (booking, reschedule, fire) the server
+ * said it acted but not what it did: outcome unknown (exit 7), never repeated. For a read, one
+ * line naming the operation (exit 1), with the schema problems as details.
+ */
+export function unreadableAnswer(label: string, status: number, what: string, once: boolean, details?: string[]): Error {
+  if (once) {
+    return new OutcomeUnknownError(`${label} answered HTTP ${status} with ${what}: it was probably processed, but the result could not be read`, {
+      hint: 'do not repeat it blindly; check its result first',
+    });
+  }
+  return new BadResponseError(`the API's answer to ${label} is not valid: HTTP ${status} with ${what}`, {
+    status,
+    ...(details?.length ? { details } : {}),
+    hint: 'the server (or a proxy in between) did not answer as the API does: check --base-url / the profile, or try again later',
+  });
+}
 
 export function isRedirect(response: Response): boolean {
   return response.status >= 300 && response.status < 400;

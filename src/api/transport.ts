@@ -10,6 +10,7 @@
 import * as http from 'node:http';
 import { connect as netConnect, isIP } from 'node:net';
 import { Readable } from 'node:stream';
+import { beforeSend } from './send-hook.js';
 import { connectionKey, withWarmConnections } from './warm.js';
 
 type Https = typeof import('node:https');
@@ -86,7 +87,22 @@ export async function nodeFetch(input: Request): Promise<Response> {
     req.on('close', () => {
       if (req.writableFinished && !signal.aborted) signal.removeEventListener('abort', onAbort);
     });
-    req.end(body);
+    // The request is written only once the connection is up (and TLS is established), after the
+    // send hook (send-hook.ts) has recorded that it is about to leave.
+    req.on('socket', (socket) => {
+      const tls = socket as import('node:tls').TLSSocket;
+      const handshaking = typeof tls.getProtocol === 'function' && tls.getProtocol() === 'unknown';
+      const send = () => {
+        if (req.destroyed) return;
+        beforeSend().then(
+          () => req.end(body),
+          (error: unknown) => req.destroy(error as Error),
+        );
+      };
+      if (socket.connecting) socket.once(typeof tls.getProtocol === 'function' ? 'secureConnect' : 'connect', send);
+      else if (handshaking) socket.once('secureConnect', send);
+      else send();
+    });
   });
 }
 

@@ -11,10 +11,11 @@ import { triggerCommand } from './trigger/index.js';
 import { eventsCommand } from './events/index.js';
 import { slotsCommand } from './slots.js';
 import { bookCommand } from './book.js';
+import { meetingsCommand } from './meetings/index.js';
 import { rescheduleCommand } from './reschedule.js';
 import { routeCommand } from './route.js';
 import { smokeCommand } from './smoke.js';
 
 export function extraCommands(ctx: Context): Command[] {
-  return [routeCommand(ctx), triggersCommand(ctx), triggerCommand(ctx), eventsCommand(ctx), slotsCommand(ctx), bookCommand(ctx), rescheduleCommand(ctx), apiCommand(ctx), smokeCommand(ctx), completionCommand(ctx)];
+  return [routeCommand(ctx), triggersCommand(ctx), triggerCommand(ctx), eventsCommand(ctx), slotsCommand(ctx), bookCommand(ctx), rescheduleCommand(ctx), meetingsCommand(ctx), apiCommand(ctx), smokeCommand(ctx), completionCommand(ctx)];
 }

@@ -4,11 +4,15 @@ import { runs } from './action.js';
 
 export function rescheduleCommand(ctx: Context): Command {
   return new Command('reschedule')
-    .description('move a meeting to a new start time (it keeps its host)')
-    .argument('<meeting-id>', 'meeting id (from `schedctl book`)')
-    .option('--start <time>', 'new start time (ISO 8601, or a local time read in --tz); without it, pick from free times on a TTY')
-    .option('--event <event-or-link>', "the meeting's event or link, to list free times (default: from the local journal)")
+    .description('move a meeting to a new start time (it keeps its host); find it by id or by the lead\'s email')
+    .argument('[meeting-id]', 'meeting id (from `schedctl book` or `schedctl meetings ls`); or pass --email')
+    .option('--email <email>', "find the lead's upcoming meeting in the local record (meetings booked or moved through schedctl)")
+    .option('--start <time>', 'new start time: ISO 8601, a local time read in --tz, or as people say it ("thu 15:00", "tomorrow 3pm"); without it, pick from free times on a terminal')
+    .option('--event <event-or-link>', "the meeting's event or link: narrows --email, and lists free times (default: from the local record)")
     .option('--tz <zone>', 'display time zone and zone of local times (default: the system zone)')
-    .addHelpText('after', '\nExample: schedctl reschedule <meeting-id> --start "2026-12-02 10:00" --tz Europe/Berlin')
+    .addHelpText(
+      'after',
+      '\nWith --email, several matching meetings are offered on a terminal; a script gets exit 2 listing them.\n--json prints the moved Meeting.\nExamples:\n  schedctl reschedule <meeting-id> --start "2026-12-02 10:00" --tz Europe/Berlin\n  schedctl reschedule --email ada@acme.example --start "thu 15:00" --tz America/Chicago',
+    )
     .action(runs(ctx, 'reschedule'));
 }

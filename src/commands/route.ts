@@ -16,6 +16,7 @@ export function routeCommand(ctx: Context): Command {
     .option('--guest <email>', `additional attendee (repeatable, at most ${MAX_GUESTS})`, collect)
     .option('--yes', 'skip the confirmations; after an ended scheduling session (CONFLICT) fire again once by itself')
     .option('--refire', 'fire anew even when a scheduler outcome for this trigger and email is remembered')
+    .option('--rebook', 'book even when the lead already has an upcoming meeting from this trigger booked through schedctl')
     .option('--tz <zone>', 'display time zone and zone of local times (default: the system zone)')
     .option('--lead-tz <zone>', "the lead's time zone: offered in the picker and sent with the booking")
     .option('--days <n>', 'days of free times per page (default 7, at most 63)')

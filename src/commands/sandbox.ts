@@ -11,6 +11,10 @@ export function sandboxCommand(ctx: Context): Command {
     .option('--hold-seconds <n>', 'how long a reservation holds', '600')
     .option('--rate-limit <n>', 'requests per minute per key (0 turns the limit off)', '30')
     .option('--state <file>', 'keep the workspace in this file across restarts')
-    .addHelpText('after', '\nWith --profile NAME it also saves a profile NAME pointing at the sandbox with its full-access key.')
+    .addHelpText(
+      'after',
+      '\nWith --profile NAME it also saves a profile NAME pointing at the sandbox with its full-access key, and says\n' +
+        'whether it is the default profile (your first profile is); to make it the default later: schedctl profile use NAME.',
+    )
     .action(runs(ctx, 'sandbox'));
 }

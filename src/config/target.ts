@@ -6,7 +6,7 @@
  */
 import { ConfigError, UsageError } from '../errors.js';
 import { maskKey } from './mask.js';
-import type { Profile } from './store.js';
+import type { Profile } from '../state/index.js';
 
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:4010';
 
@@ -66,6 +66,8 @@ export function resolveTarget(input: TargetInput): Target {
     });
   }
 
+  checkApiKey(apiKey, keySource === 'profile' ? { profile: profileName ?? '' } : 'SCHEDCTL_API_KEY');
+
   let baseUrl: string;
   let baseUrlSource: Target['baseUrlSource'];
   if (input.flagBaseUrl) {
@@ -86,6 +88,34 @@ export function resolveTarget(input: TargetInput): Target {
   }
   baseUrl = checkBaseUrl(baseUrl, baseUrlSource === 'default' ? 'the default base URL' : baseUrlSource);
   return { profileName, baseUrl, apiKey, keySource, baseUrlSource, notes };
+}
+
+/**
+ * A key goes into the Authorization header as it is: a line break or another control character
+ * in it (a key file with CRLF, a paste with an escape sequence) and any non-ASCII character (an
+ * ellipsis copied from a masked key) cannot be sent, or would end the header early. Refused
+ * before any request, naming where the key came from and which character, never the key.
+ */
+export function checkApiKey(key: string, from: 'SCHEDCTL_API_KEY' | { profile: string }): void {
+  const bad = /[^\x20-\x7e]/.exec(key);
+  if (!bad) return;
+  const ch = bad[0];
+  const code = ch.codePointAt(0) ?? 0;
+  const hex = `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
+  const what =
+    ch === '\n' || ch === '\r' || ch === '\u2028' || ch === '\u2029'
+      ? `a line break (${hex})`
+      : ch === '\t'
+        ? 'a tab'
+        : code < 0x20 || (code >= 0x7f && code <= 0x9f)
+          ? `a control character (${hex})`
+          : `a non-ASCII character (${hex})`;
+  const source = from === 'SCHEDCTL_API_KEY' ? 'the SCHEDCTL_API_KEY environment variable' : `profile "${from.profile}"`;
+  const fix =
+    from === 'SCHEDCTL_API_KEY'
+      ? 'set SCHEDCTL_API_KEY to the key alone, e.g. SCHEDCTL_API_KEY="$(tr -d \'\\r\\n\' < key.txt)"'
+      : `store the key again: schedctl profile add ${from.profile} --key-stdin < key.txt`;
+  throw new ConfigError('CONFIG', `the API key from ${source} contains ${what} at position ${bad.index + 1}; refusing to send it`, { hint: fix });
 }
 
 const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[::1\]|::1)$/i;

@@ -1,41 +1,49 @@
 /**
  * Booking with the spec's lost-response rules. "Never a second booking":
- * - the attempt is journaled before it is sent; a timeout, dropped connection, 5xx or
- *   unreadable answer (OutcomeUnknownError from the HTTP layer, which never retries a
- *   booking) leaves it as `unknown` and fails with exit 7: it almost certainly booked;
+ * - the attempt is journaled before it is sent, and marked sent right before its bytes leave
+ *   (api/send-hook.ts); a timeout, dropped connection, 5xx or unreadable answer
+ *   (OutcomeUnknownError from the HTTP layer, which never retries a booking) leaves it as
+ *   `unknown` and fails with exit 7: it almost certainly booked. An attempt that never left the
+ *   machine is forgotten: it cannot have booked anything;
  * - a later booking for that reservation or workflow run that meets CONFLICT,
  *   RESERVATION_USED or RESERVATION_EXPIRED means the meeting exists: `already_booked`;
  * - SLOT_TAKEN keeps the reservation usable: the nearest fresh slots come with the error;
- * - every other refusal gets a hint saying what to change.
+ * - every other refusal gets a hint saying what to change;
+ * - a booking the server confirmed is reported even when the local record cannot be written
+ *   (disk full, read-only): with a warning saying what was not recorded.
  */
 import type { Api } from '../api/endpoints.js';
 import type { BookRequest, Meeting } from '../api/schemas.js';
 import { ApiError, OutcomeUnknownError, type ErrorDocument } from '../errors.js';
 import { hintFor, slotTakenHint, type HintContext } from '../hints.js';
-import type { Journal, JournalEntry } from './journal.js';
+import type { Journal, JournalEntry, Meetings } from '../state/index.js';
 import { fetchSlots, nearestSlots } from './slots.js';
 
 export type { BookRequest };
 
 export type BookResult =
-  | { status: 'booked'; meeting: Meeting }
-  | { status: 'already_booked'; code: string; attempt: JournalEntry };
+  | { status: 'booked'; meeting: Meeting; warnings: string[] }
+  | { status: 'already_booked'; code: string; attempt: JournalEntry; warnings: string[] };
 
 export interface BookDeps {
   api: Pick<Api, 'book' | 'slots'>;
-  journal: Journal;
+  journal: Pick<Journal, 'begin' | 'markSent' | 'update' | 'remove' | 'path'>;
+  /** The record of meetings booked through schedctl (meetings ls, "not twice by accident"). */
+  meetings?: Pick<Meetings, 'record'>;
   scope: string;
   now: () => Date;
+  /** How the lead was routed, kept with the attempt and the meeting (route). */
+  origin?: { triggerId?: string | undefined; answersKey?: string | undefined };
   /**
    * The exact `schedctl trigger fire ...` command that started this workflow run, when known
    * (from the remembered outcomes); called once its scheduling session has ended.
    */
-  fireAgain?: (workflowExecutionId: string, email: string) => string | undefined;
+  fireAgain?: (workflowExecutionId: string, email: string) => Promise<string | undefined>;
   /**
    * The remembered scheduler outcomes: a workflow run whose meeting is booked is used up,
-   * so its outcome is forgotten (a later fire for that lead then needs no --force).
+   * so its outcome is forgotten (a later fire for that lead then needs no confirmation).
    */
-  outcomes?: { forgetExecution(scope: string, executionId: string): unknown };
+  outcomes?: { forgetExecution(scope: string, executionId: string): Promise<unknown> };
   /**
    * On SLOT_TAKEN, look up the nearest free times (one slots request) for the error's hint.
    * The route wizard turns this off: it refreshes the whole page itself.
@@ -65,46 +73,78 @@ export class SlotTakenError extends ApiError {
 
 export async function bookSlot(deps: BookDeps, request: BookRequest): Promise<BookResult> {
   const { api, journal, scope } = deps;
-  const prior = journal.findPrior(scope, {
-    reservationId: request.reservationId,
-    workflowExecutionId: request.workflowExecutionId ?? null,
-    startTime: request.startTime,
-    personEmail: request.personEmail,
-  });
-  // Written before sending: even if schedctl is killed mid-request, the attempt is on record.
-  const attempt = journal.add({
+  // Written before sending (and under the journal's lock together with the look-up of an
+  // earlier attempt): even if schedctl is killed mid-request, the attempt is on record.
+  const { prior, attempt } = await journal.begin({
     scope,
     event: request.event,
     reservationId: request.reservationId,
     workflowExecutionId: request.workflowExecutionId ?? null,
     personEmail: request.personEmail,
     startTime: request.startTime,
-    attemptedAt: deps.now().toISOString(),
     outcome: 'unknown',
+    request: { ...request },
+    ...(deps.origin?.triggerId ? { triggerId: deps.origin.triggerId } : {}),
+    ...(deps.origin?.answersKey ? { answersKey: deps.origin.answersKey } : {}),
   });
-
+  let sent = false;
   let meeting: Meeting;
   try {
-    meeting = await api.book(request);
+    meeting = await api.book(request, {
+      beforeSend: async () => {
+        await journal.markSent(attempt.id);
+        sent = true;
+      },
+    });
   } catch (error) {
-    if (error instanceof OutcomeUnknownError) throw lostResponse(error, journal.path);
-    journal.remove(attempt.id);
+    if (error instanceof OutcomeUnknownError && sent) throw lostResponse(error, journal.path);
+    // Refused, or it never left the machine: this attempt booked nothing.
+    await journal.remove(attempt.id);
     if (!(error instanceof ApiError)) throw error;
     if (prior && (ALREADY_BOOKED_CODES as readonly string[]).includes(error.code)) {
       // A known booking stays `booked` (with its meeting id); a lost one is now known to exist.
-      const updated =
-        prior.outcome === 'booked' ? prior : (journal.update(prior.id, { outcome: 'already_booked', updatedAt: deps.now().toISOString() }) ?? prior);
-      if (request.workflowExecutionId) deps.outcomes?.forgetExecution(scope, request.workflowExecutionId);
-      return { status: 'already_booked', code: error.code, attempt: updated };
+      const now = deps.now().toISOString();
+      const updated = prior.outcome === 'booked' ? prior : ((await journal.update(prior.id, { outcome: 'already_booked', updatedAt: now })) ?? prior);
+      if (request.workflowExecutionId) await deps.outcomes?.forgetExecution(scope, request.workflowExecutionId);
+      return { status: 'already_booked', code: error.code, attempt: updated, warnings: [] };
     }
     if (error.code === 'SLOT_TAKEN') throw await slotTaken(deps, request, error);
-    throw error.withHint(hintFor(error.code, { ...hintContext(request, deps), details: error.details }));
+    throw error.withHint(hintFor(error.code, { ...(await hintContext(request, deps, error.code)), details: error.details }));
   }
-  journal.update(attempt.id, { outcome: 'booked', meetingId: meeting.id, startTime: meeting.date, updatedAt: deps.now().toISOString() });
-  // An earlier lost attempt never reached the server: had it booked, this one would have been refused.
-  if (prior && prior.outcome !== 'booked') journal.remove(prior.id);
-  if (request.workflowExecutionId) deps.outcomes?.forgetExecution(scope, request.workflowExecutionId);
-  return { status: 'booked', meeting };
+  return { status: 'booked', meeting, warnings: await recordBooked(deps, request, attempt, prior, meeting) };
+}
+
+/**
+ * The server confirmed: write it down. A failure here (disk full, read-only directory) must
+ * not turn a booked meeting into an error, so it becomes a warning naming what was not kept.
+ */
+async function recordBooked(deps: BookDeps, request: BookRequest, attempt: JournalEntry, prior: JournalEntry | undefined, meeting: Meeting): Promise<string[]> {
+  const { journal, scope } = deps;
+  const warnings: string[] = [];
+  const step = async (what: string, fn: () => Promise<unknown>) => {
+    try {
+      await fn();
+    } catch (error) {
+      warnings.push(`the meeting is booked, but ${what} could not be recorded (${error instanceof Error ? error.message : String(error)})`);
+    }
+  };
+  const now = deps.now().toISOString();
+  await step(`the journal entry in ${journal.path}`, async () => {
+    await journal.update(attempt.id, { outcome: 'booked', meetingId: meeting.id, startTime: meeting.date, updatedAt: now });
+    // An earlier lost attempt never reached the server: had it booked, this one would have been refused.
+    if (prior && prior.outcome !== 'booked') await journal.remove(prior.id);
+  });
+  if (request.workflowExecutionId) {
+    const executionId = request.workflowExecutionId;
+    await step('the end of its remembered trigger outcome', async () => deps.outcomes?.forgetExecution(scope, executionId));
+  }
+  if (deps.meetings) {
+    const meetings = deps.meetings;
+    await step('the meeting in the local record (schedctl meetings ls)', () =>
+      meetings.record({ scope, meeting, source: 'booked', event: request.event, triggerId: deps.origin?.triggerId, answersKey: deps.origin?.answersKey }),
+    );
+  }
+  return warnings;
 }
 
 function lostResponse(error: OutcomeUnknownError, journalPath: string | undefined): OutcomeUnknownError {
@@ -134,17 +174,18 @@ async function slotTaken(deps: BookDeps, request: BookRequest, error: ApiError):
       // The error still stands; the hint says how to look for slots by hand.
     }
   }
-  const hint = slotTakenHint(hintContext(request, deps), { fetched, nearest: nearest.length });
+  const hint = slotTakenHint(await hintContext(request, deps), { fetched, nearest: nearest.length });
   return new SlotTakenError(error, nearest, request.reservationId, hint);
 }
 
-function hintContext(r: BookRequest, deps: BookDeps): HintContext {
+/** What the hints need; the fire-again command only for CONFLICT (finding it forgets the ended run's outcome). */
+async function hintContext(r: BookRequest, deps: BookDeps, code?: string): Promise<HintContext> {
   return {
     operation: 'book',
     event: r.event,
     reservationId: r.reservationId,
     personEmail: r.personEmail,
     workflowExecutionId: r.workflowExecutionId,
-    fireAgain: r.workflowExecutionId ? deps.fireAgain?.(r.workflowExecutionId, r.personEmail) : undefined,
+    fireAgain: code === 'CONFLICT' && r.workflowExecutionId ? await deps.fireAgain?.(r.workflowExecutionId, r.personEmail) : undefined,
   };
 }

@@ -3,12 +3,13 @@ import { scopeOf } from '../config/target.js';
 import type { Context } from '../context.js';
 import { bookSlot, type BookResult, SlotTakenError } from '../domain/booking.js';
 import { parseKeyValues, requireEmail, requireUuid } from '../domain/inputs.js';
-import { openJournal } from '../domain/journal.js';
-import { OutcomeMemory } from '../domain/outcomes.js';
-import { formatInZone, parseTimeInput, resolveZone } from '../domain/time.js';
+import { parseTimeExpression } from '../domain/human-time.js';
+import { formatInZone, requireFuture, resolveZone } from '../domain/time.js';
 import { UsageError } from '../errors.js';
 import { MAX_GUESTS } from '../limits.js';
+import type { MeetingRecord } from '../state/index.js';
 import { describeMeeting } from '../ui/meeting-view.js';
+import { guardLead } from './lead-guard.js';
 
 interface BookOptions {
   start?: string;
@@ -22,18 +23,27 @@ interface BookOptions {
   leadTz?: string;
   response?: string[];
   tz?: string;
+  rebook?: boolean;
 }
 
 export async function run(ctx: Context, [event = '']: string[], opts: BookOptions): Promise<void> {
-  const { request, zone } = parseOptions(event, opts, ctx.clock.now());
-  let result: BookResult;
+  const { request, zone } = await parseOptions(event, opts, ctx.clock.now());
+  let result: BookResult | { status: 'on_record'; meeting: MeetingRecord };
   try {
-    result = await book(ctx, request);
+    result = await book(ctx, request, zone, Boolean(opts.rebook));
   } catch (error) {
     explainSlotTaken(error, ctx, zone);
     throw error;
   }
   const ui = await ctx.ui();
+  if (result.status === 'on_record') {
+    const m = result.meeting;
+    if (ctx.globals.json) {
+      return ui.json({ status: 'already_booked', code: 'ON_RECORD', reservationId: null, workflowExecutionId: request.workflowExecutionId ?? null, event: m.event, startTime: m.date, meetingId: m.id });
+    }
+    return ui.print(`Already booked: ${m.personEmail} has meeting ${m.id} at ${formatInZone(m.date, zone)} on ${m.event} (booked through schedctl ${formatInZone(m.recordedAt, zone)}); nothing was sent.`);
+  }
+  for (const warning of result.warnings) ui.warn(warning);
   if (result.status === 'already_booked') {
     const a = result.attempt;
     if (ctx.globals.json) {
@@ -58,7 +68,7 @@ export async function run(ctx: Context, [event = '']: string[], opts: BookOption
 }
 
 /** The flags as a typed booking request: every check before any request. */
-function parseOptions(event: string, opts: BookOptions, now: Date): { request: BookRequest; zone: string } {
+async function parseOptions(event: string, opts: BookOptions, now: Date): Promise<{ request: BookRequest; zone: string }> {
   if (!event.trim()) throw new UsageError('missing <event-or-link>: pass the event or scheduling link you fetched slots for');
   const zone = resolveZone(opts.tz, '--tz');
   const need = (value: string | undefined, flag: string, what: string) => {
@@ -66,7 +76,7 @@ function parseOptions(event: string, opts: BookOptions, now: Date): { request: B
     return value;
   };
   const startInput = need(opts.start, '--start', 'pass one of the times `schedctl slots` lists');
-  const start = parseTimeInput(startInput, { zone, now, flag: '--start' });
+  const start = requireFuture(await parseTimeExpression(startInput, { zone, now, flag: '--start' }), now, '--start', zone);
   const reservationId = requireUuid(need(opts.reservation, '--reservation', 'pass the reservationId `schedctl slots` printed'), '--reservation', 'reservation');
   const personEmail = requireEmail(need(opts.email, '--email', "pass the lead's email"), '--email');
   const workflowExecutionId = opts.execution !== undefined ? requireUuid(opts.execution, '--execution', 'workflow execution') : undefined;
@@ -91,24 +101,46 @@ function parseOptions(event: string, opts: BookOptions, now: Date): { request: B
   return { request, zone };
 }
 
-async function book(ctx: Context, request: BookRequest): Promise<BookResult> {
+async function book(ctx: Context, request: BookRequest, zone: string, rebook: boolean): Promise<BookResult | { status: 'on_record'; meeting: MeetingRecord }> {
   const target = await ctx.target();
+  const state = await ctx.state();
+  const scope = scopeOf(target);
+  // A re-run of an earlier attempt (same reservation or run) goes to the server, which knows;
+  // otherwise the local record is asked whether this lead already has a meeting here.
+  const prior = await state.journal.findPrior(scope, {
+    reservationId: request.reservationId,
+    workflowExecutionId: request.workflowExecutionId ?? null,
+    startTime: request.startTime,
+    personEmail: request.personEmail,
+  });
+  if (!prior) {
+    const held = await guardLead(ctx, state.meetings, {
+      scope,
+      email: request.personEmail,
+      event: request.event,
+      start: new Date(request.startTime),
+      zone,
+      rebook,
+      again: `schedctl book ${request.event} --start ${request.startTime} --reservation ${request.reservationId} --email ${request.personEmail}`,
+    });
+    if (held) return { status: 'on_record', meeting: held };
+  }
   const ui = await ctx.ui();
   // It changes something: say where, before it happens.
   if (!ctx.globals.json) ui.info(`Booking on ${target.profileName ? `profile "${target.profileName}"` : 'SCHEDCTL_API_KEY'} at ${target.baseUrl}`);
   const api = await ctx.api();
-  const journal = await openJournal(ctx.configDir());
-  const scope = scopeOf(target);
-  const outcomes = new OutcomeMemory(ctx.configDir());
   /**
    * When a run's scheduling session ended, its remembered scheduler outcome (kept by
    * `trigger fire`) is dead: forget it, so firing again needs no --force, and name the trigger.
    */
-  const fireAgain = (executionId: string, email: string): string | undefined => {
-    const held = outcomes.forgetExecution(scope, executionId);
+  const fireAgain = async (executionId: string, email: string): Promise<string | undefined> => {
+    const held = await state.outcomes.forgetExecution(scope, executionId);
     return held && `schedctl trigger fire ${held.triggerId} --email ${email} --field ... (the same form responses)`;
   };
-  return bookSlot({ api, journal, scope, now: () => ctx.clock.now(), fireAgain, outcomes }, request);
+  return bookSlot(
+    { api, journal: state.journal, meetings: state.meetings, outcomes: state.outcomes, scope, now: () => ctx.clock.now(), fireAgain },
+    request,
+  );
 }
 
 /** Human mode: list the nearest free times of a SLOT_TAKEN (the error line itself comes from the reporter). */

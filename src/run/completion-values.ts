@@ -11,7 +11,7 @@ export async function run(ctx: Context): Promise<void> {
 async function profileNames(ctx: Context): Promise<string[]> {
   if (!existsSync(join(ctx.configDir(), 'config.json'))) return [];
   try {
-    return (await ctx.store()).names();
+    return await (await ctx.state()).profiles.names();
   } catch {
     return []; // an unreadable config is for `schedctl profile ls` to report, not for a Tab press
   }

@@ -1,37 +1,54 @@
 import type { Meeting } from '../api/schemas.js';
 import { scopeOf } from '../config/target.js';
 import type { Context } from '../context.js';
-import { requireUuid } from '../domain/inputs.js';
-import { openJournal } from '../domain/journal.js';
-import { fetchSlots } from '../domain/slots.js';
-import { formatInZone, formatUtc, parseTimeInput, resolveZone } from '../domain/time.js';
-import { ApiError, CancelledError, OutcomeUnknownError, UsageError } from '../errors.js';
+import { parseTimeExpression } from '../domain/human-time.js';
+import { requireEmail, requireUuid } from '../domain/inputs.js';
+import { formatInZone, formatUtc, requireFuture, resolveZone } from '../domain/time.js';
+import { ApiError, OutcomeUnknownError, UsageError } from '../errors.js';
 import { hintFor } from '../hints.js';
-import { DEFAULT_DAYS } from '../limits.js';
 import { describeMeeting } from '../ui/meeting-view.js';
-import { slotChoices } from '../ui/slots-view.js';
+import { findMeetingByEmail } from './reschedule/find.js';
+import { pickTime, shortTime } from './reschedule/pick.js';
 
 interface RescheduleOptions {
   start?: string;
   tz?: string;
   event?: string;
+  email?: string;
 }
 
-export async function run(ctx: Context, [meetingId = '']: string[], opts: RescheduleOptions): Promise<void> {
-  const id = requireUuid(meetingId, '<meeting-id>', 'meeting');
+export async function run(ctx: Context, [meetingId]: string[], opts: RescheduleOptions): Promise<void> {
+  // Every flag first: a typo costs no request.
   const zone = resolveZone(opts.tz, '--tz');
-  let start = opts.start !== undefined ? parseTimeInput(opts.start, { zone, now: ctx.clock.now(), flag: '--start' }) : undefined;
-  if (!start && !ctx.canPrompt()) {
-    throw new UsageError('missing --start: pass the new start time', {
-      hint: `schedctl reschedule ${id} --start <time> (list free times with schedctl slots <event>)`,
+  const now = ctx.clock.now();
+  if (meetingId !== undefined && opts.email !== undefined) throw new UsageError('pass either <meeting-id> or --email, not both');
+  if (meetingId === undefined && opts.email === undefined) {
+    throw new UsageError("missing <meeting-id>: pass the meeting id, or --email <lead> to find the lead's meeting in the local record", {
+      hint: 'schedctl meetings ls lists the meetings booked or moved through schedctl',
     });
   }
-  const [target, api] = await Promise.all([ctx.target(), ctx.api()]);
-  const journal = await openJournal(ctx.configDir());
+  const byId = meetingId !== undefined ? requireUuid(meetingId, '<meeting-id>', 'meeting') : undefined;
+  const email = opts.email !== undefined ? requireEmail(opts.email, '--email') : undefined;
+  let start = opts.start !== undefined ? requireFuture(await parseTimeExpression(opts.start, { zone, now, flag: '--start' }), now, '--start', zone) : undefined;
+  if (!start && !ctx.canPrompt()) {
+    throw new UsageError('missing --start: pass the new start time', {
+      hint: `schedctl reschedule ${byId ?? `--email ${email}`} --start <time> (free times: schedctl slots <event>)`,
+    });
+  }
+
+  const [target, state] = await Promise.all([ctx.target(), ctx.state()]);
   const scope = scopeOf(target);
-  const known = journal.findMeeting(scope, id);
-  const event = opts.event ?? known?.event;
-  if (!start) start = await pick(ctx, id, event, zone);
+  const known = byId ? await state.meetings.get(scope, byId) : await findMeetingByEmail(ctx, state, scope, { email: email!, event: opts.event, zone });
+  const id = byId ?? known!.id;
+  // Meetings booked before the meetings record existed are still in the journal.
+  const journaled = known ? undefined : await state.journal.findMeeting(scope, id);
+  const was = known?.date ?? journaled?.startTime;
+  let event = opts.event ?? known?.event ?? journaled?.event;
+  const api = await ctx.api();
+  if (!start) {
+    if (!event) event = await askEvent(ctx, id);
+    start = await pickTime(ctx, api, { id, event, was }, zone);
+  }
 
   if (!ctx.globals.json) (await ctx.ui()).info(`Rescheduling on ${target.profileName ? `profile "${target.profileName}"` : 'SCHEDCTL_API_KEY'} at ${target.baseUrl}`);
   let meeting: Meeting;
@@ -41,37 +58,35 @@ export async function run(ctx: Context, [meetingId = '']: string[], opts: Resche
     if (error instanceof OutcomeUnknownError) {
       const reason = error.message.replace(/; the request may have been processed$/, '');
       throw new OutcomeUnknownError(`no answer to the reschedule of meeting ${id} (${reason}): it may already have moved`, {
-        hint: 'check the meeting (the calendar invite) before trying again',
+        hint: 'check the meeting (the calendar invite) before trying again; running the same command again is harmless (it moves it to the same time)',
         cause: error,
       });
     }
     if (error instanceof ApiError) throw error.withHint(hintFor(error.code, { operation: 'reschedule', event, meetingId: id }));
     throw error;
   }
-  if (known) journal.update(known.id, { startTime: meeting.date, updatedAt: ctx.clock.now().toISOString() });
   const ui = await ctx.ui();
+  try {
+    await state.meetings.recordMove(scope, id, meeting, ctx.clock.now());
+    if (journaled) await state.journal.update(journaled.id, { startTime: meeting.date, updatedAt: ctx.clock.now().toISOString() });
+  } catch (error) {
+    ui.warn(`the meeting moved, but the local record could not be updated (${error instanceof Error ? error.message : String(error)})`);
+  }
   if (ctx.globals.json) return ui.json(meeting);
-  const was = known?.startTime;
   ui.print(describeMeeting(meeting, zone, 'Rescheduled'));
-  ui.print(`  was     ${was ? `${formatInZone(was, zone)} (${formatUtc(was)})` : '(unknown: not booked through schedctl on this machine)'}`);
+  ui.print(
+    was
+      ? `  was     ${formatInZone(was, zone)} (${formatUtc(was)}), as schedctl last recorded it\n  moved   from ${shortTime(was, zone)} to ${shortTime(meeting.date, zone)} (${zone})`
+      : '  was     (unknown: not booked or moved through schedctl here)',
+  );
 }
 
-/** Interactive: free times of the meeting's event for the next days, pick one, confirm. */
-async function pick(ctx: Context, id: string, event: string | undefined, zone: string): Promise<Date> {
-  if (!event) {
-    throw new UsageError(`missing --event: meeting ${id} was not booked through schedctl here, so its event is unknown`, {
-      hint: 'pass --event <event-or-link> to list free times, or --start <time>',
-    });
-  }
-  const api = await ctx.api();
-  const now = ctx.clock.now();
-  const free = await fetchSlots(api, event, { from: now, to: new Date(now.getTime() + DEFAULT_DAYS * 86_400_000) });
-  if (free.slots.length === 0) throw new UsageError(`no free times for ${event} in the next ${DEFAULT_DAYS} days: pass --start with a later time`);
-  // The prompts load only when one is shown.
-  const prompts = await import('@inquirer/prompts');
-  const io = { input: ctx.io.stdin, output: ctx.io.stderr };
-  const chosen = await prompts.select({ message: `New time (${zone})`, choices: slotChoices(free.slots, zone), pageSize: 12 }, io);
-  const ok = await prompts.confirm({ message: `Move meeting ${id} to ${formatInZone(chosen, zone)}?`, default: true }, io);
-  if (!ok) throw new CancelledError('not rescheduled');
-  return new Date(chosen);
+/** On a terminal, a meeting schedctl has no record of: ask for its event instead of failing. */
+async function askEvent(ctx: Context, id: string): Promise<string> {
+  const { input } = await import('@inquirer/prompts');
+  const answer = await input(
+    { message: `Event or scheduling link of meeting ${id} (not in the local record), to list free times`, validate: (v) => (v.trim() ? true : 'enter an event id or slug') },
+    { input: ctx.io.stdin, output: ctx.io.stderr },
+  );
+  return answer.trim();
 }

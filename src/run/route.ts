@@ -1,8 +1,7 @@
 import { scopeOf } from '../config/target.js';
 import type { Context } from '../context.js';
-import { openJournal } from '../domain/journal.js';
-import { OutcomeMemory } from '../domain/outcomes.js';
 import { runRoute } from '../domain/route/flow.js';
+import { guardLead } from './lead-guard.js';
 import { routeCommandLine } from './route/command-line.js';
 import { flagAsker } from './route/flag-asker.js';
 import { parseRouteOptions, type RouteOptionsInput } from './route/options.js';
@@ -12,15 +11,17 @@ import type { RouteRun } from './route/types.js';
 export async function run(ctx: Context, _args: string[], opts: RouteOptionsInput): Promise<void> {
   const r = await route(ctx, opts);
   const ui = await ctx.ui();
+  for (const warning of r.result.warnings ?? []) ui.warn(warning);
   if (ctx.globals.json) return ui.json(routeDocument(r));
   ui.print(routeLines(r).join('\n'));
 }
 
 async function route(ctx: Context, opts: RouteOptionsInput): Promise<RouteRun> {
   // Every flag is checked before any request; without a terminal, so is every missing value we can know.
-  const parsed = parseRouteOptions(opts, ctx.clock.now(), ctx.canPrompt());
+  const parsed = await parseRouteOptions(opts, ctx.clock.now(), ctx.canPrompt());
   const target = await ctx.target();
-  const [api, ui] = await Promise.all([ctx.api(), ctx.ui()]);
+  const [api, ui, state] = await Promise.all([ctx.api(), ctx.ui(), ctx.state()]);
+  const scope = scopeOf(target);
   let requests = 0;
   const counted =
     <A extends unknown[], R>(fn: (...a: A) => Promise<R>) =>
@@ -34,9 +35,21 @@ async function route(ctx: Context, opts: RouteOptionsInput): Promise<RouteRun> {
     api: { listTriggers: counted(api.listTriggers), fireTrigger: counted(api.fireTrigger), slots: counted(api.slots), book: counted(api.book) },
     asker: flagAsker(parsed.flags, terminal),
     notify: noticePrinter({ ui, json: ctx.globals.json, target, zone: parsed.zone, yes: parsed.flags.yes }),
-    journal: await openJournal(ctx.configDir()),
-    outcomes: new OutcomeMemory(ctx.configDir()),
-    scope: scopeOf(target),
+    journal: state.journal,
+    outcomes: state.outcomes,
+    meetings: state.meetings,
+    guard: ({ trigger, email, answersKey }) =>
+      guardLead(ctx, state.meetings, {
+        scope,
+        email,
+        triggerId: trigger.id,
+        answersKey,
+        start: parsed.flags.slot ?? 'first',
+        zone: parsed.zone,
+        rebook: Boolean(opts.rebook),
+        again: 'the same schedctl route command with',
+      }),
+    scope,
     now: () => ctx.clock.now(),
     days: parsed.days,
     leadTimezone: parsed.leadZone,

@@ -17,9 +17,10 @@ export async function run(ctx: Context, _args: string[], opts: SandboxOptions): 
   const options = parseOptions(opts, ctx.globals.json);
   const running = await runSandboxCommand(options, ctx.io);
   if (ctx.globals.profile) {
-    const store = await ctx.store();
-    store.set(ctx.globals.profile, { baseUrl: running.baseUrl, apiKey: running.keys.full }, false);
-    ctx.io.stderr.write(`saved profile "${ctx.globals.profile}" for this sandbox (use it with --profile ${ctx.globals.profile})\n`);
+    const { profiles } = await ctx.state();
+    const name = ctx.globals.profile;
+    await profiles.set(name, { baseUrl: running.baseUrl, apiKey: running.keys.full }, false);
+    ctx.io.stderr.write(`${savedProfileNote(name, await profiles.defaultName())}\n`);
   }
   await running.closed;
 }
@@ -47,4 +48,13 @@ function parseOptions(opts: SandboxOptions, json: boolean): SandboxCommandOption
     json,
     ...(opts.state ? { state: opts.state } : {}),
   };
+}
+
+/** Whether the saved profile is the one commands use without --profile, and how to make it so. */
+export function savedProfileNote(name: string, defaultName: string | undefined): string {
+  if (defaultName === name) return `saved profile "${name}" for this sandbox; it is the default profile, so other commands use it without --profile`;
+  return (
+    `saved profile "${name}" for this sandbox; the default profile is still "${defaultName ?? '(none)'}": ` +
+    `pass --profile ${name}, or make it the default with: schedctl profile use ${name}`
+  );
 }

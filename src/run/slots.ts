@@ -2,10 +2,11 @@ import { DateTime } from 'luxon';
 import type { Context } from '../context.js';
 import { requireUuid } from '../domain/inputs.js';
 import { fetchSlots } from '../domain/slots.js';
-import { formatInZone, parseTimeInput, relativeMinutes, resolveZone } from '../domain/time.js';
+import { formatInZone, parseTimeInput, relativeMinutes, resolveZone, serverNow } from '../domain/time.js';
 import { ApiError, UsageError } from '../errors.js';
 import { hintFor } from '../hints.js';
 import { DEFAULT_DAYS, MAX_SLOTS_DAYS } from '../limits.js';
+import { sanitizeText } from '../ui/sanitize.js';
 import { renderSlotsByDay } from '../ui/slots-view.js';
 
 interface SlotsOptions {
@@ -37,9 +38,11 @@ export async function run(ctx: Context, [event = '']: string[], opts: SlotsOptio
   const ui = await ctx.ui();
   if (ctx.globals.json) return ui.json(result);
   const { zone, from, to } = request;
+  // expiresAt is an instant on the server's clock: count down from the server's now, not ours.
+  const now = serverNow(ctx.clock.now(), api.http.serverSkewMs());
   ui.print(
     [
-      `Reservation ${result.reservationId}, expires ${formatInZone(result.expiresAt, zone)} (${relativeMinutes(result.expiresAt, ctx.clock.now())})`,
+      `Reservation ${sanitizeText(result.reservationId)}, expires ${formatInZone(result.expiresAt, zone)} (${relativeMinutes(result.expiresAt, now)})`,
       `Free times for ${event} from ${formatInZone(from, zone)} to ${formatInZone(to, zone)} (${zone}), ${result.slots.length} in all:`,
       renderSlotsByDay(result.slots, zone),
     ].join('\n'),

@@ -5,6 +5,7 @@ import { problemLines, summaryLine, tableRows } from '../domain/smoke/render.js'
 import { runSmoke } from '../domain/smoke/runner.js';
 import type { SmokeReport } from '../domain/smoke/types.js';
 import { junitXml } from '../domain/smoke/junit.js';
+import { sanitizeText } from '../ui/sanitize.js';
 import { renderTable } from '../ui/table.js';
 import { parseSmokeFlags, type SmokeFlags } from './smoke/options.js';
 
@@ -34,9 +35,10 @@ async function print(report: SmokeReport, ctx: Context): Promise<void> {
   }
   const paint = { pass: (s: string) => ui.out.green(s), fail: (s: string) => ui.out.red.bold(s), skip: (s: string) => ui.out.yellow(s) };
   const lines = [renderTable(['NAME', 'RESULT', 'LATENCY', 'DETAIL'], tableRows(report.checks, paint), { color: ui.out.level > 0 })];
-  const problems = problemLines(report.checks);
+  // Contract problems quote the server's values: data, shown escaped (colors or not).
+  const problems = problemLines(report.checks).map(sanitizeText);
   if (problems.length) lines.push('', 'Contract problems:', ...problems);
-  if (report.meetingId) lines.push('', `Booked meeting ${report.meetingId}: it is real; cancel it when done.`);
+  if (report.meetingId) lines.push('', `Booked meeting ${sanitizeText(report.meetingId)}: it is real; cancel it when done.`);
   lines.push('', summaryLine(report));
   ui.print(lines.join('\n'));
 }

@@ -3,6 +3,7 @@
  * SIGINT/SIGTERM (state is flushed by close()). Loaded by dynamic import so the rest of
  * the CLI never pays for it.
  */
+import { UsageError } from '../errors.js';
 import { isLoopbackHost, startSandbox } from './server.js';
 import type { SandboxKeys } from './types.js';
 import { seedWorkspace } from './workspace.js';
@@ -50,6 +51,25 @@ function banner(baseUrl: string, keys: SandboxKeys, seed: number): string {
   ].join('\n');
 }
 
+/** Why the sandbox could not listen, as a usage error saying what to pass instead; undefined when it is something else. */
+function listenError(error: unknown, opts: Pick<SandboxCommandOptions, 'host' | 'port'>): UsageError | undefined {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  switch (code) {
+    case 'EADDRINUSE':
+      return new UsageError(`port ${opts.port} is in use; pass --port 0 for a free one`, {
+        hint: `another program (perhaps another schedctl sandbox) listens on ${opts.host}:${opts.port}`,
+      });
+    case 'EACCES':
+      return new UsageError(`port ${opts.port} needs privileges on this machine; pass --port 0 for a free one`);
+    case 'EADDRNOTAVAIL':
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return new UsageError(`cannot listen on --host ${opts.host}: no such address on this machine`, { hint: 'use --host 127.0.0.1' });
+    default:
+      return undefined;
+  }
+}
+
 export async function runSandboxCommand(opts: SandboxCommandOptions, io: SandboxCommandIo): Promise<RunningSandbox> {
   if (!isLoopbackHost(opts.host)) {
     io.stderr.write(`warning: binding ${opts.host} exposes the sandbox and its demo keys beyond this machine; use --host 127.0.0.1 unless you mean it\n`);
@@ -57,16 +77,23 @@ export async function runSandboxCommand(opts: SandboxCommandOptions, io: Sandbox
   const sandbox = await startSandbox({
     host: opts.host, port: opts.port, seed: opts.seed, holdSeconds: opts.holdSeconds, rateLimit: opts.rateLimit,
     ...(opts.state ? { stateFile: opts.state } : {}),
+  }).catch((error: unknown) => {
+    throw listenError(error, opts) ?? error;
   });
   if (opts.json) io.stdout.write(`${JSON.stringify({ baseUrl: sandbox.baseUrl, keys: sandbox.keys })}\n`);
   else io.stdout.write(banner(sandbox.baseUrl, sandbox.keys, opts.seed));
 
   let resolveClosed!: () => void;
   const closed = new Promise<void>((resolve) => (resolveClosed = resolve));
+  // The CLI's own Ctrl-C handling (exit 130 at once, src/cli.ts) stands aside while this runs.
+  const ownsSigint = process as unknown as Record<symbol, unknown>;
+  ownsSigint[Symbol.for('schedctl.ownsSigint')] = true;
   const shutdown = () => {
     process.off('SIGINT', shutdown);
     process.off('SIGTERM', shutdown);
-    void sandbox.close().then(resolveClosed, resolveClosed);
+    void sandbox.close().then(resolveClosed, resolveClosed).finally(() => {
+      delete ownsSigint[Symbol.for('schedctl.ownsSigint')];
+    });
   };
   process.on('SIGINT', shutdown);
   process.on('SIGTERM', shutdown);

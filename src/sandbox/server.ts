@@ -87,7 +87,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       return sendHtml(res, 502, HTML_502);
     }
     // `delay` then works even if the client has gone away: the lost-response case.
-    if (rule?.fault === 'delay') await sleep(rule.delayMs ?? 2000, timers);
+    if (rule?.fault === 'delay') {
+      await sleep(rule.delayMs ?? 2000, timers);
+      stampDate(res);
+    }
     if (closing) return void res.destroy();
     const reply = handleV1(store, limiter, { method, url, authorization: req.headers.authorization, rawBody, baseUrl });
     entry.status = reply.status;
@@ -104,7 +107,16 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     send(res, reply);
   }
 
+  /**
+   * The Date header comes from the sandbox's own clock (which /_sandbox/clock moves), as a real
+   * server's comes from its clock: clients measure the server's time with it (holds, countdowns).
+   */
+  function stampDate(res: ServerResponse): void {
+    if (!res.headersSent) res.setHeader('date', store.now().toUTCString());
+  }
+
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    stampDate(res);
     const url = new URL(req.url ?? '/', 'http://sandbox.invalid');
     const rawBody = await readBody(req);
     if (url.pathname.startsWith('/_sandbox/')) {

@@ -46,6 +46,8 @@ const entryShape = () => ({
   sentAt: z.optional(z.nullable(z.string())),
   triggerId: z.optional(z.string()),
   answersKey: z.optional(z.string()),
+  /** The whole book request, so that a re-run can resolve a lost attempt by sending it again as it was. */
+  request: z.optional(z.record(z.string(), z.unknown())),
 });
 export type JournalEntry = Plain<ReturnType<typeof entryShape>>;
 export type JournalFile = { entries: JournalEntry[] };

@@ -1,9 +1,23 @@
 import Table from 'cli-table3';
+import { sanitizeText } from './sanitize.js';
+
+/** A cell styled by us (a colored PASS): its text is sanitized, then the style is applied. */
+export interface StyledCell {
+  text: string;
+  style: (text: string) => string;
+}
+export type Cell = string | number | StyledCell;
+
+/** Cell text is data: a server's control characters are shown escaped, never passed to the terminal. */
+function cellText(cell: Cell): string {
+  if (typeof cell === 'object') return cell.style(sanitizeText(cell.text));
+  return sanitizeText(String(cell));
+}
 
 /** A borderless table for stdout; plain (no color codes) when colors are off. */
-export function renderTable(head: string[], rows: Array<Array<string | number>>, opts: { color: boolean }): string {
+export function renderTable(head: string[], rows: Array<Array<Cell>>, opts: { color: boolean }): string {
   const table = new Table({
-    head,
+    head: head.map((h) => sanitizeText(h)),
     style: { head: opts.color ? ['bold'] : [], border: [], compact: true, 'padding-left': 0, 'padding-right': 2 },
     chars: {
       top: '', 'top-mid': '', 'top-left': '', 'top-right': '',
@@ -12,6 +26,6 @@ export function renderTable(head: string[], rows: Array<Array<string | number>>,
       right: '', 'right-mid': '', middle: '',
     },
   });
-  for (const row of rows) table.push(row.map(String));
+  for (const row of rows) table.push(row.map(cellText));
   return table.toString().split('\n').map((l) => l.trimEnd()).join('\n');
 }

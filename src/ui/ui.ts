@@ -2,9 +2,16 @@
  * Output helpers, loaded only by commands that print: colors (chalk) and spinners (ora)
  * only on a TTY, honoring --no-color, NO_COLOR and FORCE_COLOR. Results go to stdout,
  * everything for humans (progress, notes, warnings) to stderr.
+ *
+ * These are the sinks of human output, so every line passes the sanitizer here (on a TTY and
+ * in pipes alike): text from the server or a local file never drives the terminal. Only our
+ * own colors (SGR) survive, and only on a stream that has colors on. `json()` writes the data
+ * (see json-text.ts).
  */
 import { Chalk, supportsColor, supportsColorStderr, type ChalkInstance } from 'chalk';
 import type { GlobalOptions, IO } from '../context.js';
+import { jsonText } from './json-text.js';
+import { sanitizeOutput } from './sanitize.js';
 
 export interface Spinner {
   update(text: string): void;
@@ -41,21 +48,24 @@ export function colorLevel(isTTY: boolean, detected: { level: number } | false, 
 export function createUi(io: IO, env: NodeJS.ProcessEnv, globals: GlobalOptions): Ui {
   const out = new Chalk({ level: colorLevel(io.isStdoutTTY, supportsColor, env, globals) });
   const err = new Chalk({ level: colorLevel(io.isStderrTTY, supportsColorStderr, env, globals) });
+  const forOut = (text: string) => sanitizeOutput(text, { keepSgr: out.level > 0 });
+  const forErr = (text: string) => sanitizeOutput(text, { keepSgr: err.level > 0 });
   let active: Spinner | undefined;
   const ui: Ui = {
     out,
     err,
     json: (value) => {
-      io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+      io.stdout.write(`${jsonText(value)}\n`);
     },
     print: (text) => {
-      io.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+      const safe = forOut(text);
+      io.stdout.write(safe.endsWith('\n') ? safe : `${safe}\n`);
     },
     info: (line) => {
-      if (!globals.quiet) io.stderr.write(`${line}\n`);
+      if (!globals.quiet) io.stderr.write(`${forErr(line)}\n`);
     },
     warn: (line) => {
-      io.stderr.write(`${err.yellow('warning:')} ${line}\n`);
+      io.stderr.write(`${err.yellow('warning:')} ${forErr(line)}\n`);
     },
     waiting: (line, ms) => {
       if (io.isStderrTTY && !globals.quiet) {
@@ -69,7 +79,7 @@ export function createUi(io: IO, env: NodeJS.ProcessEnv, globals: GlobalOptions)
           }, ms).unref();
         });
       } else {
-        io.stderr.write(`${line}\n`);
+        io.stderr.write(`${forErr(line)}\n`);
       }
     },
     spinner: async (text) => {
@@ -77,10 +87,10 @@ export function createUi(io: IO, env: NodeJS.ProcessEnv, globals: GlobalOptions)
         return { update: () => undefined, stop: (finalLine) => finalLine && ui.info(finalLine) };
       }
       const { default: ora } = await import('ora');
-      const s = ora({ text, stream: io.stderr as NodeJS.WriteStream, isEnabled: true, color: err.level > 0 ? 'cyan' : false as never }).start();
+      const s = ora({ text: forErr(text), stream: io.stderr as NodeJS.WriteStream, isEnabled: true, color: err.level > 0 ? 'cyan' : false as never }).start();
       return {
         update: (t) => {
-          s.text = t;
+          s.text = forErr(t);
         },
         stop: (finalLine) => {
           s.stop();

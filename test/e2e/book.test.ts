@@ -147,10 +147,29 @@ describe('book: every error code of the spec', () => {
     expect(await meetings()).toHaveLength(1);
   });
 
+  it('a lead with an upcoming meeting on the event is not booked again by accident (exit 5, nothing sent); --rebook sends it', async () => {
+    const s = await slots('intro-call');
+    expect((await book('intro-call', s.slots[0]!, s.reservationId)).code).toBe(0);
+    const before = await t.sb.requestCount();
+    const fresh = await slots('intro-call');
+    const r = await book('intro-call', fresh.slots[1]!, fresh.reservationId, 'lead@acme.example', ['--json']);
+    expect(r.code, show(r)).toBe(5);
+    const [m] = await meetings();
+    expect(r.json().error).toMatchObject({ code: 'LEAD_HAS_MEETING', message: expect.stringContaining(m!.id), hint: expect.stringContaining('--rebook') });
+    expect(await t.sb.requestCount()).toBe(before + 1); // the slots request only
+    // The same time again is a repeat: already booked, from the local record, nothing sent.
+    const same = await book('intro-call', s.slots[0]!, fresh.reservationId, 'lead@acme.example', ['--json']);
+    expect(same.code, show(same)).toBe(0);
+    expect(same.json()).toMatchObject({ status: 'already_booked', code: 'ON_RECORD', meetingId: m!.id });
+    const again = await book('intro-call', fresh.slots[1]!, fresh.reservationId, 'lead@acme.example', ['--json', '--rebook']);
+    expect(again.code, show(again)).toBe(0);
+    expect(await meetings()).toHaveLength(2);
+  });
+
   it('RESERVATION_USED: the reservation was spent by an earlier booking (exit 5)', async () => {
     const s = await slots('intro-call');
     expect((await book('intro-call', s.slots[0]!, s.reservationId)).code).toBe(0);
-    const r = await book('intro-call', s.slots[1]!, s.reservationId, 'lead@acme.example', ['--json']);
+    const r = await book('intro-call', s.slots[1]!, s.reservationId, 'lead@acme.example', ['--json', '--rebook']);
     expect(r.code, show(r)).toBe(5);
     expect(r.json().error).toMatchObject({ code: 'RESERVATION_USED', status: 409, hint: expect.stringContaining('check the calendar') });
     expect(await meetings()).toHaveLength(1);
@@ -284,7 +303,9 @@ describe('book: bad input is refused before any request (exit 2)', () => {
   const res = '11111111-1111-4111-8111-111111111111';
   it.each([
     [['--email', 'not-an-email'], '--email'],
-    [['--start', 'next tuesday'], '--start'],
+    [['--start', 'whenever suits'], '--start'],
+    [['--start', '2020-01-06T10:00:00Z'], '--start'],
+    [['--start', '2026-12-01T14:00+25:00'], '--start'],
     [['--tz', 'Mars/Olympus'], '--tz'],
     [['--lead-tz', 'Nowhere/Land'], '--lead-tz'],
     [['--reservation', 'abc'], '--reservation'],

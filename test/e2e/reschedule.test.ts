@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { strictSchemas } from '../../src/api/schemas.js';
+import { dayLabel, timeLabel } from '../../src/domain/time.js';
 import { show, tempDir } from '../helpers/cli.js';
 import { useSandbox } from '../helpers/sandbox.js';
 import { DOWN, ENTER, onTerminal, type Answer } from '../helpers/terminal.js';
@@ -134,11 +135,13 @@ describe('reschedule on a terminal without --start', () => {
   it("lists free times of the meeting's event (from the journal), lets the user pick, confirms, then moves", async () => {
     const m = await booked();
     // Down arrow to the second free time, Enter; then Enter to accept the confirmation.
-    const r = await pick(['reschedule', m.id, '--tz', 'UTC'], [['New time (UTC)', `${DOWN}${ENTER}`], ['Move meeting', ENTER]]);
+    const r = await pick(['reschedule', m.id, '--tz', 'UTC'], [['New time for meeting', `${DOWN}${ENTER}`], ['Move meeting', ENTER]]);
     expect(r.code, r.stderr).toBe(0);
     const moved = (await t.sb.state()).meetings[0]!;
     expect(moved.date).not.toBe(m.date);
-    expect(r.stderr).toContain(`Move meeting ${m.id} to ${moved.date.slice(0, 10)} ${moved.date.slice(11, 16)} UTC?`);
+    // The confirmation shows the move, the old time labelled as what schedctl last recorded.
+    const short = (iso: string) => `${dayLabel(iso, 'UTC')} ${timeLabel(iso, 'UTC')}`;
+    expect(r.stderr).toContain(`Move meeting ${m.id} from ${short(m.date)} (as schedctl last recorded it) to ${short(moved.date)} (UTC)?`);
     expect(r.stdout).toContain(`Rescheduled meeting ${m.id}`);
   });
 
@@ -150,9 +153,14 @@ describe('reschedule on a terminal without --start', () => {
     expect((await t.sb.state()).requests.filter((q) => q.method === 'PATCH')).toHaveLength(0);
   });
 
-  it('asks for --event when the meeting is not in the journal', async () => {
-    const r = await pick(['reschedule', '00000000-0000-4000-8000-000000000000'], []);
-    expect(r.code).toBe(2);
-    expect(r.stderr).toContain('missing --event');
+  it('asks for the event when the meeting is not in the local record, instead of failing', async () => {
+    const r = await pick(['reschedule', '00000000-0000-4000-8000-000000000000'], [
+      ['Event or scheduling link', `intro-call${ENTER}`],
+      ['New time for meeting', ENTER],
+      ['Move meeting', `n${ENTER}`],
+    ]);
+    expect(r.code, r.stderr).toBe(130);
+    expect(r.stderr).not.toContain('missing --event');
+    expect((await t.sb.state()).requests.filter((q) => q.method === 'PATCH')).toHaveLength(0);
   });
 });

@@ -93,9 +93,10 @@ describe('route wizard (real prompts)', () => {
     ]);
     expect(fire.code).toBe(130);
     await t.sb.reset();
-    // The sandbox forgot the run; the local memory did not: reuse it and book through its link.
+    // The sandbox forgot the run; the local memory did not: the same answers reuse it and book through its link.
     const before = (await t.sb.state()).requests.length;
-    const r = await wizard(['--trigger', 'Inbound demo request', '--email', 'ada@acme.example'], [
+    const sameAnswers = ['--field', 'company=Acme', '--field', 'region=emea', '--field', 'team_size=1-10', '--field', 'notes='];
+    const r = await wizard(['--trigger', 'Inbound demo request', '--email', 'ada@acme.example', ...sameAnswers], [
       ['Reuse it instead of firing again?', ENTER],
       ['Pick a time', ENTER],
       ['Add guest details', ENTER],

@@ -112,7 +112,7 @@ describe('route (scriptable)', () => {
     expect((await t.sb.state()).executions).toHaveLength(1);
 
     await cli([...fire, '--force']);
-    const anew = await cli([...DEMO, '--slot', 'first', '--json', '--refire']);
+    const anew = await cli([...DEMO, '--slot', 'first', '--json', '--refire', '--rebook']);
     expect(anew.code, show(anew)).toBe(0);
     expect(anew.json()).toMatchObject({ status: 'booked', reused: false, requests: 4 });
     expect((await t.sb.state()).executions).toHaveLength(3);

@@ -2,16 +2,39 @@ import { Command, Option } from 'commander';
 import type { Context } from '../../context.js';
 import { runs } from '../action.js';
 
+const HELP_AFTER = `
+The key:
+  Never accepted as a command-line argument or flag: argv leaks into shell history and
+  \`ps\`, so \`profile add NAME sk_…\` and \`--key sk_…\` are refused (exit 2). On a
+  terminal, type it at the hidden prompt; in scripts, pipe it with --key-stdin. It is
+  stored in config.json (mode 0600, in the config directory) and only ever shown masked.
+
+Base URL:
+  The global --base-url given to this command (default: the local sandbox,
+  http://127.0.0.1:4010). Plain http:// is refused for a host that is not loopback.
+
+Key check:
+  Before saving, one GET /v1/triggers with the new key. A refused key (401) is not
+  saved (exit 3). A key without the triggers:read scope (403) is saved, with a note: it
+  may still serve the scheduling commands. An unreachable server: nothing is saved
+  (exit 1); pass --no-verify to save without checking.
+
+Examples:
+  schedctl profile add prod --base-url https://api.example.com --key-stdin < prod-key.txt
+  schedctl profile add staging --base-url https://staging.example.com --default
+  schedctl sandbox --profile sandbox      # a profile for a local sandbox, key included`;
+
 export function profileAddCommand(ctx: Context): Command {
   return new Command('add')
-    .description('add or replace a profile; the key is read from a hidden prompt, or from stdin with --key-stdin')
-    .addHelpText('after', "\nThe profile's base URL is the global --base-url (default: the local sandbox, http://127.0.0.1:4010).")
-    .argument('<name>', 'profile name (letters, digits, _ . -)')
-    .argument('[refused...]')
-    .option('--default', 'make it the default profile')
-    .option('--key-stdin', 'read the API key from stdin (e.g. `schedctl profile add prod --key-stdin < key.txt`)')
+    .description('add or replace a profile: a named API key and base URL, checked with one read request before it is saved')
+    .argument('<name>', 'profile name: 1–64 letters, digits, _ . - (starting with a letter or digit); a profile of that name is replaced')
+    .option('--key-stdin', 'read the API key from stdin, one line (without it: a hidden prompt, on a terminal only)')
+    .option('--default', 'make it the default profile (the first profile added always becomes the default)')
+    .option('--no-verify', 'save without checking the key against the API')
     .addOption(new Option('--key <key>').hideHelp())
     .addOption(new Option('--api-key <key>').hideHelp())
+    // A key pasted as a second argument is refused with a reason (run/profile/add.ts), not as "too many arguments".
     .allowExcessArguments(true)
+    .addHelpText('after', HELP_AFTER)
     .action(runs(ctx, 'profile/add'));
 }

@@ -10,29 +10,28 @@
  * A remembered scheduler outcome for the same trigger and email is offered for reuse first.
  */
 import type { Api } from '../../api/endpoints.js';
-import type { Outcome, Trigger, TriggerFireResult } from '../../api/schemas.js';
+import type { Meeting, Outcome, Trigger, TriggerFireResult } from '../../api/schemas.js';
 import { ApiError, CancelledError, CliError, EXIT } from '../../errors.js';
 import { refireHint } from '../../hints.js';
-import { bookSlot, type BookRequest } from '../booking.js';
-import type { Journal } from '../journal.js';
-import type { RememberedOutcome } from '../outcomes.js';
+import { answersKey, type Journal, type Meetings, type Outcomes } from '../../state/index.js';
+import { bookSlot, type BookRequest, type BookResult } from '../booking.js';
 import { fireTrigger } from '../fire.js';
 import { fetchSlots } from '../slots.js';
 import { buildResponses, isEmailField } from '../triggers.js';
 import type { GuestDetails, RouteAsker, RouteNotice, RouteResult, SlotPage } from './types.js';
 
-export interface OutcomeStore {
-  get(scope: string, triggerId: string, email: string): RememberedOutcome | undefined;
-  remember(scope: string, triggerId: string, email: string, result: { executionId: string; outcome: Outcome | { type: string }; firedAt: string }): void;
-  forgetExecution(scope: string, executionId: string): unknown;
-}
-
 export interface RouteDeps {
   api: Pick<Api, 'listTriggers' | 'fireTrigger' | 'slots' | 'book'>;
   asker: RouteAsker;
   notify: (notice: RouteNotice) => void;
-  journal: Journal;
-  outcomes: OutcomeStore;
+  journal: Pick<Journal, 'begin' | 'markSent' | 'update' | 'remove' | 'path' | 'findOpenAttempt'>;
+  outcomes: Pick<Outcomes, 'lookup' | 'remember' | 'forgetExecution'>;
+  meetings?: Pick<Meetings, 'record'>;
+  /**
+   * The lead already has an upcoming meeting from this trigger (local record): returns it when
+   * this run repeats that booking (report it), throws or asks when it is something else.
+   */
+  guard?: (q: { trigger: Trigger; email: string; answersKey: string }) => Promise<Meeting | undefined>;
   /** `${profile ?? 'env'}@${baseUrl}` (journal and outcome memory). */
   scope: string;
   now: () => Date;
@@ -53,24 +52,47 @@ export async function runRoute(deps: RouteDeps): Promise<RouteResult> {
   const { triggers } = await api.listTriggers();
   if (triggers.length === 0) {
     throw new CliError('NOT_FOUND', 'this workspace has no API triggers to route with', EXIT.notFound, {
-      hint: 'publish a workflow with an API trigger, or check --profile / SCHEDCTL_BASE_URL',
+      hint: 'publish a workflow with an API trigger, or check the profile and base URL in use',
     });
   }
   const trigger = await asker.trigger(triggers);
   const email = await asker.email(trigger);
   const formFields = trigger.fields.filter((f) => !isEmailField(f));
-  const askResponses = async () => buildResponses(trigger, { email, fields: await asker.form(trigger, formFields, email) });
+  // The answers come first: a remembered outcome belongs to the answers it was fired with.
+  const responses = buildResponses(trigger, { email, fields: await asker.form(trigger, formFields, email) });
+  const key = answersKey(responses, {});
+  const origin = { triggerId: trigger.id, answersKey: key };
+  const base = { trigger, email, responses, refires: 0, guests: { guests: [] as string[] } };
 
-  let responses: Record<string, string> | undefined;
+  // An earlier run of the same lead and answers whose booking answer was lost is resolved first,
+  // whatever this run's --slot says: its attempt is sent again as it was.
+  const open = await deps.journal.findOpenAttempt(scope, { personEmail: email, triggerId: trigger.id, answersKey: key });
+  if (open?.request) {
+    deps.notify({ type: 'resolving', attempt: open });
+    try {
+      const resolved = await bookSlot({ api, journal: deps.journal, meetings: deps.meetings, outcomes: deps.outcomes, scope, now: deps.now, origin, suggestOnSlotTaken: false }, open.request as BookRequest);
+      return resolvedResult(base, open.workflowExecutionId ?? '', resolved, open.request as BookRequest);
+    } catch (error) {
+      // Refused for another reason (the slot went to someone else): the earlier attempt booked
+      // nothing, so this run goes on as a new booking.
+      if (!(error instanceof ApiError)) throw error;
+    }
+  }
+  const held = await deps.guard?.({ trigger, email, answersKey: key });
+  if (held) {
+    const outcome = { type: 'scheduler' };
+    return { ...base, status: 'already_booked', executionId: '', outcome, reused: true, meeting: held, slot: held.date, reservationId: null, alreadyBookedCode: 'ON_RECORD' };
+  }
+
   let fired: { executionId: string; outcome: Outcome | { type: string } };
   let reused = false;
-  const remembered = deps.outcomes.get(scope, trigger.id, email);
-  if (remembered && (await asker.reuse(remembered, trigger))) {
-    fired = { executionId: remembered.executionId, outcome: remembered.outcome };
+  const remembered = await deps.outcomes.lookup(scope, trigger.id, email, key);
+  if (remembered.kind === 'match' && (await asker.reuse(remembered.outcome, trigger))) {
+    fired = { executionId: remembered.outcome.executionId, outcome: remembered.outcome.outcome };
     reused = true;
-    deps.notify({ type: 'reused', remembered });
+    deps.notify({ type: 'reused', remembered: remembered.outcome });
   } else {
-    responses = await askResponses();
+    if (remembered.kind === 'different-answers') deps.notify({ type: 'answers_changed', previous: remembered.previous });
     if (!(await asker.confirmFire({ trigger, email, responses }))) throw new CancelledError('nothing was fired');
     fired = await fire(deps, trigger, email, responses);
   }
@@ -130,10 +152,10 @@ export async function runRoute(deps: RouteDeps): Promise<RouteResult> {
     attempts += 1;
     try {
       const booked = await bookSlot(
-        { api, journal: deps.journal, scope, now: deps.now, outcomes: deps.outcomes, suggestOnSlotTaken: false },
+        { api, journal: deps.journal, meetings: deps.meetings, scope, now: deps.now, outcomes: deps.outcomes, origin, suggestOnSlotTaken: false },
         request,
       );
-      const done = { ...result, guests, slot, reservationId: request.reservationId };
+      const done = { ...result, guests, slot, reservationId: request.reservationId, warnings: booked.warnings };
       if (booked.status === 'booked') return { ...done, status: 'booked', meeting: booked.meeting, slot: booked.meeting.date };
       return { ...done, status: 'already_booked', slot: booked.attempt.startTime, alreadyBookedCode: booked.code };
     } catch (error) {
@@ -162,8 +184,7 @@ export async function runRoute(deps: RouteDeps): Promise<RouteResult> {
           if (result.refires >= MAX_REFIRES || !(await asker.refire(result.executionId, trigger))) {
             throw error.withHint(refireHint(result.executionId));
           }
-          deps.outcomes.forgetExecution(scope, result.executionId);
-          responses ??= await askResponses();
+          await deps.outcomes.forgetExecution(scope, result.executionId);
           const again = await fire(deps, trigger, email, responses);
           if (again.outcome.type !== 'scheduler' || !('schedulingLinkId' in again.outcome)) {
             // The workflow routed differently this time: report that outcome as the result.
@@ -189,9 +210,21 @@ export async function runRoute(deps: RouteDeps): Promise<RouteResult> {
 async function fire(deps: RouteDeps, trigger: Trigger, email: string, responses: Record<string, string>): Promise<TriggerFireResult> {
   deps.notify({ type: 'firing', trigger, email });
   const result = await fireTrigger(deps.api, trigger, { email, responses });
-  deps.outcomes.remember(deps.scope, trigger.id, email, { ...result, firedAt: deps.now().toISOString() });
+  await deps.outcomes.remember(deps.scope, trigger.id, email, { ...result, firedAt: deps.now().toISOString(), answersKey: answersKey(responses, {}) });
   deps.notify({ type: 'fired', executionId: result.executionId, outcome: result.outcome });
   return result;
+}
+
+/** The result of re-sending an earlier run's lost booking attempt. */
+function resolvedResult(
+  base: Pick<RouteResult, 'trigger' | 'email' | 'responses' | 'refires' | 'guests'>,
+  executionId: string,
+  booked: BookResult,
+  request: BookRequest,
+): RouteResult {
+  const common = { ...base, executionId, outcome: { type: 'scheduler' }, reused: true, reservationId: request.reservationId, warnings: booked.warnings };
+  if (booked.status === 'booked') return { ...common, status: 'booked', meeting: booked.meeting, slot: booked.meeting.date };
+  return { ...common, status: 'already_booked', meeting: null, slot: booked.attempt.startTime, alreadyBookedCode: booked.code };
 }
 
 function bookRequest(r: {

@@ -5,7 +5,7 @@
  * the recovery rules live in one place.
  */
 import type { Meeting, Outcome, Trigger, TriggerField } from '../../api/schemas.js';
-import type { RememberedOutcome } from '../outcomes.js';
+import type { JournalEntry, RememberedOutcome } from '../../state/index.js';
 
 export interface SlotPage {
   linkId: string;
@@ -48,7 +48,7 @@ export interface RouteAsker {
   email(trigger: Trigger): Promise<string>;
   /** Answers for the form's fields (the email field excluded); '' or absent = left empty. */
   form(trigger: Trigger, fields: TriggerField[], email: string): Promise<Record<string, string>>;
-  /** A scheduler outcome for this trigger and email is remembered: true = reuse it, false = fire again. */
+  /** A scheduler outcome for this trigger, email and answers is remembered: true = reuse it, false = fire again. */
   reuse(remembered: RememberedOutcome, trigger: Trigger): Promise<boolean>;
   confirmFire(summary: FireSummary): Promise<boolean>;
   pickSlot(page: SlotPage): Promise<SlotAnswer>;
@@ -63,6 +63,10 @@ export type RouteNotice =
   | { type: 'firing'; trigger: Trigger; email: string }
   | { type: 'fired'; executionId: string; outcome: Outcome | { type: string } }
   | { type: 'reused'; remembered: RememberedOutcome }
+  /** A remembered outcome exists for this lead, but from other answers: it is not reused. */
+  | { type: 'answers_changed'; previous: RememberedOutcome }
+  /** An earlier run's booking answer was lost: its attempt is sent again as it was, to learn the outcome. */
+  | { type: 'resolving'; attempt: JournalEntry }
   | { type: 'booking'; slot: string }
   | { type: 'slot_taken'; slot: string }
   | { type: 'no_host'; slot: string }
@@ -77,14 +81,16 @@ export interface RouteResult {
   email: string;
   executionId: string;
   outcome: Outcome | { type: string };
-  /** The form responses sent with the (last) fire; undefined when a remembered outcome was reused throughout. */
-  responses: Record<string, string> | undefined;
+  /** The form responses of the run (sent with the last fire, or matching the reused outcome). */
+  responses: Record<string, string>;
   reused: boolean;
   refires: number;
   meeting: Meeting | null;
   slot: string | null;
   reservationId: string | null;
   guests: GuestDetails;
-  /** already_booked: the API's answer to the retry that showed the earlier attempt booked. */
+  /** Local warnings (a confirmed booking the local record could not keep). */
+  warnings?: string[];
+  /** already_booked: the API's answer to the retry that showed the earlier attempt booked (ON_RECORD: the local record of meetings). */
   alreadyBookedCode?: string;
 }

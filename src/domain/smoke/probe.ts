@@ -40,18 +40,19 @@ export async function probe<T>(
   tolerant: ZodType<T>,
 ): Promise<ProbeResult<T>> {
   const started = performance.now();
-  const sentBefore = http.sent;
+  const triesBefore = http.attempts;
   let json: unknown;
   try {
     json = await http.request<unknown>({ ...req, schema: undefined });
   } catch (error) {
     const latencyMs = Math.round(performance.now() - started);
+    const unreachable = error instanceof NetworkError && /could not reach/.test(error.message);
     return {
       ok: false,
       latencyMs,
-      detail: describeFailure(error) + attempts(http.sent - sentBefore),
+      detail: describeFailure(error) + attempts(http.attempts - triesBefore, unreachable),
       ...(error instanceof ApiError || (error instanceof BadResponseError && error.status !== undefined) ? { status: error.status as number } : {}),
-      ...(error instanceof NetworkError && /could not reach/.test(error.message) ? { unreachable: true } : {}),
+      ...(unreachable ? { unreachable: true } : {}),
     };
   }
   const latencyMs = Math.round(performance.now() - started);
@@ -68,9 +69,13 @@ export async function probe<T>(
   };
 }
 
-/** The HTTP layer retries reads on 5xx and waits on 429: say so, since the latency includes it. */
-function attempts(n: number): string {
-  return n > 1 ? ` (after ${n} attempts)` : '';
+/**
+ * The HTTP layer retries reads on 5xx and waits on 429: say so, since the latency includes it.
+ * Tries that never connected sent nothing (and count as no request in the summary): say that.
+ */
+function attempts(n: number, unreachable: boolean): string {
+  if (n <= 1) return '';
+  return unreachable ? ` (${n} tries, none connected)` : ` (after ${n} attempts)`;
 }
 
 /** One line for the DETAIL column: what failed, with the API's code and, for a 403, the missing scope. */

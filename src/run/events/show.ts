@@ -2,6 +2,7 @@ import type { EventDetail } from '../../api/schemas.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import type { Ui } from '../../ui/ui.js';
+import { sanitizeDeep, sanitizeText } from '../../ui/sanitize.js';
 import { renderTable } from '../../ui/table.js';
 
 export async function run(ctx: Context, [event = '']: string[]): Promise<void> {
@@ -10,15 +11,28 @@ export async function run(ctx: Context, [event = '']: string[]): Promise<void> {
   const detail = await api.getEvent(event);
   const ui = await ctx.ui();
   if (ctx.globals.json) return ui.json(detail);
-  ui.print(detailLines(detail, ui).join('\n'));
+  // The human view is built from a sanitized copy: server text is shown escaped, our bold stays.
+  ui.print(detailLines(sanitizeDeep(detail), ui, linkAsked(event, detail)).join('\n'));
   ui.info(`\nslots: schedctl slots ${event}`);
 }
 
-function detailLines(detail: EventDetail, ui: Ui): string[] {
+/**
+ * The id or slug asked for, when it named a scheduling link. The API answers a link with its
+ * event's fields (id, slug, name) and the link's hosts, so an answer whose id and slug both
+ * differ from what was asked came from a link. (A link slug equal to its event's slug cannot be
+ * told apart; the hosts shown are still the link's.)
+ */
+function linkAsked(asked: string, detail: EventDetail): string | undefined {
+  return asked === detail.id || asked === detail.slug ? undefined : asked;
+}
+
+function detailLines(detail: EventDetail, ui: Ui, link: string | undefined): string[] {
   const color = { color: ui.out.level > 0 };
   const b = ui.out.bold;
+  // Numbered from 1 in the order the API gives (`order`), whatever numbers `order` uses.
   const questions = [...detail.questions].sort((x, y) => x.order - y.order);
   return [
+    ...(link ? [`${b(`scheduling link ${sanitizeText(link)}`)} (resolves to event ${detail.name}, ${detail.slug}; the hosts are the link's)`] : []),
     `${b(detail.name)}  (${detail.slug})`,
     `id            ${detail.id}`,
     `title         ${detail.schedulerTitle}`,
@@ -40,8 +54,8 @@ function detailLines(detail: EventDetail, ui: Ui): string[] {
     questions.length
       ? renderTable(
           ['#', 'TITLE', 'TYPE', 'REQUIRED', 'NOTES'],
-          questions.map((q) => [
-            q.order,
+          questions.map((q, i) => [
+            i + 1,
             q.title,
             q.type,
             q.isRequired ? 'yes' : 'no',

@@ -1,7 +1,10 @@
+import type { Command } from 'commander';
+import { createHttpClient } from '../../api/client.js';
+import { createApi } from '../../api/endpoints.js';
 import { maskKey } from '../../config/mask.js';
 import { checkBaseUrl, DEFAULT_BASE_URL } from '../../config/target.js';
 import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
+import { ApiError, BadResponseError, NetworkError, UsageError } from '../../errors.js';
 import { readAll } from '../../ui/stdin.js';
 import type { ProfileView } from './view.js';
 
@@ -10,24 +13,99 @@ interface AddOptions {
   keyStdin?: boolean;
   key?: string;
   apiKey?: string;
+  /** false with --no-verify */
+  verify?: boolean;
 }
+
+/** What the one read request said about the key before it was saved (`keyCheck` in --json). */
+type KeyCheck = 'passed' | 'missing_scope' | 'skipped';
+/** The read the check makes, and the scope it needs (the spec: GET /v1/triggers needs triggers:read). */
+const CHECK_REQUEST = 'GET /v1/triggers';
+const CHECK_SCOPE = 'triggers:read';
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 const KEY_REFUSAL = 'API keys are not accepted as command-line arguments (they leak into shell history and `ps`)';
 
-export async function run(ctx: Context, [name = '', ...extra]: string[], opts: AddOptions): Promise<void> {
+export async function run(ctx: Context, [name = '']: string[], opts: AddOptions, cmd: Command): Promise<void> {
+  // Anything after the name (commander keeps it in cmd.args) can only be a key pasted as an argument.
+  const extra = cmd.args.slice(1);
   if (opts.key !== undefined || opts.apiKey !== undefined || extra.length > 0) {
     throw new UsageError(KEY_REFUSAL, { hint: 'use --key-stdin, or run `schedctl profile add <name>` on a terminal for a hidden prompt' });
   }
   if (!NAME.test(name)) throw new UsageError(`invalid profile name "${name}": use letters, digits, _ . - (at most 64)`);
   const baseUrl = checkBaseUrl(ctx.globals.baseUrl ?? DEFAULT_BASE_URL, '--base-url');
   const apiKey = await readKey(opts, ctx);
-  const store = await ctx.store();
-  store.set(name, { baseUrl, apiKey }, Boolean(opts.default));
-  const view: ProfileView = { name, baseUrl, key: maskKey(apiKey), isDefault: store.defaultName() === name };
+  const keyCheck: KeyCheck = opts.verify === false ? 'skipped' : await checkKey(ctx, name, baseUrl, apiKey);
+  const { profiles } = await ctx.state();
+  await profiles.set(name, { baseUrl, apiKey }, Boolean(opts.default));
+  const view: ProfileView = { name, baseUrl, key: maskKey(apiKey), isDefault: (await profiles.defaultName()) === name };
   const ui = await ctx.ui();
-  if (ctx.globals.json) return ui.json({ profile: view });
+  if (ctx.globals.json) return ui.json({ profile: view, keyCheck });
   ui.info(`${ui.err.green('✓')} saved profile "${view.name}" (${view.baseUrl}, key ${view.key})${view.isDefault ? ', the default' : ''}`);
+  if (keyCheck === 'missing_scope') {
+    ui.info(`note: the key check (${CHECK_REQUEST}) was refused: the key lacks the ${CHECK_SCOPE} scope. It may still serve other commands (events, slots, book need scheduling scopes).`);
+  } else if (keyCheck === 'skipped') {
+    ui.info('note: the key was not checked (--no-verify)');
+  }
+}
+
+/**
+ * One read request with the new key and base URL, through the same HTTP layer as every command
+ * (timeouts, retries of a read, 429 waits, --debug with the key redacted). Nothing is saved
+ * unless it passes, or fails only for lack of the scope this one request needs.
+ */
+async function checkKey(ctx: Context, name: string, baseUrl: string, apiKey: string): Promise<KeyCheck> {
+  ctx.secrets.push(apiKey);
+  const debug = ctx.globals.debug ? (line: string) => ctx.io.stderr.write(`debug: ${line}\n`) : undefined;
+  const env = ctx.env;
+  const proxied = Boolean(env.HTTPS_PROXY || env.https_proxy || env.HTTP_PROXY || env.http_proxy);
+  if (proxied) (await import('../../api/proxy.js')).installProxyFromEnv();
+  const transport = proxied ? undefined : (await import('../../api/transport.js')).nodeFetch;
+  const http = createHttpClient({
+    baseUrl,
+    apiKey,
+    timeoutMs: timeoutMs(ctx),
+    debug,
+    notify: (line, waitMs) => void ctx.ui().then((u) => u.waiting(line, waitMs)),
+    clock: ctx.clock,
+    ...(transport ? { fetch: transport } : {}),
+  });
+  const notSaved = `profile "${name}" was not saved`;
+  const orNoVerify = 'or pass --no-verify to save it without checking';
+  try {
+    await createApi(http).listTriggers();
+    return 'passed';
+  } catch (error) {
+    if (error instanceof ApiError && error.code === 'MISSING_SCOPE') return 'missing_scope';
+    if (error instanceof ApiError && error.status === 401) {
+      const { hint: _hint, details: _details, ...fields } = error.fields();
+      throw new ApiError({ ...fields, message: `${baseUrl} refused this API key, so ${notSaved}; check that you copied the whole key` });
+    }
+    if (error instanceof ApiError) throw error.withHint(`${notSaved}; check --base-url, ${orNoVerify}`);
+    if (error instanceof NetworkError) {
+      throw new NetworkError(`could not check the key: ${error.message}; ${notSaved}`, { hint: `check --base-url and that the API is reachable, ${orNoVerify}`, cause: error });
+    }
+    if (error instanceof BadResponseError) {
+      throw new BadResponseError(`could not check the key: ${error.message}; ${notSaved}`, {
+        ...(error.status !== undefined ? { status: error.status } : {}),
+        ...(error.details ? { details: error.details } : {}),
+        hint: `is --base-url the API's address? ${orNoVerify}`,
+      });
+    }
+    throw error;
+  }
+}
+
+/** The global --timeout / SCHEDCTL_TIMEOUT, judged like every command's (src/context.ts). */
+function timeoutMs(ctx: Context): number {
+  const raw = ctx.globals.timeout ?? ctx.env.SCHEDCTL_TIMEOUT;
+  if (raw === undefined || raw === '') return 30_000;
+  const seconds = Number(raw);
+  if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 3600) {
+    const source = ctx.globals.timeout !== undefined ? '--timeout' : 'SCHEDCTL_TIMEOUT';
+    throw new UsageError(`invalid ${source} "${raw}": expected a number of seconds between 0 and 3600`);
+  }
+  return Math.round(seconds * 1000);
 }
 
 async function readKey(opts: AddOptions, ctx: Context): Promise<string> {

@@ -4,10 +4,8 @@ import { renderTable } from '../../ui/table.js';
 import type { ProfileView } from './view.js';
 
 export async function run(ctx: Context): Promise<void> {
-  const store = await ctx.store();
-  const profiles: ProfileView[] = store
-    .list()
-    .map(({ name, profile, isDefault }) => ({ name, baseUrl: profile.baseUrl, key: maskKey(profile.apiKey), isDefault }));
+  const { profiles: store } = await ctx.state();
+  const profiles: ProfileView[] = (await store.list()).map(({ name, profile, isDefault }) => ({ name, baseUrl: profile.baseUrl, key: maskKey(profile.apiKey), isDefault }));
   const ui = await ctx.ui();
   if (ctx.globals.json) return ui.json({ profiles });
   if (profiles.length === 0) return ui.info('no profiles yet; add one with `schedctl profile add <name>`');

@@ -23,11 +23,11 @@ export async function run(ctx: Context, [name]: string[]): Promise<void> {
 }
 
 async function showView(ctx: Context, name: string | undefined): Promise<ShowView> {
-  const store = await ctx.store();
-  const profiles = Object.fromEntries(store.list().map(({ name: n, profile }) => [n, profile]));
-  const chosen = name ?? resolveProfileName({ flagProfile: ctx.globals.profile, env: ctx.env, defaultProfile: store.defaultName(), profiles });
+  const store = (await ctx.state()).profiles;
+  const { defaultProfile, profiles } = await store.snapshot();
+  const chosen = name ?? resolveProfileName({ flagProfile: ctx.globals.profile, env: ctx.env, defaultProfile, profiles });
   if (!chosen) throw new UsageError('no profile in use', { hint: 'add one with `schedctl profile add <name>`' });
-  const profile = store.get(chosen);
-  if (!profile) throw unknownProfile(chosen, store.names());
-  return { name: chosen, baseUrl: profile.baseUrl, key: maskKey(profile.apiKey), isDefault: store.defaultName() === chosen, configFile: store.path };
+  const profile = profiles[chosen];
+  if (!profile) throw unknownProfile(chosen, Object.keys(profiles).sort());
+  return { name: chosen, baseUrl: profile.baseUrl, key: maskKey(profile.apiKey), isDefault: defaultProfile === chosen, configFile: store.path };
 }

@@ -5,7 +5,8 @@
  */
 import { UsageError } from '../../errors.js';
 import { parseKeyValues, requireEmail } from '../../domain/inputs.js';
-import { parseTimeInput, resolveZone } from '../../domain/time.js';
+import { parseTimeExpression } from '../../domain/human-time.js';
+import { requireFuture, resolveZone } from '../../domain/time.js';
 import { DEFAULT_DAYS, MAX_GUESTS, MAX_SLOTS_RANGE_DAYS } from '../../limits.js';
 import { missingFlag, type RouteFlags } from './flag-asker.js';
 
@@ -21,6 +22,7 @@ export interface RouteOptionsInput {
   guest?: string[] | undefined;
   yes?: boolean | undefined;
   refire?: boolean | undefined;
+  rebook?: boolean | undefined;
   tz?: string | undefined;
   leadTz?: string | undefined;
   days?: string | undefined;
@@ -33,7 +35,7 @@ export interface ParsedRouteOptions {
   days: number;
 }
 
-export function parseRouteOptions(o: RouteOptionsInput, now: Date, canPrompt: boolean): ParsedRouteOptions {
+export async function parseRouteOptions(o: RouteOptionsInput, now: Date, canPrompt: boolean): Promise<ParsedRouteOptions> {
   const zone = resolveZone(o.tz, '--tz');
   const leadZone = o.leadTz !== undefined ? resolveZone(o.leadTz, '--lead-tz') : undefined;
   const days = o.days === undefined ? DEFAULT_DAYS : Number(o.days);
@@ -46,10 +48,10 @@ export function parseRouteOptions(o: RouteOptionsInput, now: Date, canPrompt: bo
   const fields = parseKeyValues(o.field ?? [], '--field');
   let slot: RouteFlags['slot'];
   if (o.slot !== undefined) {
-    slot = o.slot.trim().toLowerCase() === 'first' ? 'first' : parseTimeInput(o.slot, { zone, now, flag: '--slot' });
-    if (slot instanceof Date && slot.getTime() <= now.getTime()) {
-      throw new UsageError(`invalid --slot "${o.slot}": it is in the past`, { hint: 'pass --slot first, or a future free time' });
-    }
+    slot =
+      o.slot.trim().toLowerCase() === 'first'
+        ? 'first'
+        : requireFuture(await parseTimeExpression(o.slot, { zone, now, flag: '--slot' }), now, '--slot', zone);
   }
   const guests = (o.guest ?? []).map((g) => requireEmail(g, '--guest'));
   if (guests.length > MAX_GUESTS) throw new UsageError(`too many --guest values (${guests.length}): at most ${MAX_GUESTS} guests`);

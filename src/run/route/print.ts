@@ -3,6 +3,7 @@ import type { Target } from '../../config/target.js';
 import type { RouteNotice } from '../../domain/route/types.js';
 import { formatInZone } from '../../domain/time.js';
 import { describeMeeting } from '../../ui/meeting-view.js';
+import { sanitizeText } from '../../ui/sanitize.js';
 import type { Ui } from '../../ui/ui.js';
 import type { RouteRun } from './types.js';
 
@@ -27,8 +28,12 @@ export function routeDocument(r: RouteRun) {
   };
 }
 
-/** Human result (stdout): the meeting, how to move it, and the same run as one scriptable command. */
+/** Human result (stdout): the meeting, how to move it, and the same run as one scriptable command (server text escaped). */
 export function routeLines(r: RouteRun): string[] {
+  return rawRouteLines(r).map(sanitizeText);
+}
+
+function rawRouteLines(r: RouteRun): string[] {
   const x = r.result;
   const o = x.outcome as { type: string; url?: string };
   switch (x.status) {
@@ -39,8 +44,15 @@ export function routeLines(r: RouteRun): string[] {
     case 'other':
       return [`The workflow answered an outcome this schedctl does not know ("${o.type}", workflow run ${x.executionId}): see --json for its fields.`];
     case 'already_booked': {
+      if (x.alreadyBookedCode === 'ON_RECORD' && x.meeting) {
+        return [
+          `Already booked: ${x.email} has meeting ${x.meeting.id} at ${formatInZone(x.meeting.date, r.zone)} from "${x.trigger.name}" with the same answers (booked through schedctl); nothing was sent.`,
+          `To move it:      schedctl reschedule ${x.meeting.id} --start <time>`,
+        ];
+      }
+      const run = x.executionId ? ` for workflow run ${x.executionId}` : '';
       return [
-        `Already booked: an earlier attempt for workflow run ${x.executionId} whose response was lost did book ${x.email} at ${formatInZone(x.slot!, r.zone)}; the API answered ${x.alreadyBookedCode} to this one, so no second meeting was created.`,
+        `Already booked: an earlier attempt${run} whose response was lost did book ${x.email} at ${formatInZone(x.slot!, r.zone)}; the API answered ${x.alreadyBookedCode} to this one, so no second meeting was created.`,
       ];
     }
     case 'booked': {
@@ -60,34 +72,46 @@ export function noticePrinter(o: { ui: Ui; json: boolean; target: Target; zone: 
   const time = (iso: string) => formatInZone(iso, o.zone);
   const where = `${o.target.profileName ? `on profile "${o.target.profileName}"` : 'with SCHEDCTL_API_KEY'} at ${o.target.baseUrl}`;
   let announcedRefire = false;
+  // Notices quote trigger names and server ids: data, shown escaped.
+  const ui = { info: (line: string) => o.ui.info(sanitizeText(line)), warn: (line: string) => o.ui.warn(sanitizeText(line)) };
   return (n: RouteNotice): void => {
     switch (n.type) {
       case 'firing':
-        if (!o.json) o.ui.info(`Firing "${n.trigger.name}" for ${n.email} ${where}`);
+        if (!o.json) ui.info(`Firing "${n.trigger.name}" for ${n.email} ${where}`);
         return;
       case 'fired':
-        if (!o.json) o.ui.info(`Workflow run ${n.executionId}: outcome ${n.outcome.type}`);
+        if (!o.json) ui.info(`Workflow run ${n.executionId}: outcome ${n.outcome.type}`);
         return;
       case 'reused':
-        if (!o.json) o.ui.info(`Reusing the scheduler outcome of workflow run ${n.remembered.executionId} (fired ${n.remembered.firedAt}): no new workflow run`);
+        if (!o.json) ui.info(`Reusing the scheduler outcome of workflow run ${n.remembered.executionId} (fired ${n.remembered.firedAt}): no new workflow run`);
+        return;
+      case 'answers_changed':
+        o.ui.warn(
+          `the remembered outcome for ${n.previous.email} (workflow run ${n.previous.executionId}) was fired with other answers: firing anew (the earlier outcome will not be reused)`,
+        );
+        return;
+      case 'resolving':
+        o.ui.warn(
+          `an earlier run's booking answer for ${n.attempt.personEmail} was lost (${time(n.attempt.startTime)}): sending that attempt again to learn its outcome (it cannot book twice)`,
+        );
         return;
       case 'booking':
-        if (!o.json) o.ui.info(`Booking ${time(n.slot)} ${where}`);
+        if (!o.json) ui.info(`Booking ${time(n.slot)} ${where}`);
         return;
       case 'slot_taken':
-        o.ui.warn(`${time(n.slot)} was just taken (SLOT_TAKEN): fresh times under the same reservation follow`);
+        ui.warn(`${time(n.slot)} was just taken (SLOT_TAKEN): fresh times under the same reservation follow`);
         return;
       case 'no_host':
-        o.ui.warn(`no host is free at ${time(n.slot)} (NO_HOST_AVAILABLE): pick another time`);
+        ui.warn(`no host is free at ${time(n.slot)} (NO_HOST_AVAILABLE): pick another time`);
         return;
       case 'expired':
-        o.ui.warn('the hold lapsed (RESERVATION_EXPIRED): fetching a new reservation');
+        ui.warn('the hold lapsed (RESERVATION_EXPIRED): fetching a new reservation');
         return;
       case 'session_ended':
-        o.ui.warn(`the scheduling session of workflow run ${n.executionId} ended (CONFLICT): it can no longer book`);
+        ui.warn(`the scheduling session of workflow run ${n.executionId} ended (CONFLICT): it can no longer book`);
         if (o.yes && !announcedRefire) {
           announcedRefire = true;
-          o.ui.warn('--yes: firing the trigger again once (a new workflow run repeats its CRM writes and counts for routing fairness), then picking a time anew');
+          ui.warn('--yes: firing the trigger again once (a new workflow run repeats its CRM writes and counts for routing fairness), then picking a time anew');
         }
         return;
     }

@@ -1,6 +1,9 @@
 /**
  * The wizard's questions (@inquirer/prompts), always on ctx.io's stdin and stderr so stdout
  * carries only the result. Loaded only when a terminal can be prompted.
+ * Every string built from server data (trigger names, field labels, option labels) passes
+ * sanitizeText: inquirer writes messages and choices to the terminal as they are.
+ * The hold countdown is measured on the server's clock (its Date header), as expiresAt is.
  */
 import { confirm, input, search, select, Separator } from '@inquirer/prompts';
 import type { Trigger, TriggerField } from '../../api/schemas.js';
@@ -8,14 +11,15 @@ import type { Context } from '../../context.js';
 import { isValidEmail } from '../../domain/inputs.js';
 import type { GuestDetails, RouteAsker, SlotAnswer, SlotPage } from '../../domain/route/types.js';
 import { groupByDay } from '../../domain/slots.js';
-import { dayLabel, formatInZone, formatUtc, relativeMinutes, timeLabel } from '../../domain/time.js';
+import { dayLabel, formatInZone, formatUtc, relativeMinutes, serverNow, timeLabel } from '../../domain/time.js';
 import { CancelledError } from '../../errors.js';
 import { MAX_GUESTS } from '../../limits.js';
+import { sanitizeText as clean } from '../../ui/sanitize.js';
 
 export function promptAsker(ctx: Context, opts: { zone: string; leadZone?: string | undefined }): RouteAsker {
   const io = { input: ctx.io.stdin, output: ctx.io.stderr };
-  const say = (line = '') => ctx.io.stderr.write(`${line}\n`);
-  const label = (f: TriggerField) => `${f.label}${f.required ? '' : ' (optional)'}`;
+  const say = (line = '') => ctx.io.stderr.write(`${clean(line)}\n`);
+  const label = (f: TriggerField) => `${clean(f.label)}${f.required ? '' : ' (optional)'}`;
   let zone = opts.zone;
 
   return {
@@ -27,7 +31,12 @@ export function promptAsker(ctx: Context, opts: { zone: string; leadZone?: strin
             const t = (term ?? '').toLowerCase();
             return triggers
               .filter((x) => !t || x.name.toLowerCase().includes(t) || x.description.toLowerCase().includes(t))
-              .map((x) => ({ name: `${x.name}  ${x.description}`, value: x.id, short: x.name, description: `fields: ${x.fields.map((f) => f.name).join(', ')}` }));
+              .map((x) => ({
+                name: clean(`${x.name}  ${x.description}`),
+                value: x.id,
+                short: clean(x.name),
+                description: clean(`fields: ${x.fields.map((f) => f.name).join(', ')}`),
+              }));
           },
           pageSize: 10,
         },
@@ -46,14 +55,14 @@ export function promptAsker(ctx: Context, opts: { zone: string; leadZone?: strin
       const answers: Record<string, string> = {};
       for (const f of fields) {
         if (f.options) {
-          const choices = f.options.map((o) => ({ name: o.label, value: o.value, short: o.label }));
+          const choices = f.options.map((o) => ({ name: clean(o.label), value: o.value, short: clean(o.label) }));
           answers[f.name] = await select<string>(
             { message: label(f), choices: f.required ? choices : [{ name: '(leave empty)', value: '', short: '(empty)' }, ...choices], pageSize: 10 },
             io,
           );
         } else {
           answers[f.name] = (
-            await input({ message: label(f), validate: (v) => !f.required || v.trim() !== '' || `${f.label} is required` }, io)
+            await input({ message: label(f), validate: (v) => !f.required || v.trim() !== '' || `${clean(f.label)} is required` }, io)
           ).trim();
         }
       }
@@ -78,12 +87,12 @@ export function promptAsker(ctx: Context, opts: { zone: string; leadZone?: strin
       const width = Math.max(...rows.map(([k]) => k.length));
       say('');
       for (const [k, v] of rows) say(`  ${k.padEnd(width)}  ${v}`);
-      return confirm({ message: `Fire "${s.trigger.name}" for ${s.email}? (starts a workflow run)`, default: true }, io);
+      return confirm({ message: clean(`Fire "${s.trigger.name}" for ${s.email}? (starts a workflow run)`), default: true }, io);
     },
     async pickSlot(page: SlotPage): Promise<SlotAnswer> {
       for (;;) {
-        const hold = relativeMinutes(page.expiresAt, ctx.clock.now());
-        const holdText = hold.startsWith('in ') ? `hold expires ${hold}` : `hold expired ${hold}`;
+        const hold = relativeMinutes(page.expiresAt, serverNow(ctx.clock.now(), (await ctx.http()).serverSkewMs()));
+        const holdText = hold === 'unknown' ? 'hold expiry unknown' : hold.startsWith('in ') ? `hold expires ${hold}` : `hold expired ${hold}`;
         // The way on (later times, the other zone) sits above the times, so it is one key away.
         const choices: Array<{ name: string; value: string; short?: string } | Separator> = [];
         choices.push({ name: `Show later times (from ${formatInZone(page.to, zone)})`, value: 'later' });
@@ -135,7 +144,7 @@ export function promptAsker(ctx: Context, opts: { zone: string; leadZone?: strin
     },
     async confirmBook(s) {
       const who = [s.email, ...s.guests.guests].join(', ');
-      const ok = await confirm({ message: `Book ${formatInZone(s.slot, zone)} (${formatUtc(s.slot)}) for ${who}?`, default: true }, io);
+      const ok = await confirm({ message: clean(`Book ${formatInZone(s.slot, zone)} (${formatUtc(s.slot)}) for ${who}?`), default: true }, io);
       if (!ok) throw new CancelledError('not booked (the reservation lapses by itself)');
       return ok;
     },

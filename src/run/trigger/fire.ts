@@ -2,9 +2,9 @@ import { scopeOf } from '../../config/target.js';
 import type { Context } from '../../context.js';
 import { fireTrigger } from '../../domain/fire.js';
 import { isValidEmail, parseKeyValues } from '../../domain/inputs.js';
-import { OutcomeMemory } from '../../domain/outcomes.js';
 import { buildResponses, parseContext } from '../../domain/triggers.js';
 import { UsageError } from '../../errors.js';
+import { answersKey } from '../../state/index.js';
 import { readJsonInput } from '../../ui/json-input.js';
 import { loadTrigger } from '../triggers/load.js';
 import { outcomeLines, reuseWarning } from './print.js';
@@ -31,22 +31,27 @@ export async function run(ctx: Context, [idOrName = '']: string[], opts: FireOpt
   const responses = buildResponses(trigger, { email, fields, ...(fromFile ? { fromFile } : {}) });
 
   const ui = await ctx.ui();
-  const memory = new OutcomeMemory(ctx.configDir());
+  const { outcomes } = await ctx.state();
   const scope = scopeOf(target);
-  const remembered = memory.get(scope, trigger.id, email);
-  if (remembered && !opts.force) {
-    for (const line of reuseWarning(remembered, trigger)) ui.warn(line);
+  // A remembered outcome is shown instead of firing only for the very same answers.
+  const key = answersKey(responses, context ?? {});
+  const remembered = await outcomes.lookup(scope, trigger.id, email, key);
+  if (remembered.kind === 'match' && !opts.force) {
+    for (const line of reuseWarning(remembered.outcome, trigger)) ui.warn(line);
     if (!(ctx.canPrompt() && !ctx.globals.json && (await confirmFireAgain(ctx)))) {
-      const { executionId, outcome, firedAt } = remembered;
+      const { executionId, outcome, firedAt } = remembered.outcome;
       if (ctx.globals.json) return ui.json({ status: 'reused', executionId, outcome, firedAt });
       return ui.print(outcomeLines({ executionId, outcome }, email).join('\n'));
     }
+  }
+  if (remembered.kind === 'different-answers') {
+    ui.warn(`the remembered outcome for ${email} (workflow run ${remembered.previous.executionId}) was fired with other answers: firing anew; it will not be reused`);
   }
 
   ui.info(`firing "${trigger.name}" for ${email} ${target.profileName ? `on profile ${target.profileName}` : 'with the key from SCHEDCTL_API_KEY'} at ${target.baseUrl}`);
   const api = await ctx.api();
   const result = await fireTrigger(api, trigger, { email, responses, ...(context ? { context } : {}) });
-  memory.remember(scope, trigger.id, email, { executionId: result.executionId, outcome: result.outcome, firedAt: ctx.clock.now().toISOString() });
+  await outcomes.remember(scope, trigger.id, email, { executionId: result.executionId, outcome: result.outcome, firedAt: ctx.clock.now().toISOString(), answersKey: key });
   if (ctx.globals.json) return ui.json({ executionId: result.executionId, outcome: result.outcome });
   ui.print(outcomeLines(result, email).join('\n'));
 }

@@ -1,9 +1,14 @@
 /** Human text for fire results; imported only from actions (lazy). */
 import type { Outcome, Trigger } from '../../api/schemas.js';
-import type { RememberedOutcome } from '../../domain/outcomes.js';
+import type { RememberedOutcome } from '../../state/index.js';
+import { sanitizeText } from '../../ui/sanitize.js';
 
-/** The result lines on stdout: the execution, the outcome, and for a scheduler the exact next commands. */
+/** The result lines on stdout: the execution, the outcome, and for a scheduler the exact next commands (server text escaped). */
 export function outcomeLines(result: { executionId: string; outcome: Outcome | { type: string } }, email: string): string[] {
+  return rawOutcomeLines(result, email).map(sanitizeText);
+}
+
+function rawOutcomeLines(result: { executionId: string; outcome: Outcome | { type: string } }, email: string): string[] {
   const o = result.outcome as Outcome | { type: string; [k: string]: unknown };
   const lines = [`executionId       ${result.executionId}`];
   if (o.type === 'scheduler' && 'schedulingLinkId' in o) {
@@ -30,5 +35,5 @@ export function reuseWarning(r: RememberedOutcome, trigger: Trigger): string[] {
   return [
     `a scheduler outcome for ${r.email} from "${trigger.name}" is already held (execution ${r.executionId}, fired ${r.firedAt}); reuse it instead of firing again.`,
     'Every fire starts a new workflow run: CRM writes and notifications repeat and routing fairness counts again. Add --force to fire anyway.',
-  ];
+  ].map(sanitizeText);
 }

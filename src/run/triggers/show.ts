@@ -1,12 +1,15 @@
 import type { Context } from '../../context.js';
 import { isEmailField } from '../../domain/triggers.js';
+import { sanitizeDeep } from '../../ui/sanitize.js';
 import { renderTable } from '../../ui/table.js';
 import { loadTrigger } from './load.js';
 
 export async function run(ctx: Context, [idOrName = '']: string[]): Promise<void> {
-  const trigger = await loadTrigger(ctx, idOrName);
+  const found = await loadTrigger(ctx, idOrName);
   const ui = await ctx.ui();
-  if (ctx.globals.json) return ui.json(trigger);
+  if (ctx.globals.json) return ui.json(found);
+  // The human view is built from a sanitized copy: server text is shown escaped, our bold stays.
+  const trigger = sanitizeDeep(found);
   const lines = [
     `${ui.out.bold(trigger.name)}  ${trigger.id}`,
     ...(trigger.description ? [trigger.description] : []),

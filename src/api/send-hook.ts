@@ -1,0 +1,25 @@
+/**
+ * "Has this request left the machine?" A booking's journal entry must know: an attempt that
+ * never went out is not a lost response (a re-run must send it, not report "already booked"),
+ * and one that went out may have booked (a re-run must never book again). The caller runs the
+ * request inside `withSendHook`; the transport calls the hook once the connection is up
+ * (TLS included), right before the request's bytes are written, and waits for it: the mark
+ * is on disk before anything can be processed by the server.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+export type SendHook = () => Promise<unknown>;
+
+const current = new AsyncLocalStorage<{ hook: SendHook; called: boolean }>();
+
+export function withSendHook<T>(hook: SendHook | undefined, fn: () => Promise<T>): Promise<T> {
+  return hook ? current.run({ hook, called: false }, fn) : fn();
+}
+
+/** Called by a transport right before it writes a request; a no-op outside `withSendHook` and after the first call. */
+export async function beforeSend(): Promise<void> {
+  const slot = current.getStore();
+  if (!slot || slot.called) return;
+  slot.called = true;
+  await slot.hook();
+}

@@ -1,0 +1,31 @@
+import { Command } from 'commander';
+import type { Context } from '../../context.js';
+import { runs } from '../action.js';
+
+export function meetingsCommand(ctx: Context): Command {
+  return new Command('meetings')
+    .description('meetings booked or moved through schedctl in this workspace (the local record: the API has no list operation)')
+    .addCommand(
+      new Command('ls')
+        .alias('list')
+        .description('list recorded meetings, upcoming first: time, lead, event, status, id')
+        .option('--all', 'include past meetings')
+        .option('--email <email>', "only this lead's meetings")
+        .option('--event <event-or-link>', 'only meetings booked on this event or scheduling link (id or slug as given when booking)')
+        .option('--from <time>', 'only meetings starting at or after this time')
+        .option('--to <time>', 'only meetings starting before this time')
+        .option('--tz <zone>', 'display time zone and zone of local times (default: the system zone)')
+        .addHelpText(
+          'after',
+          '\nThe record holds what schedctl booked, moved or recovered after a lost response, per profile and base URL.\n--json prints an array of the Meeting fields plus "source" (booked | rescheduled | recovered), "recordedAt", "event" and "history".\nExample: schedctl meetings ls --email ada@acme.example',
+        )
+        .action(runs(ctx, 'meetings/ls')),
+    )
+    .addCommand(
+      new Command('show')
+        .description('everything recorded about one meeting, including its history of moves')
+        .argument('<meeting-id>', 'meeting id (from `schedctl meetings ls`)')
+        .option('--tz <zone>', 'display time zone (default: the system zone)')
+        .action(runs(ctx, 'meetings/show')),
+    );
+}

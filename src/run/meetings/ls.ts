@@ -1,0 +1,42 @@
+import { scopeOf } from '../../config/target.js';
+import type { Context } from '../../context.js';
+import { parseTimeExpression } from '../../domain/human-time.js';
+import { requireEmail } from '../../domain/inputs.js';
+import { formatInZone, resolveZone } from '../../domain/time.js';
+import { renderTable } from '../../ui/table.js';
+import { allMeetings, filterMeetings, type MeetingFilter } from './records.js';
+
+interface LsOptions {
+  all?: boolean;
+  email?: string;
+  event?: string;
+  from?: string;
+  to?: string;
+  tz?: string;
+}
+
+export async function run(ctx: Context, _args: string[], opts: LsOptions): Promise<void> {
+  const now = ctx.clock.now();
+  const zone = resolveZone(opts.tz, '--tz');
+  const filter: MeetingFilter = {
+    email: opts.email !== undefined ? requireEmail(opts.email, '--email') : undefined,
+    event: opts.event?.trim() || undefined,
+    from: opts.from !== undefined ? await parseTimeExpression(opts.from, { zone, now, flag: '--from' }) : undefined,
+    to: opts.to !== undefined ? await parseTimeExpression(opts.to, { zone, now, flag: '--to', endOfDay: true }) : undefined,
+    upcomingFrom: opts.all || opts.from !== undefined ? undefined : now,
+  };
+  const target = await ctx.target();
+  const state = await ctx.state();
+  const meetings = filterMeetings(await allMeetings(state, scopeOf(target)), filter);
+  const ui = await ctx.ui();
+  if (ctx.globals.json) return ui.json(meetings);
+  if (ctx.io.isStderrTTY) ui.info(`Meetings booked or moved through schedctl on ${target.profileName ? `profile "${target.profileName}"` : 'SCHEDCTL_API_KEY'} at ${target.baseUrl} (the API has no list operation: meetings booked elsewhere are not here).`);
+  if (meetings.length === 0) return ui.info(opts.all ? 'no meetings on record' : 'no upcoming meetings on record (--all shows past ones)');
+  ui.print(
+    renderTable(
+      [`TIME (${zone})`, 'LEAD', 'EVENT', 'STATUS', 'SOURCE', 'ID'],
+      meetings.map((m) => [formatInZone(m.date, zone), m.personEmail, m.title ?? m.event, m.status, m.source, m.id ?? '(unknown: answer lost)']),
+      { color: ui.out.level > 0 },
+    ),
+  );
+}

@@ -1,0 +1,74 @@
+/**
+ * The local record of meetings as `meetings ls/show` and `reschedule --email` see it: the
+ * meetings file plus the bookings recovered after a lost response (journal entries known to
+ * have booked, whose meeting id the API never sent back).
+ */
+import type { Meeting } from '../../api/schemas.js';
+import type { JournalEntry, MeetingRecord, State } from '../../state/index.js';
+
+/** A recorded meeting without its scope (the workspace is the command's own). */
+export type MeetingView = Omit<MeetingRecord, 'scope'>;
+/** A booking known to exist from a retry's answer, not from the API's Meeting. */
+export type RecoveredView = { [K in keyof Meeting]: K extends 'personEmail' | 'date' ? string : K extends 'status' ? 'scheduled' : null } &
+  Pick<MeetingRecord, 'source' | 'recordedAt' | 'event' | 'history'> & { reservationId: string; workflowExecutionId: string | null };
+export type AnyMeetingView = MeetingView | RecoveredView;
+
+export function view(record: MeetingRecord): MeetingView {
+  const { scope: _scope, ...rest } = record;
+  return rest;
+}
+
+function recovered(e: JournalEntry): RecoveredView {
+  return {
+    id: null,
+    eventId: null,
+    title: null,
+    status: 'scheduled',
+    date: e.startTime,
+    duration: null,
+    meetingLink: null,
+    conferencingType: null,
+    location: null,
+    personEmail: e.personEmail,
+    additionalAttendees: null,
+    cancellationReason: null,
+    createdAt: null,
+    updatedAt: null,
+    source: 'recovered',
+    recordedAt: e.updatedAt ?? e.attemptedAt,
+    event: e.event,
+    history: [],
+    reservationId: e.reservationId,
+    workflowExecutionId: e.workflowExecutionId,
+  };
+}
+
+/** Every meeting of this workspace on record, earliest first. */
+export async function allMeetings(state: State, scope: string): Promise<AnyMeetingView[]> {
+  const [records, entries] = await Promise.all([state.meetings.list(scope), state.journal.all()]);
+  const lost = entries.filter((e) => e.scope === scope && e.outcome === 'already_booked' && !e.meetingId).map(recovered);
+  return [...records.map(view), ...lost].sort((a, b) => Date.parse(a.date) - Date.parse(b.date));
+}
+
+export interface MeetingFilter {
+  email?: string | undefined;
+  event?: string | undefined;
+  from?: Date | undefined;
+  to?: Date | undefined;
+  /** Undefined: past ones too. */
+  upcomingFrom?: Date | undefined;
+}
+
+export function filterMeetings(all: AnyMeetingView[], f: MeetingFilter): AnyMeetingView[] {
+  const email = f.email?.trim().toLowerCase();
+  return all.filter((m) => {
+    const at = Date.parse(m.date);
+    return (
+      (email === undefined || m.personEmail.toLowerCase() === email) &&
+      (f.event === undefined || m.event === f.event || m.eventId === f.event) &&
+      (f.from === undefined || at >= f.from.getTime()) &&
+      (f.to === undefined || at < f.to.getTime()) &&
+      (f.upcomingFrom === undefined || at >= f.upcomingFrom.getTime())
+    );
+  });
+}

@@ -1,0 +1,37 @@
+import { scopeOf } from '../../config/target.js';
+import type { Context } from '../../context.js';
+import { formatInZone, formatUtc, resolveZone } from '../../domain/time.js';
+import { CliError, EXIT, UsageError } from '../../errors.js';
+import { view } from './records.js';
+
+export async function run(ctx: Context, [id = '']: string[], opts: { tz?: string }): Promise<void> {
+  if (!id.trim()) throw new UsageError('missing <meeting-id>: pass a meeting id (see `schedctl meetings ls`)');
+  const zone = resolveZone(opts.tz, '--tz');
+  const target = await ctx.target();
+  const record = await (await ctx.state()).meetings.get(scopeOf(target), id.trim());
+  if (!record) {
+    throw new CliError('NOT_FOUND', `no meeting ${id} in the local record of this workspace`, EXIT.notFound, {
+      hint: 'only meetings booked or moved through schedctl with this profile are recorded: `schedctl meetings ls --all` lists them',
+    });
+  }
+  const ui = await ctx.ui();
+  if (ctx.globals.json) return ui.json(view(record));
+  const time = (iso: string) => `${formatInZone(iso, zone)} (${formatUtc(iso)})`;
+  const lines = [
+    `Meeting ${record.id}`,
+    `  title         ${record.title}`,
+    `  time          ${time(record.date)}, ${record.duration} min`,
+    `  status        ${record.status}${record.cancellationReason ? ` (${record.cancellationReason})` : ''}`,
+    `  lead          ${record.personEmail}`,
+    ...(record.additionalAttendees.length ? [`  guests        ${record.additionalAttendees.join(', ')}`] : []),
+    `  event         ${record.event}${record.event !== record.eventId ? ` (event ${record.eventId})` : ''}`,
+    ...(record.conferencingType === 'in_person' ? [`  location      ${record.location ?? '(none)'}`] : [`  link          ${record.meetingLink ?? record.location ?? '(none)'}`]),
+    `  recorded      ${record.source} at ${formatInZone(record.recordedAt, zone)}`,
+    ...(record.triggerId ? [`  trigger       ${record.triggerId}`] : []),
+    '  moves',
+    ...(record.history.length
+      ? record.history.map((m) => `    ${formatInZone(m.at, zone)}: ${m.from ? `from ${formatInZone(m.from, zone)} ` : ''}to ${formatInZone(m.to, zone)}`)
+      : ['    (none)']),
+  ];
+  ui.print(lines.join('\n'));
+}

@@ -1,0 +1,31 @@
+/**
+ * Mutation testing of the domain and the state store (`npm run test:mutation`): does a unit test
+ * fail when the code is changed? Stryker mutates src/domain and src/state and runs the fast
+ * unit tests (test/setup/vitest.mutation.config.ts) against each mutant, only the tests that
+ * cover it (perTest). `break` fails the run below 75% overall; scripts/mutation-core.mjs then
+ * holds the booking core (booking and the state files it relies on) to 90% from the JSON report.
+ * @type {import('@stryker-mutator/api/core').PartialStrykerOptions}
+ */
+export default {
+  testRunner: 'vitest',
+  vitest: { configFile: 'test/setup/vitest.mutation.config.ts' },
+  mutate: [
+    'src/domain/**/*.ts',
+    'src/state/**/*.ts',
+    // Types only: nothing to mutate.
+    '!src/domain/route/types.ts',
+    '!src/domain/smoke/types.ts',
+  ],
+  coverageAnalysis: 'perTest',
+  concurrency: 2,
+  reporters: ['html', 'json', 'clear-text', 'progress'],
+  htmlReporter: { fileName: 'reports/mutation/index.html' },
+  jsonReporter: { fileName: 'reports/mutation/mutation.json' },
+  clearTextReporter: { allowColor: false, logTests: false, reportTests: false, reportScoreTable: true },
+  thresholds: { high: 90, low: 75, break: 75 },
+  // Not needed to run the unit tests: keeps the sandbox copy small.
+  ignorePatterns: ['dist', 'reports', 'coverage', '.tmp', 'test/e2e', 'test/perf', 'test/faults', 'test/reliability', 'test/sandbox'],
+  tempDirName: '.stryker-tmp',
+  cleanTempDir: true,
+  timeoutMS: 10_000,
+};

@@ -1,0 +1,18 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+
+/**
+ * The tests Stryker runs against each mutant (`npm run test:mutation`): the fast unit tests
+ * only. Left out: the two files that spawn worker processes (state-parallel,
+ * rate-budget-processes). Their workers run an esbuild bundle in another process, which never
+ * sees Stryker's active mutant, so they can kill nothing and would only add seconds to every run.
+ */
+export default defineConfig({
+  root: fileURLToPath(new URL('../..', import.meta.url)),
+  test: {
+    include: ['test/unit/**/*.test.ts'],
+    exclude: ['test/unit/state-parallel.test.ts', 'test/unit/rate-budget-processes.test.ts', 'node_modules/**'],
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+  },
+});
