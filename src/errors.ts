@@ -11,6 +11,7 @@ export const EXIT = {
   conflict: 5,
   rateLimited: 6,
   outcomeUnknown: 7,
+  someRowsFailed: 8,
   cancelled: 130,
 } as const;
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
@@ -161,6 +162,13 @@ export class OutcomeUnknownError extends CliError {
 export class LeadHasMeetingError extends CliError {
   constructor(message: string, opts: { hint?: string } = {}) {
     super('LEAD_HAS_MEETING', message, EXIT.conflict, opts);
+  }
+}
+
+/** A bulk `--from` run finished, but some rows failed or were invalid (the summary names them). */
+export class RowsFailedError extends CliError {
+  constructor(message: string, opts: { hint?: string; details?: string[] } = {}) {
+    super('ROWS_FAILED', message, EXIT.someRowsFailed, opts);
   }
 }
 

@@ -3,7 +3,8 @@
  * API's INVALID_REQUEST details and of buildResponses), so a row's errors name what to fix.
  */
 import { closest } from '../domain/closest.js';
-import { formatInZone, parseTimeInput, resolveZone } from '../domain/time.js';
+import { parseLoadedTimeExpression } from '../domain/human-time.js';
+import { formatInZone, resolveZone } from '../domain/time.js';
 import { CliError } from '../errors.js';
 
 export type RowValidation<T> = { ok: true; row: T } | { ok: false; errors: string[] };
@@ -30,7 +31,7 @@ export function zoneCell(record: Record<string, string>, column: string, errors:
   }
 }
 
-/** A future instant in one of parseTimeInput's forms (a local time is read in `zone`). */
+/** A future instant in any time form schedctl reads (a local time is read in `zone`; times as people say them once loadTimeExpressions() ran). */
 export function timeCell(
   value: string,
   column: string,
@@ -39,7 +40,7 @@ export function timeCell(
 ): Date | undefined {
   let at: Date;
   try {
-    at = parseTimeInput(value, { zone: ctx.zone, now: ctx.now, flag: 'value' });
+    at = parseLoadedTimeExpression(value, { zone: ctx.zone, now: ctx.now, flag: 'value' });
   } catch (error) {
     errors.push(`${column}: ${error instanceof CliError ? error.message : String(error)}`);
     return undefined;

@@ -64,6 +64,7 @@ export function minDurationSeconds(requests: number, ratePerMinute: number): num
 export function formatPlan(summary: PlanSummary, ratePerMinute: number): string {
   const rows = `${summary.rows} ${summary.rows === 1 ? 'row' : 'rows'}${summary.invalid > 0 ? ` (${summary.invalid} invalid)` : ''}`;
   const requests = `${summary.requests} ${summary.requests === 1 ? 'request' : 'requests'}`;
+  if (ratePerMinute <= 0) return `${rows}, ${requests} (the shared rate budget is off)`;
   return `${rows}, ${requests}, at least ${formatDuration(summary.minDurationSeconds)} at ${ratePerMinute} requests/min`;
 }
 

@@ -2,6 +2,7 @@
  * What happened to each row of a bulk run: one result per row, written as it is known (JSON
  * Lines or CSV), and the run's summary and exit code.
  */
+import { EXIT } from '../errors.js';
 
 export const ROW_STATUSES = [
   'booked',
@@ -35,7 +36,7 @@ export interface RowResult {
  * succeeded). A new entry of the public exit-code table (README "Exit codes"), beside
  * errors.ts's EXIT: 0 all rows done, 8 some rows failed.
  */
-export const EXIT_SOME_ROWS_FAILED = 8;
+export const EXIT_SOME_ROWS_FAILED = EXIT.someRowsFailed;
 
 /** One JSON object and a newline (stdout of `--json`, or a results file). */
 export function toJsonLine(result: RowResult): string {

@@ -18,6 +18,11 @@ export interface Target {
   baseUrlSource: '--base-url' | 'SCHEDCTL_BASE_URL' | 'profile' | 'default';
   /** Lines for stderr when two sources disagree, saying which one won. */
   notes: string[];
+  /**
+   * Requests per minute the shared rate budget allows this key (SCHEDCTL_RATE > the profile's
+   * `rate` > the API's 30); 0 turns the budget off (a sandbox started with --rate-limit 0).
+   */
+  rate: number | undefined;
 }
 
 export interface TargetInput {
@@ -87,7 +92,17 @@ export function resolveTarget(input: TargetInput): Target {
     notes.push(`using the base URL from ${baseUrlSource} (${baseUrl}), not profile "${profileName}"'s (${profile.baseUrl})`);
   }
   baseUrl = checkBaseUrl(baseUrl, baseUrlSource === 'default' ? 'the default base URL' : baseUrlSource);
-  return { profileName, baseUrl, apiKey, keySource, baseUrlSource, notes };
+  return { profileName, baseUrl, apiKey, keySource, baseUrlSource, notes, rate: rateOf(input.env, profile) };
+}
+
+/** SCHEDCTL_RATE, else the profile's `rate`; a bad SCHEDCTL_RATE is bad input, before any request. */
+function rateOf(env: NodeJS.ProcessEnv, profile: Profile | undefined): number | undefined {
+  const raw = env.SCHEDCTL_RATE;
+  if (raw === undefined || raw === '') return profile?.rate;
+  if (!/^\d+$/.test(raw.trim()) || Number(raw) > 100_000) {
+    throw new UsageError(`invalid SCHEDCTL_RATE "${raw}": expected requests per minute, a whole number (0 turns the shared rate budget off)`);
+  }
+  return Number(raw);
 }
 
 /**

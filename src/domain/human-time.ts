@@ -21,18 +21,39 @@ const EXACT_WORDS = new Set(['casualReference/noon', 'casualReference/midnight']
 /** Day words that carry no time of day. */
 const DAY_WORDS = new Set(['casualReference/today', 'casualReference/tomorrow', 'casualReference/yesterday', 'casualReference/now']);
 
+type Chrono = typeof import('chrono-node');
+let chronoModule: Chrono | undefined;
+
+/** Loads the parser of times as people say them (once); parseLoadedTimeExpression needs it. */
+export async function loadTimeExpressions(): Promise<void> {
+  chronoModule ??= await import('chrono-node');
+}
+
 export async function parseTimeExpression(input: string, opts: TimeInputOptions): Promise<Date> {
   try {
     return parseTimeInput(input, opts);
   } catch (error) {
     if (!isNotUnderstood(error)) throw error;
   }
-  const chrono = await import('chrono-node');
+  await loadTimeExpressions();
+  return parseLoadedTimeExpression(input, opts);
+}
+
+/**
+ * The same, synchronously, once loadTimeExpressions() has run (bulk rows are checked by the
+ * thousand: one load, then plain calls). Without it only the fixed forms are read.
+ */
+export function parseLoadedTimeExpression(input: string, opts: TimeInputOptions): Date {
+  try {
+    return parseTimeInput(input, opts);
+  } catch (error) {
+    if (!isNotUnderstood(error) || !chronoModule) throw error;
+  }
   const nowWall = DateTime.fromJSDate(opts.now, { zone: opts.zone });
   // chrono computes "tomorrow" and weekdays on a Date's local fields: give it one whose local
   // fields are the wall time in the zone, and read its answer's fields back the same way.
   const ref = new Date(nowWall.year, nowWall.month - 1, nowWall.day, nowWall.hour, nowWall.minute, nowWall.second, nowWall.millisecond);
-  const results = chrono.parse(input.trim(), ref, { forwardDate: true });
+  const results = chronoModule.parse(input.trim(), ref, { forwardDate: true });
   return readResult(input, results, ref, nowWall, opts);
 }
 

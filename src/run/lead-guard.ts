@@ -23,6 +23,8 @@ export interface LeadGuardQuery {
   rebook: boolean;
   /** The command that books another one anyway, for the refusal's hint. */
   again: string;
+  /** Bulk runs never ask: a row that would book again fails with the refusal. */
+  noPrompt?: boolean;
 }
 
 /** The meeting that makes this request a repeat (report it as already booked), or undefined to go ahead. */
@@ -39,7 +41,7 @@ export async function guardLead(ctx: Context, meetings: Pick<Meetings, 'findUpco
   const sameAnswers = q.triggerId === undefined || held.answersKey === q.answersKey;
   if (sameTime && sameAnswers) return held;
   const what = `${q.email} already has meeting ${held.id} at ${formatInZone(held.date, q.zone)} (booked through schedctl${held.triggerId ? ' by the same trigger' : ` on ${held.event}`})`;
-  if (ctx.canPrompt() && !ctx.globals.json) {
+  if (ctx.canPrompt() && !ctx.globals.json && !q.noPrompt) {
     const { confirm } = await import('@inquirer/prompts');
     const ok = await confirm({ message: `${what}. Book another one anyway?`, default: false }, { input: ctx.io.stdin, output: ctx.io.stderr });
     if (!ok) throw new CancelledError('nothing was booked');

@@ -7,6 +7,7 @@ import { formatInZone, formatUtc, requireFuture, resolveZone } from '../domain/t
 import { ApiError, OutcomeUnknownError, UsageError } from '../errors.js';
 import { hintFor } from '../hints.js';
 import { describeMeeting } from '../ui/meeting-view.js';
+import { rescheduleBatch } from './bulk/reschedule-batch.js';
 import { findMeetingByEmail } from './reschedule/find.js';
 import { pickTime, shortTime } from './reschedule/pick.js';
 
@@ -15,9 +16,20 @@ interface RescheduleOptions {
   tz?: string;
   event?: string;
   email?: string;
+  from?: string;
+  dryRun?: boolean;
+  skipInvalid?: boolean;
+  out?: string;
 }
 
 export async function run(ctx: Context, [meetingId]: string[], opts: RescheduleOptions): Promise<void> {
+  if (opts.from !== undefined) {
+    if (meetingId !== undefined || opts.email !== undefined || opts.start !== undefined) {
+      throw new UsageError('--from takes the meetings and times from the file: leave out <meeting-id>, --email and --start');
+    }
+    return rescheduleBatch(ctx, { from: opts.from, tz: opts.tz, dryRun: opts.dryRun, skipInvalid: opts.skipInvalid, out: opts.out });
+  }
+  if (opts.dryRun || opts.skipInvalid || opts.out) throw new UsageError('--dry-run, --skip-invalid and --out go with --from <file>');
   // Every flag first: a typo costs no request.
   const zone = resolveZone(opts.tz, '--tz');
   const now = ctx.clock.now();

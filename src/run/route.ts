@@ -1,6 +1,8 @@
 import { scopeOf } from '../config/target.js';
 import type { Context } from '../context.js';
 import { runRoute } from '../domain/route/flow.js';
+import { UsageError } from '../errors.js';
+import { routeBatch } from './bulk/route-batch.js';
 import { guardLead } from './lead-guard.js';
 import { routeCommandLine } from './route/command-line.js';
 import { flagAsker } from './route/flag-asker.js';
@@ -8,7 +10,19 @@ import { parseRouteOptions, type RouteOptionsInput } from './route/options.js';
 import { noticePrinter, routeDocument, routeLines } from './route/print.js';
 import type { RouteRun } from './route/types.js';
 
-export async function run(ctx: Context, _args: string[], opts: RouteOptionsInput): Promise<void> {
+interface RouteFlagsWithBatch extends RouteOptionsInput {
+  from?: string;
+  dryRun?: boolean;
+  skipInvalid?: boolean;
+  out?: string;
+}
+
+export async function run(ctx: Context, _args: string[], opts: RouteFlagsWithBatch): Promise<void> {
+  if (opts.from !== undefined) {
+    const { days } = await parseRouteOptions({ tz: opts.tz, days: opts.days }, ctx.clock.now(), true);
+    return routeBatch(ctx, { from: opts.from, trigger: opts.trigger, tz: opts.tz, days, dryRun: opts.dryRun, skipInvalid: opts.skipInvalid, out: opts.out, rebook: opts.rebook });
+  }
+  if (opts.dryRun || opts.skipInvalid || opts.out) throw new UsageError('--dry-run, --skip-invalid and --out go with --from <file>');
   const r = await route(ctx, opts);
   const ui = await ctx.ui();
   for (const warning of r.result.warnings ?? []) ui.warn(warning);
