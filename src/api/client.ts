@@ -37,6 +37,7 @@ import {
   transportError,
   unreadableAnswer,
 } from './failures.js';
+import { sanitizeText } from '../ui/sanitize.js';
 import { formatSchemaIssues } from './validate.js';
 
 export type Safety = 'retry' | 'once';
@@ -92,7 +93,8 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   const maxBody = options.maxBodyBytes ?? 5 * 1024 * 1024;
   const secrets = [options.apiKey];
   // Key-shaped text too: a path or body may carry a key pasted as an argument by mistake.
-  const debug = (line: string) => options.debug?.(redactKeyLike(redact(line, secrets)));
+  // Sanitized too: a debug line quotes paths and bodies that carry server text (slots, ids).
+  const debug = (line: string) => options.debug?.(sanitizeText(redactKeyLike(redact(line, secrets))));
   let attempts = 0;
   let notConnected = 0;
   let skewMs = 0;

@@ -101,7 +101,10 @@ export async function bookSlot(deps: BookDeps, request: BookRequest): Promise<Bo
     // Refused, or it never left the machine: this attempt booked nothing.
     await journal.remove(attempt.id);
     if (!(error instanceof ApiError)) throw error;
-    if (prior && (ALREADY_BOOKED_CODES as readonly string[]).includes(error.code)) {
+    if (prior && disproves(error.code, request, prior)) {
+      // The run never booked (it would have answered CONFLICT): its unknown attempt booked nothing either.
+      if (prior.outcome === 'unknown') await journal.remove(prior.id);
+    } else if (prior && (ALREADY_BOOKED_CODES as readonly string[]).includes(error.code)) {
       // A known booking stays `booked` (with its meeting id); a lost one is now known to exist.
       const now = deps.now().toISOString();
       const updated = prior.outcome === 'booked' ? prior : ((await journal.update(prior.id, { outcome: 'already_booked', updatedAt: now })) ?? prior);
@@ -112,6 +115,16 @@ export async function bookSlot(deps: BookDeps, request: BookRequest): Promise<Bo
     throw error.withHint(hintFor(error.code, { ...(await hintContext(request, deps, error.code)), details: error.details }));
   }
   return { status: 'booked', meeting, warnings: await recordBooked(deps, request, attempt, prior, meeting) };
+}
+
+/**
+ * Spec rule 2: a retry for a workflow run that booked answers CONFLICT or RESERVATION_USED.
+ * So for a retry of the same run, RESERVATION_EXPIRED only says that the hold lapsed before
+ * the run ever booked (a 5xx the server did not act on, or a request that died on its way):
+ * rules 3-4 (the meeting exists) are for a retry without a workflow run.
+ */
+function disproves(code: string, request: BookRequest, prior: JournalEntry): boolean {
+  return code === 'RESERVATION_EXPIRED' && !!request.workflowExecutionId && prior.workflowExecutionId === request.workflowExecutionId;
 }
 
 /**
@@ -129,6 +142,15 @@ async function recordBooked(deps: BookDeps, request: BookRequest, attempt: Journ
     }
   };
   const now = deps.now().toISOString();
+  // The meeting first, the outcome last: a process killed between two steps leaves the attempt
+  // `unknown` (a re-run resolves it) or the meeting on record (a re-run finds it); never a run
+  // that is `booked` with no record and no outcome, which a re-run would fire and book again.
+  if (deps.meetings) {
+    const meetings = deps.meetings;
+    await step('the meeting in the local record (schedctl meetings ls)', () =>
+      meetings.record({ scope, meeting, source: 'booked', event: request.event, triggerId: deps.origin?.triggerId, answersKey: deps.origin?.answersKey }),
+    );
+  }
   await step(`the journal entry in ${journal.path}`, async () => {
     await journal.update(attempt.id, { outcome: 'booked', meetingId: meeting.id, startTime: meeting.date, updatedAt: now });
     // An earlier lost attempt never reached the server: had it booked, this one would have been refused.
@@ -137,12 +159,6 @@ async function recordBooked(deps: BookDeps, request: BookRequest, attempt: Journ
   if (request.workflowExecutionId) {
     const executionId = request.workflowExecutionId;
     await step('the end of its remembered trigger outcome', async () => deps.outcomes?.forgetExecution(scope, executionId));
-  }
-  if (deps.meetings) {
-    const meetings = deps.meetings;
-    await step('the meeting in the local record (schedctl meetings ls)', () =>
-      meetings.record({ scope, meeting, source: 'booked', event: request.event, triggerId: deps.origin?.triggerId, answersKey: deps.origin?.answersKey }),
-    );
   }
   return warnings;
 }

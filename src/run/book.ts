@@ -11,7 +11,7 @@ import type { MeetingRecord } from '../state/index.js';
 import { describeMeeting } from '../ui/meeting-view.js';
 import { guardLead } from './lead-guard.js';
 
-interface BookOptions {
+export interface BookOptions {
   start?: string;
   reservation?: string;
   email?: string;
@@ -27,48 +27,56 @@ interface BookOptions {
 }
 
 export async function run(ctx: Context, [event = '']: string[], opts: BookOptions): Promise<void> {
-  const { request, zone } = await parseOptions(event, opts, ctx.clock.now());
-  let result: BookResult | { status: 'on_record'; meeting: MeetingRecord };
+  const { request, zone } = await parseBookOptions(event, opts, ctx.clock.now());
+  let result: BookOutcome;
   try {
-    result = await book(ctx, request, zone, Boolean(opts.rebook));
+    result = await bookMeeting(ctx, request, zone, Boolean(opts.rebook));
   } catch (error) {
     explainSlotTaken(error, ctx, zone);
     throw error;
   }
   const ui = await ctx.ui();
+  if (result.status !== 'on_record') for (const warning of result.warnings) ui.warn(warning);
+  if (ctx.globals.json) return ui.json(bookDocument(result, request));
   if (result.status === 'on_record') {
     const m = result.meeting;
-    if (ctx.globals.json) {
-      return ui.json({ status: 'already_booked', code: 'ON_RECORD', reservationId: null, workflowExecutionId: request.workflowExecutionId ?? null, event: m.event, startTime: m.date, meetingId: m.id });
-    }
     return ui.print(`Already booked: ${m.personEmail} has meeting ${m.id} at ${formatInZone(m.date, zone)} on ${m.event} (booked through schedctl ${formatInZone(m.recordedAt, zone)}); nothing was sent.`);
   }
-  for (const warning of result.warnings) ui.warn(warning);
   if (result.status === 'already_booked') {
     const a = result.attempt;
-    if (ctx.globals.json) {
-      return ui.json({
-        status: 'already_booked',
-        code: result.code,
-        reservationId: a.reservationId,
-        workflowExecutionId: a.workflowExecutionId,
-        event: a.event,
-        startTime: a.startTime,
-        meetingId: a.meetingId ?? null,
-      });
-    }
     const run = a.workflowExecutionId ? `, workflow run ${a.workflowExecutionId}` : '';
     return ui.print(
       `Already booked: the earlier attempt at ${formatInZone(a.attemptedAt, zone)} (reservation ${a.reservationId}${run}) did book the meeting${a.meetingId ? ` ${a.meetingId}` : ''} at ${formatInZone(a.startTime, zone)} for ${a.personEmail}; the API answered ${result.code} to this retry, so no second meeting was created.`,
     );
   }
-  if (ctx.globals.json) return ui.json(result.meeting);
   ui.print(describeMeeting(result.meeting, zone, 'Booked'));
   ui.info(`\nTo move it: schedctl reschedule ${result.meeting.id} --start <time>`);
 }
 
+/** What a booking came to: the server's answer, or the lead's meeting already on record (nothing sent). */
+export type BookOutcome = BookResult | { status: 'on_record'; meeting: MeetingRecord };
+
+/** The `book --json` document: the Meeting, or `already_booked` with what is known of the earlier booking. */
+export function bookDocument(result: BookOutcome, request: BookRequest) {
+  if (result.status === 'booked') return result.meeting;
+  if (result.status === 'on_record') {
+    const m = result.meeting;
+    return { status: 'already_booked' as const, code: 'ON_RECORD', reservationId: null, workflowExecutionId: request.workflowExecutionId ?? null, event: m.event, startTime: m.date, meetingId: m.id };
+  }
+  const a = result.attempt;
+  return {
+    status: 'already_booked' as const,
+    code: result.code,
+    reservationId: a.reservationId,
+    workflowExecutionId: a.workflowExecutionId,
+    event: a.event,
+    startTime: a.startTime,
+    meetingId: a.meetingId ?? null,
+  };
+}
+
 /** The flags as a typed booking request: every check before any request. */
-async function parseOptions(event: string, opts: BookOptions, now: Date): Promise<{ request: BookRequest; zone: string }> {
+export async function parseBookOptions(event: string, opts: BookOptions, now: Date): Promise<{ request: BookRequest; zone: string }> {
   if (!event.trim()) throw new UsageError('missing <event-or-link>: pass the event or scheduling link you fetched slots for');
   const zone = resolveZone(opts.tz, '--tz');
   const need = (value: string | undefined, flag: string, what: string) => {
@@ -101,7 +109,11 @@ async function parseOptions(event: string, opts: BookOptions, now: Date): Promis
   return { request, zone };
 }
 
-async function book(ctx: Context, request: BookRequest, zone: string, rebook: boolean): Promise<BookResult | { status: 'on_record'; meeting: MeetingRecord }> {
+/**
+ * Books one slot with the lost-response rules (domain/booking.ts), after asking the local record
+ * whether this lead already has this meeting. No prompt unless ctx.canPrompt().
+ */
+export async function bookMeeting(ctx: Context, request: BookRequest, zone: string, rebook: boolean): Promise<BookOutcome> {
   const target = await ctx.target();
   const state = await ctx.state();
   const scope = scopeOf(target);

@@ -6,12 +6,13 @@ import { requireEmail, requireUuid } from '../domain/inputs.js';
 import { formatInZone, formatUtc, requireFuture, resolveZone } from '../domain/time.js';
 import { ApiError, OutcomeUnknownError, UsageError } from '../errors.js';
 import { hintFor } from '../hints.js';
+import type { JournalEntry, State } from '../state/index.js';
 import { describeMeeting } from '../ui/meeting-view.js';
 import { rescheduleBatch } from './bulk/reschedule-batch.js';
 import { findMeetingByEmail } from './reschedule/find.js';
 import { pickTime, shortTime } from './reschedule/pick.js';
 
-interface RescheduleOptions {
+export interface RescheduleOptions {
   start?: string;
   tz?: string;
   event?: string;
@@ -31,8 +32,45 @@ export async function run(ctx: Context, [meetingId]: string[], opts: RescheduleO
   }
   if (opts.dryRun || opts.skipInvalid || opts.out) throw new UsageError('--dry-run, --skip-invalid and --out go with --from <file>');
   // Every flag first: a typo costs no request.
+  const request = await parseRescheduleOptions(meetingId, opts, ctx.clock.now());
+  const { zone, byId, email } = request;
+  if (!request.start && !ctx.canPrompt()) {
+    throw new UsageError('missing --start: pass the new start time', {
+      hint: `schedctl reschedule ${byId ?? `--email ${email}`} --start <time> (free times: schedctl slots <event>)`,
+    });
+  }
+
+  const [target, state] = await Promise.all([ctx.target(), ctx.state()]);
+  const found = await findMeetingToMove(ctx, state, scopeOf(target), request);
+  const { id, was } = found;
+  let start = request.start;
+  if (!start) {
+    found.event ??= await askEvent(ctx, id);
+    start = await pickTime(ctx, await ctx.api(), { id, event: found.event, was }, zone);
+  }
+  const meeting = await moveMeeting(ctx, found, start);
+  const ui = await ctx.ui();
+  if (ctx.globals.json) return ui.json(meeting);
+  ui.print(describeMeeting(meeting, zone, 'Rescheduled'));
+  ui.print(
+    was
+      ? `  was     ${formatInZone(was, zone)} (${formatUtc(was)}), as schedctl last recorded it\n  moved   from ${shortTime(was, zone)} to ${shortTime(meeting.date, zone)} (${zone})`
+      : '  was     (unknown: not booked or moved through schedctl here)',
+  );
+}
+
+/** The flags of one reschedule, checked before any request. */
+export interface RescheduleRequest {
+  byId: string | undefined;
+  email: string | undefined;
+  event: string | undefined;
+  /** Undefined: picked on a terminal. */
+  start: Date | undefined;
+  zone: string;
+}
+
+export async function parseRescheduleOptions(meetingId: string | undefined, opts: Pick<RescheduleOptions, 'start' | 'tz' | 'event' | 'email'>, now: Date): Promise<RescheduleRequest> {
   const zone = resolveZone(opts.tz, '--tz');
-  const now = ctx.clock.now();
   if (meetingId !== undefined && opts.email !== undefined) throw new UsageError('pass either <meeting-id> or --email, not both');
   if (meetingId === undefined && opts.email === undefined) {
     throw new UsageError("missing <meeting-id>: pass the meeting id, or --email <lead> to find the lead's meeting in the local record", {
@@ -41,27 +79,41 @@ export async function run(ctx: Context, [meetingId]: string[], opts: RescheduleO
   }
   const byId = meetingId !== undefined ? requireUuid(meetingId, '<meeting-id>', 'meeting') : undefined;
   const email = opts.email !== undefined ? requireEmail(opts.email, '--email') : undefined;
-  let start = opts.start !== undefined ? requireFuture(await parseTimeExpression(opts.start, { zone, now, flag: '--start' }), now, '--start', zone) : undefined;
-  if (!start && !ctx.canPrompt()) {
-    throw new UsageError('missing --start: pass the new start time', {
-      hint: `schedctl reschedule ${byId ?? `--email ${email}`} --start <time> (free times: schedctl slots <event>)`,
-    });
-  }
+  const start = opts.start !== undefined ? requireFuture(await parseTimeExpression(opts.start, { zone, now, flag: '--start' }), now, '--start', zone) : undefined;
+  return { byId, email, event: opts.event, start, zone };
+}
 
-  const [target, state] = await Promise.all([ctx.target(), ctx.state()]);
-  const scope = scopeOf(target);
-  const known = byId ? await state.meetings.get(scope, byId) : await findMeetingByEmail(ctx, state, scope, { email: email!, event: opts.event, zone });
-  const id = byId ?? known!.id;
+/** The meeting to move and what the local record knows of it (its time, its event). */
+export interface MeetingToMove {
+  id: string;
+  scope: string;
+  known: Awaited<ReturnType<State['meetings']['get']>>;
+  journaled: JournalEntry | undefined;
+  was: string | undefined;
+  event: string | undefined;
+}
+
+/** By id, or the lead's one upcoming meeting in the local record (several: asked on a terminal, else refused). */
+export async function findMeetingToMove(ctx: Context, state: State, scope: string, request: RescheduleRequest): Promise<MeetingToMove> {
+  let known: MeetingToMove['known'];
+  let id: string;
+  if (request.byId) {
+    id = request.byId;
+    known = await state.meetings.get(scope, request.byId);
+  } else {
+    // Checked when parsing: without an id there is an email.
+    known = { ...(await findMeetingByEmail(ctx, state, scope, { email: request.email ?? '', event: request.event, zone: request.zone })), scope };
+    id = known.id;
+  }
   // Meetings booked before the meetings record existed are still in the journal.
   const journaled = known ? undefined : await state.journal.findMeeting(scope, id);
-  const was = known?.date ?? journaled?.startTime;
-  let event = opts.event ?? known?.event ?? journaled?.event;
-  const api = await ctx.api();
-  if (!start) {
-    if (!event) event = await askEvent(ctx, id);
-    start = await pickTime(ctx, api, { id, event, was }, zone);
-  }
+  return { id, scope, known, journaled, was: known?.date ?? journaled?.startTime, event: request.event ?? known?.event ?? journaled?.event };
+}
 
+/** One PATCH (never repeated: a lost answer is outcome unknown), then the local record follows the move. */
+export async function moveMeeting(ctx: Context, found: MeetingToMove, start: Date): Promise<Meeting> {
+  const { id, scope, journaled, event } = found;
+  const [target, state, api] = await Promise.all([ctx.target(), ctx.state(), ctx.api()]);
   if (!ctx.globals.json) (await ctx.ui()).info(`Rescheduling on ${target.profileName ? `profile "${target.profileName}"` : 'SCHEDCTL_API_KEY'} at ${target.baseUrl}`);
   let meeting: Meeting;
   try {
@@ -77,20 +129,13 @@ export async function run(ctx: Context, [meetingId]: string[], opts: RescheduleO
     if (error instanceof ApiError) throw error.withHint(hintFor(error.code, { operation: 'reschedule', event, meetingId: id }));
     throw error;
   }
-  const ui = await ctx.ui();
   try {
     await state.meetings.recordMove(scope, id, meeting, ctx.clock.now());
     if (journaled) await state.journal.update(journaled.id, { startTime: meeting.date, updatedAt: ctx.clock.now().toISOString() });
   } catch (error) {
-    ui.warn(`the meeting moved, but the local record could not be updated (${error instanceof Error ? error.message : String(error)})`);
+    (await ctx.ui()).warn(`the meeting moved, but the local record could not be updated (${error instanceof Error ? error.message : String(error)})`);
   }
-  if (ctx.globals.json) return ui.json(meeting);
-  ui.print(describeMeeting(meeting, zone, 'Rescheduled'));
-  ui.print(
-    was
-      ? `  was     ${formatInZone(was, zone)} (${formatUtc(was)}), as schedctl last recorded it\n  moved   from ${shortTime(was, zone)} to ${shortTime(meeting.date, zone)} (${zone})`
-      : '  was     (unknown: not booked or moved through schedctl here)',
-  );
+  return meeting;
 }
 
 /** On a terminal, a meeting schedctl has no record of: ask for its event instead of failing. */

@@ -67,6 +67,7 @@ async function route(ctx: Context, opts: RouteOptionsInput): Promise<RouteRun> {
     now: () => ctx.clock.now(),
     days: parsed.days,
     leadTimezone: parsed.leadZone,
+    rebook: Boolean(opts.rebook),
   });
   return {
     result,

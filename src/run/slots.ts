@@ -1,4 +1,6 @@
 import { DateTime } from 'luxon';
+import type { Api } from '../api/endpoints.js';
+import type { SlotsResult } from '../api/schemas.js';
 import type { Context } from '../context.js';
 import { requireUuid } from '../domain/inputs.js';
 import { fetchSlots } from '../domain/slots.js';
@@ -9,7 +11,7 @@ import { DEFAULT_DAYS, MAX_SLOTS_DAYS } from '../limits.js';
 import { sanitizeText } from '../ui/sanitize.js';
 import { renderSlotsByDay } from '../ui/slots-view.js';
 
-interface SlotsOptions {
+export interface SlotsOptions {
   from?: string;
   to?: string;
   days?: string;
@@ -17,7 +19,7 @@ interface SlotsOptions {
   tz?: string;
 }
 
-interface SlotsRequest {
+export interface SlotsRequest {
   event: string;
   zone: string;
   from: Date;
@@ -26,15 +28,9 @@ interface SlotsRequest {
 }
 
 export async function run(ctx: Context, [event = '']: string[], opts: SlotsOptions): Promise<void> {
-  const request = parseOptions(event, opts, ctx.clock.now());
+  const request = parseSlotsOptions(event, opts, ctx.clock.now());
   const api = await ctx.api();
-  let result;
-  try {
-    result = await fetchSlots(api, event, request);
-  } catch (error) {
-    if (!(error instanceof ApiError)) throw error;
-    throw error.withHint(hintFor(error.code, { operation: 'slots', event, reservationId: request.reservationId }));
-  }
+  const result = await findSlots(api, request);
   const ui = await ctx.ui();
   if (ctx.globals.json) return ui.json(result);
   const { zone, from, to } = request;
@@ -51,7 +47,18 @@ export async function run(ctx: Context, [event = '']: string[], opts: SlotsOptio
   if (first) ui.info(`\nNext: schedctl book ${event} --start ${first} --reservation ${result.reservationId} --email <email>`);
 }
 
-function parseOptions(event: string, opts: SlotsOptions, now: Date): SlotsRequest {
+/** The free times of [from, to): one request per 63 days, all with one reservation; an API refusal gets its hint. The --json document. */
+export async function findSlots(api: Pick<Api, 'slots'>, request: SlotsRequest): Promise<SlotsResult> {
+  const { event } = request;
+  try {
+    return await fetchSlots(api, event, request);
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    throw error.withHint(hintFor(error.code, { operation: 'slots', event, reservationId: request.reservationId }));
+  }
+}
+
+export function parseSlotsOptions(event: string, opts: SlotsOptions, now: Date): SlotsRequest {
   if (!event.trim()) throw new UsageError('missing <event-or-link>: pass an event id or slug, or a scheduling link id');
   const zone = resolveZone(opts.tz, '--tz');
   if (opts.to !== undefined && opts.days !== undefined) throw new UsageError('--to and --days cannot be used together: pass one of them');

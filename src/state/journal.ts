@@ -28,6 +28,11 @@ export interface OpenAttemptQuery {
   event?: string;
   triggerId?: string;
   answersKey?: string;
+  /**
+   * Also attempts known to have booked (`already_booked`: a retry showed it; `booked`) whose
+   * time is at or after this instant: a re-run must say "already booked" again, not book anew.
+   */
+  bookedSince?: Date;
 }
 
 /** Entries older than this are dropped when one is added: reservations and sessions are long gone. */
@@ -114,11 +119,18 @@ export class Journal {
   /**
    * The latest sent attempt still `unknown` for this lead, narrowed by every filter given
    * (run, event or link, trigger, answers): a re-run resolves it (the meeting exists or not)
-   * before choosing a time, whatever its flags.
+   * before choosing a time, whatever its flags. With `bookedSince`, an upcoming attempt known
+   * to have booked counts too: once a re-run showed a lost attempt `already_booked`, its
+   * outcome is forgotten and the meeting (id unknown) is in no record, so without it the
+   * next re-run would fire and book again.
    */
   async findOpenAttempt(scope: string, by: OpenAttemptQuery): Promise<JournalEntry | undefined> {
-    return (await this.listOpen(scope))
-      .filter((e) => sameEmail(e.personEmail, by.personEmail) && matchesGiven(e, by))
+    const since = by.bookedSince?.getTime();
+    const open = (e: JournalEntry) =>
+      (e.outcome === 'unknown' && wasSent(e)) || (since !== undefined && e.outcome !== 'unknown' && !(Date.parse(e.startTime) < since));
+    return this.file
+      .read()
+      .entries.filter((e) => e.scope === scope && open(e) && sameEmail(e.personEmail, by.personEmail) && matchesGiven(e, by))
       .at(-1);
   }
 

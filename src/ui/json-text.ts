@@ -5,7 +5,6 @@
  * escapes here: the same JSON value (a parser gets the exact strings back), but nothing a
  * terminal acts on. Outside strings JSON text is ASCII, so only string contents change.
  */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
 const RAW_IN_JSON = /[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/g;
 
 export function jsonText(value: unknown, indent = 2): string {

@@ -30,7 +30,7 @@ export function describeMeeting(m: Meeting, zone: string, verb: string, leadZone
   return rows.join('\n');
 }
 
-const LABEL = 'lead time '.length;
+const LABEL = 'lead time  '.length;
 
 /** `2026-12-01 14:00 GMT+1 (Europe/Berlin)`: the offset says the hour, the name says the place. */
 function withZoneName(formatted: string, zone: string): string {

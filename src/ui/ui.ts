@@ -87,7 +87,16 @@ export function createUi(io: IO, env: NodeJS.ProcessEnv, globals: GlobalOptions)
         return { update: () => undefined, stop: (finalLine) => finalLine && ui.info(finalLine) };
       }
       const { default: ora } = await import('ora');
-      const s = ora({ text: forErr(text), stream: io.stderr as NodeJS.WriteStream, isEnabled: true, color: err.level > 0 ? 'cyan' : false as never }).start();
+      // discardStdin off: ora would put the terminal in raw mode and catch Ctrl-C itself, but it
+      // never starts reading a stdin nobody has read yet, so Ctrl-C did nothing while a spinner ran.
+      // In cooked mode the terminal sends SIGINT, which the CLI answers with exit 130 (src/cli.ts).
+      const s = ora({
+        text: forErr(text),
+        stream: io.stderr as NodeJS.WriteStream,
+        isEnabled: true,
+        discardStdin: false,
+        color: err.level > 0 ? 'cyan' : (false as never),
+      }).start();
       return {
         update: (t) => {
           s.text = forErr(t);

@@ -13,7 +13,7 @@ import type { Api } from '../../api/endpoints.js';
 import type { Meeting, Outcome, Trigger, TriggerFireResult } from '../../api/schemas.js';
 import { ApiError, CancelledError, CliError, EXIT } from '../../errors.js';
 import { refireHint } from '../../hints.js';
-import { answersKey, type Journal, type Meetings, type Outcomes } from '../../state/index.js';
+import { answersKey, type Journal, type JournalEntry, type Meetings, type Outcomes } from '../../state/index.js';
 import { bookSlot, type BookRequest, type BookResult } from '../booking.js';
 import { fireTrigger } from '../fire.js';
 import { fetchSlots } from '../slots.js';
@@ -39,6 +39,8 @@ export interface RouteDeps {
   days: number;
   /** Sent as the booking's leadTimezone when known. */
   leadTimezone?: string | undefined;
+  /** --rebook: a booking known to exist does not stop this run (a lost attempt is still resolved first). */
+  rebook?: boolean | undefined;
 }
 
 /** Booking attempts per run: each recovery costs requests, and a server refusing forever must not loop. */
@@ -46,6 +48,8 @@ export const MAX_BOOK_ATTEMPTS = 6;
 /** Re-fires per run: each one starts a workflow run (CRM writes, routing fairness). */
 export const MAX_REFIRES = 2;
 const DAY_MS = 86_400_000;
+/** Refusals of a re-sent attempt that tell nothing about whether it booked: the server did not look at it. */
+const NOT_AN_ANSWER = new Set(['RATE_LIMITED', 'INVALID_API_KEY', 'MISSING_SCOPE']);
 
 export async function runRoute(deps: RouteDeps): Promise<RouteResult> {
   const { api, asker, scope } = deps;
@@ -65,23 +69,40 @@ export async function runRoute(deps: RouteDeps): Promise<RouteResult> {
   const base = { trigger, email, responses, refires: 0, guests: { guests: [] as string[] } };
 
   // An earlier run of the same lead and answers whose booking answer was lost is resolved first,
-  // whatever this run's --slot says: its attempt is sent again as it was.
-  const open = await deps.journal.findOpenAttempt(scope, { personEmail: email, triggerId: trigger.id, answersKey: key });
-  if (open?.request) {
-    deps.notify({ type: 'resolving', attempt: open });
+  // whatever this run's --slot says: its attempt is sent again as it was. So is one known to
+  // have booked (unless --rebook): after a lost answer its meeting is in no local record.
+  const open = await deps.journal.findOpenAttempt(scope, {
+    personEmail: email,
+    triggerId: trigger.id,
+    answersKey: key,
+    ...(deps.rebook ? {} : { bookedSince: deps.now() }),
+  });
+  const resolve = async (attempt: JournalEntry): Promise<RouteResult | undefined> => {
+    deps.notify({ type: 'resolving', attempt });
     try {
-      const resolved = await bookSlot({ api, journal: deps.journal, meetings: deps.meetings, outcomes: deps.outcomes, scope, now: deps.now, origin, suggestOnSlotTaken: false }, open.request as BookRequest);
-      return resolvedResult(base, open.workflowExecutionId ?? '', resolved, open.request as BookRequest);
+      const resolved = await bookSlot({ api, journal: deps.journal, meetings: deps.meetings, outcomes: deps.outcomes, scope, now: deps.now, origin, suggestOnSlotTaken: false }, attempt.request as BookRequest);
+      return resolvedResult(base, attempt.workflowExecutionId ?? '', resolved, attempt.request as BookRequest);
     } catch (error) {
-      // Refused for another reason (the slot went to someone else): the earlier attempt booked
-      // nothing, so this run goes on as a new booking.
-      if (!(error instanceof ApiError)) throw error;
+      // Refused for another reason (the slot went to someone else, the hold of a run that never
+      // booked lapsed): the earlier attempt booked nothing, so this run goes on as a new booking.
+      // Not when the server did not look at the booking at all (rate limit, key): that says nothing.
+      if (!(error instanceof ApiError) || NOT_AN_ANSWER.has(error.code)) throw error;
+      return undefined;
     }
+  };
+  if (open?.request && open.outcome !== 'booked') {
+    const resolved = await resolve(open);
+    if (resolved) return resolved;
   }
   const held = await deps.guard?.({ trigger, email, answersKey: key });
   if (held) {
     const outcome = { type: 'scheduler' };
     return { ...base, status: 'already_booked', executionId: '', outcome, reused: true, meeting: held, slot: held.date, reservationId: null, alreadyBookedCode: 'ON_RECORD' };
+  }
+  // Booked, but not on record (the meetings record could not be written): the server says so again.
+  if (open?.request && open.outcome === 'booked') {
+    const resolved = await resolve(open);
+    if (resolved) return resolved;
   }
 
   let fired: { executionId: string; outcome: Outcome | { type: string } };

@@ -48,7 +48,8 @@ export function batchReporter(
     },
     async finish() {
       if (live) ctx.io.stderr.write('\r\x1b[2K');
-      if (out) await new Promise<void>((resolve) => out!.file.end(resolve));
+      const file = out?.file;
+      if (file) await new Promise<void>((resolve) => file.end(resolve));
       const s = summary();
       const byStatus = Object.fromEntries(counts);
       if (ctx.globals.json) ctx.io.stdout.write(`${JSON.stringify({ summary: { rows: done, byStatus, failedRows: failed } })}\n`);

@@ -126,7 +126,8 @@ export async function rescheduleBatch(ctx: Context, o: RescheduleBatchOptions): 
 async function meetingOf(state: State, scope: string, row: RescheduleRow, now: Date): Promise<{ id: string } | string> {
   if (row.meeting !== undefined) return { id: row.meeting };
   const found = filterMeetings(await allMeetings(state, scope), { email: row.email, upcomingFrom: now }).filter((m) => m.id !== null && m.status !== 'canceled');
-  if (found.length === 1) return { id: found[0]!.id! };
+  const only = found.length === 1 ? found[0]?.id : undefined;
+  if (only) return { id: only };
   return found.length === 0
     ? `email: no upcoming meeting of ${row.email} in the local record (give its meeting id instead)`
     : `email: ${found.length} upcoming meetings of ${row.email} are on record (give the meeting id instead)`;

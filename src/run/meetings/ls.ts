@@ -4,9 +4,9 @@ import { parseTimeExpression } from '../../domain/human-time.js';
 import { requireEmail } from '../../domain/inputs.js';
 import { formatInZone, resolveZone } from '../../domain/time.js';
 import { renderTable } from '../../ui/table.js';
-import { allMeetings, filterMeetings, type MeetingFilter } from './records.js';
+import { allMeetings, type AnyMeetingView, filterMeetings, type MeetingFilter } from './records.js';
 
-interface LsOptions {
+export interface LsOptions {
   all?: boolean;
   email?: string;
   event?: string;
@@ -16,18 +16,10 @@ interface LsOptions {
 }
 
 export async function run(ctx: Context, _args: string[], opts: LsOptions): Promise<void> {
-  const now = ctx.clock.now();
   const zone = resolveZone(opts.tz, '--tz');
-  const filter: MeetingFilter = {
-    email: opts.email !== undefined ? requireEmail(opts.email, '--email') : undefined,
-    event: opts.event?.trim() || undefined,
-    from: opts.from !== undefined ? await parseTimeExpression(opts.from, { zone, now, flag: '--from' }) : undefined,
-    to: opts.to !== undefined ? await parseTimeExpression(opts.to, { zone, now, flag: '--to', endOfDay: true }) : undefined,
-    upcomingFrom: opts.all || opts.from !== undefined ? undefined : now,
-  };
+  const filter = await parseMeetingsFilter(opts, zone, ctx.clock.now());
   const target = await ctx.target();
-  const state = await ctx.state();
-  const meetings = filterMeetings(await allMeetings(state, scopeOf(target)), filter);
+  const meetings = await listMeetings(ctx, filter);
   const ui = await ctx.ui();
   if (ctx.globals.json) return ui.json(meetings);
   if (ctx.io.isStderrTTY) ui.info(`Meetings booked or moved through schedctl on ${target.profileName ? `profile "${target.profileName}"` : 'SCHEDCTL_API_KEY'} at ${target.baseUrl} (the API has no list operation: meetings booked elsewhere are not here).`);
@@ -39,4 +31,21 @@ export async function run(ctx: Context, _args: string[], opts: LsOptions): Promi
       { color: ui.out.level > 0 },
     ),
   );
+}
+
+/** The flags as a filter of the local record (no request): upcoming meetings unless --all or --from. */
+export async function parseMeetingsFilter(opts: LsOptions, zone: string, now: Date): Promise<MeetingFilter> {
+  return {
+    email: opts.email !== undefined ? requireEmail(opts.email, '--email') : undefined,
+    event: opts.event?.trim() || undefined,
+    from: opts.from !== undefined ? await parseTimeExpression(opts.from, { zone, now, flag: '--from' }) : undefined,
+    to: opts.to !== undefined ? await parseTimeExpression(opts.to, { zone, now, flag: '--to', endOfDay: true }) : undefined,
+    upcomingFrom: opts.all || opts.from !== undefined ? undefined : now,
+  };
+}
+
+/** The meetings of this workspace on record that pass the filter, earliest first: the `meetings ls --json` document. */
+export async function listMeetings(ctx: Context, filter: MeetingFilter): Promise<AnyMeetingView[]> {
+  const [target, state] = await Promise.all([ctx.target(), ctx.state()]);
+  return filterMeetings(await allMeetings(state, scopeOf(target)), filter);
 }

@@ -19,7 +19,8 @@ export async function findMeetingByEmail(
       hint: 'the record holds meetings booked or moved through schedctl with this profile (`schedctl meetings ls --all`); for another one pass its id',
     });
   }
-  if (candidates.length === 1) return candidates[0]!;
+  const [only] = candidates;
+  if (only && candidates.length === 1) return only;
   if (!ctx.canPrompt()) {
     throw new UsageError(`${candidates.length} upcoming meetings of ${q.email} are on record: pass the meeting id (or --event)`, {
       details: candidates.map(line),

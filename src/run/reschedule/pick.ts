@@ -34,9 +34,10 @@ export async function pickTime(
     reservationId = page.reservationId;
     const choices: Array<{ name: string; value: string } | InstanceType<typeof prompts.Separator>> = [];
     if (from > now) choices.push({ name: '← earlier times', value: EARLIER });
-    for (const day of groupByDay(page.slots, zone)) {
-      choices.push(new prompts.Separator(`── ${dayLabel(day.slots[0]!, zone)}`));
-      for (const s of day.slots) choices.push({ name: `   ${timeLabel(s, zone)}`, value: s });
+    for (const { slots } of groupByDay(page.slots, zone)) {
+      const [first] = slots;
+      if (first) choices.push(new prompts.Separator(`── ${dayLabel(first, zone)}`));
+      for (const s of slots) choices.push({ name: `   ${timeLabel(s, zone)}`, value: s });
     }
     if (page.slots.length === 0) choices.push(new prompts.Separator('  (no free times in this range)'));
     choices.push({ name: 'later times →', value: LATER });

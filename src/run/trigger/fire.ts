@@ -1,3 +1,4 @@
+import type { FireRequest, Outcome, Trigger } from '../../api/schemas.js';
 import { scopeOf } from '../../config/target.js';
 import type { Context } from '../../context.js';
 import { fireTrigger } from '../../domain/fire.js';
@@ -17,43 +18,86 @@ export interface FireOptions {
   force?: boolean;
 }
 
+/** A fire as checked input: the trigger still to resolve (one request), everything else validated. */
+export interface FireInput {
+  idOrName: string;
+  email: string;
+  fields: Record<string, string>;
+  context?: FireRequest['context'] | undefined;
+  fromFile?: Record<string, unknown> | undefined;
+  force: boolean;
+}
+
+/** The `trigger fire --json` document: the API's fire result, or the remembered outcome reused instead. */
+export type FireDocument =
+  | { executionId: string; outcome: Outcome | { type: string } }
+  | { status: 'reused'; executionId: string; outcome: Outcome | { type: string }; firedAt: string };
+
+export interface FireRun {
+  trigger: Trigger;
+  email: string;
+  document: FireDocument;
+}
+
+export interface FireHooks {
+  warn(line: string): void;
+  info(line: string): void;
+  /** A scheduler outcome for the same answers is held: fire anyway? (absent: never asked, it is reused) */
+  confirmFireAgain?: () => Promise<boolean>;
+}
+
 export async function run(ctx: Context, [idOrName = '']: string[], opts: FireOptions): Promise<void> {
-  // Everything that needs no server is checked first: a typo costs no request.
+  const input = await parseFireOptions(ctx, idOrName, opts);
+  const ui = await ctx.ui();
+  const canAsk = ctx.canPrompt() && !ctx.globals.json;
+  const r = await fireOrReuse(ctx, input, { warn: ui.warn, info: ui.info, ...(canAsk ? { confirmFireAgain: () => confirmFireAgain(ctx) } : {}) });
+  if (ctx.globals.json) return ui.json(r.document);
+  ui.print(outcomeLines(r.document, r.email).join('\n'));
+}
+
+/** Everything that needs no server is checked first: a typo costs no request. */
+export async function parseFireOptions(ctx: Context, idOrName: string, opts: FireOptions): Promise<FireInput> {
   const email = opts.email?.trim();
   if (!email) throw new UsageError("missing --email: the lead's email is required to fire a trigger", { hint: 'e.g. --email ada@acme.com' });
   if (!isValidEmail(email)) throw new UsageError(`invalid --email "${email}": not a valid email address`);
   const fields = parseKeyValues(opts.field ?? [], '--field');
   const context = parseContext(opts.context ?? []);
   const fromFile = opts.responses === undefined ? undefined : await readResponsesFile(opts.responses, ctx);
+  return { idOrName, email, fields, context, fromFile, force: Boolean(opts.force) };
+}
 
+/**
+ * Fires the trigger, or reuses the scheduler outcome remembered for the very same answers
+ * (unless forced, or confirmed): every fire starts a workflow run whose CRM writes repeat.
+ * Costs the triggers list (one request), plus the fire when it fires.
+ */
+export async function fireOrReuse(ctx: Context, input: FireInput, hooks: FireHooks): Promise<FireRun> {
+  const { email, context } = input;
   const target = await ctx.target();
-  const trigger = await loadTrigger(ctx, idOrName);
-  const responses = buildResponses(trigger, { email, fields, ...(fromFile ? { fromFile } : {}) });
+  const trigger = await loadTrigger(ctx, input.idOrName);
+  const responses = buildResponses(trigger, { email, fields: input.fields, ...(input.fromFile ? { fromFile: input.fromFile } : {}) });
 
-  const ui = await ctx.ui();
   const { outcomes } = await ctx.state();
   const scope = scopeOf(target);
   // A remembered outcome is shown instead of firing only for the very same answers.
   const key = answersKey(responses, context ?? {});
   const remembered = await outcomes.lookup(scope, trigger.id, email, key);
-  if (remembered.kind === 'match' && !opts.force) {
-    for (const line of reuseWarning(remembered.outcome, trigger)) ui.warn(line);
-    if (!(ctx.canPrompt() && !ctx.globals.json && (await confirmFireAgain(ctx)))) {
+  if (remembered.kind === 'match' && !input.force) {
+    for (const line of reuseWarning(remembered.outcome, trigger)) hooks.warn(line);
+    if (!(hooks.confirmFireAgain && (await hooks.confirmFireAgain()))) {
       const { executionId, outcome, firedAt } = remembered.outcome;
-      if (ctx.globals.json) return ui.json({ status: 'reused', executionId, outcome, firedAt });
-      return ui.print(outcomeLines({ executionId, outcome }, email).join('\n'));
+      return { trigger, email, document: { status: 'reused', executionId, outcome, firedAt } };
     }
   }
   if (remembered.kind === 'different-answers') {
-    ui.warn(`the remembered outcome for ${email} (workflow run ${remembered.previous.executionId}) was fired with other answers: firing anew; it will not be reused`);
+    hooks.warn(`the remembered outcome for ${email} (workflow run ${remembered.previous.executionId}) was fired with other answers: firing anew; it will not be reused`);
   }
 
-  ui.info(`firing "${trigger.name}" for ${email} ${target.profileName ? `on profile ${target.profileName}` : 'with the key from SCHEDCTL_API_KEY'} at ${target.baseUrl}`);
+  hooks.info(`firing "${trigger.name}" for ${email} ${target.profileName ? `on profile ${target.profileName}` : 'with the key from SCHEDCTL_API_KEY'} at ${target.baseUrl}`);
   const api = await ctx.api();
   const result = await fireTrigger(api, trigger, { email, responses, ...(context ? { context } : {}) });
   await outcomes.remember(scope, trigger.id, email, { executionId: result.executionId, outcome: result.outcome, firedAt: ctx.clock.now().toISOString(), answersKey: key });
-  if (ctx.globals.json) return ui.json({ executionId: result.executionId, outcome: result.outcome });
-  ui.print(outcomeLines(result, email).join('\n'));
+  return { trigger, email, document: { executionId: result.executionId, outcome: result.outcome } };
 }
 
 async function readResponsesFile(spec: string, ctx: Context): Promise<Record<string, unknown>> {
