@@ -135,7 +135,14 @@ export function createContext(opts: { io?: IO; env?: NodeJS.ProcessEnv; clock?: 
         const { createHttpClient } = await import('./api/client.js');
         if (proxied) (await import('./api/proxy.js')).installProxyFromEnv();
         const transport = direct?.nodeFetch;
+        // One budget per key and base URL, shared by every schedctl process (0 turns it off).
+        const rate = t.rate ?? 30;
+        const budget =
+          rate > 0
+            ? (await import('./api/rate-budget.js')).createRateBudget({ dir: ctx.configDir(), baseUrl: t.baseUrl, apiKey: t.apiKey, limit: rate })
+            : undefined;
         return createHttpClient({
+          ...(budget ? { budget } : {}),
           baseUrl: t.baseUrl,
           apiKey: t.apiKey,
           timeoutMs: await timeoutMs(ctx),

@@ -23,7 +23,7 @@ import ky, { HTTPError, TimeoutError } from 'ky';
 import type { ZodMiniType as ZodType } from './zod.js';
 import { redact, redactKeyLike } from '../config/mask.js';
 import type { Clock } from '../context.js';
-import { BadResponseError, NetworkError, OutcomeUnknownError } from '../errors.js';
+import { BadResponseError, CliError, NetworkError, OutcomeUnknownError } from '../errors.js';
 import {
   describeFailure,
   errorFromResponse,
@@ -38,6 +38,7 @@ import {
   unreadableAnswer,
 } from './failures.js';
 import { sanitizeText } from '../ui/sanitize.js';
+import type { RateBudget } from './rate-budget.js';
 import { formatSchemaIssues } from './validate.js';
 
 export type Safety = 'retry' | 'once';
@@ -81,6 +82,11 @@ export interface HttpClientOptions {
   userAgent?: string;
   /** The fetch under ky; defaults to Node's own. */
   fetch?: (request: Request) => Promise<Response>;
+  /**
+   * The key's rate budget shared by every schedctl process (rate-budget.ts): each try draws
+   * from it before it goes out, and a 429's Retry-After is written to it for everyone.
+   */
+  budget?: Pick<RateBudget, 'draw' | 'recordRetryAfter'>;
 }
 
 const RETRYABLE_STATUS = [500, 502, 503, 504];
@@ -148,8 +154,12 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
         maxRetryAfter: budgetMs,
         backoffLimit: 4000,
         shouldRetry: ({ error, retryCount }) => {
+          // schedctl's own refusals (the rate budget's wait is over the limit) are final.
+          if (error instanceof CliError) return false;
           if (error instanceof HTTPError && error.response.status === 429) {
             const seconds = parseRetryAfter(error.response.headers.get('retry-after'));
+            // Another client uses this key too: every schedctl process waits, not only this one.
+            if (seconds !== undefined) void options.budget?.recordRetryAfter(seconds, { debug });
             const waitMs = seconds === undefined ? 1000 : seconds * 1000;
             if (waitedMs + waitMs > budgetMs || retryCount > MAX_RATE_LIMIT_RETRIES) {
               debug(`${label}: 429, Retry-After ${error.response.headers.get('retry-after') ?? '(none)'}; over the wait budget, giving up`);
@@ -176,7 +186,17 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       },
       hooks: {
         beforeRequest: [
-          () => {
+          async () => {
+            // Outside ky's timeout (hooks run before it starts): waiting for the budget is not the API being slow.
+            if (options.budget) {
+              const before = Date.now();
+              await options.budget.draw({
+                maxWaitMs: Math.max(0, budgetMs - waitedMs),
+                onWait: (ms) => options.notify(`waiting for the rate budget (shared by every schedctl process on this key), ${Math.ceil(ms / 1000)} s`, ms),
+                debug,
+              });
+              waitedMs += Date.now() - before;
+            }
             started = Date.now();
             debug(`→ ${label} ${url.toString()}${opts.body !== undefined ? ` ${JSON.stringify(opts.body)}` : ''}`);
           },
@@ -196,6 +216,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     } catch (error) {
       if (error instanceof HTTPError && isRedirect(error.response)) throw redirectError(error.response, label);
       if (error instanceof HTTPError) return Promise.reject(await errorFromResponse(error.response, label, once, readBody));
+      if (error instanceof CliError) throw error;
       throw transportError(error, label, once, options.timeoutMs);
     }
     if (isRedirect(response)) throw redirectError(response, label);

@@ -5,20 +5,21 @@
  *
  * The budget is `<configDir>/rate/<id>.json`, `{ sent: [epoch ms of draws within the window],
  * blockedUntil?: epoch ms }`, id = the first 32 hex digits of sha256(baseUrl + "\n" + apiKey):
- * the key itself is never written. Each draw reads and rewrites it under a proper-lockfile lock
- * (an atomic mkdir of `<file>.lock`; a lock left by a killed process is taken over once stale).
+ * the key itself is never written. Each draw reads and rewrites it under a lock
+ * (quick-lock.ts: an atomic mkdir of `<file>.lock`; a lock left by a killed process is taken over once stale).
  *
  * The file is a cache of recent timestamps, not a record: a corrupted one is simply reset
  * (at worst one window's requests are forgotten and the server's 429 + Retry-After, which the
  * client still honors, covers the gap). For the same reason a config directory that cannot be
  * written never fails a command: the budget then counts this process's requests only.
  *
- * Cheap to import (node built-ins only); proper-lockfile is loaded on the first draw.
+ * Cheap to import and to use: node built-ins only.
  */
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { CliError, EXIT } from '../errors.js';
+import { withQuickLock } from './quick-lock.js';
 
 export interface BudgetState {
   sent: number[];
@@ -40,7 +41,7 @@ export interface RateBudgetOptions {
   marginMs?: number;
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
-  /** Lock timing (tests): a lock older than staleMs is taken over (proper-lockfile's floor is 2 s). */
+  /** Lock timing (tests): a lock older than staleMs is taken over. */
   lockStaleMs?: number;
 }
 
@@ -98,14 +99,14 @@ export function createRateBudget(options: RateBudgetOptions): RateBudget {
     let waited = 0;
     for (;;) {
       const outcome = await store.update(
-        (state): { drawn: number } | { drawn?: undefined; waitMs: number; used: number } => {
+        (state): { drawn: number; used: number } | { drawn?: undefined; waitMs: number; used: number } => {
           const t = now();
           prune(state, t);
           const blockedMs = (state.blockedUntil ?? 0) - t;
           const full = state.sent.length >= limit;
           if (blockedMs <= 0 && !full) {
             state.sent.push(t);
-            return { drawn: t };
+            return { drawn: t, used: state.sent.length };
           }
           // Room comes when enough of the oldest draws have left the window.
           const freeAt = full ? (state.sent[state.sent.length - limit] ?? t) + span : t;
@@ -113,7 +114,10 @@ export function createRateBudget(options: RateBudgetOptions): RateBudget {
         },
         opts.debug,
       );
-      if (outcome.drawn !== undefined) return outcome.drawn;
+      if (outcome.drawn !== undefined) {
+        opts.debug?.(`rate budget: request ${outcome.used} of ${limit} in the last ${windowMs / 1000} s (${file})`);
+        return outcome.drawn;
+      }
       const { waitMs, used } = outcome;
       if (opts.maxWaitMs !== undefined && waited + waitMs > opts.maxWaitMs)
         throw new RateBudgetWaitError(waitMs, limit, windowMs);
@@ -200,12 +204,6 @@ function writeState(file: string, state: BudgetState): void {
   renameSync(tmp, file);
 }
 
-type Lockfile = typeof import('proper-lockfile');
-let lockfile: Promise<Lockfile> | undefined;
-const loadLockfile = () =>
-  // A CommonJS module: its functions may sit on the namespace or on its default export.
-  (lockfile ??= import('proper-lockfile').then((m) => ((m as { default?: Lockfile }).default ?? m) as Lockfile));
-
 const madeDirs = new Set<string>();
 
 /** Longest wait for another process's lock; held for microseconds, so only a stuck or dead holder reaches it. */
@@ -216,27 +214,9 @@ const LOCK_WAIT_MS = 10_000;
  * found stale and taken over halfway through a read-modify-write.
  */
 async function withFileLock<T>(file: string, staleMs: number, critical: () => T): Promise<T> {
-  const { lock } = await loadLockfile();
   if (!madeDirs.has(file)) {
     mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
     madeDirs.add(file);
   }
-  const deadline = Date.now() + Math.max(LOCK_WAIT_MS, staleMs * 2);
-  let release: (() => Promise<void>) | undefined;
-  for (let attempt = 0; release === undefined; attempt++) {
-    try {
-      release = await lock(file, { realpath: false, stale: staleMs, retries: 0, onCompromised: () => {} });
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ELOCKED' || Date.now() >= deadline) throw error;
-      // Jittered, growing waits: processes started together do not retry in lockstep.
-      const base = Math.min(2 * 1.5 ** attempt, 50);
-      await new Promise((resolve) => setTimeout(resolve, base / 2 + Math.random() * base));
-    }
-  }
-  try {
-    return critical();
-  } finally {
-    // A failed release leaves a lock that turns stale and is taken over.
-    await release().catch(() => {});
-  }
+  return withQuickLock(file, { staleMs, waitMs: Math.max(LOCK_WAIT_MS, staleMs * 2) }, critical);
 }

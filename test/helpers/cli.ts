@@ -42,6 +42,9 @@ export function baseEnv(configDir: string): Record<string, string> {
     PATH: process.env.PATH ?? '',
     HOME: configDir,
     SCHEDCTL_CONFIG_DIR: configDir,
+    // The test sandboxes run without a rate limit: the shared client-side budget would only slow
+    // the suite down. Tests of the budget set SCHEDCTL_RATE themselves.
+    SCHEDCTL_RATE: '0',
     NO_COLOR: '1',
     CI: 'true',
     TZ: 'UTC',

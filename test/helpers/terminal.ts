@@ -66,6 +66,7 @@ export async function onTerminal(argv: string[], answers: Answer[], opts: Termin
     SCHEDCTL_CONFIG_DIR: opts.configDir,
     SCHEDCTL_BASE_URL: opts.sb.baseUrl,
     SCHEDCTL_API_KEY: opts.sb.keys.full,
+    SCHEDCTL_RATE: '0',
     NO_COLOR: '1',
     ...opts.env,
   };

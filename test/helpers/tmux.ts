@@ -84,7 +84,7 @@ export function useTerminalSandbox() {
     sandbox,
     start(name: string, args: string[], env: Record<string, string> = {}): Pane {
       const s = sandbox();
-      const pane = startPane(name, args, { SCHEDCTL_BASE_URL: s.baseUrl, SCHEDCTL_API_KEY: s.keys.full, SCHEDCTL_CONFIG_DIR: tempDir(), NO_COLOR: '1', ...env });
+      const pane = startPane(name, args, { SCHEDCTL_BASE_URL: s.baseUrl, SCHEDCTL_API_KEY: s.keys.full, SCHEDCTL_CONFIG_DIR: tempDir(), SCHEDCTL_RATE: '0', NO_COLOR: '1', ...env });
       panes.push(pane);
       return pane;
     },
