@@ -1,10 +1,11 @@
 #!/bin/sh
 # Installs the system tools some tests drive for real, when they are absent: zsh and fish
-# (completion tests) and tmux (the route wizard in a real terminal). Debian/Ubuntu (apt-get);
-# needs root or passwordless sudo.
+# (completion tests), tmux (the route wizard in a real terminal) and jq (the README's shell
+# recipes, test/e2e/readme-recipes.test.ts). Debian/Ubuntu (apt-get); needs root or
+# passwordless sudo.
 set -eu
 missing=""
-for tool in zsh fish tmux; do
+for tool in zsh fish tmux jq; do
   command -v "$tool" >/dev/null 2>&1 || missing="$missing $tool"
 done
 [ -z "$missing" ] && exit 0

@@ -15,8 +15,10 @@ _schedctl_sub() {
     '/slots') r='slots' ;;
     '/book') r='book' ;;
     '/reschedule') r='reschedule' ;;
+    '/meetings') r='meetings' ;;
     '/api') r='api' ;;
     '/smoke') r='smoke' ;;
+    '/mcp') r='mcp' ;;
     '/completion') r='completion' ;;
     '/sandbox') r='sandbox' ;;
     '/help') r='help' ;;
@@ -34,6 +36,9 @@ _schedctl_sub() {
     'events/ls'|'events/list') r='events ls' ;;
     'events/show') r='events show' ;;
     'events/help') r='events help' ;;
+    'meetings/ls'|'meetings/list') r='meetings ls' ;;
+    'meetings/show') r='meetings show' ;;
+    'meetings/help') r='meetings help' ;;
     *) return 1 ;;
   esac
 }
@@ -44,6 +49,7 @@ _schedctl_value() {
     'route')
       case "$2" in
         '--trigger'|'--email'|'--field'|'--slot'|'--first-name'|'--last-name'|'--phone'|'--guest'|'--tz'|'--lead-tz'|'--days'|'--base-url'|'--timeout') r='text' ;;
+        '--from'|'--out') r='path' ;;
         '-p'|'--profile') r='profiles' ;;
         *) return 1 ;;
       esac ;;
@@ -74,7 +80,20 @@ _schedctl_value() {
       esac ;;
     'reschedule')
       case "$2" in
-        '--start'|'--event'|'--tz'|'--base-url'|'--timeout') r='text' ;;
+        '--email'|'--start'|'--event'|'--tz'|'--base-url'|'--timeout') r='text' ;;
+        '--from'|'--out') r='path' ;;
+        '-p'|'--profile') r='profiles' ;;
+        *) return 1 ;;
+      esac ;;
+    'meetings ls')
+      case "$2" in
+        '--email'|'--event'|'--from'|'--to'|'--tz'|'--base-url'|'--timeout') r='text' ;;
+        '-p'|'--profile') r='profiles' ;;
+        *) return 1 ;;
+      esac ;;
+    'meetings show')
+      case "$2" in
+        '--tz'|'--base-url'|'--timeout') r='text' ;;
         '-p'|'--profile') r='profiles' ;;
         *) return 1 ;;
       esac ;;
@@ -118,8 +137,10 @@ _schedctl_arg() {
     'triggers help/0') r='choices ls show' ;;
     'trigger help/0') r='choices fire' ;;
     'events help/0') r='choices ls show' ;;
+    'meetings help/0') r='choices ls show' ;;
     'completion/0') r='choices bash zsh fish' ;;
-    'help/0') r='choices profile route triggers trigger events slots book reschedule api smoke completion sandbox' ;;
+    'help/0') r='choices profile route triggers trigger events slots book reschedule meetings api smoke mcp completion sandbox' ;;
+    'help/'*) r='choices profile route triggers trigger events slots book reschedule meetings api smoke mcp completion sandbox' ;;
     *) r='text' ;;
   esac
 }
@@ -127,11 +148,12 @@ _schedctl_arg() {
 # _schedctl_cmds PATH: r = the subcommands of PATH (empty when it has none).
 _schedctl_cmds() {
   case "$1" in
-    '') r='profile route triggers trigger events slots book reschedule api smoke completion sandbox help' ;;
+    '') r='profile route triggers trigger events slots book reschedule meetings api smoke mcp completion sandbox help' ;;
     'profile') r='add ls list use rm remove show help' ;;
     'triggers') r='ls list show help' ;;
     'trigger') r='fire help' ;;
     'events') r='ls list show help' ;;
+    'meetings') r='ls list show help' ;;
     *) r='' ;;
   esac
 }
@@ -141,13 +163,13 @@ _schedctl_flags() {
   case "$1" in
     '') r='-v --version --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet -h --help' ;;
     'profile') r='-h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
-    'profile add') r='--default --key-stdin -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
+    'profile add') r='--key-stdin --default --no-verify -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'profile ls') r='-h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'profile use') r='-h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'profile rm') r='-h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'profile show') r='-h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'profile help') r='--json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
-    'route') r='--trigger --email --field --slot --first-name --last-name --phone --guest --yes --refire --tz --lead-tz --days -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
+    'route') r='--trigger --email --field --slot --first-name --last-name --phone --guest --yes --refire --rebook --from --dry-run --skip-invalid --out --tz --lead-tz --days -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'triggers') r='-h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'triggers ls') r='-h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'triggers show') r='-h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
@@ -160,13 +182,18 @@ _schedctl_flags() {
     'events show') r='-h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'events help') r='--json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'slots') r='--from --to --days --reservation --tz -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
-    'book') r='--start --reservation --email --execution --first-name --last-name --phone --guest --lead-tz --response --tz -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
-    'reschedule') r='--start --event --tz -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
+    'book') r='--start --reservation --email --execution --first-name --last-name --phone --guest --lead-tz --response --rebook --tz -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
+    'reschedule') r='--email --start --event --from --dry-run --skip-invalid --out --tz -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
+    'meetings') r='-h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
+    'meetings ls') r='--all --email --event --from --to --tz -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
+    'meetings show') r='--tz -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
+    'meetings help') r='--json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'api') r='-d --data -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'smoke') r='--event --trigger --email --field --book --max-latency --junit -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
+    'mcp') r='--print-config -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'completion') r='-h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'sandbox') r='--host --port --seed --hold-seconds --rate-limit --state -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
-    'help') r='--json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
+    'help') r='-h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     *) r='' ;;
   esac
 }

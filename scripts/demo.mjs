@@ -83,8 +83,11 @@ async function demo() {
   say(`  ${m.date} (UTC), ${m.duration} min, ${m.conferencingType}${m.meetingLink ? ` ${m.meetingLink}` : ''}`);
   say(`  lead ${m.personEmail}; linked to workflow run ${doc.executionId}`);
   say();
-  say(dim('Next: `schedctl route` on a terminal walks you through the same flow step by step;'));
-  say(dim('`schedctl sandbox` keeps a sandbox running to try every command against.'));
+  // Runnable as printed in a fresh clone: `npx schedctl` there runs the checkout's own CLI, and
+  // the sandbox's profile makes the wizard work without a key (test/e2e/readme-recipes.test.ts).
+  say(dim('Next: try it by hand, step by step, in this checkout:'));
+  say(dim('  npx schedctl sandbox --profile sandbox       # terminal 1: a sandbox on 127.0.0.1:4010'));
+  say(dim('  npx schedctl --profile sandbox route         # terminal 2: the routed booking wizard'));
   return 0;
 }
 

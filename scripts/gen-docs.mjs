@@ -38,7 +38,10 @@ const cell = (text) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 const shapeCell = (shape) => (/^[{[]/.test(shape) ? `\`${shape}\`` : shape);
 
 export function renderSection(marker, topic) {
-  const lines = [`<!-- generated:${marker} -->`, `<!-- from src/help/ by \`node scripts/gen-docs.mjs\`: edit the topic there, not here -->`];
+  const lines = [
+    `<!-- generated:${marker} -->`,
+    `<!-- from src/help/ by \`node scripts/gen-docs.mjs\`: edit the topic there, not here -->`,
+  ];
   for (const p of topic.intro) lines.push(p, '');
   lines.push(`| ${topic.columns.join(' | ')} |`, `|${topic.columns.map(() => '---').join('|')}|`);
   for (const row of topic.rows) {

@@ -34,8 +34,14 @@ export function helpCommand(ctx: Context): Command {
       for (const word of words) {
         const next = target.commands.find((c) => c.name() === word || c.aliases().includes(word));
         if (!next) {
-          const known = target === root ? `commands: see \`schedctl --help\`; topics: ${HELP_TOPICS.map(([n]) => n).join(', ')}` : `see \`schedctl help ${words.slice(0, words.indexOf(word)).join(' ')}\``;
-          cmd.error(`error: unknown command or help topic "${words.join(' ')}" (${known})`, { exitCode: 2, code: 'schedctl.unknownHelpTopic' });
+          const known =
+            target === root
+              ? `commands: see \`schedctl --help\`; topics: ${HELP_TOPICS.map(([n]) => n).join(', ')}`
+              : `see \`schedctl help ${words.slice(0, words.indexOf(word)).join(' ')}\``;
+          cmd.error(`error: unknown command or help topic "${words.join(' ')}" (${known})`, {
+            exitCode: 2,
+            code: 'schedctl.unknownHelpTopic',
+          });
         }
         target = next;
       }

@@ -11,13 +11,24 @@ export const environment: HelpTopic = {
     { term: '`SCHEDCTL_BASE_URL`', text: 'API base URL; `--base-url` wins over it' },
     { term: '`SCHEDCTL_PROFILE`', text: 'profile to use; `--profile` wins over it' },
     { term: '`SCHEDCTL_CONFIG_DIR`', text: 'config directory (profiles, journal, outcomes)' },
-    { term: '`XDG_CONFIG_HOME`', text: 'without `SCHEDCTL_CONFIG_DIR`, the config directory is `$XDG_CONFIG_HOME/schedctl`, else `~/.config/schedctl`' },
+    {
+      term: '`XDG_CONFIG_HOME`',
+      text: 'without `SCHEDCTL_CONFIG_DIR`, the config directory is `$XDG_CONFIG_HOME/schedctl`, else `~/.config/schedctl`',
+    },
     { term: '`SCHEDCTL_TIMEOUT`', text: 'per-request timeout in seconds (default 30); `--timeout` wins' },
     { term: '`SCHEDCTL_NO_INPUT`', text: '`1` = never prompt (like `--no-input`)' },
     { term: '`NO_COLOR` / `FORCE_COLOR`', text: 'disable / force colors' },
-    { term: '`HTTPS_PROXY`, `HTTP_PROXY`, `NO_PROXY`', text: "corporate proxies (honored through undici's proxy agent)" },
-    { term: '`NODE_EXTRA_CA_CERTS`', text: 'extra trusted CA certificates (e.g. a TLS-inspecting proxy), read by Node at start' },
+    {
+      term: '`HTTPS_PROXY`, `HTTP_PROXY`, `NO_PROXY`',
+      text: "corporate proxies (honored through undici's proxy agent)",
+    },
+    {
+      term: '`NODE_EXTRA_CA_CERTS`',
+      text: 'extra trusted CA certificates (e.g. a TLS-inspecting proxy), read by Node at start',
+    },
     { term: '`TZ`', text: 'the system time zone: the default of `--tz` (display zone and zone of local times)' },
   ],
-  outro: ['The API key is never accepted as a command-line argument: use a profile (`schedctl profile add`) or `SCHEDCTL_API_KEY`.'],
+  outro: [
+    'The API key is never accepted as a command-line argument: use a profile (`schedctl profile add`) or `SCHEDCTL_API_KEY`.',
+  ],
 };

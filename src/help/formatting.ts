@@ -12,8 +12,9 @@ export const formatting: HelpTopic = {
   rows: [
     {
       term: '`route`',
-      shape: '{"status", "executionId", "outcome", "meeting", "requests", "trigger": {"id", "name"}, "email", "schedulingLinkId", "reservationId", "slot", "reused", "refires"}',
-      text: '`status` is `booked`, `already_booked` (an earlier attempt whose response was lost did book; `meeting` is null, `alreadyBookedCode` is the API\'s answer to this retry), `redirect` (`outcome.url`), `none`, or `other`. `meeting`, `schedulingLinkId`, `reservationId` and `slot` are null when there is none; `requests` counts the API operations sent',
+      shape:
+        '{"status", "executionId", "outcome", "meeting", "requests", "trigger": {"id", "name"}, "email", "schedulingLinkId", "reservationId", "slot", "reused", "refires"}',
+      text: "`status` is `booked`, `already_booked` (an earlier attempt whose response was lost did book; `meeting` is null, `alreadyBookedCode` is the API's answer to this retry), `redirect` (`outcome.url`), `none`, or `other`. `meeting`, `schedulingLinkId`, `reservationId` and `slot` are null when there is none; `requests` counts the API operations sent",
     },
     { term: '`triggers ls`', shape: '{"triggers": [Trigger, …]}', text: 'as the API returns it' },
     {
@@ -31,11 +32,15 @@ export const formatting: HelpTopic = {
       shape: '{"events": [EventSummary, …], "nextCursor"}',
       text: '`nextCursor` is `""` on the last page, and always with `--all` (which holds every event)',
     },
-    { term: '`events show <event>`', shape: 'EventDetail', text: 'the event (or scheduling link) with `hosts` and `questions`, as the API returns it' },
+    {
+      term: '`events show <event>`',
+      shape: 'EventDetail',
+      text: 'the event (or scheduling link) with `hosts` and `questions`, as the API returns it',
+    },
     {
       term: '`slots <event-or-link>`',
       shape: '{"reservationId", "eventId", "expiresAt", "slots": ["2026-11-23T14:30:00.000Z", …], "activeHost"}',
-      text: 'the API\'s slots result; over several requests (more than 63 days), the reservation and expiry of the last one',
+      text: "the API's slots result; over several requests (more than 63 days), the reservation and expiry of the last one",
     },
     {
       term: '`book <event-or-link>`',
@@ -43,25 +48,48 @@ export const formatting: HelpTopic = {
       text: 'a retry that finds the booking made after a lost response: `{"status": "already_booked", "code", "reservationId", "workflowExecutionId", "event", "startTime", "meetingId"}` (`meetingId` null unless known); on `SLOT_TAKEN` the error document adds `"nearestSlots"` and `"reservationId"`',
     },
     { term: '`reschedule <meeting-id>`', shape: 'Meeting', text: 'the moved meeting' },
-    { term: '`api <METHOD> <path>`', shape: 'the response body', text: 'as the server sent it; `{}` when the body is empty' },
+    {
+      term: '`api <METHOD> <path>`',
+      shape: 'the response body',
+      text: 'as the server sent it; `{}` when the body is empty',
+    },
     {
       term: '`smoke`',
-      shape: '{"ok", "requests", "checks": [{"name", "status", "latencyMs", "detail", "problems"}], "meetingId", "error"}',
-      text: 'a check\'s `status` is `pass`, `fail` or `skip`; `problems` lists contract breaks; `error` only when a check failed; `meetingId` only after `--book` created a meeting',
+      shape:
+        '{"ok", "requests", "checks": [{"name", "status", "latencyMs", "detail", "problems"}], "meetingId", "error"}',
+      text: "a check's `status` is `pass`, `fail` or `skip`; `problems` lists contract breaks; `error` only when a check failed; `meetingId` only after `--book` created a meeting",
     },
     {
       term: '`profile add <name>`',
       shape: '{"profile": {"name", "baseUrl", "key", "isDefault"}, "keyCheck"}',
       text: 'the key masked; `keyCheck` is `passed`, `missing_scope` (saved, but the key lacks `triggers:read`) or `skipped` (`--no-verify`)',
     },
-    { term: '`profile show [name]`', shape: '{"profile": {"name", "baseUrl", "key", "isDefault"}}', text: 'the key masked' },
-    { term: '`profile ls`', shape: '{"profiles": [{"name", "baseUrl", "key", "isDefault"}, …]}', text: 'the keys masked' },
+    {
+      term: '`profile show [name]`',
+      shape: '{"profile": {"name", "baseUrl", "key", "isDefault"}}',
+      text: 'the key masked',
+    },
+    {
+      term: '`profile ls`',
+      shape: '{"profiles": [{"name", "baseUrl", "key", "isDefault"}, …]}',
+      text: 'the keys masked',
+    },
     { term: '`profile use <name>`', shape: '{"defaultProfile"}', text: '' },
-    { term: '`profile rm <name>`', shape: '{"removed"}', text: 'the removed profile\'s name' },
-    { term: '`sandbox`', shape: '{"baseUrl", "keys": {"full", "readOnly", "revoked"}}', text: 'one line, once the sandbox listens' },
+    { term: '`profile rm <name>`', shape: '{"removed"}', text: "the removed profile's name" },
+    {
+      term: '`sandbox`',
+      shape: '{"baseUrl", "keys": {"full", "readOnly", "revoked"}}',
+      text: 'one line, once the sandbox listens',
+    },
     { term: '`completion <shell>`', shape: '{"shell", "script"}', text: '' },
-    { term: '`help <topic>`', shape: '{"topic", "rows": [{"term", "text"}, …]}', text: 'the topic\'s table (formatting rows add `"shape"`)' },
+    {
+      term: '`help <topic>`',
+      shape: '{"topic", "rows": [{"term", "text"}, …]}',
+      text: 'the topic\'s table (formatting rows add `"shape"`)',
+    },
     { term: '`--version`', shape: '{"version"}', text: '' },
   ],
-  outro: ['Names in the shapes (Trigger, EventSummary, EventDetail, Meeting) are the API\'s resources, field for field.'],
+  outro: [
+    "Names in the shapes (Trigger, EventSummary, EventDetail, Meeting) are the API's resources, field for field.",
+  ],
 };

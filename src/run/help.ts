@@ -17,10 +17,16 @@ const WIDTH = 80;
 export async function run(ctx: Context, [name = '']: string[]): Promise<void> {
   const topic = TOPICS.find((t) => t.name === name);
   if (!topic) {
-    throw new UsageError(`unknown help topic "${name}"`, { hint: `topics: ${TOPICS.map((t) => t.name).join(', ')}; or \`schedctl help <command>\`` });
+    throw new UsageError(`unknown help topic "${name}"`, {
+      hint: `topics: ${TOPICS.map((t) => t.name).join(', ')}; or \`schedctl help <command>\``,
+    });
   }
   if (ctx.globals.json) {
-    const rows = topic.rows.map((r) => ({ term: plain(r.term), text: plain(r.text), ...(r.shape !== undefined ? { shape: r.shape } : {}) }));
+    const rows = topic.rows.map((r) => ({
+      term: plain(r.term),
+      text: plain(r.text),
+      ...(r.shape !== undefined ? { shape: r.shape } : {}),
+    }));
     ctx.io.stdout.write(`${JSON.stringify({ topic: topic.name, rows }, null, 2)}\n`);
     return;
   }
@@ -41,7 +47,12 @@ export function renderTopic(topic: HelpTopic): string {
   } else {
     // A term longer than this (several variables) gets its text on the lines below it.
     const fits = (term: string) => term.length <= 24;
-    const termWidth = Math.max(...topic.rows.map((r) => plain(r.term)).filter(fits).map((t) => t.length));
+    const termWidth = Math.max(
+      ...topic.rows
+        .map((r) => plain(r.term))
+        .filter(fits)
+        .map((t) => t.length),
+    );
     const indent = ' '.repeat(termWidth + 4);
     for (const r of topic.rows) {
       const term = plain(r.term);

@@ -28,7 +28,8 @@ export async function run(ctx: Context, _args: string[], opts: SandboxOptions): 
 function parseOptions(opts: SandboxOptions, json: boolean): SandboxCommandOptions {
   const int = (flag: string, raw: string, min: number, max: number) => {
     const n = Number(raw);
-    if (!/^\d+$/.test(raw) || n < min || n > max) throw new UsageError(`invalid ${flag} "${raw}": expected a whole number from ${min} to ${max}`);
+    if (!/^\d+$/.test(raw) || n < min || n > max)
+      throw new UsageError(`invalid ${flag} "${raw}": expected a whole number from ${min} to ${max}`);
     return n;
   };
   if (opts.state) {
@@ -36,7 +37,9 @@ function parseOptions(opts: SandboxOptions, json: boolean): SandboxCommandOption
     // because it cannot write its state file.
     const folder = dirname(resolve(opts.state));
     if (!statSync(folder, { throwIfNoEntry: false })?.isDirectory()) {
-      throw new UsageError(`invalid --state "${opts.state}": the folder ${folder} does not exist`, { hint: `create it first, e.g. mkdir -p ${folder}` });
+      throw new UsageError(`invalid --state "${opts.state}": the folder ${folder} does not exist`, {
+        hint: `create it first, e.g. mkdir -p ${folder}`,
+      });
     }
   }
   return {
@@ -52,7 +55,8 @@ function parseOptions(opts: SandboxOptions, json: boolean): SandboxCommandOption
 
 /** Whether the saved profile is the one commands use without --profile, and how to make it so. */
 export function savedProfileNote(name: string, defaultName: string | undefined): string {
-  if (defaultName === name) return `saved profile "${name}" for this sandbox; it is the default profile, so other commands use it without --profile`;
+  if (defaultName === name)
+    return `saved profile "${name}" for this sandbox; it is the default profile, so other commands use it without --profile`;
   return (
     `saved profile "${name}" for this sandbox; the default profile is still "${defaultName ?? '(none)'}": ` +
     `pass --profile ${name}, or make it the default with: schedctl profile use ${name}`

@@ -10,14 +10,14 @@ import { sanitizeText } from './sanitize.js';
  */
 export function describeMeeting(m: Meeting, zone: string, verb: string, leadZone?: string): string {
   const s = sanitizeText;
-  const row = (label: string, value: string) => `  ${label.padEnd(LABEL)}${value}`;
+  const row = meetingLine;
   const shown = formatInZone(m.date, zone);
-  const leadShown = leadZone && leadZone !== zone ? formatInZone(m.date, leadZone) : undefined;
+  const lead = leadZone && leadZone !== zone ? { zone: leadZone, shown: formatInZone(m.date, leadZone) } : undefined;
   const rows = [
     `${verb} meeting ${s(m.id)}`,
     row('title', s(m.title)),
     row('time', `${withZoneName(shown, zone)}, ${m.duration} min`),
-    ...(leadShown && leadShown !== shown ? [row('lead time', withZoneName(leadShown, leadZone!))] : []),
+    ...(lead && lead.shown !== shown ? [row('lead time', withZoneName(lead.shown, lead.zone))] : []),
     row('status', s(m.status)),
   ];
   if (m.conferencingType === 'in_person') {
@@ -26,11 +26,21 @@ export function describeMeeting(m: Meeting, zone: string, verb: string, leadZone
     rows.push(row('link', m.meetingLink ? s(m.meetingLink) : '(none)'));
     if (m.location) rows.push(row('location', s(m.location)));
   }
-  rows.push(row('lead', `${s(m.personEmail)}${m.additionalAttendees.length ? ` + ${m.additionalAttendees.map(s).join(', ')}` : ''}`));
+  rows.push(
+    row(
+      'lead',
+      `${s(m.personEmail)}${m.additionalAttendees.length ? ` + ${m.additionalAttendees.map(s).join(', ')}` : ''}`,
+    ),
+  );
   return rows.join('\n');
 }
 
 const LABEL = 'lead time  '.length;
+
+/** One labelled line of the view, aligned with the others (for a caller's extra line, e.g. "was"). */
+export function meetingLine(label: string, value: string): string {
+  return `  ${label.padEnd(LABEL)}${value}`;
+}
 
 /** `2026-12-01 14:00 GMT+1 (Europe/Berlin)`: the offset says the hour, the name says the place. */
 function withZoneName(formatted: string, zone: string): string {

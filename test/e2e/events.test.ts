@@ -61,8 +61,9 @@ describe('events show', () => {
     expect(r.stdout).toMatch(/duration\s+30 min, a start every 30 min/);
     expect(r.stdout).toMatch(/Amelia Hart\s+primary/);
     expect(r.stdout).toMatch(/Chiyo Sato/);
-    expect(r.stdout).toMatch(/0\s+Work email\s+email\s+yes\s+work email required/);
-    expect(r.stdout).toMatch(/1\s+Team size\s+select\s+no\s+options: 1-10 \(1 to 10\), 11-50 \(11 to 50\), 51\+ \(More than 50\)/);
+    // Numbered from 1 for people (the API's `order` starts at 0).
+    expect(r.stdout).toMatch(/1\s+Work email\s+email\s+yes\s+work email required/);
+    expect(r.stdout).toMatch(/2\s+Team size\s+select\s+no\s+options: 1-10 \(1 to 10\), 11-50 \(11 to 50\), 51\+ \(More than 50\)/);
     expect(r.stderr).toContain('schedctl slots product-demo');
   });
 

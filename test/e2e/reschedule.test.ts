@@ -30,9 +30,9 @@ describe('reschedule', () => {
     expect(r.code, show(r)).toBe(0);
     const fmt = (iso: string) => `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
     expect(r.stdout).toContain(`Rescheduled meeting ${m.id}`);
-    expect(r.stdout).toMatch(new RegExp(`time {4}${fmt(target)}`));
+    expect(r.stdout).toMatch(new RegExp(`time +${fmt(target)}`));
     expect(r.stdout).toMatch(new RegExp(`was {5}${fmt(m.date)}`));
-    expect(r.stdout).toMatch(/status {2}rescheduled/);
+    expect(r.stdout).toMatch(/status +rescheduled/);
     const state = await t.sb.state();
     expect(state.meetings[0]!.date).toBe(target);
     const entries = JSON.parse(readFileSync(join(t.dir, 'journal.json'), 'utf8')).entries;

@@ -25,16 +25,23 @@ Examples:
   schedctl sandbox --profile sandbox      # a profile for a local sandbox, key included`;
 
 export function profileAddCommand(ctx: Context): Command {
-  return new Command('add')
-    .description('add or replace a profile: a named API key and base URL, checked with one read request before it is saved')
-    .argument('<name>', 'profile name: 1–64 letters, digits, _ . - (starting with a letter or digit); a profile of that name is replaced')
-    .option('--key-stdin', 'read the API key from stdin, one line (without it: a hidden prompt, on a terminal only)')
-    .option('--default', 'make it the default profile (the first profile added always becomes the default)')
-    .option('--no-verify', 'save without checking the key against the API')
-    .addOption(new Option('--key <key>').hideHelp())
-    .addOption(new Option('--api-key <key>').hideHelp())
-    // A key pasted as a second argument is refused with a reason (run/profile/add.ts), not as "too many arguments".
-    .allowExcessArguments(true)
-    .addHelpText('after', HELP_AFTER)
-    .action(runs(ctx, 'profile/add'));
+  return (
+    new Command('add')
+      .description(
+        'add or replace a profile: a named API key and base URL, checked with one read request before it is saved',
+      )
+      .argument(
+        '<name>',
+        'profile name: 1–64 letters, digits, _ . - (starting with a letter or digit); a profile of that name is replaced',
+      )
+      .option('--key-stdin', 'read the API key from stdin, one line (without it: a hidden prompt, on a terminal only)')
+      .option('--default', 'make it the default profile (the first profile added always becomes the default)')
+      .option('--no-verify', 'save without checking the key against the API')
+      .addOption(new Option('--key <key>').hideHelp())
+      .addOption(new Option('--api-key <key>').hideHelp())
+      // A key pasted as a second argument is refused with a reason (run/profile/add.ts), not as "too many arguments".
+      .allowExcessArguments(true)
+      .addHelpText('after', HELP_AFTER)
+      .action(runs(ctx, 'profile/add'))
+  );
 }

@@ -32,7 +32,11 @@ function detailLines(detail: EventDetail, ui: Ui, link: string | undefined): str
   // Numbered from 1 in the order the API gives (`order`), whatever numbers `order` uses.
   const questions = [...detail.questions].sort((x, y) => x.order - y.order);
   return [
-    ...(link ? [`${b(`scheduling link ${sanitizeText(link)}`)} (resolves to event ${detail.name}, ${detail.slug}; the hosts are the link's)`] : []),
+    ...(link
+      ? [
+          `${b(`scheduling link ${sanitizeText(link)}`)} (resolves to event ${detail.name}, ${detail.slug}; the hosts are the link's)`,
+        ]
+      : []),
     `${b(detail.name)}  (${detail.slug})`,
     `id            ${detail.id}`,
     `title         ${detail.schedulerTitle}`,
@@ -45,7 +49,10 @@ function detailLines(detail: EventDetail, ui: Ui, link: string | undefined): str
     detail.hosts.length
       ? renderTable(
           ['NAME', 'ROLE'],
-          detail.hosts.map((h) => [h.name, [h.isPrimary ? 'primary' : '', h.isQueue ? 'queue' : ''].filter(Boolean).join(', ')]),
+          detail.hosts.map((h) => [
+            h.name,
+            [h.isPrimary ? 'primary' : '', h.isQueue ? 'queue' : ''].filter(Boolean).join(', '),
+          ]),
           color,
         )
       : '(none)',

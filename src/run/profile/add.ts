@@ -30,7 +30,9 @@ export async function run(ctx: Context, [name = '']: string[], opts: AddOptions,
   // Anything after the name (commander keeps it in cmd.args) can only be a key pasted as an argument.
   const extra = cmd.args.slice(1);
   if (opts.key !== undefined || opts.apiKey !== undefined || extra.length > 0) {
-    throw new UsageError(KEY_REFUSAL, { hint: 'use --key-stdin, or run `schedctl profile add <name>` on a terminal for a hidden prompt' });
+    throw new UsageError(KEY_REFUSAL, {
+      hint: 'use --key-stdin, or run `schedctl profile add <name>` on a terminal for a hidden prompt',
+    });
   }
   if (!NAME.test(name)) throw new UsageError(`invalid profile name "${name}": use letters, digits, _ . - (at most 64)`);
   const baseUrl = checkBaseUrl(ctx.globals.baseUrl ?? DEFAULT_BASE_URL, '--base-url');
@@ -41,9 +43,13 @@ export async function run(ctx: Context, [name = '']: string[], opts: AddOptions,
   const view: ProfileView = { name, baseUrl, key: maskKey(apiKey), isDefault: (await profiles.defaultName()) === name };
   const ui = await ctx.ui();
   if (ctx.globals.json) return ui.json({ profile: view, keyCheck });
-  ui.info(`${ui.err.green('✓')} saved profile "${view.name}" (${view.baseUrl}, key ${view.key})${view.isDefault ? ', the default' : ''}`);
+  ui.info(
+    `${ui.err.green('✓')} saved profile "${view.name}" (${view.baseUrl}, key ${view.key})${view.isDefault ? ', the default' : ''}`,
+  );
   if (keyCheck === 'missing_scope') {
-    ui.info(`note: the key check (${CHECK_REQUEST}) was refused: the key lacks the ${CHECK_SCOPE} scope. It may still serve other commands (events, slots, book need scheduling scopes).`);
+    ui.info(
+      `note: the key check (${CHECK_REQUEST}) was refused: the key lacks the ${CHECK_SCOPE} scope. It may still serve other commands (events, slots, book need scheduling scopes).`,
+    );
   } else if (keyCheck === 'skipped') {
     ui.info('note: the key was not checked (--no-verify)');
   }
@@ -79,11 +85,17 @@ async function checkKey(ctx: Context, name: string, baseUrl: string, apiKey: str
     if (error instanceof ApiError && error.code === 'MISSING_SCOPE') return 'missing_scope';
     if (error instanceof ApiError && error.status === 401) {
       const { hint: _hint, details: _details, ...fields } = error.fields();
-      throw new ApiError({ ...fields, message: `${baseUrl} refused this API key, so ${notSaved}; check that you copied the whole key` });
+      throw new ApiError({
+        ...fields,
+        message: `${baseUrl} refused this API key, so ${notSaved}; check that you copied the whole key`,
+      });
     }
     if (error instanceof ApiError) throw error.withHint(`${notSaved}; check --base-url, ${orNoVerify}`);
     if (error instanceof NetworkError) {
-      throw new NetworkError(`could not check the key: ${error.message}; ${notSaved}`, { hint: `check --base-url and that the API is reachable, ${orNoVerify}`, cause: error });
+      throw new NetworkError(`could not check the key: ${error.message}; ${notSaved}`, {
+        hint: `check --base-url and that the API is reachable, ${orNoVerify}`,
+        cause: error,
+      });
     }
     if (error instanceof BadResponseError) {
       throw new BadResponseError(`could not check the key: ${error.message}; ${notSaved}`, {
@@ -124,6 +136,7 @@ async function readKey(opts: AddOptions, ctx: Context): Promise<string> {
   } else {
     throw new UsageError('no API key given: pass it on stdin with --key-stdin (stdin is not a terminal, so no prompt)');
   }
-  if (/\s/.test(key)) throw new UsageError('the API key read from stdin contains white space; expected one key on one line');
+  if (/\s/.test(key))
+    throw new UsageError('the API key read from stdin contains white space; expected one key on one line');
   return key;
 }
