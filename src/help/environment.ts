@@ -10,12 +10,16 @@ export const environment: HelpTopic = {
     { term: '`SCHEDCTL_API_KEY`', text: "API key; wins over the profile's key" },
     { term: '`SCHEDCTL_BASE_URL`', text: 'API base URL; `--base-url` wins over it' },
     { term: '`SCHEDCTL_PROFILE`', text: 'profile to use; `--profile` wins over it' },
-    { term: '`SCHEDCTL_CONFIG_DIR`', text: 'config directory (profiles, journal, outcomes)' },
+    { term: '`SCHEDCTL_CONFIG_DIR`', text: 'config directory (profiles, journal, remembered outcomes, meetings record, run logs, rate budget)' },
     {
       term: '`XDG_CONFIG_HOME`',
       text: 'without `SCHEDCTL_CONFIG_DIR`, the config directory is `$XDG_CONFIG_HOME/schedctl`, else `~/.config/schedctl`',
     },
     { term: '`SCHEDCTL_TIMEOUT`', text: 'per-request timeout in seconds (default 30); `--timeout` wins' },
+    {
+      term: '`SCHEDCTL_RATE`',
+      text: "requests per minute of the rate budget shared by every schedctl process on a key (default: the profile's `rate`, else 30); `0` turns it off",
+    },
     { term: '`SCHEDCTL_NO_INPUT`', text: '`1` = never prompt (like `--no-input`)' },
     { term: '`NO_COLOR` / `FORCE_COLOR`', text: 'disable / force colors' },
     {

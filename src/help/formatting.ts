@@ -14,7 +14,7 @@ export const formatting: HelpTopic = {
       term: '`route`',
       shape:
         '{"status", "executionId", "outcome", "meeting", "requests", "trigger": {"id", "name"}, "email", "schedulingLinkId", "reservationId", "slot", "reused", "refires"}',
-      text: "`status` is `booked`, `already_booked` (an earlier attempt whose response was lost did book; `meeting` is null, `alreadyBookedCode` is the API's answer to this retry), `redirect` (`outcome.url`), `none`, or `other`. `meeting`, `schedulingLinkId`, `reservationId` and `slot` are null when there is none; `requests` counts the API operations sent",
+      text: "`status` is `booked`, `already_booked` (an earlier attempt whose response was lost did book: `meeting` is null, `alreadyBookedCode` is the API's answer to this retry; or the local record holds this lead's meeting from the same trigger and answers: `alreadyBookedCode` is `ON_RECORD`, `meeting` that meeting, nothing sent), `redirect` (`outcome.url`), `none`, or `other`. `meeting`, `schedulingLinkId`, `reservationId` and `slot` are null when there is none; `requests` counts the API operations sent",
     },
     { term: '`triggers ls`', shape: '{"triggers": [Trigger, …]}', text: 'as the API returns it' },
     {
@@ -45,9 +45,20 @@ export const formatting: HelpTopic = {
     {
       term: '`book <event-or-link>`',
       shape: 'Meeting',
-      text: 'a retry that finds the booking made after a lost response: `{"status": "already_booked", "code", "reservationId", "workflowExecutionId", "event", "startTime", "meetingId"}` (`meetingId` null unless known); on `SLOT_TAKEN` the error document adds `"nearestSlots"` and `"reservationId"`',
+      text: 'a retry that finds the booking made after a lost response: `{"status": "already_booked", "code", "reservationId", "workflowExecutionId", "event", "startTime", "meetingId"}` (`meetingId` null unless known; `"code": "ON_RECORD"` when the local record already holds this lead\'s meeting at that time and nothing was sent); on `SLOT_TAKEN` the error document adds `"nearestSlots"` and `"reservationId"`',
     },
-    { term: '`reschedule <meeting-id>`', shape: 'Meeting', text: 'the moved meeting' },
+    { term: '`reschedule <meeting-id>`, `reschedule --email <lead>`', shape: 'Meeting', text: 'the moved meeting' },
+    {
+      term: '`meetings ls`',
+      shape: '[Meeting & {"source", "recordedAt", "event", "history"}, …]',
+      text: 'the local record; `source` is booked, rescheduled or recovered (then `id` and unknown fields are null)',
+    },
+    { term: '`meetings show <meeting-id>`', shape: 'Meeting & {"source", "recordedAt", "event", "history"}', text: '`history`: `[{"from", "to", "at"}]`' },
+    {
+      term: '`route --from`, `reschedule --from`',
+      shape: 'JSON Lines: {"row", "key", "status", "meetingId"?, "code"?, "message"?} per row, then {"summary": {"rows", "byStatus", "failedRows"}}',
+      text: 'status: booked, already_booked, moved, skipped, redirect, none, failed, invalid; `--dry-run`: {"plan", "ratePerMinute", "invalid"}',
+    },
     {
       term: '`api <METHOD> <path>`',
       shape: 'the response body',
