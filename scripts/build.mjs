@@ -23,9 +23,7 @@ if (process.argv.includes('--clean')) rmSync(`${root}/dist`, { recursive: true, 
 // Stand-ins for modules a dependency loads at start for features schedctl never uses.
 const STUBS = [
   { module: 'node:child_process', from: 'node_modules/commander/', stub: 'scripts/stubs/lazy-child-process.cjs' },
-  { module: 'semver', from: 'node_modules/conf/', stub: 'scripts/stubs/semver.mjs' },
-  { module: 'node:crypto', from: 'node_modules/conf/', stub: 'scripts/stubs/lazy-crypto.mjs' },
-  { module: 'when-exit', from: 'node_modules/atomically/', stub: 'scripts/stubs/when-exit.mjs' },
+  { module: '../validation/ajv-provider.js', from: 'node_modules/@modelcontextprotocol/sdk/', stub: 'scripts/stubs/mcp-ajv-provider.mjs' },
 ];
 const unusedFeatureStubs = {
   name: 'unused-feature-stubs',
@@ -47,11 +45,8 @@ const common = {
   sourcesContent: false,
   legalComments: 'linked',
   define: { __SCHEDCTL_VERSION__: JSON.stringify(pkg.version) },
-  // conf pulls in ajv only for its `schema` option, which schedctl does not use: keep it out of the bundle.
   // @inquirer/editor (never used) brings iconv-lite and chardet: most of the prompts' size.
   alias: {
-    'ajv/dist/2020.js': './scripts/stubs/ajv.mjs',
-    'ajv-formats': './scripts/stubs/ajv-formats.mjs',
     '@inquirer/editor': './scripts/stubs/inquirer-editor.mjs',
   },
   logLevel: 'warning',

@@ -24,6 +24,7 @@ export const RUNNERS = {
   'meetings/ls': () => import('../run/meetings/ls.js'),
   'meetings/show': () => import('../run/meetings/show.js'),
   help: () => import('../run/help.js'),
+  mcp: () => import('../run/mcp.js'),
   'profile/add': () => import('../run/profile/add.js'),
   'profile/ls': () => import('../run/profile/ls.js'),
   'profile/rm': () => import('../run/profile/rm.js'),

@@ -21,12 +21,12 @@ const EXACT_WORDS = new Set(['casualReference/noon', 'casualReference/midnight']
 /** Day words that carry no time of day. */
 const DAY_WORDS = new Set(['casualReference/today', 'casualReference/tomorrow', 'casualReference/yesterday', 'casualReference/now']);
 
-type Chrono = typeof import('chrono-node');
+type Chrono = typeof import('chrono-node/en');
 let chronoModule: Chrono | undefined;
 
 /** Loads the parser of times as people say them (once); parseLoadedTimeExpression needs it. */
 export async function loadTimeExpressions(): Promise<void> {
-  chronoModule ??= await import('chrono-node');
+  chronoModule ??= await import('chrono-node/en');
 }
 
 export async function parseTimeExpression(input: string, opts: TimeInputOptions): Promise<Date> {

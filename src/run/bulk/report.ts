@@ -3,11 +3,11 @@
  * terminal, one progress line (rows done of total, counts by status, time left at the rate
  * budget); `--out` writes the same rows as CSV. Memory stays flat: only counts are kept.
  */
-import { createWriteStream, type WriteStream } from 'node:fs';
+import { createWriteStream, openSync, type WriteStream } from 'node:fs';
 import { formatDuration, minDurationSeconds } from '../../bulk/plan.js';
 import { createCsvResultWriter, type CsvResultWriter, type RowResult, summarize, toJsonLine } from '../../bulk/results.js';
 import type { Context } from '../../context.js';
-import { RowsFailedError } from '../../errors.js';
+import { RowsFailedError, UsageError } from '../../errors.js';
 import type { Ui } from '../../ui/ui.js';
 
 export interface BatchReporter {
@@ -25,8 +25,21 @@ export function batchReporter(
   const failed: number[] = [];
   let done = 0;
   let out: { file: WriteStream; csv: CsvResultWriter } | undefined;
+  let outError: Error | undefined;
   if (o.out) {
-    const file = createWriteStream(o.out);
+    // Opened here, synchronously: a path that cannot be written is a usage error before any
+    // row is sent, not an unhandled stream error (a crash) once the run has begun.
+    let fd: number;
+    try {
+      fd = openSync(o.out, 'w', 0o644);
+    } catch (error) {
+      throw new UsageError(`invalid --out "${o.out}": cannot write it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); nothing was sent`);
+    }
+    const file = createWriteStream(o.out, { fd });
+    // A later write error (disk full) must not crash the run in the middle of a row: it is reported at the end.
+    file.on('error', (error) => {
+      outError ??= error;
+    });
     out = { file, csv: createCsvResultWriter(file) };
   }
   const live = ctx.io.isStderrTTY && !ctx.globals.json && !ctx.globals.quiet;
@@ -49,13 +62,14 @@ export function batchReporter(
     async finish() {
       if (live) ctx.io.stderr.write('\r\x1b[2K');
       const file = out?.file;
-      if (file) await new Promise<void>((resolve) => file.end(resolve));
+      if (file && !outError) await new Promise<void>((resolve) => file.end(resolve));
+      if (outError) ui.warn(`--out ${o.out}: writing the results failed (${outError.message}); --json or the run log has them`);
       const s = summary();
       const byStatus = Object.fromEntries(counts);
       if (ctx.globals.json) ctx.io.stdout.write(`${JSON.stringify({ summary: { rows: done, byStatus, failedRows: failed } })}\n`);
       else ui.print(`${done} rows: ${[...counts].map(([st, n]) => `${n} ${st}`).join(', ') || 'nothing to do'}${o.out ? ` (results in ${o.out})` : ''}`);
       if (s.failedRows.length > 0 || failed.length > 0) {
-        throw new RowsFailedError(`${failed.length} of ${done} rows failed (lines ${failed.slice(0, 20).join(', ')}${failed.length > 20 ? ', …' : ''})`, {
+        throw new RowsFailedError(`${failed.length} of ${done} rows failed (line${failed.length > 1 ? 's' : ''} ${failed.slice(0, 20).join(', ')}${failed.length > 20 ? ', …' : ''})`, {
           hint: 'fix what the rows name and run the same command again: finished rows are skipped, lost answers are resolved, nothing books twice',
         });
       }

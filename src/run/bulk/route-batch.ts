@@ -59,7 +59,14 @@ export async function routeBatch(ctx: Context, o: RouteBatchOptions): Promise<vo
     if (!header) {
       header = Object.keys(r.record);
       const unknown = unknownRouteColumns(header, triggers);
-      if (unknown.length) throw new UsageError(`${source.label}: unknown column${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}`, { hint: 'columns: email, trigger, one per form field (by name), slot, first_name, last_name, phone, guests, tz' });
+      // Each entry reads `<column>: unknown column; did you mean …`: one detail line each, the names in the message.
+      if (unknown.length) {
+        const names = unknown.map((u) => `"${u.slice(0, u.lastIndexOf(': unknown column'))}"`).join(', ');
+        throw new UsageError(`${source.label}: unknown column${unknown.length > 1 ? 's' : ''} ${names}: nothing was sent`, {
+          details: unknown,
+          hint: 'columns: email, trigger, one per form field (by name), slot, first_name, last_name, phone, guests, tz',
+        });
+      }
     }
     const v = validateRouteRow(r.record, { triggers, defaultTrigger: o.trigger, zone, now });
     if (!v.ok) invalid.push({ line: r.line, errors: v.errors });

@@ -1,2 +1,0 @@
-// Stand-in for ajv-formats inside the bundle (see ajv.mjs).
-export default { default: () => undefined };

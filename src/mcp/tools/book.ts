@@ -1,0 +1,139 @@
+/** find_slots and book_meeting: the CLI's `slots` and `book`, with the spec's lost-response rules. */
+import * as z from 'zod/v4';
+import { MAX_GUESTS, MAX_SLOTS_DAYS } from '../../limits.js';
+import { bookDocument, bookMeeting, parseBookOptions } from '../../run/book.js';
+import { findSlots, parseSlotsOptions } from '../../run/slots.js';
+import { bookText, slotsText } from '../format.js';
+import { BUDGET, defineTool } from '../tool.js';
+
+export const TZ = z
+  .string()
+  .optional()
+  .describe('IANA time zone (e.g. Europe/Berlin) of local times given and of times shown; default: the system zone');
+
+export const findSlotsTool = defineTool({
+  name: 'find_slots',
+  title: 'Find free times',
+  description:
+    "Fetches the free start times of an event or scheduling link in [from, to) and creates or reuses a reservation (a short hold; its reservationId and expiresAt come back), which book_meeting needs. For a lead routed by fire_trigger pass outcome.schedulingLinkId as event: the times are those of the hosts the workflow chose. The range: from (default now), and either to or days (default 7, at most 365); times are ISO 8601 with an offset, or local 'YYYY-MM-DD HH:mm' / 'YYYY-MM-DD' / 'today' / 'tomorrow' read in tz. Costs 1 API request per 63 days of range (" +
+    BUDGET +
+    '); to look further ahead with the same hosts, pass reservation_id back instead of starting a new reservation. Books nothing.',
+  input: {
+    event: z
+      .string()
+      .trim()
+      .min(1)
+      .describe("event id or slug, or scheduling link id (e.g. a fired outcome's schedulingLinkId)"),
+    from: z.string().optional().describe('start of the range (default now)'),
+    to: z.string().optional().describe('end of the range (a date alone: through its end); not with days'),
+    days: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_SLOTS_DAYS)
+      .optional()
+      .describe('length of the range in days (default 7); not with to'),
+    reservation_id: z.string().optional().describe('reuse this reservation (same host selection)'),
+    tz: TZ,
+  },
+  flags: {
+    from: '--from',
+    to: '--to',
+    days: '--days',
+    reservation_id: '--reservation',
+    tz: '--tz',
+    event: '<event-or-link>',
+  },
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  async run({ ctx }, args) {
+    const request = parseSlotsOptions(
+      args.event,
+      {
+        from: args.from,
+        to: args.to,
+        days: args.days === undefined ? undefined : String(args.days),
+        reservation: args.reservation_id,
+        tz: args.tz,
+      },
+      ctx.clock.now(),
+    );
+    const result = await findSlots(await ctx.api(), request);
+    return { doc: result, text: slotsText(result, request) };
+  },
+});
+
+const BOOK_LOST =
+  'the booking almost certainly happened: do not book this lead another way. To learn the outcome, call book_meeting again with exactly the same arguments: the reservation is single-use, so it answers status already_booked and cannot create a second meeting';
+
+export const bookMeetingTool = defineTool({
+  name: 'book_meeting',
+  title: 'Book a meeting',
+  description:
+    "Books one free time returned by find_slots, consuming its reservation: event (the same event or link used for find_slots), start (one of the returned slots), reservation_id, the lead's email, and execution_id when the times came from a fired trigger (it links and resumes the workflow run; email must then be the email the trigger was fired with). It creates a real meeting and sends invitations: call it only when the person asked to book. Never a second meeting: if the answer is lost (error OUTCOME_UNKNOWN) the booking almost certainly happened, and calling book_meeting again with exactly the same arguments is safe: it answers status already_booked. SLOT_TAKEN comes with nearestSlots (the same reservation stays usable); RESERVATION_EXPIRED needs find_slots without reservation_id. Costs 1 API request (plus 1 slots request on SLOT_TAKEN), none when the lead already has this meeting on record (" +
+    BUDGET +
+    ').',
+  input: {
+    event: z.string().trim().min(1).describe('the event or scheduling link id/slug used for find_slots'),
+    start: z.string().describe('start time: one of the slots find_slots returned (ISO 8601), or a local time in tz'),
+    reservation_id: z.string().describe('reservationId from find_slots'),
+    email: z.string().describe("the lead's email"),
+    execution_id: z
+      .string()
+      .optional()
+      .describe("the fired trigger's executionId (links and resumes the workflow run)"),
+    first_name: z.string().optional(),
+    last_name: z.string().optional(),
+    phone: z.string().optional(),
+    guests: z
+      .array(z.string())
+      .max(MAX_GUESTS)
+      .optional()
+      .describe(`additional attendee emails (at most ${MAX_GUESTS})`),
+    lead_tz: z.string().optional().describe("the lead's IANA time zone (sent as leadTimezone)"),
+    responses: z.record(z.string(), z.string()).optional().describe('answers to the event questions, by key'),
+    rebook: z
+      .boolean()
+      .optional()
+      .describe(
+        'book even when this lead already has an upcoming meeting on this event booked through schedctl (only when the person wants a second meeting)',
+      ),
+    tz: TZ,
+  },
+  flags: {
+    start: '--start',
+    reservation_id: '--reservation',
+    email: '--email',
+    execution_id: '--execution',
+    guests: '--guest',
+    lead_tz: '--lead-tz',
+    responses: '--response',
+    tz: '--tz',
+    event: '<event-or-link>',
+  },
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+  async run(call, args) {
+    const { ctx } = call;
+    const { request, zone } = await parseBookOptions(
+      args.event,
+      {
+        start: args.start,
+        reservation: args.reservation_id,
+        email: args.email,
+        execution: args.execution_id,
+        firstName: args.first_name,
+        lastName: args.last_name,
+        phone: args.phone,
+        guest: args.guests,
+        leadTz: args.lead_tz,
+        response: Object.entries(args.responses ?? {}).map(([k, v]) => `${k}=${v}`),
+        tz: args.tz,
+      },
+      ctx.clock.now(),
+    );
+    call.lostHint = BOOK_LOST;
+    const result = await bookMeeting(ctx, request, zone, Boolean(args.rebook));
+    if (result.status !== 'on_record') call.notes.push(...result.warnings);
+    const doc = bookDocument(result, request);
+    return { doc, text: bookText(doc, zone) };
+  },
+});

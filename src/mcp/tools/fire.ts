@@ -1,0 +1,58 @@
+/** fire_trigger: the CLI's `trigger fire`, reusing a remembered scheduler outcome for the same answers. */
+import * as z from 'zod/v4';
+import { isValidEmail } from '../../domain/inputs.js';
+import { UsageError } from '../../errors.js';
+import { fireOrReuse } from '../../run/trigger/fire.js';
+import { outcomeText } from '../format.js';
+import { BUDGET, defineTool } from '../tool.js';
+
+/** Form answers as strings: a model may send a number or a boolean for a text field. */
+export const fieldsInput = z
+  .record(z.string(), z.union([z.string(), z.number(), z.boolean()]))
+  .optional()
+  .describe(
+    'form answers by field name (see list_triggers); select fields take an option value or its exact label; leave out the email field',
+  );
+
+export const stringFields = (fields: Record<string, string | number | boolean> | undefined): Record<string, string> =>
+  Object.fromEntries(Object.entries(fields ?? {}).map(([k, v]) => [k, String(v)]));
+
+const FIRE_LOST =
+  'do not call fire_trigger again for this lead blindly: the workflow run may have started, and every fire repeats its CRM writes and notifications; check the run in the workflow history first';
+
+export const fireTriggerTool = defineTool({
+  name: 'fire_trigger',
+  title: 'Fire an API trigger',
+  description:
+    'Fires an API trigger for a lead: it starts a workflow run and returns an executionId and an outcome: scheduler (the lead can book: pass outcome.schedulingLinkId as event to find_slots and book_meeting, with execution_id), redirect (a URL to send the lead to) or none. The fields are checked against the trigger\'s form before anything is sent. Every fire starts a new workflow run that repeats the workflow\'s CRM writes and notifications and counts against routing fairness, so when a scheduler outcome is already held for the same trigger, email and answers it is returned instead (status "reused", nothing fired); set force: true only when the person explicitly wants a new run. After an OUTCOME_UNKNOWN error do not call it again: the run may have started. Costs 2 API requests (trigger list + fire), 1 when reused (' +
+    BUDGET +
+    '). To route and book in one step use route_lead instead.',
+  input: {
+    trigger: z.string().trim().min(1).describe('trigger id or exact name (see list_triggers)'),
+    email: z.string().trim().describe("the lead's email (fills the form's email field)"),
+    fields: fieldsInput,
+    force: z
+      .boolean()
+      .optional()
+      .describe(
+        'fire even when a scheduler outcome for the same answers is held (starts a new workflow run; repeats CRM writes)',
+      ),
+  },
+  flags: { email: '--email', fields: '--field' },
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+  async run(call, args) {
+    if (!isValidEmail(args.email)) throw new UsageError(`invalid --email "${args.email}": not a valid email address`);
+    const input = {
+      idOrName: args.trigger,
+      email: args.email,
+      fields: stringFields(args.fields),
+      force: Boolean(args.force),
+    };
+    call.lostHint = FIRE_LOST;
+    const warnings: string[] = [];
+    const r = await fireOrReuse(call.ctx, input, { warn: (line) => warnings.push(line), info: () => undefined });
+    // A reuse is said in this tool's words by outcomeText (the CLI's warning speaks of --force).
+    if (!('status' in r.document)) call.notes.push(...warnings);
+    return { doc: r.document, text: outcomeText(r.document, r.email) };
+  },
+});

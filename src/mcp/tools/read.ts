@@ -1,0 +1,91 @@
+/** The read-only tools: triggers, events, and the local record of meetings. */
+import * as z from 'zod/v4';
+import { resolveZone } from '../../domain/time.js';
+import { MAX_EVENTS_PAGE } from '../../limits.js';
+import { listMeetings, parseMeetingsFilter } from '../../run/meetings/ls.js';
+import { eventsText, eventText, meetingsText, triggersText } from '../format.js';
+import { BUDGET, defineTool } from '../tool.js';
+
+const READ = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true } as const;
+
+export const listTriggers = defineTool({
+  name: 'list_triggers',
+  title: 'List API triggers',
+  description:
+    "Lists the workspace's API triggers (the published workflows a lead can be routed through) with the form fields each expects: name, label, type, whether it is required, and for select fields the option values to send. Call it to learn a trigger's exact name and required fields before fire_trigger or route_lead. Costs 1 API request (" +
+    BUDGET +
+    '); the list rarely changes, so call it once per conversation, not before every action. Read-only.',
+  input: {},
+  annotations: READ,
+  async run({ ctx }) {
+    const list = await (await ctx.api()).listTriggers();
+    return { doc: list, text: triggersText(list) };
+  },
+});
+
+export const listEvents = defineTool({
+  name: 'list_events',
+  title: 'List bookable events',
+  description:
+    "Lists the organization's bookable events, newest first, one page at a time: name, slug, id, duration in minutes, slot increment and conferencing type. A slug or id works with show_event, find_slots and book_meeting. Costs 1 API request per page (" +
+    BUDGET +
+    '); pass the returned nextCursor as cursor only when you need the next page (an empty nextCursor means this was the last one). Read-only.',
+  input: {
+    limit: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_EVENTS_PAGE)
+      .optional()
+      .describe(`page size, 1 to ${MAX_EVENTS_PAGE} (default: the server's)`),
+    cursor: z.string().min(1).optional().describe('nextCursor of the previous page'),
+  },
+  annotations: READ,
+  async run({ ctx }, args) {
+    const page = await (await ctx.api()).listEvents({
+      ...(args.cursor ? { cursor: args.cursor } : {}),
+      ...(args.limit ? { limit: args.limit } : {}),
+    });
+    const doc = { events: page.events, nextCursor: page.nextCursor ?? '' };
+    return { doc, text: eventsText(doc) };
+  },
+});
+
+export const showEvent = defineTool({
+  name: 'show_event',
+  title: 'Show one event',
+  description:
+    "Shows one event's booking configuration by id or slug: duration, conferencing, hosts, and the questions asked at booking (required ones, select options, and whether a work email is required, in which case booking a personal address such as gmail.com fails). A scheduling link id or slug resolves too and shows the link's hosts. Costs 1 API request (" +
+    BUDGET +
+    '). Read-only.',
+  input: { event: z.string().trim().min(1).describe('event id or slug, or a scheduling link id or slug') },
+  annotations: READ,
+  async run({ ctx }, args) {
+    const detail = await (await ctx.api()).getEvent(args.event);
+    return { doc: detail, text: eventText(detail) };
+  },
+});
+
+export const listMeetingsTool = defineTool({
+  name: 'list_meetings',
+  title: 'List meetings booked through schedctl',
+  description:
+    "Lists the meetings booked or moved through schedctl with this profile, from schedctl's local record (the API has no list operation, so meetings booked elsewhere are not included). By default only upcoming ones; filter by the lead's email, the event or link, or a from/to range (ISO 8601, or as people say them such as 'tomorrow' or 'next monday', read in tz); all: true includes past meetings. An entry whose id is null is a booking known to exist after its answer was lost. Costs no API request. Read-only.",
+  input: {
+    email: z.string().optional().describe("only this lead's meetings"),
+    event: z.string().optional().describe('only meetings of this event or scheduling link (id or slug as booked)'),
+    from: z.string().optional().describe('only meetings at or after this time (also includes past ones)'),
+    to: z.string().optional().describe('only meetings before this time (a date alone: through its end)'),
+    all: z.boolean().optional().describe('include past meetings'),
+    tz: z.string().optional().describe('IANA time zone of from/to and of the times shown (default: the system zone)'),
+  },
+  flags: { email: '--email', from: '--from', to: '--to', tz: '--tz' },
+  annotations: { ...READ, openWorldHint: false },
+  async run({ ctx }, args) {
+    const zone = resolveZone(args.tz, '--tz');
+    const filter = await parseMeetingsFilter(args, zone, ctx.clock.now());
+    const meetings = await listMeetings(ctx, filter);
+    // structuredContent is an object: the `meetings ls --json` array, under `meetings`.
+    return { doc: { meetings }, text: meetingsText(meetings, zone) };
+  },
+});
