@@ -106,7 +106,8 @@ export async function findMeetingToMove(ctx: Context, state: State, scope: strin
     id = known.id;
   }
   // Meetings booked before the meetings record existed are still in the journal.
-  const journaled = known ? undefined : await state.journal.findMeeting(scope, id);
+  // The journal's booked entry moves too: re-running the original book command then still reads as the same booking.
+  const journaled = await state.journal.findMeeting(scope, id);
   return { id, scope, known, journaled, was: known?.date ?? journaled?.startTime, event: request.event ?? known?.event ?? journaled?.event };
 }
 

@@ -1,12 +1,13 @@
 import { scopeOf } from '../config/target.js';
 import type { Context } from '../context.js';
 import { runRoute } from '../domain/route/flow.js';
+import type { RouteAsker, RouteNotice } from '../domain/route/types.js';
 import { UsageError } from '../errors.js';
 import { routeBatch } from './bulk/route-batch.js';
 import { guardLead } from './lead-guard.js';
 import { routeCommandLine } from './route/command-line.js';
 import { flagAsker } from './route/flag-asker.js';
-import { parseRouteOptions, type RouteOptionsInput } from './route/options.js';
+import { type ParsedRouteOptions, parseRouteOptions, type RouteOptionsInput } from './route/options.js';
 import { noticePrinter, routeDocument, routeLines } from './route/print.js';
 import type { RouteRun } from './route/types.js';
 
@@ -34,7 +35,34 @@ async function route(ctx: Context, opts: RouteOptionsInput): Promise<RouteRun> {
   // Every flag is checked before any request; without a terminal, so is every missing value we can know.
   const parsed = await parseRouteOptions(opts, ctx.clock.now(), ctx.canPrompt());
   const target = await ctx.target();
-  const [api, ui, state] = await Promise.all([ctx.api(), ctx.ui(), ctx.state()]);
+  // The wizard's prompts load only when there is a terminal to ask on.
+  const terminal = ctx.canPrompt()
+    ? (await import('./route/prompts.js')).promptAsker(ctx, { zone: parsed.zone, leadZone: parsed.leadZone, target })
+    : undefined;
+  const ui = await ctx.ui();
+  return routeParsed(ctx, parsed, {
+    rebook: Boolean(opts.rebook),
+    terminal,
+    notify: noticePrinter({ ui, json: ctx.globals.json, target, zone: parsed.zone, yes: parsed.flags.yes }),
+    again: 'the same schedctl route command with',
+  });
+}
+
+export interface RouteParsedOptions {
+  rebook: boolean;
+  /** The wizard's asker on a terminal; none: every answer comes from the flags. */
+  terminal?: RouteAsker | undefined;
+  notify: (notice: RouteNotice) => void;
+  /** How to book another one anyway, for the lead guard's refusal. */
+  again: string;
+  /** Never ask (the MCP server, bulk rows). */
+  noPrompt?: boolean;
+}
+
+/** One routed booking from parsed options: shared by `schedctl route` and the MCP server's route_lead. */
+export async function routeParsed(ctx: Context, parsed: ParsedRouteOptions, o: RouteParsedOptions): Promise<RouteRun> {
+  const target = await ctx.target();
+  const [api, state] = await Promise.all([ctx.api(), ctx.state()]);
   const scope = scopeOf(target);
   let requests = 0;
   const counted =
@@ -43,12 +71,10 @@ async function route(ctx: Context, opts: RouteOptionsInput): Promise<RouteRun> {
       requests += 1;
       return fn(...a);
     };
-  // The wizard's prompts load only when there is a terminal to ask on.
-  const terminal = ctx.canPrompt() ? (await import('./route/prompts.js')).promptAsker(ctx, { zone: parsed.zone, leadZone: parsed.leadZone }) : undefined;
   const result = await runRoute({
     api: { listTriggers: counted(api.listTriggers), fireTrigger: counted(api.fireTrigger), slots: counted(api.slots), book: counted(api.book) },
-    asker: flagAsker(parsed.flags, terminal),
-    notify: noticePrinter({ ui, json: ctx.globals.json, target, zone: parsed.zone, yes: parsed.flags.yes }),
+    asker: flagAsker(parsed.flags, o.terminal),
+    notify: o.notify,
     journal: state.journal,
     outcomes: state.outcomes,
     meetings: state.meetings,
@@ -60,14 +86,15 @@ async function route(ctx: Context, opts: RouteOptionsInput): Promise<RouteRun> {
         answersKey,
         start: parsed.flags.slot ?? 'first',
         zone: parsed.zone,
-        rebook: Boolean(opts.rebook),
-        again: 'the same schedctl route command with',
+        rebook: o.rebook,
+        again: o.again,
+        ...(o.noPrompt ? { noPrompt: true } : {}),
       }),
     scope,
     now: () => ctx.clock.now(),
     days: parsed.days,
     leadTimezone: parsed.leadZone,
-    rebook: Boolean(opts.rebook),
+    rebook: o.rebook,
   });
   return {
     result,

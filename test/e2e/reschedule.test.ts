@@ -141,7 +141,8 @@ describe('reschedule on a terminal without --start', () => {
     expect(moved.date).not.toBe(m.date);
     // The confirmation shows the move, the old time labelled as what schedctl last recorded.
     const short = (iso: string) => `${dayLabel(iso, 'UTC')} ${timeLabel(iso, 'UTC')}`;
-    expect(r.stderr).toContain(`Move meeting ${m.id} from ${short(m.date)} (as schedctl last recorded it) to ${short(moved.date)} (UTC)?`);
+    const plain = r.stderr.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '').replace(/\s+/g, ' ');
+    expect(plain).toContain(`Move meeting ${m.id} from ${short(m.date)} (as schedctl last recorded it) to ${short(moved.date)} (UTC)?`);
     expect(r.stdout).toContain(`Rescheduled meeting ${m.id}`);
   });
 

@@ -22,7 +22,7 @@ const DEMO_FORM: Answer[] = [
   // Optional selects start on "(leave empty)": two steps down is the second option.
   ['Team size (optional)', `${DOWN}${DOWN}${ENTER}`],
   ['Anything else? (optional)', `call me${ENTER}`],
-  ['Fire "Inbound demo request" for ada@acme.example?', ENTER],
+  ['Fire "Inbound demo request" for ada@acme.example', ENTER],
 ];
 
 describe('route wizard (real prompts)', () => {
@@ -46,6 +46,10 @@ describe('route wizard (real prompts)', () => {
     const m = state.meetings[0]!;
     expect(m).toMatchObject({ personEmail: 'ada@acme.example', workflowExecutionId: state.executions[0]!.id });
     expect(r.stderr).toMatch(/team_size\s+11 to 50 \(11-50\)/);
+    // The confirmation says where it fires: a sandbox session never surprises anyone in production.
+    const plain = r.stderr.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '');
+    expect(plain).toContain('Fire "Inbound demo request" for ada@acme.example with SCHEDCTL_API_KEY at');
+    expect(plain).toContain(`${t.sb.baseUrl}? (starts a workflow run)`);
     expect(r.stderr).toContain(`Firing "Inbound demo request" for ada@acme.example with SCHEDCTL_API_KEY at ${t.sb.baseUrl}`);
     expect(r.stdout).toContain(`Booked meeting ${m.id}`);
     expect(r.stdout).toMatch(/^ {2}lead +ada@acme\.example \+ bob@acme\.example$/m);
@@ -71,6 +75,54 @@ describe('route wizard (real prompts)', () => {
     expect(slots).toHaveLength(2);
     expect(state.reservations).toHaveLength(1);
     expect(state.meetings).toHaveLength(1);
+  });
+
+  it('WORK_EMAIL_REQUIRED asks for the email again and keeps every other answer', async () => {
+    const r = await wizard(['--tz', 'UTC'], [
+      ['Trigger', 'demo'],
+      ['Inbound demo request', ENTER],
+      ["Lead's email", `ada@gmail.com${ENTER}`],
+      ['Company', `Acme${ENTER}`],
+      ['Region', ENTER],
+      ['Team size (optional)', ENTER],
+      ['Anything else? (optional)', ENTER],
+      ['Fire "Inbound demo request" for ada@gmail.com', ENTER],
+      ["Lead's work email", `ada@acme.example${ENTER}`],
+      ['Fire "Inbound demo request" for ada@acme.example', ENTER],
+      ['Pick a time', ENTER],
+      ['Add guest details', ENTER],
+      ['Book ', ENTER],
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.unanswered).toEqual([]);
+    expect(r.stderr).toContain('refused ada@gmail.com');
+    // The form was asked once (a second "Company" prompt would have gone unanswered): its answers
+    // came along to the second fire, and the trigger list was not fetched again.
+    const state = await t.sb.state();
+    expect(state.requests.filter((q) => q.path === '/v1/triggers')).toHaveLength(1);
+    expect(state.requests.filter((q) => q.method === 'POST' && q.path.startsWith('/v1/triggers/'))).toHaveLength(2);
+    expect(state.meetings).toHaveLength(1);
+    expect(state.meetings[0]).toMatchObject({ personEmail: 'ada@acme.example' });
+  });
+
+  it('pages to later times and back to earlier ones (same reservation)', async () => {
+    const flags = ['--tz', 'UTC', '--trigger', 'Inbound demo request', '--email', 'ada@acme.example', '--field', 'company=Acme', '--field', 'region=emea', '--field', 'team_size=1-10', '--field', 'notes=', '--yes'];
+    const r = await wizard(flags, [
+      // Up from the first time: "Show later times"; on the next page two up: "Show earlier times".
+      ['Pick a time (UTC)', `${UP}${ENTER}`],
+      ['Show earlier times', `${UP}${ENTER}`],
+      ['Pick a time (UTC)', ENTER],
+      ['Add guest details', ENTER],
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.unanswered).toEqual([]);
+    const state = await t.sb.state();
+    const slots = state.requests.filter((q) => q.path.endsWith('/slots'));
+    expect(slots).toHaveLength(3);
+    expect(state.reservations).toHaveLength(1);
+    // Back on the first page: the meeting is within the first 7 days.
+    const [m] = state.meetings;
+    expect(Date.parse(m!.date) - Date.now()).toBeLessThan(7 * 86_400_000);
   });
 
   it('redirect: shows the URL and stops (exit 0)', async () => {

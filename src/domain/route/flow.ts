@@ -63,7 +63,22 @@ export async function runRoute(deps: RouteDeps): Promise<RouteResult> {
   const email = await asker.email(trigger);
   const formFields = trigger.fields.filter((f) => !isEmailField(f));
   // The answers come first: a remembered outcome belongs to the answers it was fired with.
-  const responses = buildResponses(trigger, { email, fields: await asker.form(trigger, formFields, email) });
+  const formAnswers = await asker.form(trigger, formFields, email);
+  const responses = buildResponses(trigger, { email, fields: formAnswers });
+  /**
+   * WORK_EMAIL_REQUIRED: on a terminal the lead's email is asked again and the run starts over
+   * with it, keeping every other answer (no re-typing the form, no second triggers request).
+   */
+  const withAnotherEmail = async (error: unknown): Promise<RouteResult | undefined> => {
+    if (!(error instanceof ApiError) || error.code !== 'WORK_EMAIL_REQUIRED' || !asker.retryEmail) return undefined;
+    const next = await asker.retryEmail(trigger, email, error.message);
+    if (!next) return undefined;
+    return runRoute({
+      ...deps,
+      api: { ...deps.api, listTriggers: async () => ({ triggers }) },
+      asker: { ...asker, trigger: async () => trigger, email: async () => next, form: async () => formAnswers },
+    });
+  };
   const key = answersKey(responses, {});
   const origin = { triggerId: trigger.id, answersKey: key };
   const base = { trigger, email, responses, refires: 0, guests: { guests: [] as string[] } };
@@ -115,7 +130,13 @@ export async function runRoute(deps: RouteDeps): Promise<RouteResult> {
   } else {
     if (remembered.kind === 'different-answers') deps.notify({ type: 'answers_changed', previous: remembered.previous });
     if (!(await asker.confirmFire({ trigger, email, responses }))) throw new CancelledError('nothing was fired');
-    fired = await fire(deps, trigger, email, responses);
+    try {
+      fired = await fire(deps, trigger, email, responses);
+    } catch (error) {
+      const again = await withAnotherEmail(error);
+      if (again) return again;
+      throw error;
+    }
   }
 
   const result: RouteResult = {
@@ -155,10 +176,15 @@ export async function runRoute(deps: RouteDeps): Promise<RouteResult> {
       reservationId = fresh.reservationId;
       page = { linkId, reservationId, expiresAt: fresh.expiresAt, slots: fresh.slots, from: window.from, to: window.to };
     }
-    const shown: SlotPage = { ...page, slots: page.slots.filter((s) => !refused.has(Date.parse(s))), ...(reason ? { reason } : {}) };
+    const earlier = window.from.getTime() > deps.now().getTime() + 60_000;
+    const shown: SlotPage = { ...page, slots: page.slots.filter((s) => !refused.has(Date.parse(s))), earlier, ...(reason ? { reason } : {}) };
     const answer = await asker.pickSlot(shown);
-    if (answer.kind === 'later') {
-      window = { from: window.to, to: new Date(window.to.getTime() + deps.days * DAY_MS) };
+    if (answer.kind === 'later' || answer.kind === 'earlier') {
+      // Pages of `days` either way; never before now.
+      window =
+        answer.kind === 'later'
+          ? { from: window.to, to: new Date(window.to.getTime() + deps.days * DAY_MS) }
+          : { from: new Date(Math.max(deps.now().getTime(), window.from.getTime() - deps.days * DAY_MS)), to: window.from };
       page = undefined;
       reason = undefined;
       continue;
@@ -182,6 +208,12 @@ export async function runRoute(deps: RouteDeps): Promise<RouteResult> {
     } catch (error) {
       if (!(error instanceof ApiError) || attempts >= MAX_BOOK_ATTEMPTS) throw error;
       switch (error.code) {
+        case 'WORK_EMAIL_REQUIRED': {
+          // The event wants a work email: the run is fired anew for the new email (its own lead).
+          const again = await withAnotherEmail(error);
+          if (again) return again;
+          throw error;
+        }
         case 'SLOT_TAKEN':
           deps.notify({ type: 'slot_taken', slot });
           refused.add(Date.parse(slot));

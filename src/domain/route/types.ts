@@ -15,11 +15,13 @@ export interface SlotPage {
   slots: string[];
   from: Date;
   to: Date;
+  /** Earlier free times exist before this page (it does not start now): the asker may go back. */
+  earlier?: boolean;
   /** Why the page is shown again, when it is. */
   reason?: 'slot_taken' | 'no_host' | 'expired' | 'refired';
 }
 
-export type SlotAnswer = { kind: 'slot'; slot: string } | { kind: 'later' };
+export type SlotAnswer = { kind: 'slot'; slot: string } | { kind: 'later' } | { kind: 'earlier' };
 
 export interface GuestDetails {
   firstName?: string;
@@ -54,6 +56,11 @@ export interface RouteAsker {
   pickSlot(page: SlotPage): Promise<SlotAnswer>;
   guests(): Promise<GuestDetails>;
   confirmBook(summary: BookSummary): Promise<boolean>;
+  /**
+   * The trigger refused the email (WORK_EMAIL_REQUIRED): another email for the lead, keeping every
+   * other answer; undefined = give up (scripts: the error stands).
+   */
+  retryEmail?(trigger: Trigger, previous: string, reason: string): Promise<string | undefined>;
   /** The scheduling session ended (CONFLICT): fire the trigger again? */
   refire(executionId: string, trigger: Trigger): Promise<boolean>;
 }

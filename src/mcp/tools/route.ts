@@ -6,12 +6,9 @@
  * effect without a terminal: after an ended scheduling session, fire again once.
  */
 import * as z from 'zod/v4';
-import { scopeOf } from '../../config/target.js';
-import { runRoute } from '../../domain/route/flow.js';
 import type { RouteNotice } from '../../domain/route/types.js';
 import { MAX_GUESTS, MAX_SLOTS_RANGE_DAYS } from '../../limits.js';
-import { guardLead } from '../../run/lead-guard.js';
-import { flagAsker } from '../../run/route/flag-asker.js';
+import { routeParsed } from '../../run/route.js';
 import { parseRouteOptions } from '../../run/route/options.js';
 import { noticePrinter, routeDocument } from '../../run/route/print.js';
 import { renameFlags } from '../call.js';
@@ -111,16 +108,7 @@ export const routeLeadTool = defineTool({
       false,
     );
     parsed.flags.fields = stringFields(args.fields);
-    const target = await ctx.target();
-    const [api, ui, state] = await Promise.all([ctx.api(), ctx.ui(), ctx.state()]);
-    const scope = scopeOf(target);
-    let requests = 0;
-    const counted =
-      <A extends unknown[], R>(fn: (...a: A) => Promise<R>) =>
-      (...a: A) => {
-        requests += 1;
-        return fn(...a);
-      };
+    const [target, ui] = await Promise.all([ctx.target(), ctx.ui()]);
     // The CLI's notices (warnings only, as with --json) become the call's notes, in its words.
     const print = noticePrinter({ ui, json: true, target, zone: parsed.zone, yes: parsed.flags.yes });
     const notify = (n: RouteNotice) => {
@@ -128,34 +116,11 @@ export const routeLeadTool = defineTool({
       if (n.type === 'firing') call.lostHint = FIRE_LOST;
       print(n);
     };
-    const result = await runRoute({
-      api: {
-        listTriggers: counted(api.listTriggers),
-        fireTrigger: counted(api.fireTrigger),
-        slots: counted(api.slots),
-        book: counted(api.book),
-      },
-      asker: flagAsker(parsed.flags, undefined),
+    const { result, requests } = await routeParsed(ctx, parsed, {
+      rebook: Boolean(args.rebook),
       notify,
-      journal: state.journal,
-      outcomes: state.outcomes,
-      meetings: state.meetings,
-      guard: ({ trigger, email, answersKey }) =>
-        guardLead(ctx, state.meetings, {
-          scope,
-          email,
-          triggerId: trigger.id,
-          answersKey,
-          start: parsed.flags.slot ?? 'first',
-          zone: parsed.zone,
-          rebook: Boolean(args.rebook),
-          again: 'route_lead with the same arguments plus rebook: true; CLI flag',
-          noPrompt: true,
-        }),
-      scope,
-      now: () => ctx.clock.now(),
-      days: parsed.days,
-      leadTimezone: parsed.leadZone,
+      again: 'route_lead with the same arguments plus rebook: true; CLI flag',
+      noPrompt: true,
     });
     for (let i = 0; i < call.notes.length; i++) call.notes[i] = renameFlags(call.notes[i] ?? '', FLAGS);
     call.notes.push(...(result.warnings ?? []));

@@ -32,7 +32,9 @@ export async function pickTime(
     const to = new Date(from.getTime() + DEFAULT_DAYS * DAY_MS);
     const page = await fetchSlots(api, m.event, { from, to, ...(reservationId ? { reservationId } : {}) });
     reservationId = page.reservationId;
+    // The ways on sit above the times, so each is one key away from the first time.
     const choices: Array<{ name: string; value: string } | InstanceType<typeof prompts.Separator>> = [];
+    choices.push({ name: 'later times →', value: LATER });
     if (from > now) choices.push({ name: '← earlier times', value: EARLIER });
     for (const { slots } of groupByDay(page.slots, zone)) {
       const [first] = slots;
@@ -40,8 +42,10 @@ export async function pickTime(
       for (const s of slots) choices.push({ name: `   ${timeLabel(s, zone)}`, value: s });
     }
     if (page.slots.length === 0) choices.push(new prompts.Separator('  (no free times in this range)'));
-    choices.push({ name: 'later times →', value: LATER });
-    const chosen = await prompts.select({ message: sanitizeText(`New time for meeting ${m.id} (${zone})`), choices, pageSize: 14, loop: false }, io);
+    const chosen = await prompts.select(
+      { message: sanitizeText(`New time for meeting ${m.id} (${zone})`), choices, pageSize: 14, loop: false, ...(page.slots[0] ? { default: page.slots[0] } : {}) },
+      io,
+    );
     if (chosen === LATER) {
       from = to;
       continue;

@@ -103,6 +103,10 @@ export function flagAsker(flags: RouteFlags, terminal: RouteAsker | undefined): 
       if (flags.yes || !terminal) return true;
       return terminal.confirmBook(summary);
     },
+    async retryEmail(trigger, previous, reason) {
+      // Scripts keep the refusal (its hint names --email); a terminal asks again.
+      return terminal?.retryEmail?.(trigger, previous, reason);
+    },
     async refire(executionId, trigger) {
       // --yes re-fires once by itself (the command says so on stderr); a second ended session stops.
       if (flags.yes) {

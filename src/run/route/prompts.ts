@@ -7,6 +7,7 @@
  */
 import { confirm, input, search, select, Separator } from '@inquirer/prompts';
 import type { Trigger, TriggerField } from '../../api/schemas.js';
+import type { Target } from '../../config/target.js';
 import type { Context } from '../../context.js';
 import { isValidEmail } from '../../domain/inputs.js';
 import type { GuestDetails, RouteAsker, SlotAnswer, SlotPage } from '../../domain/route/types.js';
@@ -16,7 +17,7 @@ import { CancelledError } from '../../errors.js';
 import { MAX_GUESTS } from '../../limits.js';
 import { sanitizeText as clean } from '../../ui/sanitize.js';
 
-export function promptAsker(ctx: Context, opts: { zone: string; leadZone?: string | undefined }): RouteAsker {
+export function promptAsker(ctx: Context, opts: { zone: string; leadZone?: string | undefined; target: Target }): RouteAsker {
   const io = { input: ctx.io.stdin, output: ctx.io.stderr };
   const say = (line = '') => ctx.io.stderr.write(`${clean(line)}\n`);
   const label = (f: TriggerField) => `${clean(f.label)}${f.required ? '' : ' (optional)'}`;
@@ -87,7 +88,9 @@ export function promptAsker(ctx: Context, opts: { zone: string; leadZone?: strin
       const width = Math.max(...rows.map(([k]) => k.length));
       say('');
       for (const [k, v] of rows) say(`  ${k.padEnd(width)}  ${v}`);
-      return confirm({ message: clean(`Fire "${s.trigger.name}" for ${s.email}? (starts a workflow run)`), default: true }, io);
+      // Where it goes, so a sandbox session never surprises anyone in production.
+      const where = opts.target.profileName ? `on profile ${opts.target.profileName}` : 'with SCHEDCTL_API_KEY';
+      return confirm({ message: clean(`Fire "${s.trigger.name}" for ${s.email} ${where} at ${opts.target.baseUrl}? (starts a workflow run)`), default: true }, io);
     },
     async pickSlot(page: SlotPage): Promise<SlotAnswer> {
       for (;;) {
@@ -96,6 +99,7 @@ export function promptAsker(ctx: Context, opts: { zone: string; leadZone?: strin
         // The way on (later times, the other zone) sits above the times, so it is one key away.
         const choices: Array<{ name: string; value: string; short?: string } | Separator> = [];
         choices.push({ name: `Show later times (from ${formatInZone(page.to, zone)})`, value: 'later' });
+        if (page.earlier) choices.push({ name: `Show earlier times (before ${formatInZone(page.from, zone)})`, value: 'earlier' });
         if (opts.leadZone && opts.leadZone !== opts.zone) {
           const other = zone === opts.zone ? opts.leadZone : opts.zone;
           choices.push({ name: `Show times in ${other === opts.leadZone ? "the lead's zone" : 'your zone'} (${other})`, value: 'zone' });
@@ -110,6 +114,7 @@ export function promptAsker(ctx: Context, opts: { zone: string; leadZone?: strin
           io,
         );
         if (answer === 'later') return { kind: 'later' };
+        if (answer === 'earlier') return { kind: 'earlier' };
         if (answer === 'zone') {
           zone = zone === opts.zone ? opts.leadZone! : opts.zone;
           continue;
@@ -147,6 +152,19 @@ export function promptAsker(ctx: Context, opts: { zone: string; leadZone?: strin
       const ok = await confirm({ message: clean(`Book ${formatInZone(s.slot, zone)} (${formatUtc(s.slot)}) for ${who}?`), default: true }, io);
       if (!ok) throw new CancelledError('not booked (the reservation lapses by itself)');
       return ok;
+    },
+    async retryEmail(trigger, previous, reason) {
+      say(clean(`"${trigger.name}" refused ${previous}: ${reason}`));
+      say('Enter the lead\'s company email; every other answer is kept.');
+      const next = await input(
+        {
+          message: "Lead's work email",
+          validate: (v) =>
+            (isValidEmail(v.trim()) && v.trim().toLowerCase() !== previous.toLowerCase()) || 'enter another valid email address, e.g. ada@acme.com',
+        },
+        io,
+      );
+      return next.trim();
     },
     async refire() {
       say('The scheduling session of this workflow run ended, so it can no longer book.');
