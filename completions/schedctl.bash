@@ -133,14 +133,14 @@ _schedctl_arg() {
     'profile use/0') r='profiles' ;;
     'profile rm/0') r='profiles' ;;
     'profile show/0') r='profiles' ;;
-    'profile help/0') r='choices add ls use rm show' ;;
-    'triggers help/0') r='choices ls show' ;;
-    'trigger help/0') r='choices fire' ;;
-    'events help/0') r='choices ls show' ;;
-    'meetings help/0') r='choices ls show' ;;
+    'profile help/0') r='choices add ls use rm show environment exit-codes formatting' ;;
+    'triggers help/0') r='choices ls show environment exit-codes formatting' ;;
+    'trigger help/0') r='choices fire environment exit-codes formatting' ;;
+    'events help/0') r='choices ls show environment exit-codes formatting' ;;
+    'meetings help/0') r='choices ls show environment exit-codes formatting' ;;
     'completion/0') r='choices bash zsh fish' ;;
-    'help/0') r='choices profile route triggers trigger events slots book reschedule meetings api smoke mcp completion sandbox' ;;
-    'help/'*) r='choices profile route triggers trigger events slots book reschedule meetings api smoke mcp completion sandbox' ;;
+    'help/0') r='choices profile route triggers trigger events slots book reschedule meetings api smoke mcp completion sandbox environment exit-codes formatting' ;;
+    'help/'*) r='choices profile route triggers trigger events slots book reschedule meetings api smoke mcp completion sandbox environment exit-codes formatting' ;;
     *) r='text' ;;
   esac
 }

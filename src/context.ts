@@ -120,7 +120,11 @@ export function createContext(opts: { io?: IO; env?: NodeJS.ProcessEnv; clock?: 
         if (t.keySource === 'profile' && s.profiles.keyFileExposed()) {
           io.stderr.write(`warning: ${s.profiles.path} (it holds API keys) is readable by other users: chmod 600 it\n`);
         }
-        for (const note of t.notes) io.stderr.write(`note: ${note}\n`);
+        if (t.notes.length) {
+          // Profile names and URLs come from a local file: text from outside, never terminal control.
+          const { sanitizeText } = await import('./ui/sanitize.js');
+          for (const note of t.notes) io.stderr.write(`${sanitizeText(`note: ${note}`)}\n`);
+        }
         return t;
       })()),
     http: () =>

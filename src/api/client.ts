@@ -39,6 +39,7 @@ import {
 } from './failures.js';
 import { sanitizeText } from '../ui/sanitize.js';
 import type { RateBudget } from './rate-budget.js';
+import { beforeSend } from './send-hook.js';
 import { formatSchemaIssues } from './validate.js';
 
 export type Safety = 'retry' | 'once';
@@ -110,7 +111,11 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   const countingFetch = async (req: Request, init?: RequestInit): Promise<Response> => {
     attempts++;
     try {
-      return await (options.fetch ? options.fetch(req) : baseFetch(req, init));
+      if (options.fetch) return await options.fetch(req);
+      // Node's own fetch (behind a proxy) cannot say when the request leaves: mark it sent now,
+      // before it can (send-hook.ts); the transport of our own does it once connected.
+      await beforeSend();
+      return await baseFetch(req, init);
     } catch (error) {
       if (isNotConnected(error)) notConnected++;
       throw error;

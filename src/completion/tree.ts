@@ -4,6 +4,12 @@
  * completions can never list a command or flag that does not exist (or miss one).
  */
 import type { Argument, Command, Option } from 'commander';
+import { environment } from '../help/environment.js';
+import { exitCodes } from '../help/exit-codes.js';
+import { formatting } from '../help/formatting.js';
+
+/** `schedctl help <topic>`: completed beside the command names. */
+const HELP_TOPIC_NAMES = [environment, exitCodes, formatting].map((t) => t.name);
 
 /** What a flag or positional argument accepts, as far as completion can know it. */
 export type ValueKind =
@@ -87,7 +93,7 @@ function argKind(arg: Argument, path: string, cmd: Command, parent: Command | un
   // commander's implicit `help [command]` (which has no .parent): offer the commands it can explain.
   if (cmd.name() === 'help' && arg.name() === 'command' && parent) {
     const names = parent.createHelp().visibleCommands(parent).map((c) => c.name()).filter((n) => n !== 'help');
-    return { kind: 'choices', values: names };
+    return { kind: 'choices', values: [...names, ...HELP_TOPIC_NAMES] };
   }
   return { kind: 'text' };
 }

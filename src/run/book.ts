@@ -9,6 +9,7 @@ import { UsageError } from '../errors.js';
 import { MAX_GUESTS } from '../limits.js';
 import type { MeetingRecord } from '../state/index.js';
 import { describeMeeting } from '../ui/meeting-view.js';
+import { sanitizeText } from '../ui/sanitize.js';
 import { guardLead } from './lead-guard.js';
 
 export interface BookOptions {
@@ -49,7 +50,7 @@ export async function run(ctx: Context, [event = '']: string[], opts: BookOption
       `Already booked: the earlier attempt at ${formatInZone(a.attemptedAt, zone)} (reservation ${a.reservationId}${run}) did book the meeting${a.meetingId ? ` ${a.meetingId}` : ''} at ${formatInZone(a.startTime, zone)} for ${a.personEmail}; the API answered ${result.code} to this retry, so no second meeting was created.`,
     );
   }
-  ui.print(describeMeeting(result.meeting, zone, 'Booked'));
+  ui.print(describeMeeting(result.meeting, zone, 'Booked', request.leadTimezone));
   ui.info(`\nTo move it: schedctl reschedule ${result.meeting.id} --start <time>`);
 }
 
@@ -159,6 +160,7 @@ export async function bookMeeting(ctx: Context, request: BookRequest, zone: stri
 function explainSlotTaken(error: unknown, ctx: Context, zone: string): void {
   if (ctx.globals.json) return;
   if (!(error instanceof SlotTakenError) || error.nearestSlots.length === 0) return;
-  ctx.io.stderr.write(`Nearest free times (reservation ${error.reservationId} is still usable):\n`);
-  for (const s of error.nearestSlots) ctx.io.stderr.write(`  ${formatInZone(s, zone)}   --start ${s}\n`);
+  // Slots are server text: sanitized like every other line for a person.
+  ctx.io.stderr.write(`${sanitizeText(`Nearest free times (reservation ${error.reservationId} is still usable):`)}\n`);
+  for (const s of error.nearestSlots) ctx.io.stderr.write(`${sanitizeText(`  ${formatInZone(s, zone)}   --start ${s}`)}\n`);
 }

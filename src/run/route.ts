@@ -100,6 +100,7 @@ export async function routeParsed(ctx: Context, parsed: ParsedRouteOptions, o: R
     result,
     requests,
     zone: parsed.zone,
+    leadZone: parsed.leadZone,
     commandLine: routeCommandLine(result, { profile: ctx.globals.profile, leadTz: parsed.leadZone }),
   };
 }

@@ -58,7 +58,7 @@ function rawRouteLines(r: RouteRun): string[] {
     case 'booked': {
       const m = x.meeting!;
       return [
-        describeMeeting(m, r.zone, 'Booked'),
+        describeMeeting(m, r.zone, 'Booked', r.leadZone),
         '',
         `To move it:      schedctl reschedule ${m.id} --start <time>`,
         `As one command:  ${r.commandLine}`,

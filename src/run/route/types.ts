@@ -6,5 +6,7 @@ export interface RouteRun {
   /** API requests sent by this run (a retried request counts once). */
   requests: number;
   zone: string;
+  /** The lead's zone (--lead-tz), when given: the meeting view adds the lead's wall time. */
+  leadZone?: string | undefined;
   commandLine: string;
 }
