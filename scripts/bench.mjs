@@ -75,7 +75,7 @@ try {
   row('--help vs node -e 0 (median ratio)', shown(help), '<= 1.25x', help.ratio <= 1.25);
   const version = await ratio(['--version'], env);
   row('--version vs node -e 0', shown(version), '<= 1.25x', version.ratio <= 1.25);
-  row('--help peak RSS over node -e 0', help.rssMb.toFixed(1) + ' MB', '<= 10 MB', help.rssMb <= 10);
+  row('--help peak RSS over node -e 0', `${help.rssMb.toFixed(1)} MB`, '<= 10 MB', help.rssMb <= 10);
   const ls = await ratio(['triggers', 'ls', '--json'], apiEnv);
   row('triggers ls --json (1 request) vs node -e 0', shown(ls), '<= 1.5x', ls.ratio <= 1.5);
 

@@ -240,7 +240,10 @@ let strictBuilt: SchemaSet | undefined;
  * set is a measurable part of a command's cold start.
  */
 export const strictSchemas: SchemaSet = new Proxy({} as SchemaSet, {
-  get: (_target, key) => (strictBuilt ??= buildSchemas(true))[key as keyof SchemaSet],
+  get: (_target, key) => {
+    strictBuilt ??= buildSchemas(true);
+    return strictBuilt[key as keyof SchemaSet];
+  },
 });
 
 export type Meeting = z.infer<typeof schemas.meeting>;

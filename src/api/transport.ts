@@ -28,18 +28,20 @@ let plain: Wire | undefined;
 let secure: Promise<Wire> | undefined;
 async function wireFor(protocol: 'http:' | 'https:'): Promise<Wire> {
   if (protocol === 'http:') {
-    return (plain ??= {
+    plain ??= {
       request: http.request,
       agent: new (withWarmConnections(http.Agent))({ keepAlive: true }),
       open: (host, port) => netConnect({ host, port }),
-    });
+    };
+    return plain;
   }
-  return (secure ??= Promise.all([import('node:https'), import('node:tls')]).then(([https, tls]: [Https, typeof import('node:tls')]) => ({
+  secure ??= Promise.all([import('node:https'), import('node:tls')]).then(([https, tls]: [Https, typeof import('node:tls')]) => ({
     request: https.request,
     agent: new (withWarmConnections(https.Agent))({ keepAlive: true }),
     // The same name check https.Agent makes: SNI and the certificate's name are the host's.
     open: (host, port) => tls.connect({ host, port, ...(isIP(host) ? {} : { servername: host }) }),
-  })));
+  }));
+  return secure;
 }
 
 /**

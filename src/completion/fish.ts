@@ -41,13 +41,13 @@ export function fishScript(nodes: CommandNode[]): string {
   // Most commands take only the global flags: they share the root's entry (the default branch).
   const flagSwitch = (node: CommandNode) =>
     switchOn('"$flag"', valueFlagGroups(node).map((g) => ({ patterns: g.names, body: [`echo ${fishQuote(g.kind)}`] })), ['return 1']);
-  const rootGroups = JSON.stringify(valueFlagGroups(nodes[0]!));
+  const rootGroups = JSON.stringify(valueFlagGroups(rootOf(nodes)));
   const value = switchOn(
     '"$cmdpath"',
     nodes
       .filter((node) => node.path !== '' && JSON.stringify(valueFlagGroups(node)) !== rootGroups)
       .map((node) => ({ patterns: [node.path], body: flagSwitch(node) })),
-    flagSwitch(nodes[0]!),
+    flagSwitch(rootOf(nodes)),
   );
   const arg = switchOn(
     '"$cmdpath/$index"',
@@ -159,4 +159,11 @@ end
 complete -c schedctl -e
 complete -c schedctl -f -k -a '(__schedctl_candidates)'
 `;
+}
+
+/** The root command's node: commandNodes() lists it first. */
+function rootOf(nodes: CommandNode[]): CommandNode {
+  const [root] = nodes;
+  if (!root) throw new Error('completion: the command tree is empty');
+  return root;
 }

@@ -16,7 +16,7 @@ export function shTables(fn: string, nodes: CommandNode[]): string {
     return [...byTarget].map(([target, words]) => `    ${pattern(words.map((w) => `${node.path}/${w}`))}) r=${shQuote(target)} ;;`);
   });
   // Most commands take only the global flags: they share the root's entry (the default branch).
-  const rootGroups = JSON.stringify(valueFlagGroups(nodes[0]!));
+  const rootGroups = JSON.stringify(valueFlagGroups(rootOf(nodes)));
   const flagCase = (node: CommandNode, indent: string) => [
     `${indent}case "$2" in`,
     ...valueFlagGroups(node).map((g) => `${indent}  ${pattern(g.names)}) r=${shQuote(g.kind)} ;;`),
@@ -45,7 +45,7 @@ export function shTables(fn: string, nodes: CommandNode[]): string {
     '  case "$1" in',
     ...value,
     '    *)',
-    ...flagCase(nodes[0]!, '      '),
+    ...flagCase(rootOf(nodes), '      '),
     '  esac',
     '}',
     '',
@@ -57,4 +57,11 @@ export function shTables(fn: string, nodes: CommandNode[]): string {
     '  esac',
     '}',
   ].join('\n');
+}
+
+/** The root command's node: commandNodes() lists it first. */
+function rootOf(nodes: CommandNode[]): CommandNode {
+  const [root] = nodes;
+  if (!root) throw new Error('completion: the command tree is empty');
+  return root;
 }

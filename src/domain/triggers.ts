@@ -14,7 +14,8 @@ export function resolveTrigger(triggers: Trigger[], idOrName: string): Trigger {
   if (byId) return byId;
   const exact = triggers.filter((t) => t.name === idOrName);
   const matches = exact.length > 0 ? exact : triggers.filter((t) => t.name.toLowerCase() === idOrName.toLowerCase());
-  if (matches.length === 1) return matches[0]!;
+  const [only] = matches;
+  if (only && matches.length === 1) return only;
   if (matches.length > 1) {
     throw new UsageError(`trigger name "${idOrName}" is ambiguous: ${matches.length} triggers match`, {
       details: matches.map((t) => `${t.name}: ${t.id}`),

@@ -50,7 +50,7 @@ function match(segments: string[], pattern: string[]): Record<string, string> | 
   if (segments.length !== pattern.length) return undefined;
   const params: Record<string, string> = {};
   for (const [i, p] of pattern.entries()) {
-    const s = segments[i]!;
+    const s = segments[i] ?? '';
     if (p.startsWith(':')) params[p.slice(1)] = s;
     else if (p !== s) return undefined;
   }

@@ -7,6 +7,7 @@ import { loadState, saveState } from './persist.js';
 import { Rng } from './rng.js';
 import type { ExecutionRecord, RequestLogEntry, ReservationRecord, SandboxState, Target, Workspace } from './types.js';
 import { seedWorkspace } from './workspace.js';
+import { must } from './must.js';
 
 export interface StoreOptions {
   seed: number;
@@ -58,7 +59,7 @@ export class Store {
     const { links, events } = this.workspace;
     const link = links.find((l) => l.id === identifier) ?? links.find((l) => l.slug === identifier);
     if (link) {
-      const event = events.find((e) => e.id === link.eventId)!;
+      const event = must(events.find((e) => e.id === link.eventId), `event ${link.eventId}`);
       return { kind: 'link', id: link.id, event, link, hostIds: link.hostIds };
     }
     const event = events.find((e) => e.id === identifier) ?? events.find((e) => e.slug === identifier);
@@ -68,7 +69,7 @@ export class Store {
   /** Calendars of the given hosts; `excludeMeetingId` lets a meeting move within its own time. */
   calendars(hostIds: string[], excludeMeetingId?: string): HostCalendar[] {
     return hostIds.map((id) => {
-      const host = this.workspace.hosts.find((h) => h.id === id)!;
+      const host = must(this.workspace.hosts.find((h) => h.id === id), `host ${id}`);
       const booked = this.state.meetings
         .filter((m) => m.meeting.id !== excludeMeetingId && m.meeting.status !== 'canceled' && m.hostIds.includes(id))
         .map((m) => {

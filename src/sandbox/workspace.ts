@@ -7,6 +7,7 @@ import { DateTime } from 'luxon';
 import type { Question, TriggerField } from '../api/schemas.js';
 import { Rng } from './rng.js';
 import type { EventConferencing, EventRecord, HostRecord, LinkRecord, TriggerRecord, Workspace } from './types.js';
+import { must } from './must.js';
 
 const WEEKDAYS = [1, 2, 3, 4, 5];
 
@@ -93,18 +94,18 @@ export function seedWorkspace(seed: number, seededAt: Date): Workspace {
     const localNow = DateTime.fromJSDate(seededAt, { zone: h.zone }).startOf('day');
     const busy = h.busy.map(([days, at, length]) => {
       const start = localNow.plus({ days }).set({ hour: Math.floor(minutes(at) / 60), minute: minutes(at) % 60 });
-      return { start: start.toUTC().toISO()!, end: start.plus({ minutes: length }).toUTC().toISO()! };
+      return { start: must(start.toUTC().toISO(), 'a busy start'), end: must(start.plus({ minutes: length }).toUTC().toISO(), 'a busy end') };
     });
     return { id, name: h.name, profilePictureUrl: `https://avatars.sandbox.invalid/${h.key}.png`, zone: h.zone,
       weekdays: [...h.weekdays], startMinute: minutes(h.start), endMinute: minutes(h.end), busy };
   });
-  const ids = (keys_: readonly string[]) => keys_.map((k) => hostIds.get(k)!);
+  const ids = (keys_: readonly string[]) => keys_.map((k) => must(hostIds.get(k), `host ${k}`));
   const eventIds = new Map<string, string>();
   const base = DateTime.fromJSDate(seededAt).toUTC().startOf('minute');
   const events: EventRecord[] = EVENTS.map((e, index) => {
     const id = rng.uuid();
     eventIds.set(e.key, id);
-    const createdAt = base.minus({ days: 3 * (index + 1) }).toISO()!;
+    const createdAt = must(base.minus({ days: 3 * (index + 1) }).toISO(), 'a creation time');
     return { id, slug: e.slug, name: e.name, schedulerTitle: e.title, schedulerDescription: e.description,
       duration: e.duration, timeslotIncrement: e.increment, conferencingType: e.conferencingType, location: e.location,
       createdAt, updatedAt: createdAt, hostIds: ids(e.hosts),
@@ -114,9 +115,9 @@ export function seedWorkspace(seed: number, seededAt: Date): Workspace {
   const links: LinkRecord[] = LINKS.map((l) => {
     const id = rng.uuid();
     linkIds.set(l.key, id);
-    return { id, slug: l.slug, name: l.name, eventId: eventIds.get(l.event)!, hostIds: ids(l.hosts) };
+    return { id, slug: l.slug, name: l.name, eventId: must(eventIds.get(l.event), `event ${l.event}`), hostIds: ids(l.hosts) };
   });
-  const link = (key: string) => linkIds.get(key)!;
+  const link = (key: string) => must(linkIds.get(key), `link ${key}`);
   const triggers: TriggerRecord[] = [
     { id: rng.uuid(), name: 'Inbound demo request', description: 'Website demo form; routes by region to a sales link.',
       requireWorkEmail: true,

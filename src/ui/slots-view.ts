@@ -12,7 +12,7 @@ export interface SlotDayLine {
 
 export function slotDayLines(slots: string[], zone: string): SlotDayLine[] {
   return groupByDay(slots, zone).map((d) => ({
-    label: dayLabel(d.slots[0]!, zone),
+    label: d.slots[0] ? dayLabel(d.slots[0], zone) : d.day,
     times: d.slots.map((s) => timeLabel(s, zone)),
   }));
 }

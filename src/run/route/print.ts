@@ -52,11 +52,12 @@ function rawRouteLines(r: RouteRun): string[] {
       }
       const run = x.executionId ? ` for workflow run ${x.executionId}` : '';
       return [
-        `Already booked: an earlier attempt${run} whose response was lost did book ${x.email} at ${formatInZone(x.slot!, r.zone)}; the API answered ${x.alreadyBookedCode} to this one, so no second meeting was created.`,
+        `Already booked: an earlier attempt${run} whose response was lost did book ${x.email} at ${x.slot ? formatInZone(x.slot, r.zone) : 'an unknown time'}; the API answered ${x.alreadyBookedCode} to this one, so no second meeting was created.`,
       ];
     }
     case 'booked': {
-      const m = x.meeting!;
+      const m = x.meeting;
+      if (!m) return [`Booked ${x.email} (workflow run ${x.executionId}).`];
       return [
         describeMeeting(m, r.zone, 'Booked', r.leadZone),
         '',

@@ -43,7 +43,9 @@ export function promptAsker(ctx: Context, opts: { zone: string; leadZone?: strin
         },
         io,
       );
-      return triggers.find((x) => x.id === id)!;
+      const chosen = triggers.find((x) => x.id === id);
+      if (!chosen) throw new CancelledError('no trigger chosen');
+      return chosen;
     },
     async email() {
       const value = await input(
@@ -105,7 +107,8 @@ export function promptAsker(ctx: Context, opts: { zone: string; leadZone?: strin
           choices.push({ name: `Show times in ${other === opts.leadZone ? "the lead's zone" : 'your zone'} (${other})`, value: 'zone' });
         }
         for (const day of groupByDay(page.slots, zone)) {
-          choices.push(new Separator(`── ${dayLabel(day.slots[0]!, zone)}`));
+          const [first] = day.slots;
+          if (first) choices.push(new Separator(`── ${dayLabel(first, zone)}`));
           for (const s of day.slots) choices.push({ name: `  ${timeLabel(s, zone)}`, value: s, short: `${dayLabel(s, zone)} ${timeLabel(s, zone)}` });
         }
         if (page.slots.length === 0) choices.push(new Separator('  (no free times in this range)'));
@@ -116,7 +119,7 @@ export function promptAsker(ctx: Context, opts: { zone: string; leadZone?: strin
         if (answer === 'later') return { kind: 'later' };
         if (answer === 'earlier') return { kind: 'earlier' };
         if (answer === 'zone') {
-          zone = zone === opts.zone ? opts.leadZone! : opts.zone;
+          zone = zone === opts.zone ? (opts.leadZone ?? opts.zone) : opts.zone;
           continue;
         }
         return { kind: 'slot', slot: answer };

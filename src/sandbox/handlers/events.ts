@@ -3,6 +3,7 @@ import type { EventDetail, EventSummary, Host } from '../../api/schemas.js';
 import { invalid, notFound, type Reply } from '../http.js';
 import type { EventRecord, Workspace } from '../types.js';
 import type { HandlerContext } from './context.js';
+import { must } from '../must.js';
 
 export const DEFAULT_PAGE = 5;
 export const MAX_PAGE = 50;
@@ -14,7 +15,7 @@ export function toSummary(e: EventRecord): EventSummary {
 }
 
 export function toHost(workspace: Workspace, hostId: string, isPrimary: boolean): Host {
-  const h = workspace.hosts.find((x) => x.id === hostId)!;
+  const h = must(workspace.hosts.find((x) => x.id === hostId), `host ${hostId}`);
   return { name: h.name, profilePictureUrl: h.profilePictureUrl, isQueue: false, isPrimary };
 }
 

@@ -8,6 +8,7 @@ import type { Store } from '../store.js';
 import type { EventRecord, MeetingRecord } from '../types.js';
 import type { HandlerContext } from './context.js';
 import { assertUsable, lookupReservation, resolveTarget } from './slots.js';
+import { must } from '../must.js';
 
 const CONFERENCING = { calendar_default: 'google_meet', zoom: 'zoom', zoom_personal: 'zoom_personal', in_person: 'in_person' } as const;
 
@@ -20,7 +21,7 @@ function meetingLink(store: Store, e: EventRecord): string | null {
 /** Picks the free host with the fewest meetings (a simple stand-in for routing fairness). */
 function pickHost(store: Store, hostIds: string[]): string {
   const load = (id: string) => store.state.meetings.filter((m) => m.hostIds.includes(id)).length;
-  return [...hostIds].sort((a, b) => load(a) - load(b))[0]!;
+  return must([...hostIds].sort((a, b) => load(a) - load(b))[0], 'a host of the event');
 }
 
 // The checks run in this order so that a retry after a lost response (same reservation,
@@ -81,7 +82,7 @@ export function rescheduleMeeting(ctx: HandlerContext): Reply {
   if (!record) throw notFound(`Meeting ${ctx.params.meetingId} does not exist.`);
   const start = Date.parse(body.startTime);
   if (start === Date.parse(record.meeting.date)) return { status: 200, body: record.meeting };
-  const event = store.workspace.events.find((e) => e.id === record.meeting.eventId)!;
+  const event = must(store.workspace.events.find((e) => e.id === record.meeting.eventId), `event ${record.meeting.eventId}`);
   const rules = { duration: event.duration, increment: event.timeslotIncrement, now: store.nowMs() };
   // Hosts are kept: only the meeting's own hosts count, and the meeting never blocks itself.
   const check = checkStart(store.calendars(record.hostIds, record.meeting.id), start, rules);

@@ -6,6 +6,7 @@ import type { Store } from '../store.js';
 import type { ReservationRecord, Target } from '../types.js';
 import type { HandlerContext } from './context.js';
 import { toHost } from './events.js';
+import { must } from '../must.js';
 
 export const MAX_RANGE_DAYS = 63;
 
@@ -63,7 +64,7 @@ export function postSlots(ctx: HandlerContext): Reply {
     duration: target.event.duration, increment: target.event.timeslotIncrement, now: store.nowMs(),
   });
   // activeHost: null for plain events; for a link, the link's primary host (Host shape).
-  const activeHost = target.link ? toHost(store.workspace, target.link.hostIds[0]!, true) : null;
+  const activeHost = target.link ? toHost(store.workspace, must(target.link.hostIds[0], 'the primary host of the link'), true) : null;
   return {
     status: 200,
     body: { reservationId: reservation.id, eventId: reservation.eventId, expiresAt: reservation.expiresAt,

@@ -6,6 +6,7 @@ import { ApiFailure, invalid, notFound, validate, type Reply } from '../http.js'
 import type { Store } from '../store.js';
 import type { ExecutionRecord, RoutingOutcome, TriggerRecord } from '../types.js';
 import type { HandlerContext } from './context.js';
+import { must } from '../must.js';
 
 /** A scheduler session (the window in which the routed lead may book) lasts this long. */
 export const SESSION_MINUTES = 60;
@@ -59,7 +60,7 @@ function route(store: Store, trigger: TriggerRecord, responses: Record<string, s
   const rule = trigger.rules.find((r) => !r.when || responses[r.when.field] === r.when.equals);
   const outcome: RoutingOutcome = rule?.outcome ?? { type: 'none' };
   if (outcome.type === 'scheduler') {
-    const link = store.workspace.links.find((l) => l.id === outcome.linkId)!;
+    const link = must(store.workspace.links.find((l) => l.id === outcome.linkId), `link ${outcome.linkId}`);
     // The sandbox has no booking UI; the address follows the shape of a real one.
     return { type: 'scheduler', schedulingLinkId: link.id, schedulerUrl: `${baseUrl}/book/${link.slug}?executionId=${executionId}` };
   }

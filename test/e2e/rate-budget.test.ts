@@ -1,0 +1,112 @@
+/**
+ * The rate budget shared by every schedctl process on one key (src/api/rate-budget.ts), end to
+ * end: many real processes on one config dir against a sandbox that enforces its own limit
+ * and answers 429. The measure is the sandbox's request log: how many 429s it sent. No timing
+ * assertions: "waited" is what the processes say on stderr.
+ *
+ * Runtime: the parallel test waits one budget window (about 61 s); the others a few seconds.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { show, tempDir } from '../helpers/cli.js';
+import { sent, spawnCli, waitFor } from '../helpers/bulk-run.js';
+import { useSandbox } from '../helpers/sandbox.js';
+
+const LIMIT = 10;
+const t = useSandbox({ rateLimit: LIMIT });
+
+const WAITING = /waiting for the rate budget \(shared by every schedctl process on this key\)/;
+const statuses = async () => (await t.sb.state()).requests.map((r) => r.status);
+
+/** The budget files of a config dir, parsed. */
+function budgets(configDir: string): Array<{ sent: number[]; blockedUntil?: number }> {
+  const dir = join(configDir, 'rate');
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .flatMap((f) => {
+      try {
+        return [JSON.parse(readFileSync(join(dir, f), 'utf8'))];
+      } catch {
+        return [];
+      }
+    });
+}
+
+describe('the shared rate budget, across processes', () => {
+  it(`${LIMIT + 5} parallel processes on one key at ${LIMIT}/min: all succeed, the sandbox sends no 429, some wait`, {
+    timeout: 110_000,
+  }, async () => {
+    const dir = tempDir();
+    const env = { SCHEDCTL_RATE: String(LIMIT) };
+    const runs = Array.from({ length: LIMIT + 5 }, () =>
+      t.sb.cli(['triggers', 'ls', '--json'], { configDir: dir, env, timeoutMs: 100_000 }),
+    );
+    const results = await Promise.all(runs);
+    for (const r of results) expect(r.code, show(r)).toBe(0);
+    for (const r of results) expect(r.json<{ triggers: unknown[] }>().triggers.length).toBeGreaterThan(0);
+
+    const log = await statuses();
+    expect(log).toHaveLength(LIMIT + 5);
+    expect(log.filter((s) => s === 429)).toHaveLength(0);
+    // LIMIT went in the first window; the other 5 waited for the budget, and said so.
+    const waited = results.filter((r) => WAITING.test(r.stderr));
+    expect(waited.length, results.map(show).join('\n---\n')).toBe(5);
+  });
+
+  it('a 429 from another client is recorded in the budget, so a second process waits too', async () => {
+    const dir = tempDir();
+    await t.sb.fault({
+      method: 'GET',
+      path: '/v1/triggers',
+      fault: 'status',
+      status: 429,
+      code: 'RATE_LIMITED',
+      retryAfter: 3,
+      count: 1,
+    });
+    // The default budget (SCHEDCTL_RATE unset: 30/min): only the 429 makes anyone wait here.
+    const env = { SCHEDCTL_RATE: undefined };
+    const first = spawnCli(t.sb, ['triggers', 'ls', '--json'], { configDir: dir, env });
+    await waitFor(
+      () => budgets(dir).some((b) => b.blockedUntil !== undefined) || first.exited(),
+      'the 429 to be recorded',
+    );
+    const second = await t.sb.cli(['triggers', 'ls', '--json'], { configDir: dir, env });
+    const a = await first.done;
+    expect(a.code, a.stderr).toBe(0);
+    expect(a.stderr).toMatch(/rate limited \(30 requests\/minute\); retrying GET \/v1\/triggers in 3 s/);
+    expect(second.code, show(second)).toBe(0);
+    expect(second.stderr).toMatch(WAITING);
+    // The injected 429, then two answered requests: the second process never met a 429.
+    expect(sent(await t.sb.state())).toEqual(['GET /v1/triggers 429', 'GET /v1/triggers 200', 'GET /v1/triggers 200']);
+  });
+
+  it('a wait longer than the command may wait is exit 6 (RATE_LIMITED), and the next process sends nothing', async () => {
+    const dir = tempDir();
+    // Retry-After 120 s: past the 90 s a command waits for the rate limit.
+    await t.sb.fault({
+      method: 'GET',
+      path: '/v1/triggers',
+      fault: 'status',
+      status: 429,
+      code: 'RATE_LIMITED',
+      retryAfter: 120,
+      count: 1,
+    });
+    const first = await t.sb.cli(['triggers', 'ls', '--json'], {
+      configDir: dir,
+      env: { SCHEDCTL_RATE: String(LIMIT) },
+    });
+    expect(first.code, show(first)).toBe(6);
+    expect(first.json<{ error: { code: string } }>().error.code).toBe('RATE_LIMITED');
+
+    const second = await t.sb.cli(['triggers', 'ls'], { configDir: dir, env: { SCHEDCTL_RATE: String(LIMIT) } });
+    expect(second.code, show(second)).toBe(6);
+    expect(second.stderr).toMatch(
+      /the rate budget for this key is spent for 1[12]\d s more \(10 requests per minute, shared by every schedctl process\); try again then \(RATE_LIMITED\)/,
+    );
+    expect(sent(await t.sb.state())).toEqual(['GET /v1/triggers 429']);
+  });
+});
