@@ -18,7 +18,8 @@
  * two parallel runs of one file cannot book each row twice.
  */
 import { createHash } from 'node:crypto';
-import { chmodSync, closeSync, fdatasyncSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, fdatasyncSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { CliError, EXIT } from '../errors.js';
 import { ROW_STATUSES, type RowStatus } from './results.js';
@@ -141,20 +142,46 @@ async function lockRun(path: string, staleMs: number): Promise<() => Promise<voi
   const mod = await import('proper-lockfile');
   // A CommonJS module: its functions may sit on the namespace or on its default export.
   const { lock } = ((mod as { default?: typeof mod }).default ?? mod) as typeof mod;
+  const owner = `${path}.owner`;
+  // Held for the whole run, refreshed by proper-lockfile; a compromise (the refresh failed
+  // for longer than staleMs) is not fatal: the O_APPEND writes stay whole either way.
+  const take = () => lock(path, { realpath: false, stale: staleMs, retries: 0, onCompromised: () => {} });
+  let release: () => Promise<void>;
   try {
-    // Held for the whole run, refreshed by proper-lockfile; a compromise (the refresh failed
-    // for longer than staleMs) is not fatal: the O_APPEND writes stay whole either way.
-    return await lock(path, { realpath: false, stale: staleMs, retries: 0, onCompromised: () => {} });
+    release = await take();
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') throw error;
-    throw new CliError(
-      'RUN_IN_PROGRESS',
-      `another schedctl run is working through this input (its run log ${path} is locked)`,
-      EXIT.conflict,
-      {
-        hint: `wait for it to finish; if no other run is active, the lock of an interrupted one expires within ${Math.round(staleMs / 1000)} s`,
-      },
-    );
+    // A run killed a moment ago (Ctrl-C twice, SIGKILL) left its lock: when its process is gone
+    // from this machine, take the lock over at once instead of making the re-run wait it out.
+    if (!ownerIsGone(owner)) {
+      throw new CliError(
+        'RUN_IN_PROGRESS',
+        `another schedctl run is working through this input (its run log ${path} is locked)`,
+        EXIT.conflict,
+        {
+          hint: `wait for it to finish; if no other run is active, the lock of an interrupted one expires within ${Math.round(staleMs / 1000)} s`,
+        },
+      );
+    }
+    rmSync(`${path}.lock`, { recursive: true, force: true });
+    release = await take();
+  }
+  writeFileSync(owner, JSON.stringify({ pid: process.pid, host: hostname() }), { mode: 0o600 });
+  return async () => {
+    rmSync(owner, { force: true });
+    await release();
+  };
+}
+
+/** True when the lock's owner was a process on this machine that no longer runs. */
+function ownerIsGone(owner: string): boolean {
+  try {
+    const { pid, host } = JSON.parse(readFileSync(owner, 'utf8')) as { pid?: unknown; host?: unknown };
+    if (typeof pid !== 'number' || host !== hostname()) return false;
+    process.kill(pid, 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ESRCH';
   }
 }
 
