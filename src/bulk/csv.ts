@@ -47,6 +47,20 @@ export async function* readCsvRecords(text: AsyncIterable<string>): AsyncGenerat
     error = undefined;
     state = 'fieldStart';
   };
+  /** A comma ends the field, a line break the record: true when `c` was one of them. */
+  const separates = (c: string): boolean => {
+    if (c === ',') {
+      endField();
+      state = 'fieldStart';
+      return true;
+    }
+    if (c === '\n') {
+      endRecord();
+      recordLine = ++line;
+      return true;
+    }
+    return false;
+  };
   const fail = (why: string) => {
     error ??= why;
   };
@@ -92,13 +106,7 @@ export async function* readCsvRecords(text: AsyncIterable<string>): AsyncGenerat
         state = 'afterQuoted'; // the quote closed the field; this character follows it
       }
       if (state === 'afterQuoted') {
-        if (c === ',') {
-          endField();
-          state = 'fieldStart';
-        } else if (c === '\n') {
-          endRecord();
-          recordLine = ++line;
-        } else {
+        if (!separates(c)) {
           fail(
             `text after the closing quote of field ${fields.length + 1} (a quote inside a quoted field is written "")`,
           );
@@ -113,13 +121,7 @@ export async function* readCsvRecords(text: AsyncIterable<string>): AsyncGenerat
         }
         state = 'unquoted';
       }
-      if (c === ',') {
-        endField();
-        state = 'fieldStart';
-      } else if (c === '\n') {
-        endRecord();
-        recordLine = ++line;
-      } else field += c;
+      if (!separates(c)) field += c;
     }
     // Records are handed out per chunk, so memory holds one chunk's records at most.
     yield* out.splice(0);

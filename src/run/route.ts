@@ -1,4 +1,5 @@
 import { scopeOf } from '../config/target.js';
+import type { Trigger } from '../api/schemas.js';
 import type { Context } from '../context.js';
 import { runRoute } from '../domain/route/flow.js';
 import type { RouteAsker, RouteNotice } from '../domain/route/types.js';
@@ -57,6 +58,8 @@ export interface RouteParsedOptions {
   again: string;
   /** Never ask (the MCP server, bulk rows). */
   noPrompt?: boolean;
+  /** The trigger list, when the caller has it already (a bulk run lists them once for the file). */
+  triggers?: Trigger[] | undefined;
 }
 
 /** One routed booking from parsed options: shared by `schedctl route` and the MCP server's route_lead. */
@@ -71,8 +74,10 @@ export async function routeParsed(ctx: Context, parsed: ParsedRouteOptions, o: R
       requests += 1;
       return fn(...a);
     };
+  const triggers = o.triggers;
+  const listTriggers = triggers ? async () => ({ triggers }) : counted(api.listTriggers);
   const result = await runRoute({
-    api: { listTriggers: counted(api.listTriggers), fireTrigger: counted(api.fireTrigger), slots: counted(api.slots), book: counted(api.book) },
+    api: { listTriggers, fireTrigger: counted(api.fireTrigger), slots: counted(api.slots), book: counted(api.book) },
     asker: flagAsker(parsed.flags, o.terminal),
     notify: o.notify,
     journal: state.journal,

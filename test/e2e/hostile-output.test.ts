@@ -156,7 +156,7 @@ describe.skipIf(!hasTmux)('the route wizard in a real terminal (tmux) against th
     await waitFor('Region\\x1b]0;pwned');
     await waitFor('EMEA\\x1b]0;pwned');
     await type(['Enter']);
-    await waitFor('for ada@acme.example?');
+    await waitFor('workflow run) (Y/n)');
     await type(['Enter']);
     await waitFor('Pick a time');
     await type(['Enter']);

@@ -29,7 +29,7 @@ describe.skipIf(!hasTmux)('route in a real terminal (tmux)', () => {
     await type(['Enter']);
     await waitFor('Anything else? (optional)');
     await type(['Enter']);
-    await waitFor('Fire "Inbound demo request" for ada@acme.example?');
+    await waitFor('Fire "Inbound demo request" for ada@acme.example');
     await type(['Enter']);
     await waitFor('hold expires in');
     await type(['Down']);

@@ -6,6 +6,19 @@ import { findSlots, parseSlotsOptions } from '../../run/slots.js';
 import { bookText, slotsText } from '../format.js';
 import { BUDGET, defineTool } from '../tool.js';
 
+/** What a booking may say about the lead beside the email: book_meeting and route_lead take the same. */
+export const LEAD_DETAILS = {
+  first_name: z.string().optional(),
+  last_name: z.string().optional(),
+  phone: z.string().optional(),
+  guests: z
+    .array(z.string())
+    .max(MAX_GUESTS)
+    .optional()
+    .describe(`additional attendee emails (at most ${MAX_GUESTS})`),
+  lead_tz: z.string().optional().describe("the lead's IANA time zone (sent as leadTimezone)"),
+};
+
 export const TZ = z
   .string()
   .optional()
@@ -81,15 +94,7 @@ export const bookMeetingTool = defineTool({
       .string()
       .optional()
       .describe("the fired trigger's executionId (links and resumes the workflow run)"),
-    first_name: z.string().optional(),
-    last_name: z.string().optional(),
-    phone: z.string().optional(),
-    guests: z
-      .array(z.string())
-      .max(MAX_GUESTS)
-      .optional()
-      .describe(`additional attendee emails (at most ${MAX_GUESTS})`),
-    lead_tz: z.string().optional().describe("the lead's IANA time zone (sent as leadTimezone)"),
+    ...LEAD_DETAILS,
     responses: z.record(z.string(), z.string()).optional().describe('answers to the event questions, by key'),
     rebook: z
       .boolean()

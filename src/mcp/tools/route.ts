@@ -14,7 +14,7 @@ import { noticePrinter, routeDocument } from '../../run/route/print.js';
 import { renameFlags } from '../call.js';
 import { routeText } from '../format.js';
 import { BUDGET, defineTool } from '../tool.js';
-import { TZ } from './book.js';
+import { LEAD_DETAILS, TZ } from './book.js';
 import { fieldsInput, stringFields } from './fire.js';
 
 const FLAGS = {
@@ -52,16 +52,8 @@ export const routeLeadTool = defineTool({
       .describe(
         "'first' (the earliest free time), or the time to book: ISO 8601, or as people say it ('tomorrow 15:00'), read in tz",
       ),
-    first_name: z.string().optional(),
-    last_name: z.string().optional(),
-    phone: z.string().optional(),
-    guests: z
-      .array(z.string())
-      .max(MAX_GUESTS)
-      .optional()
-      .describe(`additional attendee emails (at most ${MAX_GUESTS})`),
+    ...LEAD_DETAILS,
     tz: TZ,
-    lead_tz: z.string().optional().describe("the lead's IANA time zone (sent as leadTimezone)"),
     days: z
       .number()
       .int()

@@ -1,0 +1,105 @@
+/**
+ * What `route --from` and `reschedule --from` share: validate every row before anything is
+ * sent (and print the plan for --dry-run, or refuse on invalid rows), then work through the
+ * rows one at a time with the run log (resume: finished rows are skipped), Ctrl-C finishing the
+ * row in flight, and the reporter's output. Each command says how to check a row and how to do it.
+ */
+import { formatPlan, planSummary, type RequestCost } from '../../bulk/plan.js';
+import type { RowResult } from '../../bulk/results.js';
+import { openRunLog, readRunLog, resumeActionFor, runLogPath } from '../../bulk/run-log.js';
+import type { Context } from '../../context.js';
+import { CancelledError, UsageError } from '../../errors.js';
+import type { Ui } from '../../ui/ui.js';
+import { batchReporter } from './report.js';
+import type { BatchSource } from './source.js';
+
+const MAX_LISTED = 20;
+
+export interface BatchOptions {
+  dryRun?: boolean | undefined;
+  skipInvalid?: boolean | undefined;
+  out?: string | undefined;
+}
+
+export interface BatchSpec<Row> {
+  /** `route` or `reschedule`: with the scope, it keys the run log. */
+  command: string;
+  scope: string;
+  cost: RequestCost;
+  ratePerMinute: number;
+  /** Checks one row: its typed form, or what is wrong with it (column: reason). */
+  check(record: Record<string, string>): Promise<{ ok: true; row: Row } | { ok: false; errors: string[] }>;
+  /** Does one valid row (its requests); a failure of the row is a result, not a throw. */
+  run(row: Row, line: number, key: string): Promise<RowResult>;
+  /** What identifies a row to a person (the email, the meeting). */
+  keyOf(record: Record<string, string>): string;
+  /** "Routing 40 leads": said before the first row. */
+  starting(valid: number): string;
+}
+
+export async function runBatch<Row>(ctx: Context, ui: Ui, source: BatchSource, spec: BatchSpec<Row>, o: BatchOptions): Promise<void> {
+  // 1. Validate every row; nothing is sent yet.
+  const invalid: Array<{ line: number; errors: string[] }> = [];
+  let rows = 0;
+  for await (const r of source.rows()) {
+    rows += 1;
+    const v = r.error !== undefined ? { ok: false as const, errors: [r.error] } : await spec.check(r.record);
+    if (!v.ok) invalid.push({ line: r.line, errors: v.errors });
+  }
+  const rate = spec.ratePerMinute;
+  const plan = planSummary({ rows, invalid: invalid.length, requestsPerRow: spec.cost.perRow, requestsPerFile: spec.cost.perFile, ratePerMinute: rate });
+  if (o.dryRun) {
+    if (ctx.globals.json) return ui.json({ plan, ratePerMinute: rate, invalid });
+    ui.print(`${source.label}: ${formatPlan(plan, rate)}`);
+    for (const i of invalid.slice(0, MAX_LISTED)) ui.print(`  line ${i.line}: ${i.errors.join('; ')}`);
+    return;
+  }
+  if (invalid.length && !o.skipInvalid) {
+    throw new UsageError(`${invalid.length} of ${rows} rows of ${source.label} are invalid: nothing was sent`, {
+      details: invalid.slice(0, MAX_LISTED).map((i) => `line ${i.line}: ${i.errors.join('; ')}`),
+      hint: 'fix them, or pass --skip-invalid to send the valid rows only (--dry-run lists every row)',
+    });
+  }
+
+  // 2. Send, row by row, resuming from the run log.
+  const logPath = runLogPath(ctx.configDir(), source.hash, `${spec.command}:${spec.scope}`);
+  const earlier = readRunLog(logPath, { onWarning: (m) => ui.warn(m) });
+  const report = batchReporter(ctx, ui, { total: rows, requestsPerRow: spec.cost.perRow, ratePerMinute: rate, out: o.out });
+  const log = await openRunLog(logPath, { now: () => ctx.clock.now() });
+  if (!ctx.globals.json) ui.info(`${spec.starting(plan.valid)} from ${source.label}: ${formatPlan(plan, rate)}`);
+  // Ctrl-C: the row in flight finishes and is recorded, then the run stops (exit 130).
+  let stopping = false;
+  const onSigint = () => {
+    stopping = true;
+  };
+  process.on('SIGINT', onSigint);
+  try {
+    for await (const r of source.rows()) {
+      if (stopping) throw new CancelledError(`stopped at line ${r.line}: run the same command again to continue`);
+      if (r.error !== undefined) {
+        report.row({ row: r.line, key: '', status: 'invalid', message: r.error });
+        continue;
+      }
+      const key = spec.keyOf(r.record);
+      const v = await spec.check(r.record);
+      if (!v.ok) {
+        report.row({ row: r.line, key, status: 'invalid', message: v.errors.join('; ') });
+        continue;
+      }
+      // A finished row stands (a failed one is tried again: that is what re-running is for).
+      const prior = earlier.get(r.line);
+      if (resumeActionFor(prior) === 'skip' && prior && prior.status !== 'failed') {
+        report.row({ row: r.line, key, status: 'skipped', ...(prior.meetingId ? { meetingId: prior.meetingId } : {}), code: prior.status });
+        continue;
+      }
+      log.append({ row: r.line, status: 'started' });
+      const result = await spec.run(v.row, r.line, key);
+      log.append({ row: r.line, status: result.status, ...(result.meetingId ? { meetingId: result.meetingId } : {}), ...(result.code ? { code: result.code } : {}) });
+      report.row(result);
+    }
+  } finally {
+    process.off('SIGINT', onSigint);
+    await log.close();
+  }
+  await report.finish();
+}
