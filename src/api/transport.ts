@@ -93,7 +93,8 @@ export async function nodeFetch(input: Request): Promise<Response> {
     // send hook (send-hook.ts) has recorded that it is about to leave.
     req.on('socket', (socket) => {
       const tls = socket as import('node:tls').TLSSocket;
-      const handshaking = typeof tls.getProtocol === 'function' && tls.getProtocol() === 'unknown';
+      // getProtocol() names the version before the handshake ends on Node 20; no peer Finished message yet means it has not.
+      const handshaking = typeof tls.getPeerFinished === 'function' && tls.getPeerFinished() === undefined;
       const send = () => {
         if (req.destroyed) return;
         beforeSend().then(

@@ -1,0 +1,429 @@
+/**
+ * "Never a second booking" across re-runs and crashes, end to end (the built CLI against the
+ * sandbox): an attempt that never left the machine, other answers, the same script twice,
+ * an explicit time after a lost answer, and a booking whose local record cannot be written.
+ */
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { assertNoSecretsInFiles, show, type RunResult } from '../helpers/cli.js';
+import { startGate, TLS_CERT, type Gate } from '../helpers/parallel-gate.js';
+import { describeRun, readState, sleep, startCli, waitFor } from '../helpers/parallel-run.js';
+import { useSandbox } from '../helpers/sandbox.js';
+
+const HOLD_SECONDS = 60;
+const t = useSandbox({ holdSeconds: HOLD_SECONDS });
+const BOOK_PATH = '/v1/scheduling/meetings';
+const TRIGGER = 'Inbound demo request';
+
+// The sandbox a day ahead: no meeting of a test can be minutes away and slip into the past
+// before the test runs its command again with that time.
+beforeEach(async () => t.sb.advance(86_400));
+
+let gates: Gate[] = [];
+afterEach(async () => {
+  await Promise.all(gates.map((g) => g.close()));
+  gates = [];
+});
+async function gate(tls = false): Promise<Gate> {
+  const g = await startGate(t.sb.baseUrl, { tls });
+  gates.push(g);
+  return g;
+}
+
+/** The CLI against the sandbox (or `baseUrl`), the shared rate budget off. */
+const cli = (args: string[], env: Record<string, string> = {}): Promise<RunResult> =>
+  t.sb.cli(args, { configDir: t.dir, env: { SCHEDCTL_RATE: '0', ...env } });
+const viaGate = (g: Gate, args: string[]) => cli(args, { SCHEDCTL_BASE_URL: g.baseUrl, NODE_EXTRA_CA_CERTS: TLS_CERT });
+
+const routeArgs = (email: string, region: string, slot: string, extra: string[] = []) => [
+  'route',
+  '--trigger',
+  TRIGGER,
+  '--email',
+  email,
+  '--field',
+  'company=Acme',
+  '--field',
+  `region=${region}`,
+  '--slot',
+  slot,
+  '--yes',
+  '--json',
+  '--days',
+  '14',
+  ...extra,
+];
+/** "2026-11-23 09:00": the instant as a local time, read with --tz UTC. */
+const localUtc = (iso: string) => new Date(iso).toISOString().slice(0, 16).replace('T', ' ');
+
+interface JournalEntry {
+  outcome: string;
+  sentAt?: string | null;
+  meetingId?: string;
+  startTime: string;
+  workflowExecutionId: string | null;
+}
+const journal = () => readState<{ entries: JournalEntry[] }>(t.dir, 'journal.json', { entries: [] }).entries;
+const state = () => t.sb.state();
+const bookRequests = async () => (await state()).requests.filter((q) => q.method === 'POST' && q.path === BOOK_PATH);
+
+async function sandboxSlots(event: string): Promise<{ reservationId: string; slots: string[]; expiresAt: string }> {
+  const { now } = (await (await fetch(`${t.sb.baseUrl}/_sandbox/clock`)).json()) as { now: string };
+  const start = new Date(now);
+  const res = await fetch(`${t.sb.baseUrl}/v1/scheduling/events/${event}/slots`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${t.sb.keys.full}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ start, end: new Date(start.getTime() + 14 * 86_400_000) }),
+  });
+  expect(res.status).toBe(200);
+  return res.json() as Promise<{ reservationId: string; slots: string[]; expiresAt: string }>;
+}
+
+/** Runs `args` through a TLS gate whose booking connection never completes its handshake; SIGKILLs it once the attempt is journaled. */
+async function killBeforeSending(g: Gate, args: string[]): Promise<void> {
+  const run = startCli(args, {
+    configDir: t.dir,
+    env: { SCHEDCTL_BASE_URL: g.baseUrl, SCHEDCTL_API_KEY: t.sb.keys.full, NODE_EXTRA_CA_CERTS: TLS_CERT },
+    timeoutMs: 30_000,
+  });
+  const journaled = await waitFor(() => journal().some((e) => e.outcome === 'unknown'), 20_000);
+  // Long enough for a request that could go out to have gone out.
+  await sleep(400);
+  const wasRunning = run.kill();
+  const r = await run.done;
+  expect(journaled, describeRun(r)).toBe(true);
+  expect(wasRunning, `it ended by itself before the kill\n${describeRun(r)}`).toBe(true);
+  expect(r.signal).toBe('SIGKILL');
+}
+
+describe('killed before the booking left the machine', () => {
+  it('book: the re-run after the hold lapsed is a plain RESERVATION_EXPIRED refusal, never "already booked"', async () => {
+    const g = await gate(true);
+    const s = await sandboxSlots('intro-call');
+    const args = [
+      'book',
+      'intro-call',
+      '--start',
+      s.slots[0]!,
+      '--reservation',
+      s.reservationId,
+      '--email',
+      'kim@acme.example',
+      '--json',
+      '--timeout',
+      '20',
+    ];
+    g.silent = true; // every connection: accepted, no TLS handshake, so no request can be written
+    await killBeforeSending(g, args);
+    // book's first request takes the connection opened ahead (api/warm.ts): it must wait for that
+    // connection's TLS handshake too before the attempt is marked sent (api/transport.ts).
+    expect(journal(), 'marked sent, yet its TLS handshake never completed').toEqual([
+      expect.objectContaining({ outcome: 'unknown', sentAt: null }),
+    ]);
+    expect(g.connections()).toBeGreaterThan(0);
+    expect(g.seen).toEqual([]);
+    expect(await bookRequests()).toEqual([]);
+
+    // The same URL now reaches the sandbox (TLS terminated by the gate); the hold has lapsed.
+    g.silent = false;
+    await t.sb.advance(HOLD_SECONDS + 5);
+    const again = await viaGate(g, args);
+    expect(again.code, show(again)).toBe(5);
+    expect(again.json().error).toMatchObject({ code: 'RESERVATION_EXPIRED' });
+    expect(again.stdout + again.stderr).not.toMatch(/already.booked/i);
+    expect((await state()).meetings).toEqual([]);
+    expect((await bookRequests()).map((q) => q.status)).toEqual([409]);
+  });
+
+  it('book: within the hold, the re-run books it (the attempt booked nothing), exactly one meeting', async () => {
+    const g = await gate(true);
+    const s = await sandboxSlots('intro-call');
+    const args = [
+      'book',
+      'intro-call',
+      '--start',
+      s.slots[0]!,
+      '--reservation',
+      s.reservationId,
+      '--email',
+      'kim@acme.example',
+      '--json',
+      '--timeout',
+      '20',
+    ];
+    g.silent = true;
+    await killBeforeSending(g, args);
+    g.silent = false;
+    const again = await viaGate(g, args);
+    expect(again.code, show(again)).toBe(0);
+    const [m] = (await state()).meetings;
+    expect(again.json()).toMatchObject({ id: m!.id, date: s.slots[0] });
+    expect((await state()).meetings).toHaveLength(1);
+    const rerun = await viaGate(g, args);
+    expect(rerun.code, show(rerun)).toBe(0);
+    expect(rerun.json()).toMatchObject({ status: 'already_booked', meetingId: m!.id });
+    expect((await state()).meetings).toHaveLength(1);
+  });
+
+  it('route: after the hold lapsed the re-run books with a new reservation (no "lost answer" to resolve), one meeting', async () => {
+    const g = await gate(true);
+    g.closeEach = true; // one connection per request: the booking's is a new one
+    g.before = (r) => {
+      // From the slots request on, new connections stay silent: the booking's never completes TLS.
+      if (r.path.endsWith('/slots')) g.silent = true;
+    };
+    const args = routeArgs('lin@acme.example', 'emea', 'first', ['--timeout', '20']);
+    await killBeforeSending(g, args);
+    expect(journal()).toEqual([expect.objectContaining({ outcome: 'unknown', sentAt: null })]);
+    expect(await bookRequests()).toEqual([]);
+    const [reservation] = (await state()).reservations;
+
+    g.silent = false;
+    g.before = undefined;
+    await t.sb.advance(HOLD_SECONDS + 5);
+    const again = await viaGate(g, args);
+    expect(again.code, show(again)).toBe(0);
+    expect(again.json()).toMatchObject({ status: 'booked', reused: true });
+    expect(again.json().reservationId).not.toBe(reservation!.id);
+    expect(again.stderr).not.toContain('was lost');
+    const after = await state();
+    expect(after.meetings).toHaveLength(1);
+    expect(after.executions).toHaveLength(1);
+    expect(after.meetings[0]!.id).toBe(again.json().meeting.id);
+  });
+
+  it('route: a booking answered 500 (never processed) is not "already booked" once the hold lapsed: the re-run books', async () => {
+    await t.sb.fault({ method: 'POST', path: BOOK_PATH, fault: 'status', status: 500 });
+    const args = routeArgs('max@acme.example', 'apac', 'first');
+    const first = await cli(args);
+    expect(first.code, show(first)).toBe(7);
+    expect(journal()).toEqual([expect.objectContaining({ outcome: 'unknown' })]);
+    expect((await state()).meetings).toEqual([]);
+    await t.sb.advance(HOLD_SECONDS + 5);
+    // The run never booked: re-sent, its attempt answers RESERVATION_EXPIRED, not CONFLICT (spec rule 2).
+    const again = await cli(args);
+    expect(again.code, show(again)).toBe(0);
+    expect(again.json()).toMatchObject({ status: 'booked' });
+    const after = await state();
+    expect(after.meetings).toHaveLength(1);
+    expect(after.meetings[0]).toMatchObject({ id: again.json().meeting.id, personEmail: 'max@acme.example' });
+    const rerun = await cli(args);
+    expect(rerun.code, show(rerun)).toBe(0);
+    expect(rerun.json()).toMatchObject({ status: 'already_booked' });
+    expect((await state()).meetings).toHaveLength(1);
+  });
+});
+
+describe('other answers', () => {
+  it('a lost americas booking, then emea: fires anew (says the answers differ) and books with the EMEA host', async () => {
+    await t.sb.fault({ method: 'POST', path: BOOK_PATH, fault: 'drop-after-commit' });
+    const americas = await cli(routeArgs('ana@acme.example', 'americas', 'first'));
+    expect(americas.code, show(americas)).toBe(7);
+    const [lost] = (await state()).meetings;
+    expect(lost).toMatchObject({ hosts: ['Ben Carter'] });
+
+    const emea = await cli(routeArgs('ana@acme.example', 'emea', 'first'));
+    expect(emea.code, show(emea)).toBe(0);
+    expect(emea.stderr).toContain('was fired with other answers: firing anew');
+    expect(emea.stderr).not.toContain('was lost');
+    const doc = emea.json();
+    expect(doc).toMatchObject({ status: 'booked', reused: false });
+    const s = await state();
+    const booked = s.meetings.find((m) => m.id === doc.meeting.id) as (typeof s.meetings)[number] & { hosts: string[] };
+    expect(booked).toMatchObject({ hosts: ['Amelia Hart'] });
+    expect(booked.workflowExecutionId).not.toBe(lost!.workflowExecutionId);
+    expect(s.executions.map((e) => e.outcome)).toEqual([
+      expect.objectContaining({ schedulingLinkId: expect.any(String) }),
+      expect.objectContaining({ schedulingLinkId: expect.any(String) }),
+    ]);
+    // The americas outcome is held no more: it cannot be reused for this lead.
+    const held = Object.values(
+      readState<{ outcomes: Record<string, { executionId: string }> }>(t.dir, 'outcomes.json', { outcomes: {} })
+        .outcomes,
+    );
+    expect(held.map((o) => o.executionId)).not.toContain(lost!.workflowExecutionId);
+  });
+
+  it('a fired americas outcome is not reused for emea, nor later: americas again fires anew', async () => {
+    const fired = await cli([
+      'trigger',
+      'fire',
+      TRIGGER,
+      '--email',
+      'bo@acme.example',
+      '--field',
+      'company=Acme',
+      '--field',
+      'region=americas',
+      '--json',
+    ]);
+    expect(fired.code, show(fired)).toBe(0);
+    const americasRun = fired.json().executionId as string;
+
+    const emea = await cli(routeArgs('bo@acme.example', 'emea', 'first'));
+    expect(emea.code, show(emea)).toBe(0);
+    expect(emea.stderr).toContain(`(workflow run ${americasRun}) was fired with other answers: firing anew`);
+    expect(emea.json()).toMatchObject({ status: 'booked', reused: false });
+    expect(emea.json().executionId).not.toBe(americasRun);
+    let s = await state();
+    expect(s.meetings).toEqual([
+      expect.objectContaining({ hosts: ['Amelia Hart'], workflowExecutionId: emea.json().executionId }),
+    ]);
+
+    const later = await cli(routeArgs('bo@acme.example', 'americas', 'first', ['--rebook']));
+    expect(later.code, show(later)).toBe(0);
+    expect(later.json()).toMatchObject({ status: 'booked', reused: false });
+    expect(later.json().executionId).not.toBe(americasRun);
+    s = await state();
+    expect(s.executions).toHaveLength(3);
+    expect(s.meetings.find((m) => m.id === later.json().meeting.id)).toMatchObject({
+      hosts: ['Ben Carter'],
+      workflowExecutionId: later.json().executionId,
+    });
+    expect(s.meetings.map((m) => m.workflowExecutionId)).not.toContain(americasRun);
+  });
+});
+
+describe('the same script twice', () => {
+  it('a loop of 5 routes run twice: the second pass is already_booked for every lead, 5 meetings', async () => {
+    const leads = ['a', 'b', 'c', 'd', 'e'].map((x, i) => ({
+      email: `${x}@loop.example`,
+      region: ['emea', 'americas', 'apac'][i % 3]!,
+    }));
+    const pass = async () => {
+      const out: RunResult[] = [];
+      for (const l of leads) out.push(await cli(routeArgs(l.email, l.region, 'first')));
+      return out;
+    };
+    const first = await pass();
+    for (const r of first) expect(r.code, show(r)).toBe(0);
+    expect(first.map((r) => r.json().status)).toEqual(Array(5).fill('booked'));
+    const second = await pass();
+    for (const [i, r] of second.entries()) {
+      expect(r.code, show(r)).toBe(0);
+      expect(r.json()).toMatchObject({ status: 'already_booked', meeting: { id: first[i]!.json().meeting.id } });
+    }
+    const s = await state();
+    expect(s.meetings).toHaveLength(5);
+    expect(s.executions).toHaveLength(5);
+    expect(new Set(s.meetings.map((m) => m.personEmail)).size).toBe(5);
+  });
+});
+
+describe('an explicit time after a lost answer', () => {
+  it('re-run with the same ISO time, then first, then the local time: already_booked each time, one meeting', async () => {
+    const wanted = (await sandboxSlots('sales-emea')).slots[3]!;
+    await t.sb.fault({ method: 'POST', path: BOOK_PATH, fault: 'drop-after-commit' });
+    const lost = await cli(routeArgs('eve@acme.example', 'emea', wanted));
+    expect(lost.code, show(lost)).toBe(7);
+    expect((await state()).meetings).toEqual([
+      expect.objectContaining({ date: wanted, personEmail: 'eve@acme.example' }),
+    ]);
+
+    for (const [slot, extra] of [
+      [wanted, []],
+      ['first', []],
+      [localUtc(wanted), ['--tz', 'UTC']],
+      [wanted, []],
+      ['first', []],
+    ] as const) {
+      const r = await cli(routeArgs('eve@acme.example', 'emea', slot, [...extra]));
+      expect(r.code, `--slot ${slot}\n${show(r)}`).toBe(0);
+      expect(r.json(), `--slot ${slot}`).toMatchObject({ status: 'already_booked', slot: wanted });
+    }
+    const s = await state();
+    expect(s.meetings).toHaveLength(1);
+    expect(s.executions).toHaveLength(1);
+  });
+
+  it('a stalled answer (--timeout 1), then the local time form first: already_booked, one meeting', async () => {
+    await t.sb.fault({ method: 'POST', path: BOOK_PATH, fault: 'stall-after-commit' });
+    const lost = await cli(routeArgs('ivy@acme.example', 'americas', 'first', ['--timeout', '1']));
+    expect(lost.code, show(lost)).toBe(7);
+    const [m] = (await state()).meetings;
+    for (const [slot, extra] of [
+      [localUtc(m!.date), ['--tz', 'UTC']],
+      [m!.date, []],
+      ['first', []],
+    ] as const) {
+      const r = await cli(routeArgs('ivy@acme.example', 'americas', slot, [...extra]));
+      expect(r.code, `--slot ${slot}\n${show(r)}`).toBe(0);
+      expect(r.json(), `--slot ${slot}`).toMatchObject({ status: 'already_booked', slot: m!.date });
+    }
+    expect((await state()).meetings).toHaveLength(1);
+  });
+});
+
+describe('a confirmed booking whose local record cannot be written', () => {
+  it('route: meetings.json cannot be written: the meeting is printed, exit 0, a warning names it; a re-run does not book again', async () => {
+    const g = await gate();
+    const meetingsFile = join(t.dir, 'meetings.json');
+    g.before = (r) => {
+      // The booking is on its way: from now on meetings.json is a directory, so the atomic rename over it fails.
+      if (r.method === 'POST' && r.path === BOOK_PATH) mkdirSync(meetingsFile);
+    };
+    const args = routeArgs('zoe@acme.example', 'emea', 'first');
+    const r = await viaGate(g, args);
+    expect(r.code, show(r)).toBe(0);
+    const doc = r.json();
+    expect(doc).toMatchObject({ status: 'booked', meeting: { id: expect.any(String) } });
+    expect(r.stderr).toMatch(
+      /warning: .*the meeting is booked, but the meeting in the local record .*could not be recorded/,
+    );
+    expect(r.stderr).toContain(meetingsFile);
+    const s = await state();
+    expect(s.meetings).toEqual([expect.objectContaining({ id: doc.meeting.id })]);
+    expect(journal()).toEqual([expect.objectContaining({ outcome: 'booked', meetingId: doc.meeting.id })]);
+    rmSync(meetingsFile, { recursive: true });
+
+    // Fixed, and run again: the journal knows it booked; the server says so again. No second meeting.
+    g.before = undefined;
+    const again = await viaGate(g, args);
+    expect(again.code, show(again)).toBe(0);
+    expect(again.json()).toMatchObject({ status: 'already_booked', slot: doc.meeting.date });
+    const after = await state();
+    expect(after.meetings).toHaveLength(1);
+    expect(after.executions).toHaveLength(1);
+    assertNoSecretsInFiles(t.dir);
+  });
+
+  it('book: journal.json cannot be written once the request left: the meeting is printed, exit 0, a warning names the journal', async () => {
+    const g = await gate();
+    const s = await sandboxSlots('intro-call');
+    const journalFile = join(t.dir, 'journal.json');
+    g.before = (r) => {
+      if (r.method === 'POST' && r.path === BOOK_PATH) {
+        renameSync(journalFile, `${journalFile}.aside`);
+        mkdirSync(journalFile);
+      }
+    };
+    const r = await viaGate(g, [
+      'book',
+      'intro-call',
+      '--start',
+      s.slots[1]!,
+      '--reservation',
+      s.reservationId,
+      '--email',
+      'lou@acme.example',
+      '--tz',
+      'UTC',
+    ]);
+    expect(r.code, show(r)).toBe(0);
+    const [m] = (await state()).meetings;
+    expect(r.stdout).toContain(`Booked meeting ${m!.id}`);
+    expect(r.stderr).toMatch(
+      /warning: .*the meeting is booked, but the journal entry in .*journal\.json could not be recorded/,
+    );
+    // The meeting itself is on record.
+    const recorded = Object.values(
+      readState<{ meetings: Record<string, { id: string }> }>(t.dir, 'meetings.json', { meetings: {} }).meetings,
+    );
+    expect(recorded.map((x) => x.id)).toEqual([m!.id]);
+    expect(existsSync(`${journalFile}.aside`)).toBe(true);
+    expect(JSON.parse(readFileSync(`${journalFile}.aside`, 'utf8')).entries).toEqual([
+      expect.objectContaining({ outcome: 'unknown', sentAt: expect.any(String) }),
+    ]);
+  });
+});
