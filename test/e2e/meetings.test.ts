@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { show } from '../helpers/cli.js';
 import { useSandbox } from '../helpers/sandbox.js';
-import { ENTER, onTerminal, UP } from '../helpers/terminal.js';
+import { ENTER, onTerminal, plainScreen, UP } from '../helpers/terminal.js';
 
 const t = useSandbox();
 const cli = (args: string[]) => t.sb.cli(args, { configDir: t.dir });
@@ -103,7 +103,7 @@ describe('reschedule --email', () => {
     expect(r.code, r.stderr).toBe(0);
     const slots = (await t.sb.state()).requests.filter((q) => q.path.endsWith('/slots'));
     expect(slots.length).toBeGreaterThanOrEqual(3);
-    const plain = r.stderr.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '').replace(/\s+/g, ' ');
+    const plain = plainScreen(r.stderr);
     expect(plain).toContain(`Move meeting ${m.id} from `);
     expect(plain).toContain('(as schedctl last recorded it) to ');
   });

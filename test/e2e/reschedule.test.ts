@@ -5,7 +5,7 @@ import { strictSchemas } from '../../src/api/schemas.js';
 import { dayLabel, timeLabel } from '../../src/domain/time.js';
 import { show, tempDir } from '../helpers/cli.js';
 import { useSandbox } from '../helpers/sandbox.js';
-import { DOWN, ENTER, onTerminal, type Answer } from '../helpers/terminal.js';
+import { DOWN, ENTER, onTerminal, plainScreen, type Answer } from '../helpers/terminal.js';
 
 const t = useSandbox();
 
@@ -141,7 +141,7 @@ describe('reschedule on a terminal without --start', () => {
     expect(moved.date).not.toBe(m.date);
     // The confirmation shows the move, the old time labelled as what schedctl last recorded.
     const short = (iso: string) => `${dayLabel(iso, 'UTC')} ${timeLabel(iso, 'UTC')}`;
-    const plain = r.stderr.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '').replace(/\s+/g, ' ');
+    const plain = plainScreen(r.stderr);
     expect(plain).toContain(`Move meeting ${m.id} from ${short(m.date)} (as schedctl last recorded it) to ${short(moved.date)} (UTC)?`);
     expect(r.stdout).toContain(`Rescheduled meeting ${m.id}`);
   });

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { useSandbox } from '../helpers/sandbox.js';
-import { CTRL_C, DOWN, ENTER, UP, onTerminal, type Answer } from '../helpers/terminal.js';
+import { CTRL_C, DOWN, ENTER, UP, onTerminal, plainScreen, type Answer } from '../helpers/terminal.js';
 
 const t = useSandbox();
 
@@ -47,7 +47,7 @@ describe('route wizard (real prompts)', () => {
     expect(m).toMatchObject({ personEmail: 'ada@acme.example', workflowExecutionId: state.executions[0]!.id });
     expect(r.stderr).toMatch(/team_size\s+11 to 50 \(11-50\)/);
     // The confirmation says where it fires: a sandbox session never surprises anyone in production.
-    const plain = r.stderr.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '');
+    const plain = plainScreen(r.stderr);
     expect(plain).toContain('Fire "Inbound demo request" for ada@acme.example with SCHEDCTL_API_KEY at');
     expect(plain).toContain(`${t.sb.baseUrl}? (starts a workflow run)`);
     expect(r.stderr).toContain(`Firing "Inbound demo request" for ada@acme.example with SCHEDCTL_API_KEY at ${t.sb.baseUrl}`);

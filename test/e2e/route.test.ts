@@ -138,7 +138,7 @@ describe('route (scriptable)', () => {
     expect(state.meetings).toHaveLength(1);
     expect(state.meetings[0]!.workflowExecutionId).toBe(doc.executionId);
     // list, slots, book (CONFLICT), fire, slots, book
-    expect((await requests()).slice(-6).map((q) => q.split(' ')[0] + ' ' + q.split(' ')[2])).toEqual(['GET 200', 'POST 200', 'POST 409', 'POST 200', 'POST 200', 'POST 201']);
+    expect((await requests()).slice(-6).map((q) => `${q.split(' ')[0]} ${q.split(' ')[2]}`)).toEqual(['GET 200', 'POST 200', 'POST 409', 'POST 200', 'POST 200', 'POST 201']);
   });
 
   it('SLOT_TAKEN on book: refreshes the times with the same reservation and books the next one', async () => {

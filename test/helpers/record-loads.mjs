@@ -22,5 +22,5 @@ process.on('exit', () => {
   const log = process.env.SCHEDCTL_LOAD_LOG;
   if (!log) return;
   const files = Object.keys(cache).filter((f) => f.startsWith('/'));
-  if (files.length) appendFileSync(log, files.map((f) => pathToFileURL(f).href).join('\n') + '\n');
+  if (files.length) appendFileSync(log, `${files.map((f) => pathToFileURL(f).href).join('\n')}\n`);
 });

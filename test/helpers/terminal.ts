@@ -79,3 +79,9 @@ export async function onTerminal(argv: string[], answers: Answer[], opts: Termin
     clearTimeout(timer);
   }
 }
+
+/** What a person sees of a prompt: the escape sequences gone and line wraps undone. */
+export function plainScreen(text: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: removing terminal escape sequences is the point.
+  return text.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '').replace(/\s+/g, ' ');
+}

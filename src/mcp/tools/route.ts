@@ -7,7 +7,7 @@
  */
 import * as z from 'zod/v4';
 import type { RouteNotice } from '../../domain/route/types.js';
-import { MAX_GUESTS, MAX_SLOTS_RANGE_DAYS } from '../../limits.js';
+import { MAX_SLOTS_RANGE_DAYS } from '../../limits.js';
 import { routeParsed } from '../../run/route.js';
 import { parseRouteOptions } from '../../run/route/options.js';
 import { noticePrinter, routeDocument } from '../../run/route/print.js';
