@@ -6,7 +6,7 @@ import { runSmoke } from '../domain/smoke/runner.js';
 import type { SmokeReport } from '../domain/smoke/types.js';
 import { junitXml } from '../domain/smoke/junit.js';
 import { sanitizeText } from '../ui/sanitize.js';
-import { renderTable } from '../ui/table.js';
+import { tables } from '../ui/table.js';
 import { parseSmokeFlags, type SmokeFlags } from './smoke/options.js';
 
 /** Validates the flags (no request on a bad one), runs the checks, writes --junit, prints. */
@@ -34,6 +34,7 @@ async function print(report: SmokeReport, ctx: Context): Promise<void> {
     return;
   }
   const paint = { pass: (s: string) => ui.out.green(s), fail: (s: string) => ui.out.red.bold(s), skip: (s: string) => ui.out.yellow(s) };
+  const renderTable = await tables();
   const lines = [renderTable(['NAME', 'RESULT', 'LATENCY', 'DETAIL'], tableRows(report.checks, paint), { color: ui.out.level > 0 })];
   // Contract problems quote the server's values: data, shown escaped (colors or not).
   const problems = problemLines(report.checks).map(sanitizeText);

@@ -1,4 +1,4 @@
-import Table from 'cli-table3';
+import type TableClass from 'cli-table3';
 import { sanitizeText } from './sanitize.js';
 
 /** A cell styled by us (a colored PASS): its text is sanitized, then the style is applied. */
@@ -14,8 +14,21 @@ function cellText(cell: Cell): string {
   return sanitizeText(String(cell));
 }
 
+export type RenderTable = (head: string[], rows: Array<Array<Cell>>, opts: { color: boolean }) => string;
+
+/**
+ * The table renderer, loaded on first use: cli-table3 (with its string-width) is a measurable
+ * part of a command's start, and `--json` output never needs it.
+ */
+export async function tables(): Promise<RenderTable> {
+  // A CommonJS module: the class is the namespace's default export.
+  const mod = (await import('cli-table3')) as unknown as { default?: typeof TableClass } & typeof TableClass;
+  const Table = mod.default ?? mod;
+  return (head, rows, opts) => renderWith(Table, head, rows, opts);
+}
+
 /** A borderless table for stdout; plain (no color codes) when colors are off. */
-export function renderTable(head: string[], rows: Array<Array<Cell>>, opts: { color: boolean }): string {
+function renderWith(Table: typeof TableClass, head: string[], rows: Array<Array<Cell>>, opts: { color: boolean }): string {
   const table = new Table({
     head: head.map((h) => sanitizeText(h)),
     style: { head: opts.color ? ['bold'] : [], border: [], compact: true, 'padding-left': 0, 'padding-right': 2 },

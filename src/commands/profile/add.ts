@@ -19,6 +19,10 @@ Key check:
   may still serve the scheduling commands. An unreachable server: nothing is saved
   (exit 1); pass --no-verify to save without checking.
 
+Rate:
+  --rate N is for a workspace whose limit is not the API's 30 requests per minute; every
+  schedctl process paces its requests on this key to it (SCHEDCTL_RATE wins over it).
+
 Examples:
   schedctl profile add prod --base-url https://api.example.com --key-stdin < prod-key.txt
   schedctl profile add staging --base-url https://staging.example.com --default
@@ -37,6 +41,7 @@ export function profileAddCommand(ctx: Context): Command {
       .option('--key-stdin', 'read the API key from stdin, one line (without it: a hidden prompt, on a terminal only)')
       .option('--default', 'make it the default profile (the first profile added always becomes the default)')
       .option('--no-verify', 'save without checking the key against the API')
+      .option('--rate <n>', 'requests per minute the API allows this key (default 30): the budget every schedctl process shares; 0 turns it off')
       .addOption(new Option('--key <key>').hideHelp())
       .addOption(new Option('--api-key <key>').hideHelp())
       // A key pasted as a second argument is refused with a reason (run/profile/add.ts), not as "too many arguments".

@@ -2,7 +2,7 @@ import type { EventSummary } from '../../api/schemas.js';
 import type { Context } from '../../context.js';
 import { BadResponseError, UsageError } from '../../errors.js';
 import { MAX_EVENTS_PAGE } from '../../limits.js';
-import { renderTable } from '../../ui/table.js';
+import { tables } from '../../ui/table.js';
 
 interface LsOptions {
   limit?: string;
@@ -30,6 +30,7 @@ export async function run(ctx: Context, _args: string[], opts: LsOptions): Promi
   const page = await fetchEvents(ctx, request);
   const ui = await ctx.ui();
   if (ctx.globals.json) return ui.json(page);
+  const renderTable = await tables();
   if (page.events.length === 0) ui.info('no events');
   else
     ui.print(

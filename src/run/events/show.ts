@@ -3,7 +3,7 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import type { Ui } from '../../ui/ui.js';
 import { sanitizeDeep, sanitizeText } from '../../ui/sanitize.js';
-import { renderTable } from '../../ui/table.js';
+import { type RenderTable, tables } from '../../ui/table.js';
 
 export async function run(ctx: Context, [event = '']: string[]): Promise<void> {
   if (!event.trim()) throw new UsageError('missing <event>: pass an event id or slug (see `schedctl events ls`)');
@@ -12,7 +12,7 @@ export async function run(ctx: Context, [event = '']: string[]): Promise<void> {
   const ui = await ctx.ui();
   if (ctx.globals.json) return ui.json(detail);
   // The human view is built from a sanitized copy: server text is shown escaped, our bold stays.
-  ui.print(detailLines(sanitizeDeep(detail), ui, linkAsked(event, detail)).join('\n'));
+  ui.print(detailLines(sanitizeDeep(detail), ui, linkAsked(event, detail), await tables()).join('\n'));
   ui.info(`\nslots: schedctl slots ${event}`);
 }
 
@@ -26,7 +26,7 @@ function linkAsked(asked: string, detail: EventDetail): string | undefined {
   return asked === detail.id || asked === detail.slug ? undefined : asked;
 }
 
-function detailLines(detail: EventDetail, ui: Ui, link: string | undefined): string[] {
+function detailLines(detail: EventDetail, ui: Ui, link: string | undefined, renderTable: RenderTable): string[] {
   const color = { color: ui.out.level > 0 };
   const b = ui.out.bold;
   // Numbered from 1 in the order the API gives (`order`), whatever numbers `order` uses.

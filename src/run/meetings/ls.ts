@@ -3,7 +3,7 @@ import type { Context } from '../../context.js';
 import { parseTimeExpression } from '../../domain/human-time.js';
 import { requireEmail } from '../../domain/inputs.js';
 import { formatInZone, resolveZone } from '../../domain/time.js';
-import { renderTable } from '../../ui/table.js';
+import { tables } from '../../ui/table.js';
 import { allMeetings, type AnyMeetingView, filterMeetings, type MeetingFilter } from './records.js';
 
 export interface LsOptions {
@@ -22,6 +22,7 @@ export async function run(ctx: Context, _args: string[], opts: LsOptions): Promi
   const meetings = await listMeetings(ctx, filter);
   const ui = await ctx.ui();
   if (ctx.globals.json) return ui.json(meetings);
+  const renderTable = await tables();
   if (ctx.io.isStderrTTY) ui.info(`Meetings booked or moved through schedctl on ${target.profileName ? `profile "${target.profileName}"` : 'SCHEDCTL_API_KEY'} at ${target.baseUrl} (the API has no list operation: meetings booked elsewhere are not here).`);
   if (meetings.length === 0) return ui.info(opts.all ? 'no meetings on record' : 'no upcoming meetings on record (--all shows past ones)');
   ui.print(

@@ -15,6 +15,7 @@ interface AddOptions {
   apiKey?: string;
   /** false with --no-verify */
   verify?: boolean;
+  rate?: string;
 }
 
 /** What the one read request said about the key before it was saved (`keyCheck` in --json). */
@@ -27,6 +28,7 @@ const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 const KEY_REFUSAL = 'API keys are not accepted as command-line arguments (they leak into shell history and `ps`)';
 
 export async function run(ctx: Context, [name = '']: string[], opts: AddOptions, cmd: Command): Promise<void> {
+  const rate = opts.rate === undefined ? undefined : parseRate(opts.rate);
   // Anything after the name (commander keeps it in cmd.args) can only be a key pasted as an argument.
   const extra = cmd.args.slice(1);
   if (opts.key !== undefined || opts.apiKey !== undefined || extra.length > 0) {
@@ -39,7 +41,7 @@ export async function run(ctx: Context, [name = '']: string[], opts: AddOptions,
   const apiKey = await readKey(opts, ctx);
   const keyCheck: KeyCheck = opts.verify === false ? 'skipped' : await checkKey(ctx, name, baseUrl, apiKey);
   const { profiles } = await ctx.state();
-  await profiles.set(name, { baseUrl, apiKey }, Boolean(opts.default));
+  await profiles.set(name, { baseUrl, apiKey, ...(rate !== undefined ? { rate } : {}) }, Boolean(opts.default));
   const view: ProfileView = { name, baseUrl, key: maskKey(apiKey), isDefault: (await profiles.defaultName()) === name };
   const ui = await ctx.ui();
   if (ctx.globals.json) return ui.json({ profile: view, keyCheck });
@@ -139,4 +141,12 @@ async function readKey(opts: AddOptions, ctx: Context): Promise<string> {
   if (/\s/.test(key))
     throw new UsageError('the API key read from stdin contains white space; expected one key on one line');
   return key;
+}
+
+/** `--rate`: a whole number of requests per minute (0 turns the shared budget off). */
+function parseRate(raw: string): number {
+  if (!/^\d+$/.test(raw.trim()) || Number(raw) > 100_000) {
+    throw new UsageError(`invalid --rate "${raw}": expected requests per minute, a whole number (0 turns the shared rate budget off)`);
+  }
+  return Number(raw);
 }

@@ -1,6 +1,6 @@
 import { maskKey } from '../../config/mask.js';
 import type { Context } from '../../context.js';
-import { renderTable } from '../../ui/table.js';
+import { tables } from '../../ui/table.js';
 import type { ProfileView } from './view.js';
 
 export async function run(ctx: Context): Promise<void> {
@@ -8,6 +8,7 @@ export async function run(ctx: Context): Promise<void> {
   const profiles: ProfileView[] = (await store.list()).map(({ name, profile, isDefault }) => ({ name, baseUrl: profile.baseUrl, key: maskKey(profile.apiKey), isDefault }));
   const ui = await ctx.ui();
   if (ctx.globals.json) return ui.json({ profiles });
+  const renderTable = await tables();
   if (profiles.length === 0) return ui.info('no profiles yet; add one with `schedctl profile add <name>`');
   ui.print(
     renderTable(

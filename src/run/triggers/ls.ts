@@ -1,11 +1,12 @@
 import type { Context } from '../../context.js';
-import { renderTable } from '../../ui/table.js';
+import { tables } from '../../ui/table.js';
 
 export async function run(ctx: Context): Promise<void> {
   const api = await ctx.api();
   const list = await api.listTriggers();
   const ui = await ctx.ui();
   if (ctx.globals.json) return ui.json(list);
+  const renderTable = await tables();
   if (list.triggers.length === 0) return ui.info('this workspace has no API triggers');
   ui.print(
     renderTable(

@@ -1,13 +1,14 @@
 import type { Context } from '../../context.js';
 import { isEmailField } from '../../domain/triggers.js';
 import { sanitizeDeep } from '../../ui/sanitize.js';
-import { renderTable } from '../../ui/table.js';
+import { tables } from '../../ui/table.js';
 import { loadTrigger } from './load.js';
 
 export async function run(ctx: Context, [idOrName = '']: string[]): Promise<void> {
   const found = await loadTrigger(ctx, idOrName);
   const ui = await ctx.ui();
   if (ctx.globals.json) return ui.json(found);
+  const renderTable = await tables();
   // The human view is built from a sanitized copy: server text is shown escaped, our bold stays.
   const trigger = sanitizeDeep(found);
   const lines = [
