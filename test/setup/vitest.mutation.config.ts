@@ -11,7 +11,14 @@ export default defineConfig({
   root: fileURLToPath(new URL('../..', import.meta.url)),
   test: {
     include: ['test/unit/**/*.test.ts'],
-    exclude: ['test/unit/state-parallel.test.ts', 'test/unit/rate-budget-processes.test.ts', 'node_modules/**'],
+    exclude: [
+      'test/unit/state-parallel.test.ts',
+      'test/unit/rate-budget-processes.test.ts',
+      'node_modules/**',
+      // Stryker needs every test green before it starts: MUTATION_EXCLUDE=glob,glob sets aside a
+      // file that is red for reasons of its own (say so when reporting the scores).
+      ...(process.env.MUTATION_EXCLUDE?.split(',').filter(Boolean) ?? []),
+    ],
     testTimeout: 30_000,
     hookTimeout: 30_000,
   },

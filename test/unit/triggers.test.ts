@@ -6,8 +6,8 @@ import type { Trigger } from '../../src/api/schemas.js';
 import { CliError, UsageError } from '../../src/errors.js';
 import { closest, levenshtein } from '../../src/domain/closest.js';
 import { scopeOf } from '../../src/config/target.js';
-import { OutcomeMemory } from '../../src/domain/outcomes.js';
 import { parseKeyValues } from '../../src/domain/inputs.js';
+import { answersKey, openState } from '../../src/state/index.js';
 import { buildResponses, parseContext, resolveTrigger } from '../../src/domain/triggers.js';
 
 const demo: Trigger = {
@@ -17,9 +17,24 @@ const demo: Trigger = {
   fields: [
     { name: 'email', label: 'Email', type: 'text', required: true, options: null },
     { name: 'company', label: 'Company', type: 'text', required: true, options: null },
-    { name: 'region', label: 'Region', type: 'select', required: true, options: [
-      { value: 'emea', label: 'Europe, Middle East and Africa' }, { value: 'americas', label: 'Americas' }, { value: 'apac', label: 'Asia Pacific' }] },
-    { name: 'team_size', label: 'Team size', type: 'select', required: false, options: [{ value: '1-10', label: '1 to 10' }] },
+    {
+      name: 'region',
+      label: 'Region',
+      type: 'select',
+      required: true,
+      options: [
+        { value: 'emea', label: 'Europe, Middle East and Africa' },
+        { value: 'americas', label: 'Americas' },
+        { value: 'apac', label: 'Asia Pacific' },
+      ],
+    },
+    {
+      name: 'team_size',
+      label: 'Team size',
+      type: 'select',
+      required: false,
+      options: [{ value: '1-10', label: '1 to 10' }],
+    },
     { name: 'notes', label: 'Notes', type: 'text', required: false, options: null },
   ],
 };
@@ -36,7 +51,11 @@ function usage(fn: () => unknown): UsageError {
 }
 
 describe('resolveTrigger', () => {
-  const list = [demo, other('22222222-2222-4222-8222-222222222222', 'Newsletter'), other('33333333-3333-4333-8333-333333333333', 'newsletter')];
+  const list = [
+    demo,
+    other('22222222-2222-4222-8222-222222222222', 'Newsletter'),
+    other('33333333-3333-4333-8333-333333333333', 'newsletter'),
+  ];
 
   it('finds a trigger by id, by exact name, then by case-insensitive name', () => {
     expect(resolveTrigger(list, demo.id)).toBe(demo);
@@ -48,7 +67,10 @@ describe('resolveTrigger', () => {
     const e = usage(() => resolveTrigger(list, 'NEWSLETTER'));
     expect(e.exitCode).toBe(2);
     expect(e.message).toContain('ambiguous');
-    expect(e.details).toEqual(['Newsletter: 22222222-2222-4222-8222-222222222222', 'newsletter: 33333333-3333-4333-8333-333333333333']);
+    expect(e.details).toEqual([
+      'Newsletter: 22222222-2222-4222-8222-222222222222',
+      'newsletter: 33333333-3333-4333-8333-333333333333',
+    ]);
   });
 
   it('reports an unknown trigger as not found (exit 4) listing the available names', () => {
@@ -71,7 +93,11 @@ describe('buildResponses', () => {
   });
 
   it('lets --field values win over the responses file', () => {
-    const r = buildResponses(demo, { email: 'lead@acme.com', fields: { region: 'apac' }, fromFile: { company: 'Acme', region: 'emea', email: 'LEAD@acme.com' } });
+    const r = buildResponses(demo, {
+      email: 'lead@acme.com',
+      fields: { region: 'apac' },
+      fromFile: { company: 'Acme', region: 'emea', email: 'LEAD@acme.com' },
+    });
     expect(r).toEqual({ company: 'Acme', region: 'apac' });
   });
 
@@ -98,12 +124,21 @@ describe('buildResponses', () => {
   });
 
   it('rejects a bad email, an email response that conflicts, and non-string file values in one error', () => {
-    const e = usage(() => buildResponses(demo, { email: 'not-an-email', fields: { company: 'A', region: 'emea' }, fromFile: { notes: { a: 1 }, email: 'x@y.com' } }));
+    const e = usage(() =>
+      buildResponses(demo, {
+        email: 'not-an-email',
+        fields: { company: 'A', region: 'emea' },
+        fromFile: { notes: { a: 1 }, email: 'x@y.com' },
+      }),
+    );
     expect(e.details!.map((d) => d.split(':')[0])).toEqual(['email', 'notes', 'email']);
   });
 
   it('treats a field of type email as the email field', () => {
-    const t: Trigger = { ...demo, fields: [{ name: 'work_email', label: 'Work email', type: 'email', required: true, options: null }] };
+    const t: Trigger = {
+      ...demo,
+      fields: [{ name: 'work_email', label: 'Work email', type: 'email', required: true, options: null }],
+    };
     expect(buildResponses(t, { email: 'a@b.co', fields: {} })).toEqual({});
   });
 });
@@ -115,7 +150,10 @@ describe('parseKeyValues and parseContext', () => {
   });
 
   it('accepts the six context members, utmParams as JSON', () => {
-    expect(parseContext(['utmParams={"source":"ads"}', 'gclid=abc'])).toEqual({ utmParams: { source: 'ads' }, gclid: 'abc' });
+    expect(parseContext(['utmParams={"source":"ads"}', 'gclid=abc'])).toEqual({
+      utmParams: { source: 'ads' },
+      gclid: 'abc',
+    });
     expect(parseContext([])).toBeUndefined();
   });
 
@@ -133,21 +171,80 @@ describe('closest', () => {
   });
 });
 
-describe('OutcomeMemory', () => {
-  it('remembers only scheduler outcomes, per scope, trigger and case-insensitive email, in a 0600 file', () => {
+describe('remembered outcomes (state store)', () => {
+  const outcome = { type: 'scheduler' as const, schedulerUrl: 'u', schedulingLinkId: 'l' };
+  const FIRED = '2031-03-01T12:00:00.000Z';
+  const open = (dir: string) => openState(dir, { now: () => new Date(FIRED) }).outcomes;
+
+  it('remembers only scheduler outcomes, per scope, trigger and case-insensitive email, in a 0600 file', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'schedctl-outcomes-'));
     const scope = scopeOf({ profileName: undefined, baseUrl: 'http://127.0.0.1:4010' });
     expect(scope).toBe('env@http://127.0.0.1:4010');
-    const memory = new OutcomeMemory(dir);
-    const outcome = { type: 'scheduler' as const, schedulerUrl: 'u', schedulingLinkId: 'l' };
-    memory.remember(scope, 't1', 'Lead@Acme.com', { executionId: 'e1', outcome, firedAt: '2026-01-01T00:00:00Z' });
-    memory.remember(scope, 't2', 'lead@acme.com', { executionId: 'e2', outcome: { type: 'none' }, firedAt: '2026-01-01T00:00:00Z' });
-    const again = new OutcomeMemory(dir);
-    expect(again.get(scope, 't1', 'lead@ACME.com')?.executionId).toBe('e1');
-    expect(again.get(scope, 't2', 'lead@acme.com')).toBeUndefined();
-    expect(again.get('prod@https://x', 't1', 'lead@acme.com')).toBeUndefined();
+    const key = answersKey({ company: 'Acme' });
+    const memory = open(dir);
+    expect(
+      await memory.remember(scope, 't1', 'Lead@Acme.com', {
+        executionId: 'e1',
+        outcome,
+        firedAt: FIRED,
+        answersKey: key,
+      }),
+    ).toBe(true);
+    expect(
+      await memory.remember(scope, 't2', 'lead@acme.com', {
+        executionId: 'e2',
+        outcome: { type: 'none' },
+        firedAt: FIRED,
+        answersKey: key,
+      }),
+    ).toBe(false);
+    // Another process (a fresh store on the same directory) sees what was saved.
+    const again = open(dir);
+    expect(await again.get(scope, 't1', 'lead@ACME.com')).toEqual({
+      executionId: 'e1',
+      outcome,
+      firedAt: FIRED,
+      email: 'Lead@Acme.com',
+      triggerId: 't1',
+      answersKey: key,
+      scope,
+    });
+    expect(await again.get(scope, 't2', 'lead@acme.com')).toBeUndefined();
+    expect(await again.get(scope, 't1', 'other@acme.com')).toBeUndefined();
+    expect(await again.get('prod@https://x', 't1', 'lead@acme.com')).toBeUndefined();
+    expect(await again.lookup(scope, 't1', 'LEAD@acme.com', key)).toMatchObject({
+      kind: 'match',
+      outcome: { executionId: 'e1' },
+    });
+    expect(await again.lookup(scope, 't1', 'lead@acme.com', answersKey({ company: 'Other' }))).toMatchObject({
+      kind: 'different-answers',
+    });
     expect(statSync(join(dir, 'outcomes.json')).mode & 0o777).toBe(0o600);
-    again.forget(scope, 't1', 'lead@acme.com');
-    expect(new OutcomeMemory(dir).get(scope, 't1', 'lead@acme.com')).toBeUndefined();
+    expect((await again.forget(scope, 't1', 'lead@acme.com'))?.executionId).toBe('e1');
+    expect(await open(dir).get(scope, 't1', 'lead@acme.com')).toBeUndefined();
+    expect(await again.forget(scope, 't1', 'lead@acme.com')).toBeUndefined();
+  });
+
+  it('finds and forgets a workflow run within its workspace only', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'schedctl-outcomes-'));
+    const memory = open(dir);
+    await memory.remember('a@x', 't1', 'lead@acme.com', {
+      executionId: 'e1',
+      outcome,
+      firedAt: FIRED,
+      answersKey: 'k',
+    });
+    await memory.remember('b@x', 't1', 'lead@acme.com', {
+      executionId: 'e1',
+      outcome,
+      firedAt: FIRED,
+      answersKey: 'k',
+    });
+    expect((await memory.findExecution('a@x', 'e1'))?.scope).toBe('a@x');
+    expect(await memory.findExecution('a@x', 'e2')).toBeUndefined();
+    expect((await memory.forgetExecution('b@x', 'e1'))?.scope).toBe('b@x');
+    expect(await memory.findExecution('b@x', 'e1')).toBeUndefined();
+    expect(await memory.forgetExecution('b@x', 'e1')).toBeUndefined();
+    expect((await memory.get('a@x', 't1', 'lead@acme.com'))?.executionId).toBe('e1');
   });
 });

@@ -1,0 +1,80 @@
+#!/usr/bin/env node
+/**
+ * The booking core's own mutation threshold. Stryker has one `break` threshold (75%, for all
+ * of src/domain and src/state); the files that decide "never a second booking" and "lose
+ * nothing" are held to 90%, each of them: a weak file must not hide behind a strong one.
+ * Reads Stryker's JSON report (reports/mutation/mutation.json, written by `stryker run`).
+ *
+ *   node scripts/mutation-core.mjs [report.json]
+ */
+import { readFileSync } from 'node:fs';
+import { relative, resolve } from 'node:path';
+
+const CORE = [
+  'src/domain/booking.ts',
+  'src/state/journal.ts',
+  'src/state/outcomes.ts',
+  'src/state/meetings.ts',
+  'src/state/json-file.ts',
+  'src/state/lock.ts',
+  'src/state/profiles.ts',
+];
+const MIN_SCORE = 90;
+
+const reportPath = resolve(process.argv[2] ?? 'reports/mutation/mutation.json');
+let report;
+try {
+  report = JSON.parse(readFileSync(reportPath, 'utf8'));
+} catch (error) {
+  console.error(`mutation-core: cannot read ${reportPath} (${error.message}): run \`npx stryker run\` first`);
+  process.exit(2);
+}
+
+// Stryker's score: detected / (detected + undetected); compile and runtime errors and ignored mutants do not count.
+const DETECTED = new Set(['Killed', 'Timeout']);
+const UNDETECTED = new Set(['Survived', 'NoCoverage']);
+const byFile = new Map(
+  Object.entries(report.files ?? {}).map(([name, file]) => [relative(process.cwd(), resolve(name)), file]),
+);
+
+let failed = false;
+const total = { detected: 0, undetected: 0 };
+const rows = [];
+for (const name of CORE) {
+  const file = byFile.get(name);
+  if (!file) {
+    rows.push(`  ${name.padEnd(26)}  missing from the report (not mutated?)`);
+    failed = true;
+    continue;
+  }
+  const detected = file.mutants.filter((m) => DETECTED.has(m.status)).length;
+  const undetected = file.mutants.filter((m) => UNDETECTED.has(m.status));
+  total.detected += detected;
+  total.undetected += undetected.length;
+  const valid = detected + undetected.length;
+  const score = valid === 0 ? 100 : (100 * detected) / valid;
+  const low = score < MIN_SCORE;
+  failed ||= low;
+  rows.push(
+    `  ${name.padEnd(26)} ${score.toFixed(2).padStart(6)}%  (${detected}/${valid})${low ? `  below ${MIN_SCORE}%` : ''}`,
+  );
+  if (low) {
+    for (const m of undetected) {
+      const at = m.location?.start;
+      rows.push(
+        `      ${m.status.padEnd(10)} ${name}:${at?.line}:${at?.column} ${m.mutatorName}${m.replacement ? ` -> ${JSON.stringify(m.replacement).slice(0, 80)}` : ''}`,
+      );
+    }
+  }
+}
+const all = total.detected + total.undetected;
+const overall = all === 0 ? 100 : (100 * total.detected) / all;
+console.log(`Mutation score of the booking core (each file at least ${MIN_SCORE}%):`);
+console.log(rows.join('\n'));
+console.log(`  ${'core overall'.padEnd(26)} ${overall.toFixed(2).padStart(6)}%  (${total.detected}/${all})`);
+if (failed) {
+  console.error(
+    `mutation-core: the booking core is below ${MIN_SCORE}%: add tests that kill the mutants listed above (or mark an equivalent one with a reason)`,
+  );
+  process.exit(1);
+}
