@@ -12,7 +12,8 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 21);
 const bin = join(root, 'bin/schedctl.js');
 const rssHook = join(root, 'scripts/bench-rss.mjs');
 
-if (!existsSync(join(root, 'dist/cli.cjs'))) execFileSync('node', ['scripts/build.mjs'], { cwd: root, stdio: 'inherit' });
+if (!existsSync(join(root, 'dist/cli.cjs')))
+  execFileSync('node', ['scripts/build.mjs'], { cwd: root, stdio: 'inherit' });
 const { startSandbox } = await import(join(root, 'dist/esm/sandbox.js'));
 
 // One process; `rss` adds the preload that reports peak RSS (kept out of timed runs: it
@@ -61,11 +62,27 @@ const env = { PATH: process.env.PATH, HOME: configDir, SCHEDCTL_CONFIG_DIR: conf
 // as a user's command does; the route and slots counts below use the same profile.
 // --no-verify: this process serves the sandbox, and execFileSync blocks it. A rate far above what the bench
 // sends keeps the shared rate budget in the measure (every request draws from it) without waits.
-execFileSync(process.execPath, [bin, 'profile', 'add', 'bench', '--default', '--key-stdin', '--no-verify', '--rate', '100000', '--base-url', sandbox.baseUrl], {
-  env,
-  input: sandbox.keys.full,
-  stdio: ['pipe', 'ignore', 'inherit'],
-});
+execFileSync(
+  process.execPath,
+  [
+    bin,
+    'profile',
+    'add',
+    'bench',
+    '--default',
+    '--key-stdin',
+    '--no-verify',
+    '--rate',
+    '100000',
+    '--base-url',
+    sandbox.baseUrl,
+  ],
+  {
+    env,
+    input: sandbox.keys.full,
+    stdio: ['pipe', 'ignore', 'inherit'],
+  },
+);
 const apiEnv = env;
 const rows = [];
 const row = (what, value, goal, ok) => rows.push({ what, value, goal, ok: ok ? 'yes' : 'NO' });
@@ -83,7 +100,9 @@ try {
 
   // For context, not judged: Node options from this shell that slow every Node start
   // (NODE_EXTRA_CA_CERTS: bare node reads the extra certificates first), which shrink ratios.
-  const shellExtras = Object.fromEntries(['NODE_EXTRA_CA_CERTS', 'NODE_OPTIONS'].filter((k) => process.env[k]).map((k) => [k, process.env[k]]));
+  const shellExtras = Object.fromEntries(
+    ['NODE_EXTRA_CA_CERTS', 'NODE_OPTIONS'].filter((k) => process.env[k]).map((k) => [k, process.env[k]]),
+  );
   if (Object.keys(shellExtras).length > 0) {
     const names = Object.keys(shellExtras).join(', ');
     const helpShell = await ratio(['--help'], { ...env, ...shellExtras });
@@ -94,9 +113,26 @@ try {
 
   // Request economy, counted by the sandbox itself.
   const count = async () => (await (await fetch(`${sandbox.baseUrl}/_sandbox/state`)).json()).requests.length;
-  const cli = (args) => new Promise((resolve) => spawn(process.execPath, [bin, ...args], { env: apiEnv, stdio: 'ignore' }).on('close', resolve));
+  const cli = (args) =>
+    new Promise((resolve) =>
+      spawn(process.execPath, [bin, ...args], { env: apiEnv, stdio: 'ignore' }).on('close', resolve),
+    );
   let before = await count();
-  await cli(['route', '--trigger', 'Inbound demo request', '--email', 'bench@acme.example', '--field', 'company=Acme', '--field', 'region=emea', '--slot', 'first', '--yes', '--json']);
+  await cli([
+    'route',
+    '--trigger',
+    'Inbound demo request',
+    '--email',
+    'bench@acme.example',
+    '--field',
+    'company=Acme',
+    '--field',
+    'region=emea',
+    '--slot',
+    'first',
+    '--yes',
+    '--json',
+  ]);
   const routed = (await count()) - before;
   row('routed booking (route --yes)', `${routed} requests`, '4', routed === 4);
   for (const days of [7, 63, 130]) {
@@ -108,12 +144,20 @@ try {
 
   // Package: pack, then install the tarball into an empty prefix.
   const packDir = mkdtempSync(join(tmpdir(), 'schedctl-pack-'));
-  const packed = JSON.parse(execFileSync('npm', ['pack', '--json', '--pack-destination', packDir], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }))[0];
+  const packed = JSON.parse(
+    execFileSync('npm', ['pack', '--json', '--pack-destination', packDir], {
+      cwd: root,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }),
+  )[0];
   const tarball = join(packDir, packed.filename);
   const tarKb = statSync(tarball).size / 1024;
   row('packed tarball', `${tarKb.toFixed(0)} KB`, '< 500 KB', tarKb < 500);
   const prefix = mkdtempSync(join(tmpdir(), 'schedctl-install-'));
-  execFileSync('npm', ['install', '--prefix', prefix, '--no-audit', '--no-fund', '--ignore-scripts', tarball], { stdio: 'ignore' });
+  execFileSync('npm', ['install', '--prefix', prefix, '--no-audit', '--no-fund', '--ignore-scripts', tarball], {
+    stdio: 'ignore',
+  });
   const modules = join(prefix, 'node_modules');
   const packages = readdirSync(modules).filter((n) => !n.startsWith('.'));
   row('packages installed from the tarball', String(packages.length), '1', packages.length === 1);

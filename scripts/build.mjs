@@ -23,7 +23,11 @@ if (process.argv.includes('--clean')) rmSync(`${root}/dist`, { recursive: true, 
 // Stand-ins for modules a dependency loads at start for features schedctl never uses.
 const STUBS = [
   { module: 'node:child_process', from: 'node_modules/commander/', stub: 'scripts/stubs/lazy-child-process.cjs' },
-  { module: '../validation/ajv-provider.js', from: 'node_modules/@modelcontextprotocol/sdk/', stub: 'scripts/stubs/mcp-ajv-provider.mjs' },
+  {
+    module: '../validation/ajv-provider.js',
+    from: 'node_modules/@modelcontextprotocol/sdk/',
+    stub: 'scripts/stubs/mcp-ajv-provider.mjs',
+  },
 ];
 const unusedFeatureStubs = {
   name: 'unused-feature-stubs',
@@ -99,7 +103,12 @@ const back = await build({
   banner: { js: "import{createRequire as __cr}from'node:module';const require=__cr(import.meta.url);" },
   plugins: [unusedFeatureStubs],
 });
-const result = { metafile: { inputs: { ...front.metafile.inputs, ...back.metafile.inputs }, outputs: { ...front.metafile.outputs, ...back.metafile.outputs } } };
+const result = {
+  metafile: {
+    inputs: { ...front.metafile.inputs, ...back.metafile.inputs },
+    outputs: { ...front.metafile.outputs, ...back.metafile.outputs },
+  },
+};
 // Which sources went into which output file: the test that keeps --help light reads it.
 writeFileSync(`${root}/dist/meta.json`, JSON.stringify(result.metafile));
 stripDir(`${root}/dist`);

@@ -37,9 +37,21 @@ process.exit(exitCode);
 async function demo() {
   const lead = { email: 'ada@acme.example', company: 'Acme', region: 'emea' };
   const args = [
-    'route', '--trigger', 'Inbound demo request', '--email', lead.email,
-    '--field', `company=${lead.company}`, '--field', `region=${lead.region}`,
-    '--slot', 'first', '--yes', '--json', '--tz', 'UTC',
+    'route',
+    '--trigger',
+    'Inbound demo request',
+    '--email',
+    lead.email,
+    '--field',
+    `company=${lead.company}`,
+    '--field',
+    `region=${lead.region}`,
+    '--slot',
+    'first',
+    '--yes',
+    '--json',
+    '--tz',
+    'UTC',
   ];
   say(bold('schedctl demo: a routed booking against a local sandbox'));
   say(dim(`sandbox ${sandbox.baseUrl} (in-process, seeded workspace, demo key in the environment only)`));
@@ -93,7 +105,10 @@ async function demo() {
 
 function runCli(args, env) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(root, 'bin/schedctl.js'), ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [join(root, 'bin/schedctl.js'), ...args], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));

@@ -43,10 +43,17 @@ export function stripVendorMappings(map) {
   let n = 0;
   for (const k of keep) newIndex.push(k ? n++ : -1);
   // Absolute state across the whole mappings string (source, line, column, name); column resets per line.
-  let src = 0, srcLine = 0, srcCol = 0, name = 0;
-  let oSrc = 0, oSrcLine = 0, oSrcCol = 0, oName = 0;
+  let src = 0,
+    srcLine = 0,
+    srcCol = 0,
+    name = 0;
+  let oSrc = 0,
+    oSrcLine = 0,
+    oSrcCol = 0,
+    oName = 0;
   const lines = map.mappings.split(';').map((line) => {
-    let col = 0, oCol = 0;
+    let col = 0,
+      oCol = 0;
     const kept = [];
     for (const seg of line.split(',')) {
       if (!seg) continue;
@@ -59,7 +66,10 @@ export function stripVendorMappings(map) {
       if (f.length > 4) name += f[4];
       if (!keep[src]) continue;
       const fields = [col - oCol, newIndex[src] - oSrc, srcLine - oSrcLine, srcCol - oSrcCol];
-      oCol = col; oSrc = newIndex[src]; oSrcLine = srcLine; oSrcCol = srcCol;
+      oCol = col;
+      oSrc = newIndex[src];
+      oSrcLine = srcLine;
+      oSrcCol = srcCol;
       if (f.length > 4) {
         fields.push(name - oName);
         oName = name;
@@ -68,13 +78,19 @@ export function stripVendorMappings(map) {
     }
     return kept.join(',');
   });
-  return { ...map, sources: map.sources.filter((_, i) => keep[i]), mappings: lines.join(';'), ...(map.sourcesContent ? { sourcesContent: map.sourcesContent.filter((_, i) => keep[i]) } : {}) };
+  return {
+    ...map,
+    sources: map.sources.filter((_, i) => keep[i]),
+    mappings: lines.join(';'),
+    ...(map.sourcesContent ? { sourcesContent: map.sourcesContent.filter((_, i) => keep[i]) } : {}),
+  };
 }
 
 export function stripDir(dir) {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) stripDir(path);
-    else if (entry.name.endsWith('.map')) writeFileSync(path, JSON.stringify(stripVendorMappings(JSON.parse(readFileSync(path, 'utf8')))));
+    else if (entry.name.endsWith('.map'))
+      writeFileSync(path, JSON.stringify(stripVendorMappings(JSON.parse(readFileSync(path, 'utf8')))));
   }
 }

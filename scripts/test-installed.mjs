@@ -10,9 +10,17 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'schedctl-installed-'));
 try {
-  const [packed] = JSON.parse(execFileSync('npm', ['pack', '--json', '--pack-destination', work], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }));
+  const [packed] = JSON.parse(
+    execFileSync('npm', ['pack', '--json', '--pack-destination', work], {
+      cwd: root,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'inherit'],
+    }),
+  );
   const prefix = join(work, 'prefix');
-  execFileSync('npm', ['install', '--prefix', prefix, '--no-audit', '--no-fund', join(work, packed.filename)], { stdio: 'inherit' });
+  execFileSync('npm', ['install', '--prefix', prefix, '--no-audit', '--no-fund', join(work, packed.filename)], {
+    stdio: 'inherit',
+  });
   // The link npm puts on PATH (what `npx schedctl` runs), not the file behind it: the bin
   // must find package.json, bin/package.json and dist/ through that link.
   const bin = join(prefix, 'node_modules/.bin/schedctl');

@@ -17,8 +17,10 @@ export function buildProgram(ctx: Context): Command {
     .description('Book, route and reschedule meetings through the Scheduling and Workflow Trigger API')
     .version(VERSION, '-v, --version', 'print the version')
     .addOption(new Option('--json', 'print one JSON document on stdout (for scripts)'))
-    .addOption(new Option('-p, --profile <name>', 'profile to use (default: SCHEDCTL_PROFILE, then the default profile)'))
-    .addOption(new Option('--base-url <url>', 'API base URL (default: SCHEDCTL_BASE_URL, then the profile\'s)'))
+    .addOption(
+      new Option('-p, --profile <name>', 'profile to use (default: SCHEDCTL_PROFILE, then the default profile)'),
+    )
+    .addOption(new Option('--base-url <url>', "API base URL (default: SCHEDCTL_BASE_URL, then the profile's)"))
     .addOption(new Option('--timeout <seconds>', 'per-request timeout in seconds (default: SCHEDCTL_TIMEOUT, then 30)'))
     .addOption(new Option('--debug', 'log each request and response to stderr (the key redacted)'))
     .addOption(new Option('--no-color', 'disable colors (NO_COLOR is honored too)'))
@@ -60,7 +62,11 @@ function applyRecursively(cmd: Command, fn: (c: Command) => void): void {
 /** Runs the CLI and returns the exit code (bin/schedctl.js sets it; commands never call process.exit). */
 export async function main(argv: string[], ctx: Context = createContext()): Promise<number> {
   // `--version --json`: one JSON document, like every other --json output.
-  if (argv.includes('--json') && argv.some((a) => a === '--version' || a === '-v') && argv.every((a) => ['--json', '--version', '-v'].includes(a))) {
+  if (
+    argv.includes('--json') &&
+    argv.some((a) => a === '--version' || a === '-v') &&
+    argv.every((a) => ['--json', '--version', '-v'].includes(a))
+  ) {
     ctx.io.stdout.write(`${JSON.stringify({ version: VERSION })}\n`);
     return 0;
   }
@@ -75,9 +81,12 @@ export async function main(argv: string[], ctx: Context = createContext()): Prom
     return 0;
   } catch (error) {
     if (error instanceof CommanderError) {
-      if (error.exitCode === 0 || error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return 0;
+      if (error.exitCode === 0 || error.code === 'commander.helpDisplayed' || error.code === 'commander.version')
+        return 0;
       if (argv.includes('--json')) {
-        ctx.io.stdout.write(`${JSON.stringify({ error: { code: 'USAGE', message: redactKeyLike(error.message.replace(/^error: /, '')) } }, null, 2)}\n`);
+        ctx.io.stdout.write(
+          `${JSON.stringify({ error: { code: 'USAGE', message: redactKeyLike(error.message.replace(/^error: /, '')) } }, null, 2)}\n`,
+        );
       }
       return 2;
     }

@@ -105,7 +105,10 @@ export function createContext(opts: { io?: IO; env?: NodeJS.ProcessEnv; clock?: 
     globals: { debug: false, color: true, input: true, quiet: false, json: false },
     secrets: [],
     configDir: () => configDir(env),
-    state: () => (state ??= import('./state/index.js').then(({ openState }) => openState(ctx.configDir(), { now: () => clock.now() }))),
+    state: () =>
+      (state ??= import('./state/index.js').then(({ openState }) =>
+        openState(ctx.configDir(), { now: () => clock.now() }),
+      )),
     target: () =>
       (target ??= (async () => {
         // Global flags are judged together, before a command says anything ("Booking on …"):
@@ -114,7 +117,13 @@ export function createContext(opts: { io?: IO; env?: NodeJS.ProcessEnv; clock?: 
         const s = await ctx.state();
         const { resolveTarget } = await import('./config/target.js');
         const { defaultProfile, profiles } = await s.profiles.snapshot();
-        const t = resolveTarget({ flagProfile: ctx.globals.profile, flagBaseUrl: ctx.globals.baseUrl, env, defaultProfile, profiles });
+        const t = resolveTarget({
+          flagProfile: ctx.globals.profile,
+          flagBaseUrl: ctx.globals.baseUrl,
+          env,
+          defaultProfile,
+          profiles,
+        });
         ctx.secrets.push(t.apiKey);
         // schedctl keeps its files 0600 but never changes a directory it did not create: say when others can read the key.
         if (t.keySource === 'profile' && s.profiles.keyFileExposed()) {
@@ -143,7 +152,12 @@ export function createContext(opts: { io?: IO; env?: NodeJS.ProcessEnv; clock?: 
         const rate = t.rate ?? 30;
         const budget =
           rate > 0
-            ? (await import('./api/rate-budget.js')).createRateBudget({ dir: ctx.configDir(), baseUrl: t.baseUrl, apiKey: t.apiKey, limit: rate })
+            ? (await import('./api/rate-budget.js')).createRateBudget({
+                dir: ctx.configDir(),
+                baseUrl: t.baseUrl,
+                apiKey: t.apiKey,
+                limit: rate,
+              })
             : undefined;
         return createHttpClient({
           ...(budget ? { budget } : {}),
@@ -157,10 +171,10 @@ export function createContext(opts: { io?: IO; env?: NodeJS.ProcessEnv; clock?: 
           ...(transport ? { fetch: transport } : {}),
         });
       })()),
-    api: () => (api ??= Promise.all([import('./api/endpoints.js'), ctx.http()]).then(([{ createApi }, h]) => createApi(h))),
+    api: () =>
+      (api ??= Promise.all([import('./api/endpoints.js'), ctx.http()]).then(([{ createApi }, h]) => createApi(h))),
     ui: () => (ui ??= import('./ui/ui.js').then(({ createUi }) => createUi(io, env, ctx.globals))),
-    canPrompt: () =>
-      io.isStdinTTY && io.isStderrTTY && ctx.globals.input && !truthy(env.SCHEDCTL_NO_INPUT),
+    canPrompt: () => io.isStdinTTY && io.isStderrTTY && ctx.globals.input && !truthy(env.SCHEDCTL_NO_INPUT),
   };
   return ctx;
 }

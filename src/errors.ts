@@ -52,7 +52,12 @@ export class CliError extends Error {
   readonly exitCode: ExitCode;
   readonly hint: string | undefined;
   readonly details: string[] | undefined;
-  constructor(code: string, message: string, exitCode: ExitCode, opts: { hint?: string; details?: string[]; cause?: unknown } = {}) {
+  constructor(
+    code: string,
+    message: string,
+    exitCode: ExitCode,
+    opts: { hint?: string; details?: string[]; cause?: unknown } = {},
+  ) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
     this.name = new.target.name;
     this.code = code;
@@ -77,7 +82,11 @@ export class UsageError extends CliError {
 
 /** No key, or a key that may not be used (e.g. over plain http to a remote host). */
 export class ConfigError extends CliError {
-  constructor(code: 'NO_API_KEY' | 'INSECURE_BASE_URL' | 'CONFIG', message: string, opts: { hint?: string; exitCode?: ExitCode } = {}) {
+  constructor(
+    code: 'NO_API_KEY' | 'INSECURE_BASE_URL' | 'CONFIG',
+    message: string,
+    opts: { hint?: string; exitCode?: ExitCode } = {},
+  ) {
     super(code, message, opts.exitCode ?? EXIT.auth, opts);
   }
 }

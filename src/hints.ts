@@ -19,7 +19,8 @@ export interface HintContext {
   details?: string[] | undefined;
 }
 
-const KEY_REFUSED = 'the key is missing, malformed or revoked: add a current one with `schedctl profile add <name> --key-stdin`';
+const KEY_REFUSED =
+  'the key is missing, malformed or revoked: add a current one with `schedctl profile add <name> --key-stdin`';
 const FIX_INPUTS = 'fix the inputs named in the details and run the command again';
 
 const SCOPE_NEEDED: Record<Operation, string> = {
@@ -38,7 +39,8 @@ const RULES: Record<string, Rule> = {
   INVALID_API_KEY: () => KEY_REFUSED,
   MISSING_SCOPE: (c) => SCOPE_NEEDED[c.operation],
   INVALID_REQUEST: (c) => {
-    if (c.operation === 'fire' && c.trigger) return `check the values against \`schedctl triggers show ${c.trigger.id}\` (nothing was fired)`;
+    if (c.operation === 'fire' && c.trigger)
+      return `check the values against \`schedctl triggers show ${c.trigger.id}\` (nothing was fired)`;
     if (c.operation === 'book' && c.details?.some((d) => d.startsWith('personEmail'))) {
       const run = c.workflowExecutionId ? ` (workflow run ${c.workflowExecutionId})` : '';
       return `with --execution, --email must be the email the trigger was fired with${run}`;
@@ -77,11 +79,13 @@ const RULES: Record<string, Rule> = {
     c.operation === 'slots'
       ? `reservation ${c.reservationId ?? ''} belongs to another event or link; pass that one, or ${freshSlots(c)}`
       : `the reservation belongs to another event or link: pass the same <event-or-link> you fetched slots for, or fetch slots for this one with \`${slotsOf(c)}\``,
-  NO_HOST_AVAILABLE: (c) => `no host is free at that time: pick another slot from \`${slotsOf(c)} --reservation ${c.reservationId ?? '<id>'}\``,
+  NO_HOST_AVAILABLE: (c) =>
+    `no host is free at that time: pick another slot from \`${slotsOf(c)} --reservation ${c.reservationId ?? '<id>'}\``,
   SLOT_TAKEN: (c) =>
     `the reservation is still usable: fetch slots with \`${slotsOf(c)} --reservation ${c.reservationId ?? '<id>'}\` and book another with the same --reservation`,
   CONFLICT: (c) => {
-    if (c.operation === 'reschedule') return `the meeting's host is not free at that time: pick another time from \`${slotsOf(c)}\``;
+    if (c.operation === 'reschedule')
+      return `the meeting's host is not free at that time: pick another time from \`${slotsOf(c)}\``;
     const fire = c.fireAgain ?? `schedctl trigger fire <trigger> --email ${c.personEmail ?? '<lead>'}`;
     return c.workflowExecutionId
       ? `the scheduling session of workflow run ${c.workflowExecutionId} ended: fire the trigger again (\`${fire}\`), then fetch slots for the new schedulingLinkId and book with the new --execution`

@@ -31,7 +31,8 @@ export function reportError(error: unknown, ctx: Context, json: boolean): number
       },
     };
     exitCode = EXIT.error;
-    if (ctx.globals.debug && error instanceof Error && error.stack) ctx.io.stderr.write(`${sanitizeText(clean(error.stack))}\n`);
+    if (ctx.globals.debug && error instanceof Error && error.stack)
+      ctx.io.stderr.write(`${sanitizeText(clean(error.stack))}\n`);
   }
   doc.error.message = clean(doc.error.message);
   if (doc.error.details) doc.error.details = doc.error.details.map(clean);

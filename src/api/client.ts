@@ -167,11 +167,16 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
             if (seconds !== undefined) void options.budget?.recordRetryAfter(seconds, { debug });
             const waitMs = seconds === undefined ? 1000 : seconds * 1000;
             if (waitedMs + waitMs > budgetMs || retryCount > MAX_RATE_LIMIT_RETRIES) {
-              debug(`${label}: 429, Retry-After ${error.response.headers.get('retry-after') ?? '(none)'}; over the wait budget, giving up`);
+              debug(
+                `${label}: 429, Retry-After ${error.response.headers.get('retry-after') ?? '(none)'}; over the wait budget, giving up`,
+              );
               return false;
             }
             waitedMs += waitMs;
-            options.notify(`rate limited (30 requests/minute); retrying ${label} in ${Math.ceil(waitMs / 1000)} s`, waitMs);
+            options.notify(
+              `rate limited (30 requests/minute); retrying ${label} in ${Math.ceil(waitMs / 1000)} s`,
+              waitMs,
+            );
             debug(`${label}: 429, waiting ${waitMs} ms then retrying (attempt ${retryCount + 1})`);
             // A usable Retry-After: let ky wait exactly that long. Otherwise force a backoff retry.
             return seconds === undefined ? true : undefined;
@@ -197,7 +202,11 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
               const before = Date.now();
               await options.budget.draw({
                 maxWaitMs: Math.max(0, budgetMs - waitedMs),
-                onWait: (ms) => options.notify(`waiting for the rate budget (shared by every schedctl process on this key), ${Math.ceil(ms / 1000)} s`, ms),
+                onWait: (ms) =>
+                  options.notify(
+                    `waiting for the rate budget (shared by every schedctl process on this key), ${Math.ceil(ms / 1000)} s`,
+                    ms,
+                  ),
                 debug,
               });
               waitedMs += Date.now() - before;
@@ -220,14 +229,18 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       response = await client(url, { method: opts.method, ...(opts.body !== undefined ? { json: opts.body } : {}) });
     } catch (error) {
       if (error instanceof HTTPError && isRedirect(error.response)) throw redirectError(error.response, label);
-      if (error instanceof HTTPError) return Promise.reject(await errorFromResponse(error.response, label, once, readBody));
+      if (error instanceof HTTPError)
+        return Promise.reject(await errorFromResponse(error.response, label, once, readBody));
       if (error instanceof CliError) throw error;
       throw transportError(error, label, once, options.timeoutMs);
     }
     if (isRedirect(response)) throw redirectError(response, label);
     const text = await readBody(response).catch((error: unknown) => {
       throw once
-        ? new OutcomeUnknownError(`${label} answered HTTP ${response.status} but its body did not arrive completely: the request may have been processed`, { cause: error })
+        ? new OutcomeUnknownError(
+            `${label} answered HTTP ${response.status} but its body did not arrive completely: the request may have been processed`,
+            { cause: error },
+          )
         : error;
     });
     // Only a raw call (`schedctl api`, no schema) may be answered with nothing (a 204).
@@ -238,7 +251,9 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       if (!isJson(response)) throw new Error('not json');
       json = JSON.parse(text);
     } catch {
-      const what = isJson(response) ? 'JSON that does not parse (a cut-off body?)' : `${response.headers.get('content-type') ?? 'no content type'}, not JSON`;
+      const what = isJson(response)
+        ? 'JSON that does not parse (a cut-off body?)'
+        : `${response.headers.get('content-type') ?? 'no content type'}, not JSON`;
       throw unreadableAnswer(label, response.status, what, once);
     }
     const schema = await schemaReady;
@@ -246,7 +261,13 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     const parsed = schema.safeParse(json);
     if (!parsed.success) {
       const details = formatSchemaIssues(parsed.error);
-      throw unreadableAnswer(label, response.status, `a body that does not match the API contract (${details[0]}${details.length > 1 ? ' …' : ''})`, once, details);
+      throw unreadableAnswer(
+        label,
+        response.status,
+        `a body that does not match the API contract (${details[0]}${details.length > 1 ? ' …' : ''})`,
+        once,
+        details,
+      );
     }
     return parsed.data;
 
@@ -263,14 +284,19 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
           size += value.byteLength;
           if (size > maxBody) {
             await reader.cancel().catch(() => undefined);
-            throw new BadResponseError(`${label} answered a body larger than ${Math.round(maxBody / 1024 / 1024)} MB; refusing to read it`, { status: res.status });
+            throw new BadResponseError(
+              `${label} answered a body larger than ${Math.round(maxBody / 1024 / 1024)} MB; refusing to read it`,
+              { status: res.status },
+            );
           }
           chunks.push(value);
         }
         return Buffer.concat(chunks).toString('utf8');
       } catch (error) {
         if (error instanceof BadResponseError) throw error;
-        throw new NetworkError(`${label}: the response body did not arrive within ${options.timeoutMs / 1000} s`, { cause: error });
+        throw new NetworkError(`${label}: the response body did not arrive within ${options.timeoutMs / 1000} s`, {
+          cause: error,
+        });
       } finally {
         clearTimeout(timer);
       }

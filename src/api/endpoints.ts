@@ -45,7 +45,13 @@ export function createApi(http: HttpClient) {
     listTriggers: (): Promise<TriggersList> =>
       http.request({ method: 'GET', path: PATHS.triggers, schema: schema('triggersList'), safety: 'retry' }),
     fireTrigger: (triggerId: string, body: FireRequest): Promise<TriggerFireResult> =>
-      http.request({ method: 'POST', path: PATHS.trigger(triggerId), body, schema: schema('triggerFireResult'), safety: 'once' }),
+      http.request({
+        method: 'POST',
+        path: PATHS.trigger(triggerId),
+        body,
+        schema: schema('triggerFireResult'),
+        safety: 'once',
+      }),
     listEvents: (query: { cursor?: string; limit?: number } = {}): Promise<EventsList> =>
       http.request({ method: 'GET', path: PATHS.events, query, schema: schema('eventsList'), safety: 'retry' }),
     getEvent: (event: string): Promise<EventDetail> =>
@@ -55,9 +61,16 @@ export function createApi(http: HttpClient) {
       http.request({ method: 'POST', path: PATHS.slots(event), body, schema: schema('slotsResult'), safety: 'retry' }),
     book: (body: BookRequest, opts: { beforeSend?: SendHook } = {}): Promise<Meeting> =>
       withSendHook(opts.beforeSend, () =>
-        http.request({ method: 'POST', path: PATHS.meetings, body, schema: schema('meeting'), safety: 'once' })),
+        http.request({ method: 'POST', path: PATHS.meetings, body, schema: schema('meeting'), safety: 'once' }),
+      ),
     reschedule: (meetingId: string, startTime: string): Promise<Meeting> =>
-      http.request({ method: 'PATCH', path: PATHS.meeting(meetingId), body: { startTime }, schema: schema('meeting'), safety: 'once' }),
+      http.request({
+        method: 'PATCH',
+        path: PATHS.meeting(meetingId),
+        body: { startTime },
+        schema: schema('meeting'),
+        safety: 'once',
+      }),
   };
 }
 

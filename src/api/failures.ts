@@ -24,11 +24,20 @@ const TLS_REFUSED = new Set([
 ]);
 
 /** Failures that prove nothing was sent: safe to report as "could not reach", even for a booking. */
-const NOT_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'UND_ERR_CONNECT_TIMEOUT', ...TLS_REFUSED]);
+const NOT_CONNECTED = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ENETUNREACH',
+  'EHOSTUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+  ...TLS_REFUSED,
+]);
 
 export const isTlsRefusal = (error: unknown): boolean => TLS_REFUSED.has(errorCode(error) ?? '');
 /** The try never connected (refused, no such host, certificate refused): nothing was sent. */
-export const isNotConnected = (error: unknown): boolean => !(error instanceof TimeoutError) && NOT_CONNECTED.has(errorCode(error) ?? '');
+export const isNotConnected = (error: unknown): boolean =>
+  !(error instanceof TimeoutError) && NOT_CONNECTED.has(errorCode(error) ?? '');
 
 /**
  * A 2xx answer that cannot be read as the operation's result (`what`: an empty body, not JSON, a
@@ -36,11 +45,20 @@ export const isNotConnected = (error: unknown): boolean => !(error instanceof Ti
  * said it acted but not what it did: outcome unknown (exit 7), never repeated. For a read, one
  * line naming the operation (exit 1), with the schema problems as details.
  */
-export function unreadableAnswer(label: string, status: number, what: string, once: boolean, details?: string[]): Error {
+export function unreadableAnswer(
+  label: string,
+  status: number,
+  what: string,
+  once: boolean,
+  details?: string[],
+): Error {
   if (once) {
-    return new OutcomeUnknownError(`${label} answered HTTP ${status} with ${what}: it was probably processed, but the result could not be read`, {
-      hint: 'do not repeat it blindly; check its result first',
-    });
+    return new OutcomeUnknownError(
+      `${label} answered HTTP ${status} with ${what}: it was probably processed, but the result could not be read`,
+      {
+        hint: 'do not repeat it blindly; check its result first',
+      },
+    );
   }
   return new BadResponseError(`the API's answer to ${label} is not valid: HTTP ${status} with ${what}`, {
     status,
@@ -99,7 +117,7 @@ export function transportError(error: unknown, label: string, once: boolean, tim
       hint:
         code === 'ERR_TLS_CERT_ALTNAME_INVALID'
           ? 'the certificate is for another host name: check --base-url / the profile'
-          : 'if a TLS-inspecting proxy or a private CA signs it, set NODE_EXTRA_CA_CERTS to that CA\'s certificate file (PEM)',
+          : "if a TLS-inspecting proxy or a private CA signs it, set NODE_EXTRA_CA_CERTS to that CA's certificate file (PEM)",
     });
   }
   if (!(error instanceof TimeoutError) && code && NOT_CONNECTED.has(code)) {
@@ -107,7 +125,10 @@ export function transportError(error: unknown, label: string, once: boolean, tim
       hint: 'check --base-url / the profile, your network or proxy settings; for the local sandbox run `schedctl sandbox`',
     });
   }
-  const what = error instanceof TimeoutError ? `no response within ${timeoutMs / 1000} s` : `the connection failed (${code ?? describeFailure(error)})`;
+  const what =
+    error instanceof TimeoutError
+      ? `no response within ${timeoutMs / 1000} s`
+      : `the connection failed (${code ?? describeFailure(error)})`;
   if (once) {
     return new OutcomeUnknownError(`${label}: ${what}; the request may have been processed`, {
       hint: 'do not repeat it blindly; check its result first',
@@ -155,10 +176,14 @@ export async function errorFromResponse(
       ...(e.details ? { details: e.details } : {}),
       ...(retryAfter !== undefined ? { retryAfterSeconds: retryAfter } : {}),
       ...(status === 429
-        ? { hint: `still rate limited after waiting; try again in ${retryAfter ?? 60} s (the limit is 30 requests per minute per key)` }
+        ? {
+            hint: `still rate limited after waiting; try again in ${retryAfter ?? 60} s (the limit is 30 requests per minute per key)`,
+          }
         : {}),
     });
   }
-  const kind = isJson(response) ? 'a body that is not the API error envelope' : `${response.headers.get('content-type') ?? 'no content type'} (not the API's JSON; a proxy or gateway error page?)`;
+  const kind = isJson(response)
+    ? 'a body that is not the API error envelope'
+    : `${response.headers.get('content-type') ?? 'no content type'} (not the API's JSON; a proxy or gateway error page?)`;
   return new BadResponseError(`${label} failed with HTTP ${status} and ${kind}`, { status });
 }

@@ -9,7 +9,11 @@ import { mkdirSync, rmSync, statSync } from 'node:fs';
 
 export class LockTimeoutError extends Error {}
 
-export async function withQuickLock<T>(file: string, opts: { staleMs: number; waitMs: number }, critical: () => T): Promise<T> {
+export async function withQuickLock<T>(
+  file: string,
+  opts: { staleMs: number; waitMs: number },
+  critical: () => T,
+): Promise<T> {
   const lockDir = `${file}.lock`;
   const deadline = Date.now() + opts.waitMs;
   for (let attempt = 0; ; attempt++) {

@@ -76,7 +76,8 @@ function buildSchemas(strict: boolean) {
       cancellationReason: z.nullable(z.string()),
       createdAt: dateTime(),
       updatedAt: dateTime(),
-    }));
+    }),
+  );
 
   const eventCommon = () => ({
     id: uuid(),
@@ -90,15 +91,15 @@ function buildSchemas(strict: boolean) {
     location: z.string(),
   });
 
-  const eventSummary = once(() =>
-    obj({ ...eventCommon(), createdAt: dateTime(), updatedAt: dateTime() }));
+  const eventSummary = once(() => obj({ ...eventCommon(), createdAt: dateTime(), updatedAt: dateTime() }));
   // The spec types nextCursor as a string; the tolerant variant also accepts null or
   // absence as "no more pages", since real services differ on how they say it.
   const eventsList = once(() =>
     obj({
       events: z.array(eventSummary()),
       nextCursor: strict ? z.string() : z.optional(z.nullable(z.string())),
-    }));
+    }),
+  );
 
   const host = once(() =>
     obj({
@@ -106,10 +107,10 @@ function buildSchemas(strict: boolean) {
       profilePictureUrl: z.string(),
       isQueue: z.boolean(),
       isPrimary: z.boolean(),
-    }));
+    }),
+  );
 
-  const option = once(() =>
-    obj({ value: z.string(), label: z.string() }));
+  const option = once(() => obj({ value: z.string(), label: z.string() }));
 
   const question = once(() =>
     obj({
@@ -122,10 +123,10 @@ function buildSchemas(strict: boolean) {
       order: z.int(),
       options: z.array(option()),
       requireWorkEmail: z.boolean(),
-    }));
+    }),
+  );
 
-  const eventDetail = once(() =>
-    obj({ ...eventCommon(), hosts: z.array(host()), questions: z.array(question()) }));
+  const eventDetail = once(() => obj({ ...eventCommon(), hosts: z.array(host()), questions: z.array(question()) }));
 
   const slotsResult = once(() =>
     obj({
@@ -135,7 +136,8 @@ function buildSchemas(strict: boolean) {
       slots: z.array(dateTime()),
       // The shape of a non-null activeHost is not shown in the spec: any object.
       activeHost: z.nullable(z.record(z.string(), z.unknown())),
-    }));
+    }),
+  );
 
   const triggerField = once(() =>
     obj({
@@ -144,7 +146,8 @@ function buildSchemas(strict: boolean) {
       type: z.string(),
       required: z.boolean(),
       options: z.nullable(z.array(option())),
-    }));
+    }),
+  );
 
   const trigger = once(() =>
     obj({
@@ -152,17 +155,16 @@ function buildSchemas(strict: boolean) {
       name: z.string(),
       description: z.string(),
       fields: z.array(triggerField()),
-    }));
+    }),
+  );
 
-  const triggersList = once(() =>
-    obj({ triggers: z.array(trigger()) }));
+  const triggersList = once(() => obj({ triggers: z.array(trigger()) }));
 
   const schedulerOutcome = once(() =>
-    obj({ type: z.literal('scheduler'), schedulerUrl: z.string(), schedulingLinkId: uuid() }));
-  const redirectOutcome = once(() =>
-    obj({ type: z.literal('redirect'), url: z.string() }));
-  const noneOutcome = once(() =>
-    obj({ type: z.literal('none') }));
+    obj({ type: z.literal('scheduler'), schedulerUrl: z.string(), schedulingLinkId: uuid() }),
+  );
+  const redirectOutcome = once(() => obj({ type: z.literal('redirect'), url: z.string() }));
+  const noneOutcome = once(() => obj({ type: z.literal('none') }));
   const outcome = once(() =>
     strict
       ? z.discriminatedUnion('type', [schedulerOutcome(), redirectOutcome(), noneOutcome()])
@@ -172,11 +174,14 @@ function buildSchemas(strict: boolean) {
           noneOutcome(),
           // An outcome type this client does not know yet must not break `trigger fire`. The data passes
           // through unchanged; only its static type says 'other', so narrowing on the known types works.
-          z.pipe(z.looseObject({ type: z.string() }), z.transform((o) => o as { type: 'other'; [key: string]: unknown })),
-        ]));
+          z.pipe(
+            z.looseObject({ type: z.string() }),
+            z.transform((o) => o as { type: 'other'; [key: string]: unknown }),
+          ),
+        ]),
+  );
 
-  const triggerFireResult = once(() =>
-    obj({ executionId: uuid(), outcome: outcome() }));
+  const triggerFireResult = once(() => obj({ executionId: uuid(), outcome: outcome() }));
 
   const apiError = once(() =>
     obj({
@@ -185,7 +190,8 @@ function buildSchemas(strict: boolean) {
         message: z.string(),
         details: z.optional(z.array(z.string())),
       }),
-    }));
+    }),
+  );
 
   // Each schema is built on first use: a command pays only for the ones it parses.
   return {

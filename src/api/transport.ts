@@ -35,12 +35,14 @@ async function wireFor(protocol: 'http:' | 'https:'): Promise<Wire> {
     };
     return plain;
   }
-  secure ??= Promise.all([import('node:https'), import('node:tls')]).then(([https, tls]: [Https, typeof import('node:tls')]) => ({
-    request: https.request,
-    agent: new (withWarmConnections(https.Agent))({ keepAlive: true }),
-    // The same name check https.Agent makes: SNI and the certificate's name are the host's.
-    open: (host, port) => tls.connect({ host, port, ...(isIP(host) ? {} : { servername: host }) }),
-  }));
+  secure ??= Promise.all([import('node:https'), import('node:tls')]).then(
+    ([https, tls]: [Https, typeof import('node:tls')]) => ({
+      request: https.request,
+      agent: new (withWarmConnections(https.Agent))({ keepAlive: true }),
+      // The same name check https.Agent makes: SNI and the certificate's name are the host's.
+      open: (host, port) => tls.connect({ host, port, ...(isIP(host) ? {} : { servername: host }) }),
+    }),
+  );
   return secure;
 }
 
@@ -66,7 +68,8 @@ export async function preconnect(baseUrl: string, log?: (line: string) => void):
 
 export async function nodeFetch(input: Request): Promise<Response> {
   const url = new URL(input.url);
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError(`unsupported protocol ${url.protocol}`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new TypeError(`unsupported protocol ${url.protocol}`);
   const { signal } = input;
   const body = input.body ? Buffer.from(await input.arrayBuffer()) : undefined;
   signal.throwIfAborted();

@@ -63,7 +63,8 @@ export class WarmConnections {
     if (held.key !== key && fresh) return undefined; // for another origin: leave it
     this.#held = undefined;
     if (!fresh) {
-      const why = held.usable && !held.socket.destroyed ? `idle ${this.now() - held.openedAt} ms` : 'it was closed or failed';
+      const why =
+        held.usable && !held.socket.destroyed ? `idle ${this.now() - held.openedAt} ms` : 'it was closed or failed';
       held.socket.destroy();
       this.log?.(`not using the connection opened ahead to ${held.key} (${why}): opening a new one`);
       return undefined;
@@ -84,7 +85,10 @@ export function withWarmConnections<A extends AgentClass>(Base: A) {
   return class extends Base {
     readonly warm = new WarmConnections();
 
-    override createConnection(options: ClientRequestArgs, callback?: (err: Error | null, stream: Duplex) => void): Duplex | null | undefined {
+    override createConnection(
+      options: ClientRequestArgs,
+      callback?: (err: Error | null, stream: Duplex) => void,
+    ): Duplex | null | undefined {
       const port = options.port ?? options.defaultPort ?? '';
       const socket = this.warm.take(connectionKey(options.host ?? options.hostname ?? 'localhost', port));
       return socket ?? super.createConnection(options, callback);

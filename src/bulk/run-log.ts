@@ -18,7 +18,17 @@
  * two parallel runs of one file cannot book each row twice.
  */
 import { createHash } from 'node:crypto';
-import { chmodSync, closeSync, fdatasyncSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  fdatasyncSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { CliError, EXIT } from '../errors.js';

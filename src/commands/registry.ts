@@ -18,5 +18,18 @@ import { smokeCommand } from './smoke.js';
 import { mcpCommand } from './mcp.js';
 
 export function extraCommands(ctx: Context): Command[] {
-  return [routeCommand(ctx), triggersCommand(ctx), triggerCommand(ctx), eventsCommand(ctx), slotsCommand(ctx), bookCommand(ctx), rescheduleCommand(ctx), meetingsCommand(ctx), apiCommand(ctx), smokeCommand(ctx), mcpCommand(ctx), completionCommand(ctx)];
+  return [
+    routeCommand(ctx),
+    triggersCommand(ctx),
+    triggerCommand(ctx),
+    eventsCommand(ctx),
+    slotsCommand(ctx),
+    bookCommand(ctx),
+    rescheduleCommand(ctx),
+    meetingsCommand(ctx),
+    apiCommand(ctx),
+    smokeCommand(ctx),
+    mcpCommand(ctx),
+    completionCommand(ctx),
+  ];
 }

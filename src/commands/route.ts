@@ -5,20 +5,38 @@ import { collect, runs } from './action.js';
 
 export function routeCommand(ctx: Context): Command {
   return new Command('route')
-    .description('route a lead and book: fire a trigger, pick a slot, book it (a wizard on a terminal, flags for scripts)')
+    .description(
+      'route a lead and book: fire a trigger, pick a slot, book it (a wizard on a terminal, flags for scripts)',
+    )
     .option('--trigger <id-or-name>', 'the trigger to fire (default: pick from a searchable list)')
     .option('--email <email>', "the lead's email (fills the form's email field)")
-    .option('--field <key=value>', 'a form response; repeatable; select fields take an option value (or its exact label)', collect)
-    .option('--slot <first|time>', 'the time to book: first, or one of the free times (ISO 8601, or a local time read in --tz)')
+    .option(
+      '--field <key=value>',
+      'a form response; repeatable; select fields take an option value (or its exact label)',
+      collect,
+    )
+    .option(
+      '--slot <first|time>',
+      'the time to book: first, or one of the free times (ISO 8601, or a local time read in --tz)',
+    )
     .option('--first-name <name>', "lead's first name")
     .option('--last-name <name>', "lead's last name")
     .option('--phone <phone>', "lead's phone")
     .option('--guest <email>', `additional attendee (repeatable, at most ${MAX_GUESTS})`, collect)
     .option('--yes', 'skip the confirmations; after an ended scheduling session (CONFLICT) fire again once by itself')
     .option('--refire', 'fire anew even when a scheduler outcome for this trigger and email is remembered')
-    .option('--rebook', 'book even when the lead already has an upcoming meeting from this trigger booked through schedctl')
-    .option('--from <file>', 'run one row at a time from a CSV (header row) or JSON Lines file, or - for stdin; resumable (see "Bulk work")')
-    .option('--dry-run', 'with --from: validate every row and print the plan (rows, requests, minimum duration); send nothing')
+    .option(
+      '--rebook',
+      'book even when the lead already has an upcoming meeting from this trigger booked through schedctl',
+    )
+    .option(
+      '--from <file>',
+      'run one row at a time from a CSV (header row) or JSON Lines file, or - for stdin; resumable (see "Bulk work")',
+    )
+    .option(
+      '--dry-run',
+      'with --from: validate every row and print the plan (rows, requests, minimum duration); send nothing',
+    )
     .option('--skip-invalid', 'with --from: send the valid rows even when some rows are invalid')
     .option('--out <file>', 'with --from: also write one result per row to this CSV file')
     .option('--tz <zone>', 'display time zone and zone of local times (default: the system zone)')

@@ -4,7 +4,9 @@ import { collect, runs } from './action.js';
 
 export function smokeCommand(ctx: Context): Command {
   return new Command('smoke')
-    .description('post-deploy checks: the key works, every endpoint answers, and every response matches the API contract')
+    .description(
+      'post-deploy checks: the key works, every endpoint answers, and every response matches the API contract',
+    )
     .option('--event <id|slug>', 'event to check detail and slots of (default: the first listed event)')
     .option('--trigger <id|name>', 'also fire this trigger and check its outcome (needs --email)')
     .option('--email <address>', 'lead email for --trigger and --book')

@@ -33,14 +33,19 @@ export function fishScript(nodes: CommandNode[]): string {
     '"$cmdpath/$word"',
     nodes.flatMap((node) => {
       const byTarget = new Map<string, string[]>();
-      for (const { word, target } of subcommandWords(node)) byTarget.set(target, [...(byTarget.get(target) ?? []), `${node.path}/${word}`]);
+      for (const { word, target } of subcommandWords(node))
+        byTarget.set(target, [...(byTarget.get(target) ?? []), `${node.path}/${word}`]);
       return [...byTarget].map(([target, patterns]) => ({ patterns, body: [`echo ${fishQuote(target)}`] }));
     }),
     ['return 1'],
   );
   // Most commands take only the global flags: they share the root's entry (the default branch).
   const flagSwitch = (node: CommandNode) =>
-    switchOn('"$flag"', valueFlagGroups(node).map((g) => ({ patterns: g.names, body: [`echo ${fishQuote(g.kind)}`] })), ['return 1']);
+    switchOn(
+      '"$flag"',
+      valueFlagGroups(node).map((g) => ({ patterns: g.names, body: [`echo ${fishQuote(g.kind)}`] })),
+      ['return 1'],
+    );
   const rootGroups = JSON.stringify(valueFlagGroups(rootOf(nodes)));
   const value = switchOn(
     '"$cmdpath"',
@@ -52,18 +57,26 @@ export function fishScript(nodes: CommandNode[]): string {
   const arg = switchOn(
     '"$cmdpath/$index"',
     nodes.flatMap((node) =>
-      argEntries(node).map(({ index, kind }) => ({ patterns: [`${node.path}/${index}`], body: [`echo ${fishQuote(kind)}`] })),
+      argEntries(node).map(({ index, kind }) => ({
+        patterns: [`${node.path}/${index}`],
+        body: [`echo ${fishQuote(kind)}`],
+      })),
     ),
     ["echo 'text'"],
   );
   const cmds = switchOn(
     '"$cmdpath"',
-    nodes.filter((n) => n.subcommands.length > 0).map((n) => ({ patterns: [n.path], body: candidates(subcommandWords(n)) })),
+    nodes
+      .filter((n) => n.subcommands.length > 0)
+      .map((n) => ({ patterns: [n.path], body: candidates(subcommandWords(n)) })),
     ['return 1'],
   );
   const flags = switchOn(
     '"$cmdpath"',
-    nodes.map((n) => ({ patterns: [n.path], body: candidates(n.flags.flatMap((f) => f.names.map((word) => ({ word, description: f.description })))) })),
+    nodes.map((n) => ({
+      patterns: [n.path],
+      body: candidates(n.flags.flatMap((f) => f.names.map((word) => ({ word, description: f.description })))),
+    })),
     ['return 1'],
   );
   return `# fish completion for schedctl

@@ -13,7 +13,9 @@ export function shTables(fn: string, nodes: CommandNode[]): string {
   const sub = nodes.flatMap((node) => {
     const byTarget = new Map<string, string[]>();
     for (const { word, target } of subcommandWords(node)) byTarget.set(target, [...(byTarget.get(target) ?? []), word]);
-    return [...byTarget].map(([target, words]) => `    ${pattern(words.map((w) => `${node.path}/${w}`))}) r=${shQuote(target)} ;;`);
+    return [...byTarget].map(
+      ([target, words]) => `    ${pattern(words.map((w) => `${node.path}/${w}`))}) r=${shQuote(target)} ;;`,
+    );
   });
   // Most commands take only the global flags: they share the root's entry (the default branch).
   const rootGroups = JSON.stringify(valueFlagGroups(rootOf(nodes)));
@@ -28,7 +30,9 @@ export function shTables(fn: string, nodes: CommandNode[]): string {
     .flatMap((node) => [`    ${shQuote(node.path)})`, ...flagCase(node, '      ')]);
   const arg = nodes.flatMap((node) =>
     argEntries(node).map(({ index, kind }) =>
-      index === '*' ? `    ${shQuote(`${node.path}/`)}*) r=${shQuote(kind)} ;;` : `    ${shQuote(`${node.path}/${index}`)}) r=${shQuote(kind)} ;;`,
+      index === '*'
+        ? `    ${shQuote(`${node.path}/`)}*) r=${shQuote(kind)} ;;`
+        : `    ${shQuote(`${node.path}/${index}`)}) r=${shQuote(kind)} ;;`,
     ),
   );
   return [

@@ -61,7 +61,11 @@ export function commandNodes(root: Command): CommandNode[] {
     const key = path.join(' ');
     nodes.push({
       path: key,
-      subcommands: visible.map((sub) => ({ name: sub.name(), aliases: sub.aliases(), description: firstLine(sub.description()) })),
+      subcommands: visible.map((sub) => ({
+        name: sub.name(),
+        aliases: sub.aliases(),
+        description: firstLine(sub.description()),
+      })),
       flags,
       args: cmd.registeredArguments.map((arg) => argKind(arg, key, cmd, parent)),
       variadic: cmd.registeredArguments.at(-1)?.variadic ?? false,
@@ -92,7 +96,11 @@ function argKind(arg: Argument, path: string, cmd: Command, parent: Command | un
   if (PROFILE_ARGS.has(path) && cmd.registeredArguments[0] === arg) return { kind: 'profiles' };
   // commander's implicit `help [command]` (which has no .parent): offer the commands it can explain.
   if (cmd.name() === 'help' && arg.name() === 'command' && parent) {
-    const names = parent.createHelp().visibleCommands(parent).map((c) => c.name()).filter((n) => n !== 'help');
+    const names = parent
+      .createHelp()
+      .visibleCommands(parent)
+      .map((c) => c.name())
+      .filter((n) => n !== 'help');
     return { kind: 'choices', values: [...names, ...HELP_TOPIC_NAMES] };
   }
   return { kind: 'text' };

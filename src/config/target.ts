@@ -33,14 +33,18 @@ export interface TargetInput {
   profiles: Record<string, Profile>;
 }
 
-export function resolveProfileName(input: Pick<TargetInput, 'flagProfile' | 'env' | 'defaultProfile' | 'profiles'>): string | undefined {
+export function resolveProfileName(
+  input: Pick<TargetInput, 'flagProfile' | 'env' | 'defaultProfile' | 'profiles'>,
+): string | undefined {
   const explicit = input.flagProfile ?? (input.env.SCHEDCTL_PROFILE || undefined);
   if (explicit !== undefined) {
     if (!input.profiles[explicit]) {
       const source = input.flagProfile !== undefined ? '--profile' : 'SCHEDCTL_PROFILE';
       const known = Object.keys(input.profiles);
       throw new UsageError(`unknown profile "${explicit}" (from ${source})`, {
-        hint: known.length ? `known profiles: ${known.join(', ')}` : 'add one with: schedctl profile add <name> --key-stdin',
+        hint: known.length
+          ? `known profiles: ${known.join(', ')}`
+          : 'add one with: schedctl profile add <name> --key-stdin',
       });
     }
     return explicit;
@@ -60,7 +64,9 @@ export function resolveTarget(input: TargetInput): Target {
     apiKey = envKey;
     keySource = 'SCHEDCTL_API_KEY';
     if (profile && profile.apiKey !== envKey) {
-      notes.push(`using the API key from SCHEDCTL_API_KEY (${maskKey(envKey)}), not profile "${profileName}"'s (${maskKey(profile.apiKey)})`);
+      notes.push(
+        `using the API key from SCHEDCTL_API_KEY (${maskKey(envKey)}), not profile "${profileName}"'s (${maskKey(profile.apiKey)})`,
+      );
     }
   } else if (profile) {
     apiKey = profile.apiKey;
@@ -89,7 +95,9 @@ export function resolveTarget(input: TargetInput): Target {
     baseUrlSource = 'default';
   }
   if (profile && baseUrlSource !== 'profile' && baseUrl !== profile.baseUrl) {
-    notes.push(`using the base URL from ${baseUrlSource} (${baseUrl}), not profile "${profileName}"'s (${profile.baseUrl})`);
+    notes.push(
+      `using the base URL from ${baseUrlSource} (${baseUrl}), not profile "${profileName}"'s (${profile.baseUrl})`,
+    );
   }
   baseUrl = checkBaseUrl(baseUrl, baseUrlSource === 'default' ? 'the default base URL' : baseUrlSource);
   return { profileName, baseUrl, apiKey, keySource, baseUrlSource, notes, rate: rateOf(input.env, profile) };
@@ -100,7 +108,9 @@ function rateOf(env: NodeJS.ProcessEnv, profile: Profile | undefined): number | 
   const raw = env.SCHEDCTL_RATE;
   if (raw === undefined || raw === '') return profile?.rate;
   if (!/^\d+$/.test(raw.trim()) || Number(raw) > 100_000) {
-    throw new UsageError(`invalid SCHEDCTL_RATE "${raw}": expected requests per minute, a whole number (0 turns the shared rate budget off)`);
+    throw new UsageError(
+      `invalid SCHEDCTL_RATE "${raw}": expected requests per minute, a whole number (0 turns the shared rate budget off)`,
+    );
   }
   return Number(raw);
 }
@@ -125,12 +135,17 @@ export function checkApiKey(key: string, from: 'SCHEDCTL_API_KEY' | { profile: s
         : code < 0x20 || (code >= 0x7f && code <= 0x9f)
           ? `a control character (${hex})`
           : `a non-ASCII character (${hex})`;
-  const source = from === 'SCHEDCTL_API_KEY' ? 'the SCHEDCTL_API_KEY environment variable' : `profile "${from.profile}"`;
+  const source =
+    from === 'SCHEDCTL_API_KEY' ? 'the SCHEDCTL_API_KEY environment variable' : `profile "${from.profile}"`;
   const fix =
     from === 'SCHEDCTL_API_KEY'
       ? 'set SCHEDCTL_API_KEY to the key alone, e.g. SCHEDCTL_API_KEY="$(tr -d \'\\r\\n\' < key.txt)"'
       : `store the key again: schedctl profile add ${from.profile} --key-stdin < key.txt`;
-  throw new ConfigError('CONFIG', `the API key from ${source} contains ${what} at position ${bad.index + 1}; refusing to send it`, { hint: fix });
+  throw new ConfigError(
+    'CONFIG',
+    `the API key from ${source} contains ${what} at position ${bad.index + 1}; refusing to send it`,
+    { hint: fix },
+  );
 }
 
 const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[::1\]|::1)$/i;
@@ -141,10 +156,14 @@ export function checkBaseUrl(raw: string, source: string): string {
   try {
     url = new URL(raw);
   } catch {
-    throw new UsageError(`invalid base URL "${raw}" (from ${source}): expected an absolute URL such as https://api.example.com`);
+    throw new UsageError(
+      `invalid base URL "${raw}" (from ${source}): expected an absolute URL such as https://api.example.com`,
+    );
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new UsageError(`invalid base URL "${raw}" (from ${source}): the scheme must be https:// (or http:// for a local sandbox)`);
+    throw new UsageError(
+      `invalid base URL "${raw}" (from ${source}): the scheme must be https:// (or http:// for a local sandbox)`,
+    );
   }
   if (url.protocol === 'http:' && !LOOPBACK.test(url.hostname)) {
     throw new UsageError(

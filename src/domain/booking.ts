@@ -107,12 +107,17 @@ export async function bookSlot(deps: BookDeps, request: BookRequest): Promise<Bo
     } else if (prior && (ALREADY_BOOKED_CODES as readonly string[]).includes(error.code)) {
       // A known booking stays `booked` (with its meeting id); a lost one is now known to exist.
       const now = deps.now().toISOString();
-      const updated = prior.outcome === 'booked' ? prior : ((await journal.update(prior.id, { outcome: 'already_booked', updatedAt: now })) ?? prior);
+      const updated =
+        prior.outcome === 'booked'
+          ? prior
+          : ((await journal.update(prior.id, { outcome: 'already_booked', updatedAt: now })) ?? prior);
       if (request.workflowExecutionId) await deps.outcomes?.forgetExecution(scope, request.workflowExecutionId);
       return { status: 'already_booked', code: error.code, attempt: updated, warnings: [] };
     }
     if (error.code === 'SLOT_TAKEN') throw await slotTaken(deps, request, error);
-    throw error.withHint(hintFor(error.code, { ...(await hintContext(request, deps, error.code)), details: error.details }));
+    throw error.withHint(
+      hintFor(error.code, { ...(await hintContext(request, deps, error.code)), details: error.details }),
+    );
   }
   return { status: 'booked', meeting, warnings: await recordBooked(deps, request, attempt, prior, meeting) };
 }
@@ -124,21 +129,33 @@ export async function bookSlot(deps: BookDeps, request: BookRequest): Promise<Bo
  * rules 3-4 (the meeting exists) are for a retry without a workflow run.
  */
 function disproves(code: string, request: BookRequest, prior: JournalEntry): boolean {
-  return code === 'RESERVATION_EXPIRED' && !!request.workflowExecutionId && prior.workflowExecutionId === request.workflowExecutionId;
+  return (
+    code === 'RESERVATION_EXPIRED' &&
+    !!request.workflowExecutionId &&
+    prior.workflowExecutionId === request.workflowExecutionId
+  );
 }
 
 /**
  * The server confirmed: write it down. A failure here (disk full, read-only directory) must
  * not turn a booked meeting into an error, so it becomes a warning naming what was not kept.
  */
-async function recordBooked(deps: BookDeps, request: BookRequest, attempt: JournalEntry, prior: JournalEntry | undefined, meeting: Meeting): Promise<string[]> {
+async function recordBooked(
+  deps: BookDeps,
+  request: BookRequest,
+  attempt: JournalEntry,
+  prior: JournalEntry | undefined,
+  meeting: Meeting,
+): Promise<string[]> {
   const { journal, scope } = deps;
   const warnings: string[] = [];
   const step = async (what: string, fn: () => Promise<unknown>) => {
     try {
       await fn();
     } catch (error) {
-      warnings.push(`the meeting is booked, but ${what} could not be recorded (${error instanceof Error ? error.message : String(error)})`);
+      warnings.push(
+        `the meeting is booked, but ${what} could not be recorded (${error instanceof Error ? error.message : String(error)})`,
+      );
     }
   };
   const now = deps.now().toISOString();
@@ -148,17 +165,31 @@ async function recordBooked(deps: BookDeps, request: BookRequest, attempt: Journ
   if (deps.meetings) {
     const meetings = deps.meetings;
     await step('the meeting in the local record (schedctl meetings ls)', () =>
-      meetings.record({ scope, meeting, source: 'booked', event: request.event, triggerId: deps.origin?.triggerId, answersKey: deps.origin?.answersKey }),
+      meetings.record({
+        scope,
+        meeting,
+        source: 'booked',
+        event: request.event,
+        triggerId: deps.origin?.triggerId,
+        answersKey: deps.origin?.answersKey,
+      }),
     );
   }
   await step(`the journal entry in ${journal.path}`, async () => {
-    await journal.update(attempt.id, { outcome: 'booked', meetingId: meeting.id, startTime: meeting.date, updatedAt: now });
+    await journal.update(attempt.id, {
+      outcome: 'booked',
+      meetingId: meeting.id,
+      startTime: meeting.date,
+      updatedAt: now,
+    });
     // An earlier lost attempt never reached the server: had it booked, this one would have been refused.
     if (prior && prior.outcome !== 'booked') await journal.remove(prior.id);
   });
   if (request.workflowExecutionId) {
     const executionId = request.workflowExecutionId;
-    await step('the end of its remembered trigger outcome', async () => deps.outcomes?.forgetExecution(scope, executionId));
+    await step('the end of its remembered trigger outcome', async () =>
+      deps.outcomes?.forgetExecution(scope, executionId),
+    );
   }
   return warnings;
 }
@@ -202,6 +233,9 @@ async function hintContext(r: BookRequest, deps: BookDeps, code?: string): Promi
     reservationId: r.reservationId,
     personEmail: r.personEmail,
     workflowExecutionId: r.workflowExecutionId,
-    fireAgain: code === 'CONFLICT' && r.workflowExecutionId ? await deps.fireAgain?.(r.workflowExecutionId, r.personEmail) : undefined,
+    fireAgain:
+      code === 'CONFLICT' && r.workflowExecutionId
+        ? await deps.fireAgain?.(r.workflowExecutionId, r.personEmail)
+        : undefined,
   };
 }

@@ -9,7 +9,11 @@ import type { FireRequest, Trigger, TriggerFireResult } from '../api/schemas.js'
 import { ApiError, OutcomeUnknownError } from '../errors.js';
 import { hintFor } from '../hints.js';
 
-export async function fireTrigger(api: Pick<Api, 'fireTrigger'>, trigger: Trigger, body: FireRequest): Promise<TriggerFireResult> {
+export async function fireTrigger(
+  api: Pick<Api, 'fireTrigger'>,
+  trigger: Trigger,
+  body: FireRequest,
+): Promise<TriggerFireResult> {
   try {
     return await api.fireTrigger(trigger.id, body);
   } catch (error) {
@@ -22,7 +26,8 @@ export async function fireTrigger(api: Pick<Api, 'fireTrigger'>, trigger: Trigge
         },
       );
     }
-    if (error instanceof ApiError) throw error.withHint(hintFor(error.code, { operation: 'fire', trigger, details: error.details }));
+    if (error instanceof ApiError)
+      throw error.withHint(hintFor(error.code, { operation: 'fire', trigger, details: error.details }));
     throw error;
   }
 }

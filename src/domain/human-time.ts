@@ -8,7 +8,15 @@
  */
 import type { ParsedComponents, ParsedResult } from 'chrono-node';
 import { DateTime } from 'luxon';
-import { isNotUnderstood, localToInstant, parseTimeInput, TIME_FORMS, type TimeInputOptions, timeInputError, type WallTime } from './time.js';
+import {
+  isNotUnderstood,
+  localToInstant,
+  parseTimeInput,
+  TIME_FORMS,
+  type TimeInputOptions,
+  timeInputError,
+  type WallTime,
+} from './time.js';
 
 /** `3/4`, `3/4/27`: chrono reads month first (US); elsewhere it is day first. */
 const SLASH_DATE = /(?<![\d/])(\d{1,2})\/(\d{1,2})(?:\/(\d{2,4}))?(?![\d/])/;
@@ -19,7 +27,12 @@ const HAS_MINUTES = /\d\s*[:.]\s*\d/;
 /** Exact times said in words. */
 const EXACT_WORDS = new Set(['casualReference/noon', 'casualReference/midnight']);
 /** Day words that carry no time of day. */
-const DAY_WORDS = new Set(['casualReference/today', 'casualReference/tomorrow', 'casualReference/yesterday', 'casualReference/now']);
+const DAY_WORDS = new Set([
+  'casualReference/today',
+  'casualReference/tomorrow',
+  'casualReference/yesterday',
+  'casualReference/now',
+]);
 
 type Chrono = typeof import('chrono-node/en');
 let chronoModule: Chrono | undefined;
@@ -52,14 +65,29 @@ export function parseLoadedTimeExpression(input: string, opts: TimeInputOptions)
   const nowWall = DateTime.fromJSDate(opts.now, { zone: opts.zone });
   // chrono computes "tomorrow" and weekdays on a Date's local fields: give it one whose local
   // fields are the wall time in the zone, and read its answer's fields back the same way.
-  const ref = new Date(nowWall.year, nowWall.month - 1, nowWall.day, nowWall.hour, nowWall.minute, nowWall.second, nowWall.millisecond);
+  const ref = new Date(
+    nowWall.year,
+    nowWall.month - 1,
+    nowWall.day,
+    nowWall.hour,
+    nowWall.minute,
+    nowWall.second,
+    nowWall.millisecond,
+  );
   const results = chronoModule.parse(input.trim(), ref, { forwardDate: true });
   return readResult(input, results, ref, nowWall, opts);
 }
 
-function readResult(input: string, results: ParsedResult[], ref: Date, nowWall: DateTime, opts: TimeInputOptions): Date {
+function readResult(
+  input: string,
+  results: ParsedResult[],
+  ref: Date,
+  nowWall: DateTime,
+  opts: TimeInputOptions,
+): Date {
   const raw = input.trim();
-  const bad = (why?: string, hint?: string) => timeInputError(input, opts, why, hint ?? (why ? `${hintFor(why)}accepted forms: ${TIME_FORMS}` : undefined));
+  const bad = (why?: string, hint?: string) =>
+    timeInputError(input, opts, why, hint ?? (why ? `${hintFor(why)}accepted forms: ${TIME_FORMS}` : undefined));
   const [result] = results;
   if (!result) throw bad();
   if (results.length > 1) throw bad(`more than one time in it (${results.map((r) => `"${r.text}"`).join(', ')})`);
@@ -71,7 +99,8 @@ function readResult(input: string, results: ParsedResult[], ref: Date, nowWall: 
   const leftover = `${before} ${after}`.replace(/[\s,.;]+/g, ' ').trim();
   if (leftover !== '') {
     const hour = Number(TRAILING_HOUR.exec(after)?.[1]);
-    if (before.trim() === '' && !c.isCertain('hour') && hour >= 1 && hour <= 12) throw ambiguousHour(hour, dateOnly(c, nowWall, opts, bad), bad);
+    if (before.trim() === '' && !c.isCertain('hour') && hour >= 1 && hour <= 12)
+      throw ambiguousHour(hour, dateOnly(c, nowWall, opts, bad), bad);
     throw bad(`only "${result.text}" reads as a time, not "${leftover}"`);
   }
   if (result.end) throw bad('a range, not one time');
@@ -86,7 +115,8 @@ function readResult(input: string, results: ParsedResult[], ref: Date, nowWall: 
     throw dayMonthAmbiguous(Number(slash[1]), Number(slash[2]), slash[3] !== undefined, c, nowWall, opts, bad);
   }
   if (!c.isCertain('hour')) {
-    if ([...tags].some((t) => t.startsWith('casualReference/') && !DAY_WORDS.has(t))) throw bad('a part of the day is not a time');
+    if ([...tags].some((t) => t.startsWith('casualReference/') && !DAY_WORDS.has(t)))
+      throw bad('a part of the day is not a time');
     const day = dateOnly(c, nowWall, opts, bad);
     return (opts.endOfDay ? day.plus({ days: 1 }) : day).startOf('day').toJSDate();
   }
@@ -99,7 +129,8 @@ function readResult(input: string, results: ParsedResult[], ref: Date, nowWall: 
 }
 
 function hintFor(why: string): string {
-  if (why.startsWith('a time zone')) return 'give the zone with --tz, or ISO 8601 with an offset (2026-12-01T14:00+01:00); ';
+  if (why.startsWith('a time zone'))
+    return 'give the zone with --tz, or ISO 8601 with an offset (2026-12-01T14:00+01:00); ';
   if (why.startsWith('a part of the day')) return 'give a clock time (tomorrow 09:00); ';
   if (why.startsWith('a range') || why.startsWith('more than one')) return 'give one time; ';
   return '';
@@ -107,7 +138,14 @@ function hintFor(why: string): string {
 
 function wallOf(c: ParsedComponents): WallTime {
   const n = (k: 'year' | 'month' | 'day' | 'hour' | 'minute' | 'second') => c.get(k) ?? 0;
-  return { year: n('year'), month: n('month'), day: n('day'), hour: n('hour'), minute: n('minute'), second: n('second') };
+  return {
+    year: n('year'),
+    month: n('month'),
+    day: n('day'),
+    hour: n('hour'),
+    minute: n('minute'),
+    second: n('second'),
+  };
 }
 
 function fieldsAsUtc(c: ParsedComponents): number {
@@ -116,7 +154,15 @@ function fieldsAsUtc(c: ParsedComponents): number {
 }
 
 function localAsUtc(d: Date): number {
-  return Date.UTC(d.getFullYear(), d.getMonth(), d.getDate(), d.getHours(), d.getMinutes(), d.getSeconds(), d.getMilliseconds());
+  return Date.UTC(
+    d.getFullYear(),
+    d.getMonth(),
+    d.getDate(),
+    d.getHours(),
+    d.getMinutes(),
+    d.getSeconds(),
+    d.getMilliseconds(),
+  );
 }
 
 /**
@@ -144,10 +190,27 @@ function ambiguousHour(hour: number, day: DateTime, bad: Bad): Error {
   );
 }
 
-function dayMonthAmbiguous(first: number, second: number, yearGiven: boolean, c: ParsedComponents, nowWall: DateTime, opts: TimeInputOptions, bad: Bad): Error {
+function dayMonthAmbiguous(
+  first: number,
+  second: number,
+  yearGiven: boolean,
+  c: ParsedComponents,
+  nowWall: DateTime,
+  opts: TimeInputOptions,
+  bad: Bad,
+): Error {
   const timed = c.isCertain('hour');
   const reading = (month: number, day: number) => {
-    let dt = DateTime.fromObject({ year: c.get('year') ?? nowWall.year, month, day, hour: timed ? (c.get('hour') ?? 0) : 0, minute: timed ? (c.get('minute') ?? 0) : 0 }, { zone: opts.zone });
+    let dt = DateTime.fromObject(
+      {
+        year: c.get('year') ?? nowWall.year,
+        month,
+        day,
+        hour: timed ? (c.get('hour') ?? 0) : 0,
+        minute: timed ? (c.get('minute') ?? 0) : 0,
+      },
+      { zone: opts.zone },
+    );
     if (!yearGiven) {
       dt = dt.set({ year: nowWall.year });
       if (dt.startOf('day') < nowWall.startOf('day')) dt = dt.plus({ years: 1 });

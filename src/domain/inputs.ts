@@ -7,7 +7,9 @@ const emailSchema = z.email();
 
 export function requireUuid(value: string, flag: string, what: string): string {
   if (!UUID.test(value.trim())) {
-    throw new UsageError(`invalid ${flag} "${value}": expected a ${what} id (a uuid such as 3f2a9c1e-8b4d-4e6f-9a1b-2c3d4e5f6a7b)`);
+    throw new UsageError(
+      `invalid ${flag} "${value}": expected a ${what} id (a uuid such as 3f2a9c1e-8b4d-4e6f-9a1b-2c3d4e5f6a7b)`,
+    );
   }
   return value.trim();
 }

@@ -46,7 +46,12 @@ export interface TimeInputOptions {
 }
 
 /** `invalid --start "…": why`, with the accepted forms (or a more specific hint). */
-export function timeInputError(input: string, opts: Pick<TimeInputOptions, 'flag'>, why = NOT_UNDERSTOOD, hint?: string): UsageError {
+export function timeInputError(
+  input: string,
+  opts: Pick<TimeInputOptions, 'flag'>,
+  why = NOT_UNDERSTOOD,
+  hint?: string,
+): UsageError {
   return new UsageError(`invalid ${opts.flag} "${input}": ${why}`, { hint: hint ?? `accepted forms: ${TIME_FORMS}` });
 }
 
@@ -73,7 +78,11 @@ export function parseTimeInput(input: string, opts: TimeInputOptions): Date {
   const local = LOCAL_DATE_TIME.exec(raw);
   if (local) {
     const n = (i: number) => Number(local[i] ?? 0);
-    return localToInstant({ year: n(1), month: n(2), day: n(3), hour: n(4), minute: n(5), second: n(6) }, opts, input).toJSDate();
+    return localToInstant(
+      { year: n(1), month: n(2), day: n(3), hour: n(4), minute: n(5), second: n(6) },
+      opts,
+      input,
+    ).toJSDate();
   }
   if (DATE_ONLY.test(raw)) {
     const d = DateTime.fromISO(raw, { zone: opts.zone });
@@ -93,7 +102,8 @@ function checkOffset(input: string, opts: TimeInputOptions, sign: string, hh: st
   const minutes = Number(hh) * 60 + Number(mm);
   const shown = `${sign}${hh}:${mm}`;
   if (Number(mm) > 59) throw timeInputError(input, opts, `offset ${shown} is out of range (minutes 00 to 59)`);
-  if (minutes > MAX_OFFSET_MINUTES) throw timeInputError(input, opts, `offset ${shown} is out of range (-14:00 to +14:00)`);
+  if (minutes > MAX_OFFSET_MINUTES)
+    throw timeInputError(input, opts, `offset ${shown} is out of range (-14:00 to +14:00)`);
 }
 
 export interface WallTime {
@@ -127,11 +137,17 @@ export function localToInstant(wall: WallTime, opts: Pick<TimeInputOptions, 'zon
     .filter((ms) => offsetAt(ms) * 60_000 === asUtc - ms)
     .sort((a, b) => a - b);
   const [first] = instants;
-  if (first === undefined) throw timeInputError(input, opts, `that local time does not exist in ${zone} (clocks go forward at a DST change)`);
+  if (first === undefined)
+    throw timeInputError(input, opts, `that local time does not exist in ${zone} (clocks go forward at a DST change)`);
   if (instants.length > 1) {
     const format = wall.second ? "yyyy-MM-dd'T'HH:mm:ssZZ" : "yyyy-MM-dd'T'HH:mmZZ";
     const shown = instants.map((ms) => DateTime.fromMillis(ms, { zone }).toFormat(format));
-    throw timeInputError(input, opts, `ambiguous in ${zone} (clocks go back): ${shown.join(' or ')}`, `add the offset you mean: ${shown.join(' or ')}`);
+    throw timeInputError(
+      input,
+      opts,
+      `ambiguous in ${zone} (clocks go back): ${shown.join(' or ')}`,
+      `add the offset you mean: ${shown.join(' or ')}`,
+    );
   }
   return DateTime.fromMillis(first, { zone });
 }
@@ -146,7 +162,9 @@ export function requireFuture(date: Date, now: Date, flag: string, zone: string)
     when = toZone(date, zone).toFormat('yyyy-MM-dd HH:mm:ss ZZZZ');
     current = toZone(now, zone).toFormat('yyyy-MM-dd HH:mm:ss ZZZZ');
   }
-  throw new UsageError(`${flag} ${when} is in the past (now ${current})`, { hint: `give a time after now for ${flag}` });
+  throw new UsageError(`${flag} ${when} is in the past (now ${current})`, {
+    hint: `give a time after now for ${flag}`,
+  });
 }
 
 /**

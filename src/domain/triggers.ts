@@ -24,7 +24,9 @@ export function resolveTrigger(triggers: Trigger[], idOrName: string): Trigger {
   }
   const names = triggers.map((t) => `"${t.name}"`);
   throw new CliError('NOT_FOUND', `no trigger "${idOrName}" in this workspace`, EXIT.notFound, {
-    hint: names.length ? `available triggers: ${names.join(', ')} (see \`schedctl triggers ls\`)` : 'this workspace has no API triggers',
+    hint: names.length
+      ? `available triggers: ${names.join(', ')} (see \`schedctl triggers ls\`)`
+      : 'this workspace has no API triggers',
   });
 }
 
@@ -54,8 +56,10 @@ export function buildResponses(trigger: Trigger, input: ResponsesInput): Record<
   const merged: Record<string, string> = {};
   for (const [key, value] of Object.entries(input.fromFile ?? {})) {
     if (value === null || value === undefined) continue;
-    if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') merged[key] = String(value);
-    else problems.push(`${key}: must be a string, not ${Array.isArray(value) ? 'an array' : 'an object'} (--responses)`);
+    if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')
+      merged[key] = String(value);
+    else
+      problems.push(`${key}: must be a string, not ${Array.isArray(value) ? 'an array' : 'an object'} (--responses)`);
   }
   Object.assign(merged, input.fields);
 
@@ -64,7 +68,10 @@ export function buildResponses(trigger: Trigger, input: ResponsesInput): Record<
   for (const [key, value] of Object.entries(merged)) {
     const field = byName.get(key);
     if (!field) {
-      const suggestion = closest(key, trigger.fields.map((f) => f.name));
+      const suggestion = closest(
+        key,
+        trigger.fields.map((f) => f.name),
+      );
       problems.push(
         `${key}: not a field of this trigger; ${suggestion ? `did you mean "${suggestion}"?` : `fields: ${trigger.fields.map((f) => f.name).join(', ')}`}`,
       );
@@ -73,7 +80,9 @@ export function buildResponses(trigger: Trigger, input: ResponsesInput): Record<
     if (isEmailField(field)) {
       // The API fills it from `email`; a different value is a conflict the server would reject.
       if (value !== '' && value.trim().toLowerCase() !== input.email.trim().toLowerCase()) {
-        problems.push(`${key}: "${value}" differs from --email ${input.email}; leave it out (it is filled from --email)`);
+        problems.push(
+          `${key}: "${value}" differs from --email ${input.email}; leave it out (it is filled from --email)`,
+        );
       }
       continue;
     }
@@ -81,7 +90,9 @@ export function buildResponses(trigger: Trigger, input: ResponsesInput): Record<
     if (field.options) {
       const option = field.options.find((o) => o.value === value) ?? field.options.find((o) => o.label === value);
       if (!option) {
-        problems.push(`${key}: "${value}" is not an option; valid values: ${field.options.map((o) => o.value).join(', ')}`);
+        problems.push(
+          `${key}: "${value}" is not an option; valid values: ${field.options.map((o) => o.value).join(', ')}`,
+        );
         continue;
       }
       out[key] = option.value;
@@ -90,8 +101,14 @@ export function buildResponses(trigger: Trigger, input: ResponsesInput): Record<
     out[key] = value;
   }
 
-  const missing = trigger.fields.filter((f) => f.required && !isEmailField(f) && out[f.name] === undefined && !problems.some((p) => p.startsWith(`${f.name}:`)));
-  for (const f of missing) problems.push(`${f.name}: required (${f.label}); pass --field ${f.name}=${f.options ? f.options.map((o) => o.value).join('|') : '…'}`);
+  const missing = trigger.fields.filter(
+    (f) =>
+      f.required && !isEmailField(f) && out[f.name] === undefined && !problems.some((p) => p.startsWith(`${f.name}:`)),
+  );
+  for (const f of missing)
+    problems.push(
+      `${f.name}: required (${f.label}); pass --field ${f.name}=${f.options ? f.options.map((o) => o.value).join('|') : '…'}`,
+    );
 
   if (problems.length > 0) {
     const names = [...new Set(problems.map((p) => p.slice(0, p.indexOf(':'))))];

@@ -10,7 +10,10 @@ export const environment: HelpTopic = {
     { term: '`SCHEDCTL_API_KEY`', text: "API key; wins over the profile's key" },
     { term: '`SCHEDCTL_BASE_URL`', text: 'API base URL; `--base-url` wins over it' },
     { term: '`SCHEDCTL_PROFILE`', text: 'profile to use; `--profile` wins over it' },
-    { term: '`SCHEDCTL_CONFIG_DIR`', text: 'config directory (profiles, journal, remembered outcomes, meetings record, run logs, rate budget)' },
+    {
+      term: '`SCHEDCTL_CONFIG_DIR`',
+      text: 'config directory (profiles, journal, remembered outcomes, meetings record, run logs, rate budget)',
+    },
     {
       term: '`XDG_CONFIG_HOME`',
       text: 'without `SCHEDCTL_CONFIG_DIR`, the config directory is `$XDG_CONFIG_HOME/schedctl`, else `~/.config/schedctl`',

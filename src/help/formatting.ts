@@ -53,10 +53,15 @@ export const formatting: HelpTopic = {
       shape: '[Meeting & {"source", "recordedAt", "event", "history"}, …]',
       text: 'the local record; `source` is booked, rescheduled or recovered (then `id` and unknown fields are null)',
     },
-    { term: '`meetings show <meeting-id>`', shape: 'Meeting & {"source", "recordedAt", "event", "history"}', text: '`history`: `[{"from", "to", "at"}]`' },
+    {
+      term: '`meetings show <meeting-id>`',
+      shape: 'Meeting & {"source", "recordedAt", "event", "history"}',
+      text: '`history`: `[{"from", "to", "at"}]`',
+    },
     {
       term: '`route --from`, `reschedule --from`',
-      shape: 'JSON Lines: {"row", "key", "status", "meetingId"?, "code"?, "message"?} per row, then {"summary": {"rows", "byStatus", "failedRows"}}',
+      shape:
+        'JSON Lines: {"row", "key", "status", "meetingId"?, "code"?, "message"?} per row, then {"summary": {"rows", "byStatus", "failedRows"}}',
       text: 'status: booked, already_booked, moved, skipped, redirect, none, failed, invalid; `--dry-run`: {"plan", "ratePerMinute", "invalid"}',
     },
     {

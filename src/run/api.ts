@@ -11,13 +11,20 @@ type Method = (typeof METHODS)[number];
 
 export async function run(ctx: Context, [rawMethod = '', path = '']: string[], opts: ApiOptions): Promise<void> {
   const method = rawMethod.toUpperCase() as Method;
-  if (!METHODS.includes(method)) throw new UsageError(`invalid method "${rawMethod}": expected one of ${METHODS.join(', ')}`);
+  if (!METHODS.includes(method))
+    throw new UsageError(`invalid method "${rawMethod}": expected one of ${METHODS.join(', ')}`);
   if (!path.startsWith('/')) throw new UsageError(`invalid path "${path}": it must start with /, e.g. /v1/triggers`);
   const body = opts.data === undefined ? undefined : await readJsonInput(opts.data, '--data', ctx.io.stdin);
   const [pathname = '', search = ''] = path.split('?', 2);
   const query = Object.fromEntries(new URLSearchParams(search));
   const http = await ctx.http();
-  const answer = await http.request({ method, path: pathname, query, body, safety: method === 'GET' ? 'retry' : 'once' });
+  const answer = await http.request({
+    method,
+    path: pathname,
+    query,
+    body,
+    safety: method === 'GET' ? 'retry' : 'once',
+  });
   const ui = await ctx.ui();
   if (answer !== undefined) ui.json(answer);
   else if (ctx.globals.json) ui.json({});

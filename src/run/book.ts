@@ -41,7 +41,9 @@ export async function run(ctx: Context, [event = '']: string[], opts: BookOption
   if (ctx.globals.json) return ui.json(bookDocument(result, request));
   if (result.status === 'on_record') {
     const m = result.meeting;
-    return ui.print(`Already booked: ${m.personEmail} has meeting ${m.id} at ${formatInZone(m.date, zone)} on ${m.event} (booked through schedctl ${formatInZone(m.recordedAt, zone)}); nothing was sent.`);
+    return ui.print(
+      `Already booked: ${m.personEmail} has meeting ${m.id} at ${formatInZone(m.date, zone)} on ${m.event} (booked through schedctl ${formatInZone(m.recordedAt, zone)}); nothing was sent.`,
+    );
   }
   if (result.status === 'already_booked') {
     const a = result.attempt;
@@ -62,7 +64,15 @@ export function bookDocument(result: BookOutcome, request: BookRequest) {
   if (result.status === 'booked') return result.meeting;
   if (result.status === 'on_record') {
     const m = result.meeting;
-    return { status: 'already_booked' as const, code: 'ON_RECORD', reservationId: null, workflowExecutionId: request.workflowExecutionId ?? null, event: m.event, startTime: m.date, meetingId: m.id };
+    return {
+      status: 'already_booked' as const,
+      code: 'ON_RECORD',
+      reservationId: null,
+      workflowExecutionId: request.workflowExecutionId ?? null,
+      event: m.event,
+      startTime: m.date,
+      meetingId: m.id,
+    };
   }
   const a = result.attempt;
   return {
@@ -77,20 +87,36 @@ export function bookDocument(result: BookOutcome, request: BookRequest) {
 }
 
 /** The flags as a typed booking request: every check before any request. */
-export async function parseBookOptions(event: string, opts: BookOptions, now: Date): Promise<{ request: BookRequest; zone: string }> {
-  if (!event.trim()) throw new UsageError('missing <event-or-link>: pass the event or scheduling link you fetched slots for');
+export async function parseBookOptions(
+  event: string,
+  opts: BookOptions,
+  now: Date,
+): Promise<{ request: BookRequest; zone: string }> {
+  if (!event.trim())
+    throw new UsageError('missing <event-or-link>: pass the event or scheduling link you fetched slots for');
   const zone = resolveZone(opts.tz, '--tz');
   const need = (value: string | undefined, flag: string, what: string) => {
     if (value === undefined || value.trim() === '') throw new UsageError(`missing ${flag}: ${what}`);
     return value;
   };
   const startInput = need(opts.start, '--start', 'pass one of the times `schedctl slots` lists');
-  const start = requireFuture(await parseTimeExpression(startInput, { zone, now, flag: '--start' }), now, '--start', zone);
-  const reservationId = requireUuid(need(opts.reservation, '--reservation', 'pass the reservationId `schedctl slots` printed'), '--reservation', 'reservation');
+  const start = requireFuture(
+    await parseTimeExpression(startInput, { zone, now, flag: '--start' }),
+    now,
+    '--start',
+    zone,
+  );
+  const reservationId = requireUuid(
+    need(opts.reservation, '--reservation', 'pass the reservationId `schedctl slots` printed'),
+    '--reservation',
+    'reservation',
+  );
   const personEmail = requireEmail(need(opts.email, '--email', "pass the lead's email"), '--email');
-  const workflowExecutionId = opts.execution !== undefined ? requireUuid(opts.execution, '--execution', 'workflow execution') : undefined;
+  const workflowExecutionId =
+    opts.execution !== undefined ? requireUuid(opts.execution, '--execution', 'workflow execution') : undefined;
   const guests = opts.guest ?? [];
-  if (guests.length > MAX_GUESTS) throw new UsageError(`too many --guest values (${guests.length}): at most ${MAX_GUESTS} guests`);
+  if (guests.length > MAX_GUESTS)
+    throw new UsageError(`too many --guest values (${guests.length}): at most ${MAX_GUESTS} guests`);
   const guestEmails = guests.map((g) => requireEmail(g, '--guest'));
   const leadTimezone = opts.leadTz !== undefined ? resolveZone(opts.leadTz, '--lead-tz') : undefined;
   const responses = opts.response?.length ? parseKeyValues(opts.response, '--response') : undefined;
@@ -114,7 +140,12 @@ export async function parseBookOptions(event: string, opts: BookOptions, now: Da
  * Books one slot with the lost-response rules (domain/booking.ts), after asking the local record
  * whether this lead already has this meeting. No prompt unless ctx.canPrompt().
  */
-export async function bookMeeting(ctx: Context, request: BookRequest, zone: string, rebook: boolean): Promise<BookOutcome> {
+export async function bookMeeting(
+  ctx: Context,
+  request: BookRequest,
+  zone: string,
+  rebook: boolean,
+): Promise<BookOutcome> {
   const target = await ctx.target();
   const state = await ctx.state();
   const scope = scopeOf(target);
@@ -140,7 +171,10 @@ export async function bookMeeting(ctx: Context, request: BookRequest, zone: stri
   }
   const ui = await ctx.ui();
   // It changes something: say where, before it happens.
-  if (!ctx.globals.json) ui.info(`Booking on ${target.profileName ? `profile "${target.profileName}"` : 'SCHEDCTL_API_KEY'} at ${target.baseUrl}`);
+  if (!ctx.globals.json)
+    ui.info(
+      `Booking on ${target.profileName ? `profile "${target.profileName}"` : 'SCHEDCTL_API_KEY'} at ${target.baseUrl}`,
+    );
   const api = await ctx.api();
   /**
    * When a run's scheduling session ended, its remembered scheduler outcome (kept by
@@ -151,7 +185,15 @@ export async function bookMeeting(ctx: Context, request: BookRequest, zone: stri
     return held && `schedctl trigger fire ${held.triggerId} --email ${email} --field ... (the same form responses)`;
   };
   return bookSlot(
-    { api, journal: state.journal, meetings: state.meetings, outcomes: state.outcomes, scope, now: () => ctx.clock.now(), fireAgain },
+    {
+      api,
+      journal: state.journal,
+      meetings: state.meetings,
+      outcomes: state.outcomes,
+      scope,
+      now: () => ctx.clock.now(),
+      fireAgain,
+    },
     request,
   );
 }
@@ -162,5 +204,6 @@ function explainSlotTaken(error: unknown, ctx: Context, zone: string): void {
   if (!(error instanceof SlotTakenError) || error.nearestSlots.length === 0) return;
   // Slots are server text: sanitized like every other line for a person.
   ctx.io.stderr.write(`${sanitizeText(`Nearest free times (reservation ${error.reservationId} is still usable):`)}\n`);
-  for (const s of error.nearestSlots) ctx.io.stderr.write(`${sanitizeText(`  ${formatInZone(s, zone)}   --start ${s}`)}\n`);
+  for (const s of error.nearestSlots)
+    ctx.io.stderr.write(`${sanitizeText(`  ${formatInZone(s, zone)}   --start ${s}`)}\n`);
 }

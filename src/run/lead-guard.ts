@@ -28,7 +28,11 @@ export interface LeadGuardQuery {
 }
 
 /** The meeting that makes this request a repeat (report it as already booked), or undefined to go ahead. */
-export async function guardLead(ctx: Context, meetings: Pick<Meetings, 'findUpcoming'>, q: LeadGuardQuery): Promise<MeetingRecord | undefined> {
+export async function guardLead(
+  ctx: Context,
+  meetings: Pick<Meetings, 'findUpcoming'>,
+  q: LeadGuardQuery,
+): Promise<MeetingRecord | undefined> {
   if (q.rebook) return undefined;
   const upcoming = await meetings.findUpcoming(q.scope, {
     email: q.email,
@@ -43,7 +47,10 @@ export async function guardLead(ctx: Context, meetings: Pick<Meetings, 'findUpco
   const what = `${q.email} already has meeting ${held.id} at ${formatInZone(held.date, q.zone)} (booked through schedctl${held.triggerId ? ' by the same trigger' : ` on ${held.event}`})`;
   if (ctx.canPrompt() && !ctx.globals.json && !q.noPrompt) {
     const { confirm } = await import('@inquirer/prompts');
-    const ok = await confirm({ message: `${what}. Book another one anyway?`, default: false }, { input: ctx.io.stdin, output: ctx.io.stderr });
+    const ok = await confirm(
+      { message: `${what}. Book another one anyway?`, default: false },
+      { input: ctx.io.stdin, output: ctx.io.stderr },
+    );
     if (!ok) throw new CancelledError('nothing was booked');
     return undefined;
   }

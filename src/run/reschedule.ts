@@ -26,11 +26,20 @@ export interface RescheduleOptions {
 export async function run(ctx: Context, [meetingId]: string[], opts: RescheduleOptions): Promise<void> {
   if (opts.from !== undefined) {
     if (meetingId !== undefined || opts.email !== undefined || opts.start !== undefined) {
-      throw new UsageError('--from takes the meetings and times from the file: leave out <meeting-id>, --email and --start');
+      throw new UsageError(
+        '--from takes the meetings and times from the file: leave out <meeting-id>, --email and --start',
+      );
     }
-    return rescheduleBatch(ctx, { from: opts.from, tz: opts.tz, dryRun: opts.dryRun, skipInvalid: opts.skipInvalid, out: opts.out });
+    return rescheduleBatch(ctx, {
+      from: opts.from,
+      tz: opts.tz,
+      dryRun: opts.dryRun,
+      skipInvalid: opts.skipInvalid,
+      out: opts.out,
+    });
   }
-  if (opts.dryRun || opts.skipInvalid || opts.out) throw new UsageError('--dry-run, --skip-invalid and --out go with --from <file>');
+  if (opts.dryRun || opts.skipInvalid || opts.out)
+    throw new UsageError('--dry-run, --skip-invalid and --out go with --from <file>');
   // Every flag first: a typo costs no request.
   const request = await parseRescheduleOptions(meetingId, opts, ctx.clock.now());
   const { zone, byId, email } = request;
@@ -69,17 +78,28 @@ export interface RescheduleRequest {
   zone: string;
 }
 
-export async function parseRescheduleOptions(meetingId: string | undefined, opts: Pick<RescheduleOptions, 'start' | 'tz' | 'event' | 'email'>, now: Date): Promise<RescheduleRequest> {
+export async function parseRescheduleOptions(
+  meetingId: string | undefined,
+  opts: Pick<RescheduleOptions, 'start' | 'tz' | 'event' | 'email'>,
+  now: Date,
+): Promise<RescheduleRequest> {
   const zone = resolveZone(opts.tz, '--tz');
-  if (meetingId !== undefined && opts.email !== undefined) throw new UsageError('pass either <meeting-id> or --email, not both');
+  if (meetingId !== undefined && opts.email !== undefined)
+    throw new UsageError('pass either <meeting-id> or --email, not both');
   if (meetingId === undefined && opts.email === undefined) {
-    throw new UsageError("missing <meeting-id>: pass the meeting id, or --email <lead> to find the lead's meeting in the local record", {
-      hint: 'schedctl meetings ls lists the meetings booked or moved through schedctl',
-    });
+    throw new UsageError(
+      "missing <meeting-id>: pass the meeting id, or --email <lead> to find the lead's meeting in the local record",
+      {
+        hint: 'schedctl meetings ls lists the meetings booked or moved through schedctl',
+      },
+    );
   }
   const byId = meetingId !== undefined ? requireUuid(meetingId, '<meeting-id>', 'meeting') : undefined;
   const email = opts.email !== undefined ? requireEmail(opts.email, '--email') : undefined;
-  const start = opts.start !== undefined ? requireFuture(await parseTimeExpression(opts.start, { zone, now, flag: '--start' }), now, '--start', zone) : undefined;
+  const start =
+    opts.start !== undefined
+      ? requireFuture(await parseTimeExpression(opts.start, { zone, now, flag: '--start' }), now, '--start', zone)
+      : undefined;
   return { byId, email, event: opts.event, start, zone };
 }
 
@@ -94,7 +114,12 @@ export interface MeetingToMove {
 }
 
 /** By id, or the lead's one upcoming meeting in the local record (several: asked on a terminal, else refused). */
-export async function findMeetingToMove(ctx: Context, state: State, scope: string, request: RescheduleRequest): Promise<MeetingToMove> {
+export async function findMeetingToMove(
+  ctx: Context,
+  state: State,
+  scope: string,
+  request: RescheduleRequest,
+): Promise<MeetingToMove> {
   let known: MeetingToMove['known'];
   let id: string;
   if (request.byId) {
@@ -102,39 +127,63 @@ export async function findMeetingToMove(ctx: Context, state: State, scope: strin
     known = await state.meetings.get(scope, request.byId);
   } else {
     // Checked when parsing: without an id there is an email.
-    known = { ...(await findMeetingByEmail(ctx, state, scope, { email: request.email ?? '', event: request.event, zone: request.zone })), scope };
+    known = {
+      ...(await findMeetingByEmail(ctx, state, scope, {
+        email: request.email ?? '',
+        event: request.event,
+        zone: request.zone,
+      })),
+      scope,
+    };
     id = known.id;
   }
   // Meetings booked before the meetings record existed are still in the journal.
   // The journal's booked entry moves too: re-running the original book command then still reads as the same booking.
   const journaled = await state.journal.findMeeting(scope, id);
-  return { id, scope, known, journaled, was: known?.date ?? journaled?.startTime, event: request.event ?? known?.event ?? journaled?.event };
+  return {
+    id,
+    scope,
+    known,
+    journaled,
+    was: known?.date ?? journaled?.startTime,
+    event: request.event ?? known?.event ?? journaled?.event,
+  };
 }
 
 /** One PATCH (never repeated: a lost answer is outcome unknown), then the local record follows the move. */
 export async function moveMeeting(ctx: Context, found: MeetingToMove, start: Date): Promise<Meeting> {
   const { id, scope, journaled, event } = found;
   const [target, state, api] = await Promise.all([ctx.target(), ctx.state(), ctx.api()]);
-  if (!ctx.globals.json) (await ctx.ui()).info(`Rescheduling on ${target.profileName ? `profile "${target.profileName}"` : 'SCHEDCTL_API_KEY'} at ${target.baseUrl}`);
+  if (!ctx.globals.json)
+    (await ctx.ui()).info(
+      `Rescheduling on ${target.profileName ? `profile "${target.profileName}"` : 'SCHEDCTL_API_KEY'} at ${target.baseUrl}`,
+    );
   let meeting: Meeting;
   try {
     meeting = await api.reschedule(id, start.toISOString());
   } catch (error) {
     if (error instanceof OutcomeUnknownError) {
       const reason = error.message.replace(/; the request may have been processed$/, '');
-      throw new OutcomeUnknownError(`no answer to the reschedule of meeting ${id} (${reason}): it may already have moved`, {
-        hint: 'check the meeting (the calendar invite) before trying again; running the same command again is harmless (it moves it to the same time)',
-        cause: error,
-      });
+      throw new OutcomeUnknownError(
+        `no answer to the reschedule of meeting ${id} (${reason}): it may already have moved`,
+        {
+          hint: 'check the meeting (the calendar invite) before trying again; running the same command again is harmless (it moves it to the same time)',
+          cause: error,
+        },
+      );
     }
-    if (error instanceof ApiError) throw error.withHint(hintFor(error.code, { operation: 'reschedule', event, meetingId: id }));
+    if (error instanceof ApiError)
+      throw error.withHint(hintFor(error.code, { operation: 'reschedule', event, meetingId: id }));
     throw error;
   }
   try {
     await state.meetings.recordMove(scope, id, meeting, ctx.clock.now());
-    if (journaled) await state.journal.update(journaled.id, { startTime: meeting.date, updatedAt: ctx.clock.now().toISOString() });
+    if (journaled)
+      await state.journal.update(journaled.id, { startTime: meeting.date, updatedAt: ctx.clock.now().toISOString() });
   } catch (error) {
-    (await ctx.ui()).warn(`the meeting moved, but the local record could not be updated (${error instanceof Error ? error.message : String(error)})`);
+    (await ctx.ui()).warn(
+      `the meeting moved, but the local record could not be updated (${error instanceof Error ? error.message : String(error)})`,
+    );
   }
   return meeting;
 }
@@ -143,7 +192,10 @@ export async function moveMeeting(ctx: Context, found: MeetingToMove, start: Dat
 async function askEvent(ctx: Context, id: string): Promise<string> {
   const { input } = await import('@inquirer/prompts');
   const answer = await input(
-    { message: `Event or scheduling link of meeting ${id} (not in the local record), to list free times`, validate: (v) => (v.trim() ? true : 'enter an event id or slug') },
+    {
+      message: `Event or scheduling link of meeting ${id} (not in the local record), to list free times`,
+      validate: (v) => (v.trim() ? true : 'enter an event id or slug'),
+    },
     { input: ctx.io.stdin, output: ctx.io.stderr },
   );
   return answer.trim();

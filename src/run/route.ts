@@ -22,9 +22,19 @@ interface RouteFlagsWithBatch extends RouteOptionsInput {
 export async function run(ctx: Context, _args: string[], opts: RouteFlagsWithBatch): Promise<void> {
   if (opts.from !== undefined) {
     const { days } = await parseRouteOptions({ tz: opts.tz, days: opts.days }, ctx.clock.now(), true);
-    return routeBatch(ctx, { from: opts.from, trigger: opts.trigger, tz: opts.tz, days, dryRun: opts.dryRun, skipInvalid: opts.skipInvalid, out: opts.out, rebook: opts.rebook });
+    return routeBatch(ctx, {
+      from: opts.from,
+      trigger: opts.trigger,
+      tz: opts.tz,
+      days,
+      dryRun: opts.dryRun,
+      skipInvalid: opts.skipInvalid,
+      out: opts.out,
+      rebook: opts.rebook,
+    });
   }
-  if (opts.dryRun || opts.skipInvalid || opts.out) throw new UsageError('--dry-run, --skip-invalid and --out go with --from <file>');
+  if (opts.dryRun || opts.skipInvalid || opts.out)
+    throw new UsageError('--dry-run, --skip-invalid and --out go with --from <file>');
   const r = await route(ctx, opts);
   const ui = await ctx.ui();
   for (const warning of r.result.warnings ?? []) ui.warn(warning);

@@ -44,7 +44,8 @@ export async function run(ctx: Context, [event = '']: string[], opts: SlotsOptio
     ].join('\n'),
   );
   const first = result.slots[0];
-  if (first) ui.info(`\nNext: schedctl book ${event} --start ${first} --reservation ${result.reservationId} --email <email>`);
+  if (first)
+    ui.info(`\nNext: schedctl book ${event} --start ${first} --reservation ${result.reservationId} --email <email>`);
 }
 
 /** The free times of [from, to): one request per 63 days, all with one reservation; an API refusal gets its hint. The --json document. */
@@ -61,7 +62,8 @@ export async function findSlots(api: Pick<Api, 'slots'>, request: SlotsRequest):
 export function parseSlotsOptions(event: string, opts: SlotsOptions, now: Date): SlotsRequest {
   if (!event.trim()) throw new UsageError('missing <event-or-link>: pass an event id or slug, or a scheduling link id');
   const zone = resolveZone(opts.tz, '--tz');
-  if (opts.to !== undefined && opts.days !== undefined) throw new UsageError('--to and --days cannot be used together: pass one of them');
+  if (opts.to !== undefined && opts.days !== undefined)
+    throw new UsageError('--to and --days cannot be used together: pass one of them');
   const from = opts.from !== undefined ? parseTimeInput(opts.from, { zone, now, flag: '--from' }) : now;
   let to: Date;
   if (opts.to !== undefined) {
@@ -71,11 +73,14 @@ export function parseSlotsOptions(event: string, opts: SlotsOptions, now: Date):
     const raw = opts.days ?? String(DEFAULT_DAYS);
     const days = Number(raw);
     if (!/^\d+$/.test(raw) || days < 1 || days > MAX_SLOTS_DAYS) {
-      throw new UsageError(`invalid --days "${opts.days}": expected a whole number of days from 1 to ${MAX_SLOTS_DAYS}`);
+      throw new UsageError(
+        `invalid --days "${opts.days}": expected a whole number of days from 1 to ${MAX_SLOTS_DAYS}`,
+      );
     }
     // Calendar days in the zone (a DST day is 23 or 25 hours long).
     to = DateTime.fromJSDate(from, { zone }).plus({ days }).toJSDate();
   }
-  const reservationId = opts.reservation !== undefined ? requireUuid(opts.reservation, '--reservation', 'reservation') : undefined;
+  const reservationId =
+    opts.reservation !== undefined ? requireUuid(opts.reservation, '--reservation', 'reservation') : undefined;
   return { event, zone, from, to, reservationId };
 }

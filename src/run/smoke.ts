@@ -33,13 +33,20 @@ async function print(report: SmokeReport, ctx: Context): Promise<void> {
     if (report.ok) ui.json(report);
     return;
   }
-  const paint = { pass: (s: string) => ui.out.green(s), fail: (s: string) => ui.out.red.bold(s), skip: (s: string) => ui.out.yellow(s) };
+  const paint = {
+    pass: (s: string) => ui.out.green(s),
+    fail: (s: string) => ui.out.red.bold(s),
+    skip: (s: string) => ui.out.yellow(s),
+  };
   const renderTable = await tables();
-  const lines = [renderTable(['NAME', 'RESULT', 'LATENCY', 'DETAIL'], tableRows(report.checks, paint), { color: ui.out.level > 0 })];
+  const lines = [
+    renderTable(['NAME', 'RESULT', 'LATENCY', 'DETAIL'], tableRows(report.checks, paint), { color: ui.out.level > 0 }),
+  ];
   // Contract problems quote the server's values: data, shown escaped (colors or not).
   const problems = problemLines(report.checks).map(sanitizeText);
   if (problems.length) lines.push('', 'Contract problems:', ...problems);
-  if (report.meetingId) lines.push('', `Booked meeting ${sanitizeText(report.meetingId)}: it is real; cancel it when done.`);
+  if (report.meetingId)
+    lines.push('', `Booked meeting ${sanitizeText(report.meetingId)}: it is real; cancel it when done.`);
   lines.push('', summaryLine(report));
   ui.print(lines.join('\n'));
 }

@@ -61,7 +61,9 @@ export function gridStarts(host: HostCalendar, from: number, to: number, rules: 
 }
 
 function atMinute(day: DateTime, minuteOfDay: number): number {
-  return day.set({ hour: Math.floor(minuteOfDay / 60), minute: minuteOfDay % 60, second: 0, millisecond: 0 }).toMillis();
+  return day
+    .set({ hour: Math.floor(minuteOfDay / 60), minute: minuteOfDay % 60, second: 0, millisecond: 0 })
+    .toMillis();
 }
 
 function overlaps(blocks: Interval[], start: number, end: number): boolean {

@@ -1,7 +1,15 @@
 /** Personal (free-mail) domains that fail a "work email required" rule. */
 export const PERSONAL_DOMAINS = [
-  'gmail.com', 'yahoo.com', 'hotmail.com', 'outlook.com', 'icloud.com', 'aol.com',
-  'proton.me', 'protonmail.com', 'gmx.com', 'mail.com',
+  'gmail.com',
+  'yahoo.com',
+  'hotmail.com',
+  'outlook.com',
+  'icloud.com',
+  'aol.com',
+  'proton.me',
+  'protonmail.com',
+  'gmx.com',
+  'mail.com',
 ];
 
 export function isPersonalEmail(email: string): boolean {

@@ -21,22 +21,45 @@ export function stateView(store: Store) {
   return {
     now: store.now().toISOString(),
     meetings: store.state.meetings.map((m) => ({
-      id: m.meeting.id, eventId: m.meeting.eventId, event: m.eventKey, date: m.meeting.date, status: m.meeting.status,
-      personEmail: m.meeting.personEmail, workflowExecutionId: m.workflowExecutionId, reservationId: m.reservationId,
-      duration: m.meeting.duration, hostIds: m.hostIds, hosts: m.hostIds.map(hostName),
+      id: m.meeting.id,
+      eventId: m.meeting.eventId,
+      event: m.eventKey,
+      date: m.meeting.date,
+      status: m.meeting.status,
+      personEmail: m.meeting.personEmail,
+      workflowExecutionId: m.workflowExecutionId,
+      reservationId: m.reservationId,
+      duration: m.meeting.duration,
+      hostIds: m.hostIds,
+      hosts: m.hostIds.map(hostName),
     })),
     reservations: store.state.reservations.map((r) => ({
-      id: r.id, eventId: r.eventId, event: r.eventKey, expiresAt: r.expiresAt, status: store.reservationStatus(r), hostIds: r.hostIds,
+      id: r.id,
+      eventId: r.eventId,
+      event: r.eventKey,
+      expiresAt: r.expiresAt,
+      status: store.reservationStatus(r),
+      hostIds: r.hostIds,
     })),
     executions: store.state.executions.map((e) => ({
-      id: e.id, triggerId: e.triggerId, email: e.email, outcome: e.outcome, meetingId: e.meetingId,
-      sessionEnded: store.sessionEnded(e), createdAt: e.createdAt,
+      id: e.id,
+      triggerId: e.triggerId,
+      email: e.email,
+      outcome: e.outcome,
+      meetingId: e.meetingId,
+      sessionEnded: store.sessionEnded(e),
+      createdAt: e.createdAt,
     })),
     requests: store.requests,
   };
 }
 
-export function handleHook({ store, faults, limiter }: HookDeps, method: string, path: string, rawBody: string | null): Reply {
+export function handleHook(
+  { store, faults, limiter }: HookDeps,
+  method: string,
+  path: string,
+  rawBody: string | null,
+): Reply {
   try {
     const body = () => parseJson(rawBody ?? '');
     const ok = (value: unknown, status = 200): Reply => ({ status, body: value });

@@ -23,7 +23,13 @@ export class ApiFailure extends Error {
   }
 }
 
-export function errorReply(status: number, code: string, message: string, details?: string[], headers?: Record<string, string>): Reply {
+export function errorReply(
+  status: number,
+  code: string,
+  message: string,
+  details?: string[],
+  headers?: Record<string, string>,
+): Reply {
   const error: Record<string, unknown> = { code, message };
   if (details && details.length > 0) error.details = details;
   return { status, body: { error }, headers };

@@ -64,7 +64,9 @@ function listenError(error: unknown, opts: Pick<SandboxCommandOptions, 'host' | 
     case 'EADDRNOTAVAIL':
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
-      return new UsageError(`cannot listen on --host ${opts.host}: no such address on this machine`, { hint: 'use --host 127.0.0.1' });
+      return new UsageError(`cannot listen on --host ${opts.host}: no such address on this machine`, {
+        hint: 'use --host 127.0.0.1',
+      });
     default:
       return undefined;
   }
@@ -72,10 +74,16 @@ function listenError(error: unknown, opts: Pick<SandboxCommandOptions, 'host' | 
 
 export async function runSandboxCommand(opts: SandboxCommandOptions, io: SandboxCommandIo): Promise<RunningSandbox> {
   if (!isLoopbackHost(opts.host)) {
-    io.stderr.write(`warning: binding ${opts.host} exposes the sandbox and its demo keys beyond this machine; use --host 127.0.0.1 unless you mean it\n`);
+    io.stderr.write(
+      `warning: binding ${opts.host} exposes the sandbox and its demo keys beyond this machine; use --host 127.0.0.1 unless you mean it\n`,
+    );
   }
   const sandbox = await startSandbox({
-    host: opts.host, port: opts.port, seed: opts.seed, holdSeconds: opts.holdSeconds, rateLimit: opts.rateLimit,
+    host: opts.host,
+    port: opts.port,
+    seed: opts.seed,
+    holdSeconds: opts.holdSeconds,
+    rateLimit: opts.rateLimit,
     ...(opts.state ? { stateFile: opts.state } : {}),
   }).catch((error: unknown) => {
     throw listenError(error, opts) ?? error;
@@ -91,9 +99,12 @@ export async function runSandboxCommand(opts: SandboxCommandOptions, io: Sandbox
   const shutdown = () => {
     process.off('SIGINT', shutdown);
     process.off('SIGTERM', shutdown);
-    void sandbox.close().then(resolveClosed, resolveClosed).finally(() => {
-      delete ownsSigint[Symbol.for('schedctl.ownsSigint')];
-    });
+    void sandbox
+      .close()
+      .then(resolveClosed, resolveClosed)
+      .finally(() => {
+        delete ownsSigint[Symbol.for('schedctl.ownsSigint')];
+      });
   };
   process.on('SIGINT', shutdown);
   process.on('SIGTERM', shutdown);

@@ -12,9 +12,16 @@ export function loadState(file: string): SandboxState | undefined {
   try {
     parsed = JSON.parse(readFileSync(file, 'utf8')) as Partial<SandboxState>;
   } catch (err) {
-    throw new Error(`cannot read sandbox state ${file}: ${(err as Error).message}; move it away or pass another --state path.`);
+    throw new Error(
+      `cannot read sandbox state ${file}: ${(err as Error).message}; move it away or pass another --state path.`,
+    );
   }
-  if (parsed.version !== 1 || !Array.isArray(parsed.meetings) || !Array.isArray(parsed.reservations) || !Array.isArray(parsed.executions)) {
+  if (
+    parsed.version !== 1 ||
+    !Array.isArray(parsed.meetings) ||
+    !Array.isArray(parsed.reservations) ||
+    !Array.isArray(parsed.executions)
+  ) {
     throw new Error(`${file} is not a sandbox state file (version 1); move it away or pass another --state path.`);
   }
   return parsed as SandboxState;

@@ -21,7 +21,10 @@ interface Route {
 }
 
 const route = (method: string, path: string, scope: Scope, handler: Route['handler']): Route => ({
-  method, segments: path.split('/').filter(Boolean), scope, handler,
+  method,
+  segments: path.split('/').filter(Boolean),
+  scope,
+  handler,
 });
 
 // The spec leaves the trigger scopes open; read for listing, write for firing.
@@ -43,7 +46,10 @@ export const KEY_SCOPES: Record<KeyName, Scope[]> = {
 
 /** A write permission also satisfies read for its surface. */
 export function hasScope(granted: Scope[], needed: Scope): boolean {
-  return granted.includes(needed) || (needed.endsWith(':read') && granted.includes(needed.replace(':read', ':write') as Scope));
+  return (
+    granted.includes(needed) ||
+    (needed.endsWith(':read') && granted.includes(needed.replace(':read', ':write') as Scope))
+  );
 }
 
 function match(segments: string[], pattern: string[]): Record<string, string> | undefined {
@@ -81,8 +87,13 @@ export function handleV1(store: Store, limiter: RateLimiter, req: V1Request): Re
   }
   const retryAfter = limiter.take(key, store.nowMs());
   if (retryAfter !== undefined) {
-    return errorReply(429, 'RATE_LIMITED', `Rate limit of ${limiter.perMinute} requests per minute exceeded; retry in ${retryAfter}s.`,
-      undefined, { 'retry-after': String(retryAfter) });
+    return errorReply(
+      429,
+      'RATE_LIMITED',
+      `Rate limit of ${limiter.perMinute} requests per minute exceeded; retry in ${retryAfter}s.`,
+      undefined,
+      { 'retry-after': String(retryAfter) },
+    );
   }
   let segments: string[];
   try {
@@ -101,9 +112,16 @@ export function handleV1(store: Store, limiter: RateLimiter, req: V1Request): Re
     return errorReply(403, 'MISSING_SCOPE', `This API key lacks the ${found.route.scope} scope.`);
   }
   try {
-    if (req.rawBody === null) throw new ApiFailure(400, 'INVALID_REQUEST', 'The request body exceeds 1 MiB.', ['(body): too large']);
+    if (req.rawBody === null)
+      throw new ApiFailure(400, 'INVALID_REQUEST', 'The request body exceeds 1 MiB.', ['(body): too large']);
     const raw = req.rawBody;
-    const ctx: HandlerContext = { store, params: found.params, query: req.url.searchParams, json: () => parseJson(raw), baseUrl: req.baseUrl };
+    const ctx: HandlerContext = {
+      store,
+      params: found.params,
+      query: req.url.searchParams,
+      json: () => parseJson(raw),
+      baseUrl: req.baseUrl,
+    };
     return found.route.handler(ctx);
   } catch (err) {
     if (err instanceof ApiFailure) return failureReply(err);

@@ -35,7 +35,8 @@ export interface Sandbox {
 const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
 export const isLoopbackHost = (host: string) => host === 'localhost' || LOOPBACK.has(host) || host.startsWith('127.');
 
-const HTML_502 = '<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1><p>upstream error</p></body></html>';
+const HTML_502 =
+  '<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1><p>upstream error</p></body></html>';
 
 // The schedulerUrl of a fired trigger points here, so it is never a dead link; booking itself is API-only.
 const bookingPage = (name: string) =>
@@ -58,12 +59,23 @@ const sleep = (ms: number, timers: Set<NodeJS.Timeout>) =>
 function faultReply(rule: FaultRule): Reply {
   const status = rule.status ?? 500;
   const headers: Record<string, string> = status === 429 ? { 'retry-after': String(rule.retryAfter ?? 1) } : {};
-  return errorReply(status, rule.code ?? 'INTERNAL_ERROR', `Injected fault: ${rule.code ?? 'INTERNAL_ERROR'}.`, undefined, headers);
+  return errorReply(
+    status,
+    rule.code ?? 'INTERNAL_ERROR',
+    `Injected fault: ${rule.code ?? 'INTERNAL_ERROR'}.`,
+    undefined,
+    headers,
+  );
 }
 
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   const host = options.host ?? '127.0.0.1';
-  const store = new Store({ seed: options.seed ?? 1, holdSeconds: options.holdSeconds ?? 600, now: options.now ?? (() => new Date()), stateFile: options.stateFile });
+  const store = new Store({
+    seed: options.seed ?? 1,
+    holdSeconds: options.holdSeconds ?? 600,
+    now: options.now ?? (() => new Date()),
+    stateFile: options.stateFile,
+  });
   const faults = new FaultBook();
   const limiter = new RateLimiter(options.rateLimit ?? 30);
   const stalled = new Set<ServerResponse>();
@@ -73,7 +85,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 
   async function serveV1(req: IncomingMessage, res: ServerResponse, url: URL, rawBody: string | null): Promise<void> {
     const method = req.method ?? 'GET';
-    const entry: RequestLogEntry = { method, path: url.pathname, status: null, key: identifyKey(store, req.headers.authorization) };
+    const entry: RequestLogEntry = {
+      method,
+      path: url.pathname,
+      status: null,
+      key: identifyKey(store, req.headers.authorization),
+    };
     store.requests.push(entry);
     const rule = faults.take(method, url.pathname);
     if (rule) entry.fault = rule.fault;
@@ -121,7 +138,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     const rawBody = await readBody(req);
     if (url.pathname.startsWith('/_sandbox/')) {
       // Hooks answer loopback peers only; anyone else sees an ordinary 404.
-      if (!LOOPBACK.has(req.socket.remoteAddress ?? '')) return send(res, errorReply(404, 'NOT_FOUND', `No route for ${req.method} ${url.pathname}.`));
+      if (!LOOPBACK.has(req.socket.remoteAddress ?? ''))
+        return send(res, errorReply(404, 'NOT_FOUND', `No route for ${req.method} ${url.pathname}.`));
       return send(res, handleHook({ store, faults, limiter }, req.method ?? 'GET', url.pathname, rawBody));
     }
     if (url.pathname === '/v1' || url.pathname.startsWith('/v1/')) return serveV1(req, res, url, rawBody);

@@ -31,7 +31,15 @@ export class Store {
   }
 
   private static emptyState(seed: number): SandboxState {
-    return { version: 1, seed, rngState: Rng.fromSeed(seed, 'runtime').state, clockOffsetMs: 0, meetings: [], reservations: [], executions: [] };
+    return {
+      version: 1,
+      seed,
+      rngState: Rng.fromSeed(seed, 'runtime').state,
+      clockOffsetMs: 0,
+      meetings: [],
+      reservations: [],
+      executions: [],
+    };
   }
 
   now(): Date {
@@ -59,7 +67,10 @@ export class Store {
     const { links, events } = this.workspace;
     const link = links.find((l) => l.id === identifier) ?? links.find((l) => l.slug === identifier);
     if (link) {
-      const event = must(events.find((e) => e.id === link.eventId), `event ${link.eventId}`);
+      const event = must(
+        events.find((e) => e.id === link.eventId),
+        `event ${link.eventId}`,
+      );
       return { kind: 'link', id: link.id, event, link, hostIds: link.hostIds };
     }
     const event = events.find((e) => e.id === identifier) ?? events.find((e) => e.slug === identifier);
@@ -69,7 +80,10 @@ export class Store {
   /** Calendars of the given hosts; `excludeMeetingId` lets a meeting move within its own time. */
   calendars(hostIds: string[], excludeMeetingId?: string): HostCalendar[] {
     return hostIds.map((id) => {
-      const host = must(this.workspace.hosts.find((h) => h.id === id), `host ${id}`);
+      const host = must(
+        this.workspace.hosts.find((h) => h.id === id),
+        `host ${id}`,
+      );
       const booked = this.state.meetings
         .filter((m) => m.meeting.id !== excludeMeetingId && m.meeting.status !== 'canceled' && m.hostIds.includes(id))
         .map((m) => {
@@ -77,7 +91,15 @@ export class Store {
           return { start, end: start + m.meeting.duration * 60_000 };
         });
       const busy = host.busy.map((b) => ({ start: Date.parse(b.start), end: Date.parse(b.end) }));
-      return { id, zone: host.zone, weekdays: host.weekdays, startMinute: host.startMinute, endMinute: host.endMinute, busy, booked };
+      return {
+        id,
+        zone: host.zone,
+        weekdays: host.weekdays,
+        startMinute: host.startMinute,
+        endMinute: host.endMinute,
+        busy,
+        booked,
+      };
     });
   }
 

@@ -127,10 +127,13 @@ export class Journal {
   async findOpenAttempt(scope: string, by: OpenAttemptQuery): Promise<JournalEntry | undefined> {
     const since = by.bookedSince?.getTime();
     const open = (e: JournalEntry) =>
-      (e.outcome === 'unknown' && wasSent(e)) || (since !== undefined && e.outcome !== 'unknown' && !(Date.parse(e.startTime) < since));
+      (e.outcome === 'unknown' && wasSent(e)) ||
+      (since !== undefined && e.outcome !== 'unknown' && !(Date.parse(e.startTime) < since));
     return this.file
       .read()
-      .entries.filter((e) => e.scope === scope && open(e) && sameEmail(e.personEmail, by.personEmail) && matchesGiven(e, by))
+      .entries.filter(
+        (e) => e.scope === scope && open(e) && sameEmail(e.personEmail, by.personEmail) && matchesGiven(e, by),
+      )
       .at(-1);
   }
 

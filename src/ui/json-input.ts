@@ -3,7 +3,12 @@ import { UsageError } from '../errors.js';
 import { readAll } from './stdin.js';
 
 /** Reads a JSON value given inline, as @FILE, as a plain file path (`fileOnly`), or - for stdin. */
-export async function readJsonInput(spec: string, flag: string, stdin: NodeJS.ReadableStream, fileOnly = false): Promise<unknown> {
+export async function readJsonInput(
+  spec: string,
+  flag: string,
+  stdin: NodeJS.ReadableStream,
+  fileOnly = false,
+): Promise<unknown> {
   let text: string;
   let source: string;
   if (spec === '-') {
@@ -35,5 +40,10 @@ export async function readJsonInput(spec: string, flag: string, stdin: NodeJS.Re
  */
 function jsonParseReason(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
-  return message.replace(/,?\s*"[\s\S]*" is not valid JSON\s*$/, '').replace(/\s+/g, ' ').trim() || 'it does not parse';
+  return (
+    message
+      .replace(/,?\s*"[\s\S]*" is not valid JSON\s*$/, '')
+      .replace(/\s+/g, ' ')
+      .trim() || 'it does not parse'
+  );
 }

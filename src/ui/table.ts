@@ -28,17 +28,37 @@ export async function tables(): Promise<RenderTable> {
 }
 
 /** A borderless table for stdout; plain (no color codes) when colors are off. */
-function renderWith(Table: typeof TableClass, head: string[], rows: Array<Array<Cell>>, opts: { color: boolean }): string {
+function renderWith(
+  Table: typeof TableClass,
+  head: string[],
+  rows: Array<Array<Cell>>,
+  opts: { color: boolean },
+): string {
   const table = new Table({
     head: head.map((h) => sanitizeText(h)),
     style: { head: opts.color ? ['bold'] : [], border: [], compact: true, 'padding-left': 0, 'padding-right': 2 },
     chars: {
-      top: '', 'top-mid': '', 'top-left': '', 'top-right': '',
-      bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '',
-      left: '', 'left-mid': '', mid: '', 'mid-mid': '',
-      right: '', 'right-mid': '', middle: '',
+      top: '',
+      'top-mid': '',
+      'top-left': '',
+      'top-right': '',
+      bottom: '',
+      'bottom-mid': '',
+      'bottom-left': '',
+      'bottom-right': '',
+      left: '',
+      'left-mid': '',
+      mid: '',
+      'mid-mid': '',
+      right: '',
+      'right-mid': '',
+      middle: '',
     },
   });
   for (const row of rows) table.push(row.map(cellText));
-  return table.toString().split('\n').map((l) => l.trimEnd()).join('\n');
+  return table
+    .toString()
+    .split('\n')
+    .map((l) => l.trimEnd())
+    .join('\n');
 }

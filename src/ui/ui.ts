@@ -35,7 +35,12 @@ export interface Ui {
 
 type Level = 0 | 1 | 2 | 3;
 
-export function colorLevel(isTTY: boolean, detected: { level: number } | false, env: NodeJS.ProcessEnv, globals: Pick<GlobalOptions, 'color'>): Level {
+export function colorLevel(
+  isTTY: boolean,
+  detected: { level: number } | false,
+  env: NodeJS.ProcessEnv,
+  globals: Pick<GlobalOptions, 'color'>,
+): Level {
   if (!globals.color || (env.NO_COLOR !== undefined && env.NO_COLOR !== '')) return 0;
   if (env.FORCE_COLOR !== undefined) {
     if (env.FORCE_COLOR === '0' || env.FORCE_COLOR === 'false') return 0;

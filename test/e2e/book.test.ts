@@ -7,7 +7,8 @@ import { useSandbox } from '../helpers/sandbox.js';
 
 const t = useSandbox();
 
-const cli = (args: string[], opts: { key?: 'full' | 'readOnly' | 'revoked' } = {}) => t.sb.cli(args, { configDir: t.dir, ...opts });
+const cli = (args: string[], opts: { key?: 'full' | 'readOnly' | 'revoked' } = {}) =>
+  t.sb.cli(args, { configDir: t.dir, ...opts });
 
 async function slots(event: string): Promise<{ reservationId: string; slots: string[] }> {
   const r = await cli(['slots', event, '--json', '--days', '14']);
@@ -17,7 +18,9 @@ async function slots(event: string): Promise<{ reservationId: string; slots: str
 
 async function fire(region = 'emea', email = 'lead@acme.example'): Promise<{ executionId: string; linkId: string }> {
   const headers = { authorization: `Bearer ${t.sb.keys.full}`, 'content-type': 'application/json' };
-  const { triggers } = (await (await fetch(`${t.sb.baseUrl}/v1/triggers`, { headers })).json()) as { triggers: Array<{ id: string; name: string }> };
+  const { triggers } = (await (await fetch(`${t.sb.baseUrl}/v1/triggers`, { headers })).json()) as {
+    triggers: Array<{ id: string; name: string }>;
+  };
   const trigger = triggers.find((x) => x.name === 'Inbound demo request')!;
   const res = await fetch(`${t.sb.baseUrl}/v1/triggers/${trigger.id}`, {
     method: 'POST',
@@ -31,14 +34,22 @@ async function fire(region = 'emea', email = 'lead@acme.example'): Promise<{ exe
 const book = (event: string, start: string, reservation: string, email = 'lead@acme.example', extra: string[] = []) =>
   cli(['book', event, '--start', start, '--reservation', reservation, '--email', email, ...extra]);
 
-const journal = () => JSON.parse(readFileSync(join(t.dir, 'journal.json'), 'utf8')).entries as Array<Record<string, unknown>>;
+const journal = () =>
+  JSON.parse(readFileSync(join(t.dir, 'journal.json'), 'utf8')).entries as Array<Record<string, unknown>>;
 const meetings = async () => (await t.sb.state()).meetings;
 const BOOK = '/v1/scheduling/meetings';
 
 describe('book: success', () => {
   it('books a plain event and prints the meeting, its time in --tz, the link and how to reschedule', async () => {
     const s = await slots('intro-call');
-    const r = await book('intro-call', s.slots[0]!, s.reservationId, 'lead@acme.example', ['--tz', 'Asia/Tokyo', '--first-name', 'Ada', '--guest', 'cto@acme.example']);
+    const r = await book('intro-call', s.slots[0]!, s.reservationId, 'lead@acme.example', [
+      '--tz',
+      'Asia/Tokyo',
+      '--first-name',
+      'Ada',
+      '--guest',
+      'cto@acme.example',
+    ]);
     expect(r.code, show(r)).toBe(0);
     const [m] = await meetings();
     expect(m).toBeDefined();
@@ -51,7 +62,9 @@ describe('book: success', () => {
     expect(r.stdout).toMatch(/link +https:\/\/zoom\.us\/j\//);
     expect(r.stdout).toContain('cto@acme.example');
     expect(r.stderr).toContain(`To move it: schedctl reschedule ${m!.id} --start <time>`);
-    expect(journal()).toEqual([expect.objectContaining({ outcome: 'booked', meetingId: m!.id, event: 'intro-call', startTime: s.slots[0] })]);
+    expect(journal()).toEqual([
+      expect.objectContaining({ outcome: 'booked', meetingId: m!.id, event: 'intro-call', startTime: s.slots[0] }),
+    ]);
     assertNoSecretsInFiles(t.dir);
   });
 
@@ -60,14 +73,22 @@ describe('book: success', () => {
     const r = await book('strategy-session', s.slots[0]!, s.reservationId, 'lead@acme.example', ['--json']);
     expect(r.code, show(r)).toBe(0);
     expect(strictSchemas.meeting.safeParse(r.json()).success).toBe(true);
-    expect(r.json()).toMatchObject({ status: 'scheduled', date: s.slots[0], location: '1 Market St, San Francisco, CA' });
+    expect(r.json()).toMatchObject({
+      status: 'scheduled',
+      date: s.slots[0],
+      location: '1 Market St, San Francisco, CA',
+    });
     expect(r.stderr).toBe('');
   });
 
   it('books a routed slot with the execution id and link (resuming the workflow run)', async () => {
     const { executionId, linkId } = await fire();
     const s = await slots(linkId);
-    const r = await book(linkId, s.slots[0]!, s.reservationId, 'lead@acme.example', ['--execution', executionId, '--json']);
+    const r = await book(linkId, s.slots[0]!, s.reservationId, 'lead@acme.example', [
+      '--execution',
+      executionId,
+      '--json',
+    ]);
     expect(r.code, show(r)).toBe(0);
     const state = await t.sb.state();
     expect(state.meetings).toHaveLength(1);
@@ -80,9 +101,17 @@ describe('book: every error code of the spec', () => {
   it('INVALID_REQUEST: personEmail differs from the fired email (exit 2)', async () => {
     const { executionId, linkId } = await fire();
     const s = await slots(linkId);
-    const r = await book(linkId, s.slots[0]!, s.reservationId, 'other@acme.example', ['--execution', executionId, '--json']);
+    const r = await book(linkId, s.slots[0]!, s.reservationId, 'other@acme.example', [
+      '--execution',
+      executionId,
+      '--json',
+    ]);
     expect(r.code, show(r)).toBe(2);
-    expect(r.json().error).toMatchObject({ code: 'INVALID_REQUEST', status: 400, details: [expect.stringMatching(/^personEmail: /)] });
+    expect(r.json().error).toMatchObject({
+      code: 'INVALID_REQUEST',
+      status: 400,
+      details: [expect.stringMatching(/^personEmail: /)],
+    });
     expect(r.json().error.hint).toContain('--email must be the email the trigger was fired with');
     expect(await meetings()).toHaveLength(0);
   });
@@ -101,29 +130,75 @@ describe('book: every error code of the spec', () => {
     const s = await slots('product-demo');
     const r = await book('product-demo', s.slots[0]!, s.reservationId, 'someone@gmail.com', ['--json']);
     expect(r.code, show(r)).toBe(2);
-    expect(r.json().error).toMatchObject({ code: 'WORK_EMAIL_REQUIRED', status: 400, hint: expect.stringContaining("company address in --email") });
+    expect(r.json().error).toMatchObject({
+      code: 'WORK_EMAIL_REQUIRED',
+      status: 400,
+      hint: expect.stringContaining('company address in --email'),
+    });
   });
 
   it('INVALID_API_KEY: a revoked key (exit 3)', async () => {
     const s = await slots('intro-call');
-    const r = await cli(['book', 'intro-call', '--start', s.slots[0]!, '--reservation', s.reservationId, '--email', 'a@acme.example', '--json'], { key: 'revoked' });
+    const r = await cli(
+      [
+        'book',
+        'intro-call',
+        '--start',
+        s.slots[0]!,
+        '--reservation',
+        s.reservationId,
+        '--email',
+        'a@acme.example',
+        '--json',
+      ],
+      { key: 'revoked' },
+    );
     expect(r.code, show(r)).toBe(3);
-    expect(r.json().error).toMatchObject({ code: 'INVALID_API_KEY', status: 401, hint: expect.stringContaining('profile add') });
+    expect(r.json().error).toMatchObject({
+      code: 'INVALID_API_KEY',
+      status: 401,
+      hint: expect.stringContaining('profile add'),
+    });
   });
 
   it('MISSING_SCOPE: a read-only key (exit 3)', async () => {
     const s = await slots('intro-call');
-    const r = await cli(['book', 'intro-call', '--start', s.slots[0]!, '--reservation', s.reservationId, '--email', 'a@acme.example', '--json'], { key: 'readOnly' });
+    const r = await cli(
+      [
+        'book',
+        'intro-call',
+        '--start',
+        s.slots[0]!,
+        '--reservation',
+        s.reservationId,
+        '--email',
+        'a@acme.example',
+        '--json',
+      ],
+      { key: 'readOnly' },
+    );
     expect(r.code, show(r)).toBe(3);
-    expect(r.json().error).toMatchObject({ code: 'MISSING_SCOPE', status: 403, hint: expect.stringContaining('scheduling:write') });
+    expect(r.json().error).toMatchObject({
+      code: 'MISSING_SCOPE',
+      status: 403,
+      hint: expect.stringContaining('scheduling:write'),
+    });
     expect(r.json().error.message).toContain('scheduling:write');
   });
 
   it('NOT_FOUND: an unknown execution or event (exit 4)', async () => {
     const s = await slots('intro-call');
-    const r = await book('intro-call', s.slots[0]!, s.reservationId, 'a@acme.example', ['--execution', '00000000-0000-4000-8000-000000000000', '--json']);
+    const r = await book('intro-call', s.slots[0]!, s.reservationId, 'a@acme.example', [
+      '--execution',
+      '00000000-0000-4000-8000-000000000000',
+      '--json',
+    ]);
     expect(r.code, show(r)).toBe(4);
-    expect(r.json().error).toMatchObject({ code: 'NOT_FOUND', status: 404, hint: expect.stringContaining('--execution') });
+    expect(r.json().error).toMatchObject({
+      code: 'NOT_FOUND',
+      status: 404,
+      hint: expect.stringContaining('--execution'),
+    });
     const e = await book('no-such-event', s.slots[0]!, s.reservationId, 'a@acme.example');
     expect(e.code, show(e)).toBe(4);
     expect(e.stderr).toContain('(NOT_FOUND, HTTP 404)');
@@ -135,7 +210,11 @@ describe('book: every error code of the spec', () => {
     await t.sb.advance(601);
     const r = await book('intro-call', s.slots.at(-1)!, s.reservationId, 'a@acme.example', ['--json']);
     expect(r.code, show(r)).toBe(5);
-    expect(r.json().error).toMatchObject({ code: 'RESERVATION_EXPIRED', status: 409, hint: expect.stringContaining('`schedctl slots intro-call`') });
+    expect(r.json().error).toMatchObject({
+      code: 'RESERVATION_EXPIRED',
+      status: 409,
+      hint: expect.stringContaining('`schedctl slots intro-call`'),
+    });
   });
 
   it('re-running a successful book is idempotent: already booked, the meeting id, exit 0', async () => {
@@ -144,7 +223,12 @@ describe('book: every error code of the spec', () => {
     const [m] = await meetings();
     const again = await book('intro-call', s.slots[0]!, s.reservationId, 'lead@acme.example', ['--json']);
     expect(again.code, show(again)).toBe(0);
-    expect(again.json()).toMatchObject({ status: 'already_booked', code: 'RESERVATION_USED', meetingId: m!.id, reservationId: s.reservationId });
+    expect(again.json()).toMatchObject({
+      status: 'already_booked',
+      code: 'RESERVATION_USED',
+      meetingId: m!.id,
+      reservationId: s.reservationId,
+    });
     expect(await meetings()).toHaveLength(1);
   });
 
@@ -156,13 +240,20 @@ describe('book: every error code of the spec', () => {
     const r = await book('intro-call', fresh.slots[1]!, fresh.reservationId, 'lead@acme.example', ['--json']);
     expect(r.code, show(r)).toBe(5);
     const [m] = await meetings();
-    expect(r.json().error).toMatchObject({ code: 'LEAD_HAS_MEETING', message: expect.stringContaining(m!.id), hint: expect.stringContaining('--rebook') });
+    expect(r.json().error).toMatchObject({
+      code: 'LEAD_HAS_MEETING',
+      message: expect.stringContaining(m!.id),
+      hint: expect.stringContaining('--rebook'),
+    });
     expect(await t.sb.requestCount()).toBe(before + 1); // the slots request only
     // The same time again is a repeat: already booked, from the local record, nothing sent.
     const same = await book('intro-call', s.slots[0]!, fresh.reservationId, 'lead@acme.example', ['--json']);
     expect(same.code, show(same)).toBe(0);
     expect(same.json()).toMatchObject({ status: 'already_booked', code: 'ON_RECORD', meetingId: m!.id });
-    const again = await book('intro-call', fresh.slots[1]!, fresh.reservationId, 'lead@acme.example', ['--json', '--rebook']);
+    const again = await book('intro-call', fresh.slots[1]!, fresh.reservationId, 'lead@acme.example', [
+      '--json',
+      '--rebook',
+    ]);
     expect(again.code, show(again)).toBe(0);
     expect(await meetings()).toHaveLength(2);
   });
@@ -172,7 +263,11 @@ describe('book: every error code of the spec', () => {
     expect((await book('intro-call', s.slots[0]!, s.reservationId)).code).toBe(0);
     const r = await book('intro-call', s.slots[1]!, s.reservationId, 'lead@acme.example', ['--json', '--rebook']);
     expect(r.code, show(r)).toBe(5);
-    expect(r.json().error).toMatchObject({ code: 'RESERVATION_USED', status: 409, hint: expect.stringContaining('check the calendar') });
+    expect(r.json().error).toMatchObject({
+      code: 'RESERVATION_USED',
+      status: 409,
+      hint: expect.stringContaining('check the calendar'),
+    });
     expect(await meetings()).toHaveLength(1);
   });
 
@@ -192,9 +287,17 @@ describe('book: every error code of the spec', () => {
     const again = await book('quarterly-review', doc.nearestSlots[0], b.reservationId, 'second@acme.example');
     expect(again.code, show(again)).toBe(0);
     expect(await meetings()).toHaveLength(2);
-    const human = await book('quarterly-review', taken, (await slots('quarterly-review')).reservationId, 'third@acme.example', ['--tz', 'UTC']);
+    const human = await book(
+      'quarterly-review',
+      taken,
+      (await slots('quarterly-review')).reservationId,
+      'third@acme.example',
+      ['--tz', 'UTC'],
+    );
     expect(human.code, show(human)).toBe(5);
-    expect(human.stderr).toMatch(/Nearest free times \(reservation \S+ is still usable\):\n {2}\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC {3}--start \S+/);
+    expect(human.stderr).toMatch(
+      /Nearest free times \(reservation \S+ is still usable\):\n {2}\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC {3}--start \S+/,
+    );
   });
 
   it('NO_HOST_AVAILABLE: a time no host can take, so pick another slot (exit 5)', async () => {
@@ -202,27 +305,54 @@ describe('book: every error code of the spec', () => {
     const offGrid = new Date(Date.parse(s.slots[0]!) + 7 * 60_000).toISOString();
     const r = await book('intro-call', offGrid, s.reservationId, 'a@acme.example', ['--json']);
     expect(r.code, show(r)).toBe(5);
-    expect(r.json().error).toMatchObject({ code: 'NO_HOST_AVAILABLE', status: 409, hint: expect.stringContaining('pick another slot') });
+    expect(r.json().error).toMatchObject({
+      code: 'NO_HOST_AVAILABLE',
+      status: 409,
+      hint: expect.stringContaining('pick another slot'),
+    });
   });
 
   it('CONFLICT: the scheduling session ended, so fire the trigger again (exit 5)', async () => {
     const { executionId, linkId } = await fire();
     const s = await slots(linkId);
     await fetch(`${t.sb.baseUrl}/_sandbox/executions/${executionId}/end`, { method: 'POST' });
-    const r = await book(linkId, s.slots[0]!, s.reservationId, 'lead@acme.example', ['--execution', executionId, '--json']);
+    const r = await book(linkId, s.slots[0]!, s.reservationId, 'lead@acme.example', [
+      '--execution',
+      executionId,
+      '--json',
+    ]);
     expect(r.code, show(r)).toBe(5);
-    expect(r.json().error).toMatchObject({ code: 'CONFLICT', status: 409, hint: expect.stringContaining('schedctl trigger fire <trigger> --email lead@acme.example') });
+    expect(r.json().error).toMatchObject({
+      code: 'CONFLICT',
+      status: 409,
+      hint: expect.stringContaining('schedctl trigger fire <trigger> --email lead@acme.example'),
+    });
     expect(await meetings()).toHaveLength(0);
   });
 
   it('CONFLICT after `schedctl trigger fire`: names the trigger, and firing again needs no --force', async () => {
-    const fireArgs = ['trigger', 'fire', 'Inbound demo request', '--email', 'lead@acme.example', '--field', 'company=Acme', '--field', 'region=emea', '--json'];
+    const fireArgs = [
+      'trigger',
+      'fire',
+      'Inbound demo request',
+      '--email',
+      'lead@acme.example',
+      '--field',
+      'company=Acme',
+      '--field',
+      'region=emea',
+      '--json',
+    ];
     const fired = await cli(fireArgs);
     expect(fired.code, show(fired)).toBe(0);
     const { executionId, outcome } = fired.json();
     const s = await slots(outcome.schedulingLinkId);
     await fetch(`${t.sb.baseUrl}/_sandbox/executions/${executionId}/end`, { method: 'POST' });
-    const r = await book(outcome.schedulingLinkId, s.slots[0]!, s.reservationId, 'lead@acme.example', ['--execution', executionId, '--json']);
+    const r = await book(outcome.schedulingLinkId, s.slots[0]!, s.reservationId, 'lead@acme.example', [
+      '--execution',
+      executionId,
+      '--json',
+    ]);
     expect(r.code, show(r)).toBe(5);
     const triggerId = (await t.sb.state()).executions[0]!.triggerId;
     expect(r.json().error.hint).toContain(`schedctl trigger fire ${triggerId} --email lead@acme.example`);
@@ -234,7 +364,14 @@ describe('book: every error code of the spec', () => {
 
   it('RATE_LIMITED: gives up when Retry-After is beyond the wait budget (exit 6)', async () => {
     const s = await slots('intro-call');
-    await t.sb.fault({ method: 'POST', path: BOOK, fault: 'status', status: 429, code: 'RATE_LIMITED', retryAfter: 100_000 });
+    await t.sb.fault({
+      method: 'POST',
+      path: BOOK,
+      fault: 'status',
+      status: 429,
+      code: 'RATE_LIMITED',
+      retryAfter: 100_000,
+    });
     const r = await book('intro-call', s.slots[0]!, s.reservationId, 'a@acme.example', ['--json']);
     expect(r.code, show(r)).toBe(6);
     expect(r.json().error).toMatchObject({ code: 'RATE_LIMITED', status: 429 });
@@ -263,7 +400,14 @@ describe('book: lost responses never make a second meeting', () => {
     expect(r.stderr).toContain('almost certainly succeeded, so do not book this lead again');
     expect(r.stderr).toContain('run the same command again');
     expect(journal()).toEqual([
-      expect.objectContaining({ outcome: 'unknown', reservationId: s.reservationId, event: 'intro-call', personEmail: 'lead@acme.example', startTime: s.slots[0], scope: `env@${t.sb.baseUrl}` }),
+      expect.objectContaining({
+        outcome: 'unknown',
+        reservationId: s.reservationId,
+        event: 'intro-call',
+        personEmail: 'lead@acme.example',
+        startTime: s.slots[0],
+        scope: `env@${t.sb.baseUrl}`,
+      }),
     ]);
     expect(await meetings()).toHaveLength(1);
     const again = await book('intro-call', s.slots[0]!, s.reservationId);
@@ -274,7 +418,13 @@ describe('book: lost responses never make a second meeting', () => {
     const json = await book('intro-call', s.slots[0]!, s.reservationId, 'lead@acme.example', ['--json']);
     expect(json.code, show(json)).toBe(0);
     expect(json.json()).toEqual({
-      status: 'already_booked', code: 'RESERVATION_USED', reservationId: s.reservationId, workflowExecutionId: null, event: 'intro-call', startTime: s.slots[0], meetingId: null,
+      status: 'already_booked',
+      code: 'RESERVATION_USED',
+      reservationId: s.reservationId,
+      workflowExecutionId: null,
+      event: 'intro-call',
+      startTime: s.slots[0],
+      meetingId: null,
     });
     expect(await meetings()).toHaveLength(1);
     assertNoSecretsInFiles(t.dir);
@@ -284,16 +434,34 @@ describe('book: lost responses never make a second meeting', () => {
     const { executionId, linkId } = await fire();
     const s = await slots(linkId);
     await t.sb.fault({ method: 'POST', path: BOOK, fault: 'stall-after-commit' });
-    const r = await book(linkId, s.slots[0]!, s.reservationId, 'lead@acme.example', ['--execution', executionId, '--timeout', '1', '--json']);
+    const r = await book(linkId, s.slots[0]!, s.reservationId, 'lead@acme.example', [
+      '--execution',
+      executionId,
+      '--timeout',
+      '1',
+      '--json',
+    ]);
     expect(r.code, show(r)).toBe(7);
-    expect(r.json().error).toMatchObject({ code: 'OUTCOME_UNKNOWN', message: expect.stringContaining('almost certainly succeeded') });
+    expect(r.json().error).toMatchObject({
+      code: 'OUTCOME_UNKNOWN',
+      message: expect.stringContaining('almost certainly succeeded'),
+    });
     expect(journal()).toEqual([expect.objectContaining({ outcome: 'unknown', workflowExecutionId: executionId })]);
     expect(await meetings()).toHaveLength(1);
     // A new reservation for the same run: the server answers CONFLICT (the run already booked).
     const fresh = await slots(linkId);
-    const again = await book(linkId, fresh.slots[1]!, fresh.reservationId, 'lead@acme.example', ['--execution', executionId, '--json']);
+    const again = await book(linkId, fresh.slots[1]!, fresh.reservationId, 'lead@acme.example', [
+      '--execution',
+      executionId,
+      '--json',
+    ]);
     expect(again.code, show(again)).toBe(0);
-    expect(again.json()).toMatchObject({ status: 'already_booked', code: 'CONFLICT', workflowExecutionId: executionId, reservationId: s.reservationId });
+    expect(again.json()).toMatchObject({
+      status: 'already_booked',
+      code: 'CONFLICT',
+      workflowExecutionId: executionId,
+      reservationId: s.reservationId,
+    });
     expect(await meetings()).toHaveLength(1);
     expect(journal()).toEqual([expect.objectContaining({ outcome: 'already_booked' })]);
   });

@@ -3,14 +3,29 @@ import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli, show } from '../helpers/cli.js';
 
-const VERSION = (JSON.parse(readFileSync(resolve(import.meta.dirname, '../../package.json'), 'utf8')) as { version: string }).version;
+const VERSION = (
+  JSON.parse(readFileSync(resolve(import.meta.dirname, '../../package.json'), 'utf8')) as { version: string }
+).version;
 
 describe('the program', () => {
   it('prints help listing every command (also with no arguments), exit 0', async () => {
     for (const args of [['--help'], []]) {
       const r = await runCli(args);
       expect(r.code, show(r)).toBe(0);
-      for (const cmd of ['route', 'triggers', 'trigger', 'events', 'slots', 'book', 'reschedule', 'api', 'smoke', 'profile', 'sandbox', 'completion']) {
+      for (const cmd of [
+        'route',
+        'triggers',
+        'trigger',
+        'events',
+        'slots',
+        'book',
+        'reschedule',
+        'api',
+        'smoke',
+        'profile',
+        'sandbox',
+        'completion',
+      ]) {
         expect(r.stdout).toMatch(new RegExp(`^  ${cmd}\\b`, 'm'));
       }
       expect(r.stdout).toContain('--json');
@@ -18,7 +33,11 @@ describe('the program', () => {
   });
 
   it("names the global flags once, compactly, in every command's help", async () => {
-    for (const args of [['triggers', 'ls', '--help'], ['book', '--help'], ['profile', 'add', '--help']]) {
+    for (const args of [
+      ['triggers', 'ls', '--help'],
+      ['book', '--help'],
+      ['profile', 'add', '--help'],
+    ]) {
       const r = await runCli(args);
       expect(r.code, show(r)).toBe(0);
       expect(r.stdout).toMatch(/^Global flags: --json, -p\/--profile <name>,/m);

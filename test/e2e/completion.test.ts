@@ -83,7 +83,11 @@ COMP_WORDS=(); for w in "$@"; do COMP_WORDS+=("$w"); done
 COMP_CWORD=$((\${#COMP_WORDS[@]} - 1)); COMPREPLY=()
 _schedctl
 printf '%s\\n' "\${COMPREPLY[@]}"`;
-  return runShell('bash', ['--norc', '--noprofile', '-c', script, 'bash', ...words], shellEnv({ SCRIPT: scripts.bash! }));
+  return runShell(
+    'bash',
+    ['--norc', '--noprofile', '-c', script, 'bash', ...words],
+    shellEnv({ SCRIPT: scripts.bash! }),
+  );
 }
 
 /** zsh candidates: the completion function run with compadd recording what it is given. */
@@ -100,7 +104,9 @@ _schedctl`;
 /** fish candidates (without their descriptions) for a command line. */
 function fish(line: string, extra = ''): string[] {
   const script = `source "$SCRIPT"; ${extra}; complete -C "$LINE"`;
-  return runShell('fish', ['--no-config', '-c', script], shellEnv({ SCRIPT: scripts.fish!, LINE: line })).map((l) => l.split('\t')[0]!);
+  return runShell('fish', ['--no-config', '-c', script], shellEnv({ SCRIPT: scripts.fish!, LINE: line })).map(
+    (l) => l.split('\t')[0]!,
+  );
 }
 
 describe('schedctl completion', () => {
@@ -115,9 +121,13 @@ describe('schedctl completion', () => {
   it('keeps the committed completions/ in step with the built CLI', () => {
     const files = { bash: 'schedctl.bash', zsh: '_schedctl', fish: 'schedctl.fish' };
     for (const [shell, file] of Object.entries(files)) {
-      const committed = existsSync(join(ROOT, 'completions', file)) ? readFileSync(join(ROOT, 'completions', file), 'utf8') : '';
+      const committed = existsSync(join(ROOT, 'completions', file))
+        ? readFileSync(join(ROOT, 'completions', file), 'utf8')
+        : '';
       const current = readFileSync(scripts[shell]!, 'utf8');
-      expect(committed === current, `completions/${file} is stale: run \`npm run build && npm run completions\``).toBe(true);
+      expect(committed === current, `completions/${file} is stale: run \`npm run build && npm run completions\``).toBe(
+        true,
+      );
     }
   });
 
@@ -135,9 +145,9 @@ describe('schedctl completion', () => {
 
 describe.skipIf(!hasShell('bash'))(skipNote('bash'), () => {
   it('registers for schedctl', () => {
-    expect(runShell('bash', ['--norc', '-c', 'source "$SCRIPT"; complete -p schedctl'], shellEnv({ SCRIPT: scripts.bash! }))).toEqual([
-      'complete -F _schedctl schedctl',
-    ]);
+    expect(
+      runShell('bash', ['--norc', '-c', 'source "$SCRIPT"; complete -p schedctl'], shellEnv({ SCRIPT: scripts.bash! })),
+    ).toEqual(['complete -F _schedctl schedctl']);
   });
 
   it('completes the top-level commands, without hidden ones', () => {
@@ -157,7 +167,9 @@ describe.skipIf(!hasShell('bash'))(skipNote('bash'), () => {
   });
 
   it("completes a command's own flags and the global ones", () => {
-    expect(bash([BIN, 'api', '--'])).toEqual(expect.arrayContaining(['--data', '--json', '--profile', '--base-url', '--no-input']));
+    expect(bash([BIN, 'api', '--'])).toEqual(
+      expect.arrayContaining(['--data', '--json', '--profile', '--base-url', '--no-input']),
+    );
     expect(bash([BIN, 'api', '--d'])).toEqual(['--data', '--debug']);
     const book = tree.sub('book');
     if (book) expect(bash([BIN, 'book', '--'])).toEqual(expect.arrayContaining([...longFlags(book), '--json']));
@@ -193,7 +205,8 @@ describe.skipIf(!hasShell('zsh'))(skipNote('zsh'), () => {
     expect(zsh([BIN, ''])).not.toContain('__complete');
     expect(zsh([BIN, 'profile', ''])).toEqual(expect.arrayContaining(['add', 'ls', 'use', 'rm', 'show']));
     const triggers = tree.sub('triggers');
-    if (triggers) expect(zsh([BIN, 'triggers', ''])).toEqual(expect.arrayContaining(triggers.commands.map((c) => c.name())));
+    if (triggers)
+      expect(zsh([BIN, 'triggers', ''])).toEqual(expect.arrayContaining(triggers.commands.map((c) => c.name())));
     const book = tree.sub('book');
     if (book) expect(zsh([BIN, 'book', '--'])).toEqual(expect.arrayContaining([...longFlags(book), '--json']));
     expect(zsh([BIN, 'api', '-'])).toEqual(expect.arrayContaining(['-d', '--data', '-p', '--profile']));
@@ -221,7 +234,9 @@ describe.skipIf(!hasShell('zsh'))(`${skipNote('zsh')}, interactive`, () => {
     copyFileSync(scripts.zsh!, join(funcs, '_schedctl'));
     const out = join(configDir, 'zle-buffer');
     runShell('zsh', ['-f', '-c', ZPTY], shellEnv({ FUNCS: funcs, OUT: out, TERM: 'dumb' }));
-    expect(existsSync(out) ? readFileSync(out, 'utf8').trim() : '(no buffer written)').toBe('<schedctl profile use alpha -p beta.staging --json >');
+    expect(existsSync(out) ? readFileSync(out, 'utf8').trim() : '(no buffer written)').toBe(
+      '<schedctl profile use alpha -p beta.staging --json >',
+    );
   });
 });
 
@@ -231,12 +246,15 @@ describe.skipIf(!hasShell('fish'))(skipNote('fish'), () => {
   });
 
   it('offers commands, subcommands, flags, shells and profile names', () => {
-    expect(fish('schedctl ')).toEqual(expect.arrayContaining(['profile', 'api', 'sandbox', 'completion', ...tree.names]));
+    expect(fish('schedctl ')).toEqual(
+      expect.arrayContaining(['profile', 'api', 'sandbox', 'completion', ...tree.names]),
+    );
     expect(fish('schedctl ')).not.toContain('__complete');
     expect(fish('schedctl pro')).toEqual(['profile']);
     expect(fish('schedctl profile ')).toEqual(expect.arrayContaining(['add', 'ls', 'use', 'rm', 'show']));
     const triggers = tree.sub('triggers');
-    if (triggers) expect(fish('schedctl triggers ')).toEqual(expect.arrayContaining(triggers.commands.map((c) => c.name())));
+    if (triggers)
+      expect(fish('schedctl triggers ')).toEqual(expect.arrayContaining(triggers.commands.map((c) => c.name())));
     const book = tree.sub('book');
     if (book) expect(fish('schedctl book --')).toEqual(expect.arrayContaining([...longFlags(book), '--json']));
     expect(fish('schedctl api --da')).toEqual(['--data']);

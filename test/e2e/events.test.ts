@@ -4,8 +4,18 @@ import { useSandbox } from '../helpers/sandbox.js';
 
 const t = useSandbox();
 const api = async (path: string) =>
-  (await fetch(`${t.sb.baseUrl}${path}`, { headers: { authorization: `Bearer ${t.sb.keys.full}` } })).json() as Promise<any>;
-const SLUGS_NEWEST_FIRST = ['intro-call', 'product-demo', 'strategy-session', 'onboarding', 'support-escalation', 'partner-sync', 'quarterly-review'];
+  (
+    await fetch(`${t.sb.baseUrl}${path}`, { headers: { authorization: `Bearer ${t.sb.keys.full}` } })
+  ).json() as Promise<any>;
+const SLUGS_NEWEST_FIRST = [
+  'intro-call',
+  'product-demo',
+  'strategy-session',
+  'onboarding',
+  'support-escalation',
+  'partner-sync',
+  'quarterly-review',
+];
 
 describe('events ls', () => {
   it('prints the first page as a table, newest first, and says how to get more', async () => {
@@ -63,7 +73,9 @@ describe('events show', () => {
     expect(r.stdout).toMatch(/Chiyo Sato/);
     // Numbered from 1 for people (the API's `order` starts at 0).
     expect(r.stdout).toMatch(/1\s+Work email\s+email\s+yes\s+work email required/);
-    expect(r.stdout).toMatch(/2\s+Team size\s+select\s+no\s+options: 1-10 \(1 to 10\), 11-50 \(11 to 50\), 51\+ \(More than 50\)/);
+    expect(r.stdout).toMatch(
+      /2\s+Team size\s+select\s+no\s+options: 1-10 \(1 to 10\), 11-50 \(11 to 50\), 51\+ \(More than 50\)/,
+    );
     expect(r.stderr).toContain('schedctl slots product-demo');
   });
 

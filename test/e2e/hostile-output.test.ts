@@ -9,7 +9,14 @@
 import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerSecret, runCli, show, tempDir, type RunResult } from '../helpers/cli.js';
-import { h, HOSTILE, HOSTILE_IDS, HOSTILE_SHOWN, REFUSED, startHostileTextServer } from '../helpers/hostile-text-server.js';
+import {
+  h,
+  HOSTILE,
+  HOSTILE_IDS,
+  HOSTILE_SHOWN,
+  REFUSED,
+  startHostileTextServer,
+} from '../helpers/hostile-text-server.js';
 import { hasTmux, startPane, type Pane } from '../helpers/tmux.js';
 
 const KEY = 'sk_test_hostile_text_7c6b5a4d3e2f';
@@ -52,8 +59,20 @@ interface Case {
 }
 
 const CASES: Case[] = [
-  { name: 'triggers ls', args: () => ['triggers', 'ls'], exit: 0, shows: 'Demo request', json: { at: (d) => d.triggers[0].name, is: h('Demo request') } },
-  { name: 'triggers show', args: () => ['triggers', 'show', HOSTILE_IDS.trigger], exit: 0, shows: 'Company', json: { at: (d) => d.fields[0].label, is: h('Company') } },
+  {
+    name: 'triggers ls',
+    args: () => ['triggers', 'ls'],
+    exit: 0,
+    shows: 'Demo request',
+    json: { at: (d) => d.triggers[0].name, is: h('Demo request') },
+  },
+  {
+    name: 'triggers show',
+    args: () => ['triggers', 'show', HOSTILE_IDS.trigger],
+    exit: 0,
+    shows: 'Company',
+    json: { at: (d) => d.fields[0].label, is: h('Company') },
+  },
   {
     name: 'trigger fire',
     args: () => ['trigger', 'fire', HOSTILE_IDS.trigger, '--email', 'lead@acme.example', '--field', FIELD],
@@ -61,9 +80,27 @@ const CASES: Case[] = [
     shows: 'https://book.example.com/x',
     json: { at: (d) => d.outcome.schedulerUrl, is: h('https://book.example.com/x') },
   },
-  { name: 'events ls', args: () => ['events', 'ls'], exit: 0, shows: 'Intro Call', json: { at: (d) => d.nextCursor, is: h('cursor') } },
-  { name: 'events show', args: () => ['events', 'show', 'intro-call'], exit: 0, shows: 'Amelia Hart', json: { at: (d) => d.questions[0].options[0].label, is: h('EMEA') } },
-  { name: 'slots', args: () => ['slots', 'intro-call', '--days', '2'], exit: 0, shows: '4fb19052-6d8e-407f-9bc2-5e6f708192a3', json: { at: (d) => d.reservationId, is: HOSTILE_IDS.reservation } },
+  {
+    name: 'events ls',
+    args: () => ['events', 'ls'],
+    exit: 0,
+    shows: 'Intro Call',
+    json: { at: (d) => d.nextCursor, is: h('cursor') },
+  },
+  {
+    name: 'events show',
+    args: () => ['events', 'show', 'intro-call'],
+    exit: 0,
+    shows: 'Amelia Hart',
+    json: { at: (d) => d.questions[0].options[0].label, is: h('EMEA') },
+  },
+  {
+    name: 'slots',
+    args: () => ['slots', 'intro-call', '--days', '2'],
+    exit: 0,
+    shows: '4fb19052-6d8e-407f-9bc2-5e6f708192a3',
+    json: { at: (d) => d.reservationId, is: HOSTILE_IDS.reservation },
+  },
   {
     name: 'book',
     args: () => ['book', 'intro-call', '--start', future(), '--reservation', UUID, '--email', 'lead@acme.example'],
@@ -71,17 +108,46 @@ const CASES: Case[] = [
     shows: 'Intro Call',
     json: { at: (d) => d.title, is: h('Intro Call') },
   },
-  { name: 'reschedule', args: () => ['reschedule', UUID, '--start', future()], exit: 0, shows: 'rescheduled', json: { at: (d) => d.status, is: h('rescheduled') } },
+  {
+    name: 'reschedule',
+    args: () => ['reschedule', UUID, '--start', future()],
+    exit: 0,
+    shows: 'rescheduled',
+    json: { at: (d) => d.status, is: h('rescheduled') },
+  },
   {
     name: 'route --slot first --yes',
-    args: () => ['route', '--trigger', HOSTILE_IDS.trigger, '--email', 'lead@acme.example', '--field', FIELD, '--slot', 'first', '--yes'],
+    args: () => [
+      'route',
+      '--trigger',
+      HOSTILE_IDS.trigger,
+      '--email',
+      'lead@acme.example',
+      '--field',
+      FIELD,
+      '--slot',
+      'first',
+      '--yes',
+    ],
     exit: 0,
     shows: 'Demo request',
     json: { at: (d) => d.trigger.name, is: h('Demo request') },
   },
   {
     name: 'route --debug (request bodies quote server ids)',
-    args: () => ['route', '--trigger', HOSTILE_IDS.trigger, '--email', 'lead@acme.example', '--field', FIELD, '--slot', 'first', '--yes', '--debug'],
+    args: () => [
+      'route',
+      '--trigger',
+      HOSTILE_IDS.trigger,
+      '--email',
+      'lead@acme.example',
+      '--field',
+      FIELD,
+      '--slot',
+      'first',
+      '--yes',
+      '--debug',
+    ],
     exit: 0,
   },
   {
@@ -90,9 +156,20 @@ const CASES: Case[] = [
     exit: 1,
     shows: 'Unrecognized key: "x-extra',
   },
-  { name: 'api GET', args: () => ['api', 'GET', '/v1/triggers'], exit: 0, json: { at: (d) => d[h('x-extra')], is: h('extra') } },
+  {
+    name: 'api GET',
+    args: () => ['api', 'GET', '/v1/triggers'],
+    exit: 0,
+    json: { at: (d) => d[h('x-extra')], is: h('extra') },
+  },
   // Error paths: the envelope's code, message and details, and hints built from server names.
-  { name: 'error: 404 envelope', args: () => ['events', 'show', REFUSED.event], exit: 4, shows: 'no such event', json: { at: (d) => d.error.details[0], is: h('field: reason one') } },
+  {
+    name: 'error: 404 envelope',
+    args: () => ['events', 'show', REFUSED.event],
+    exit: 4,
+    shows: 'no such event',
+    json: { at: (d) => d.error.details[0], is: h('field: reason one') },
+  },
   {
     name: 'error: 400 on fire',
     args: () => ['trigger', 'fire', HOSTILE_IDS.trigger, '--email', REFUSED.fireEmail, '--field', FIELD],
@@ -100,34 +177,61 @@ const CASES: Case[] = [
     shows: 'the form refused this lead',
     json: { at: (d) => d.error.message, is: h('the form refused this lead') },
   },
-  { name: 'error: hint naming server triggers', args: () => ['trigger', 'fire', 'No such trigger', '--email', 'lead@acme.example'], exit: 4, shows: 'Demo request' },
+  {
+    name: 'error: hint naming server triggers',
+    args: () => ['trigger', 'fire', 'No such trigger', '--email', 'lead@acme.example'],
+    exit: 4,
+    shows: 'Demo request',
+  },
   {
     name: 'error: 409 on book',
-    args: () => ['book', 'intro-call', '--start', future(), '--reservation', REFUSED.reservation, '--email', 'lead@acme.example'],
+    args: () => [
+      'book',
+      'intro-call',
+      '--start',
+      future(),
+      '--reservation',
+      REFUSED.reservation,
+      '--email',
+      'lead@acme.example',
+    ],
     exit: 5,
     shows: 'that time was just taken',
     json: { at: (d) => d.error.message, is: h('that time was just taken') },
   },
 ];
 
-const run = (args: string[]) => runCli(args, { configDir: tempDir(), env: { SCHEDCTL_BASE_URL: server.baseUrl, SCHEDCTL_API_KEY: KEY }, timeoutMs: 30_000 });
+const run = (args: string[]) =>
+  runCli(args, {
+    configDir: tempDir(),
+    env: { SCHEDCTL_BASE_URL: server.baseUrl, SCHEDCTL_API_KEY: KEY },
+    timeoutMs: 30_000,
+  });
 
 describe.concurrent('hostile server text: shown escaped, never interpreted', () => {
-  it.each(CASES)('$name: human output has no raw control characters and shows them escaped', async (c) => {
-    const r = await run(c.args());
-    expect(r.code, show(r)).toBe(c.exit);
-    expectNoRawControls(r, c.name);
-    const all = r.stdout + r.stderr;
-    expect(all, show(r)).not.toMatch(/\bbug\b/);
-    if (c.shows) expect(all, show(r)).toContain(`${c.shows}${HOSTILE_SHOWN}`);
-  }, 40_000);
+  it.each(CASES)(
+    '$name: human output has no raw control characters and shows them escaped',
+    async (c) => {
+      const r = await run(c.args());
+      expect(r.code, show(r)).toBe(c.exit);
+      expectNoRawControls(r, c.name);
+      const all = r.stdout + r.stderr;
+      expect(all, show(r)).not.toMatch(/\bbug\b/);
+      if (c.shows) expect(all, show(r)).toContain(`${c.shows}${HOSTILE_SHOWN}`);
+    },
+    40_000,
+  );
 
-  it.each(CASES.filter((c) => c.json))('$name --json: the exact server strings come back', async (c) => {
-    const r = await run([...c.args(), '--json']);
-    expect(r.code, show(r)).toBe(c.exit);
-    expectNoRawControls(r, `${c.name} --json`);
-    expect(c.json!.at(r.json())).toBe(c.json!.is);
-  }, 40_000);
+  it.each(CASES.filter((c) => c.json))(
+    '$name --json: the exact server strings come back',
+    async (c) => {
+      const r = await run([...c.args(), '--json']);
+      expect(r.code, show(r)).toBe(c.exit);
+      expectNoRawControls(r, `${c.name} --json`);
+      expect(c.json!.at(r.json())).toBe(c.json!.is);
+    },
+    40_000,
+  );
 });
 
 describe.skipIf(!hasTmux)('the route wizard in a real terminal (tmux) against the hostile server', () => {
@@ -143,7 +247,20 @@ describe.skipIf(!hasTmux)('the route wizard in a real terminal (tmux) against th
       TZ: 'UTC',
     });
     const { waitFor, type } = pane;
-    const title = () => execFileSync('tmux', ['-L', `schedctl-hostile-route-${process.pid}`, 'display-message', '-p', '-t', 'hostile-route', '#{pane_title}'], { encoding: 'utf8' }).trim();
+    const title = () =>
+      execFileSync(
+        'tmux',
+        [
+          '-L',
+          `schedctl-hostile-route-${process.pid}`,
+          'display-message',
+          '-p',
+          '-t',
+          'hostile-route',
+          '#{pane_title}',
+        ],
+        { encoding: 'utf8' },
+      ).trim();
     await waitFor('Trigger (type to filter)');
     await waitFor('Demo request\\x1b]0;pwned\\x07');
     await type(['Enter']);

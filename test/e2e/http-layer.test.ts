@@ -2,7 +2,14 @@ import { createServer } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { registerSecret, runCli, show } from '../helpers/cli.js';
-import { sendJson, startTestServer, TLS_FIXTURE_CERT, TRIGGERS_BODY, type Handler, type TestServerOptions } from '../helpers/server.js';
+import {
+  sendJson,
+  startTestServer,
+  TLS_FIXTURE_CERT,
+  TRIGGERS_BODY,
+  type Handler,
+  type TestServerOptions,
+} from '../helpers/server.js';
 
 const KEY = 'sk_test_httplayer_abcdef123456';
 registerSecret(KEY);
@@ -23,7 +30,9 @@ function cli(baseUrl: string, args: string[], env: Record<string, string> = {}) 
   return runCli([...args, '--base-url', baseUrl], { env: { SCHEDCTL_API_KEY: KEY, ...env } });
 }
 
-const envelope = (code: string, message = 'nope', details?: string[]) => ({ error: { code, message, ...(details ? { details } : {}) } });
+const envelope = (code: string, message = 'nope', details?: string[]) => ({
+  error: { code, message, ...(details ? { details } : {}) },
+});
 
 describe('the HTTP layer', () => {
   it('sends the bearer key and JSON, and prints the body', async () => {
@@ -37,7 +46,9 @@ describe('the HTTP layer', () => {
 
   it('waits Retry-After on 429 and then succeeds', async () => {
     const s = await server((_req, res, _seen, i) =>
-      i === 0 ? sendJson(res, 429, envelope('RATE_LIMITED', 'slow down'), { 'retry-after': '1' }) : sendJson(res, 200, TRIGGERS_BODY),
+      i === 0
+        ? sendJson(res, 429, envelope('RATE_LIMITED', 'slow down'), { 'retry-after': '1' })
+        : sendJson(res, 200, TRIGGERS_BODY),
     );
     const started = Date.now();
     const r = await cli(s.baseUrl, ['api', 'GET', '/v1/triggers']);
@@ -58,7 +69,9 @@ describe('the HTTP layer', () => {
 
   it('gives up with exit 6 when Retry-After exceeds the wait budget, or is nonsense', async () => {
     for (const retryAfter of ['100000', '-5', 'soon']) {
-      const s = await server((_req, res) => sendJson(res, 429, envelope('RATE_LIMITED', 'slow down'), { 'retry-after': retryAfter }));
+      const s = await server((_req, res) =>
+        sendJson(res, 429, envelope('RATE_LIMITED', 'slow down'), { 'retry-after': retryAfter }),
+      );
       const r = await cli(s.baseUrl, ['api', 'GET', '/v1/triggers', '--json']);
       if (retryAfter === '100000') {
         expect(r.code, show(r)).toBe(6);
@@ -73,7 +86,9 @@ describe('the HTTP layer', () => {
   }, 120_000);
 
   it('retries a GET on 5xx with backoff', async () => {
-    const s = await server((_req, res, _seen, i) => (i < 2 ? sendJson(res, 503, envelope('INTERNAL_ERROR')) : sendJson(res, 200, TRIGGERS_BODY)));
+    const s = await server((_req, res, _seen, i) =>
+      i < 2 ? sendJson(res, 503, envelope('INTERNAL_ERROR')) : sendJson(res, 200, TRIGGERS_BODY),
+    );
     const r = await cli(s.baseUrl, ['api', 'GET', '/v1/triggers', '--debug']);
     expect(r.code, show(r)).toBe(0);
     expect(s.seen).toHaveLength(3);
@@ -117,16 +132,22 @@ describe('the HTTP layer', () => {
     ['NO_HOST_AVAILABLE', 409, 5],
     ['CONFLICT', 409, 5],
     ['INTERNAL_ERROR', 500, 1],
-  ])('maps %s (HTTP %i) to exit %i with the error envelope', async (code, status, exit) => {
-    const s = await server((_req, res) => sendJson(res, status, envelope(code, `the ${code} message`, ['field: reason'])));
-    const r = await cli(s.baseUrl, ['api', 'GET', '/v1/triggers', '--json', '--timeout', '2']);
-    expect(r.code, show(r)).toBe(exit);
-    expect(r.json()).toEqual({ error: { code, message: `the ${code} message`, details: ['field: reason'], status } });
-    const human = await cli(s.baseUrl, ['api', 'GET', '/v1/triggers', '--timeout', '2']);
-    expect(human.stderr).toContain(`error: the ${code} message (${code}, HTTP ${status})`);
-    expect(human.stderr).toContain('  - field: reason');
-    expect(human.stderr).not.toMatch(/\n\s+at /);
-  }, 60_000);
+  ])(
+    'maps %s (HTTP %i) to exit %i with the error envelope',
+    async (code, status, exit) => {
+      const s = await server((_req, res) =>
+        sendJson(res, status, envelope(code, `the ${code} message`, ['field: reason'])),
+      );
+      const r = await cli(s.baseUrl, ['api', 'GET', '/v1/triggers', '--json', '--timeout', '2']);
+      expect(r.code, show(r)).toBe(exit);
+      expect(r.json()).toEqual({ error: { code, message: `the ${code} message`, details: ['field: reason'], status } });
+      const human = await cli(s.baseUrl, ['api', 'GET', '/v1/triggers', '--timeout', '2']);
+      expect(human.stderr).toContain(`error: the ${code} message (${code}, HTTP ${status})`);
+      expect(human.stderr).toContain('  - field: reason');
+      expect(human.stderr).not.toMatch(/\n\s+at /);
+    },
+    60_000,
+  );
 
   it('logs requests with --debug, the key redacted', async () => {
     const s = await server((_req, res) => sendJson(res, 200, TRIGGERS_BODY));
@@ -237,7 +258,9 @@ describe('the connection opened ahead', () => {
     expect(r.json()).toEqual(meeting);
     expect(s.seen).toHaveLength(1);
     expect(s.connections()).toBe(2);
-    expect(r.stderr).toMatch(/not using the connection opened ahead to 127\.0\.0\.1:\d+ \(it was closed or failed\): opening a new one/);
+    expect(r.stderr).toMatch(
+      /not using the connection opened ahead to 127\.0\.0\.1:\d+ \(it was closed or failed\): opening a new one/,
+    );
   });
 });
 
@@ -246,7 +269,10 @@ describe('TLS', () => {
 
   it('refuses a certificate it cannot trust at once: exit 1, nothing sent, not retried, a hint at NODE_EXTRA_CA_CERTS', async () => {
     const s = await tlsServer();
-    for (const args of [['triggers', 'ls', '--json'], ['api', 'POST', '/v1/scheduling/meetings', '--data', '{}', '--json']]) {
+    for (const args of [
+      ['triggers', 'ls', '--json'],
+      ['api', 'POST', '/v1/scheduling/meetings', '--data', '{}', '--json'],
+    ]) {
       const before = s.connections();
       const r = await cli(s.baseUrl, [...args, '--debug']);
       expect(r.code, show(r)).toBe(1);

@@ -16,7 +16,17 @@ async function book(event: string, email: string, pick = 0): Promise<{ id: strin
   const s = await cli(['slots', event, '--json', '--days', '14']);
   expect(s.code, show(s)).toBe(0);
   const { reservationId, slots } = s.json();
-  const b = await cli(['book', event, '--start', slots[pick], '--reservation', reservationId, '--email', email, '--json']);
+  const b = await cli([
+    'book',
+    event,
+    '--start',
+    slots[pick],
+    '--reservation',
+    reservationId,
+    '--email',
+    email,
+    '--json',
+  ]);
   expect(b.code, show(b)).toBe(0);
   return { id: b.json().id, date: b.json().date, free: slots.filter((_: string, i: number) => i !== pick) };
 }
@@ -50,7 +60,11 @@ describe('meetings ls / show', () => {
     expect(moved.code, show(moved)).toBe(0);
     const r = await cli(['meetings', 'show', m.id, '--json']);
     expect(r.code, show(r)).toBe(0);
-    expect(r.json()).toMatchObject({ id: m.id, source: 'booked', history: [{ from: m.date, to: m.free.at(-1), at: expect.any(String) }] });
+    expect(r.json()).toMatchObject({
+      id: m.id,
+      source: 'booked',
+      history: [{ from: m.date, to: m.free.at(-1), at: expect.any(String) }],
+    });
     const human = await cli(['meetings', 'show', m.id, '--tz', 'UTC']);
     expect(human.stdout).toContain('moves');
     expect(human.stdout).toMatch(/from \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC to/);
@@ -93,13 +107,17 @@ describe('reschedule --email', () => {
 
   it('on a terminal: pages to later times and back, then confirms the move "from … to …"', async () => {
     const m = await book('quarterly-review', 'ada@acme.example');
-    const r = await onTerminal(['reschedule', '--email', 'ada@acme.example', '--tz', 'UTC'], [
-      // The ways on sit above the first time: up once is "later times", on a later page "earlier times".
-      ['New time for meeting', `${UP}${ENTER}`],
-      ['← earlier times', `${UP}${ENTER}`],
-      ['New time for meeting', ENTER],
-      ['Move meeting', ENTER],
-    ], { sb: t.sb, configDir: t.dir, env: { TZ: 'UTC' } });
+    const r = await onTerminal(
+      ['reschedule', '--email', 'ada@acme.example', '--tz', 'UTC'],
+      [
+        // The ways on sit above the first time: up once is "later times", on a later page "earlier times".
+        ['New time for meeting', `${UP}${ENTER}`],
+        ['← earlier times', `${UP}${ENTER}`],
+        ['New time for meeting', ENTER],
+        ['Move meeting', ENTER],
+      ],
+      { sb: t.sb, configDir: t.dir, env: { TZ: 'UTC' } },
+    );
     expect(r.code, r.stderr).toBe(0);
     const slots = (await t.sb.state()).requests.filter((q) => q.path.endsWith('/slots'));
     expect(slots.length).toBeGreaterThanOrEqual(3);
@@ -116,7 +134,10 @@ describe('route --from files and the meetings record', () => {
     writeFileSync(file, `email,start\nada@acme.example,${m.free.at(-1)}\n`);
     const r = await cli(['reschedule', '--from', file, '--json']);
     expect(r.code, show(r)).toBe(0);
-    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const lines = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines[0]).toMatchObject({ row: 2, key: 'ada@acme.example', status: 'moved', meetingId: m.id });
   });
 });

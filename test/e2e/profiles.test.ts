@@ -23,9 +23,15 @@ describe('profiles and the key store', () => {
 
   async function setup() {
     const configDir = tempDir();
-    const a = await runCli(['profile', 'add', 'alpha', '--key-stdin', '--base-url', serverA.baseUrl], { configDir, input: `${KEY_A}\n` });
+    const a = await runCli(['profile', 'add', 'alpha', '--key-stdin', '--base-url', serverA.baseUrl], {
+      configDir,
+      input: `${KEY_A}\n`,
+    });
     expect(a.code, show(a)).toBe(0);
-    const b = await runCli(['profile', 'add', 'beta', '--key-stdin', '--base-url', serverB.baseUrl], { configDir, input: KEY_B });
+    const b = await runCli(['profile', 'add', 'beta', '--key-stdin', '--base-url', serverB.baseUrl], {
+      configDir,
+      input: KEY_B,
+    });
     expect(b.code, show(b)).toBe(0);
     return configDir;
   }
@@ -95,7 +101,10 @@ describe('profiles and the key store', () => {
     await runCli(['api', 'GET', '/v1/triggers'], { configDir, env: { SCHEDCTL_PROFILE: 'beta' } });
     expect(serverB.seen.at(-1)!.headers.authorization).toBe(`Bearer ${KEY_B}`);
 
-    const flag = await runCli(['api', 'GET', '/v1/triggers', '--profile', 'alpha'], { configDir, env: { SCHEDCTL_PROFILE: 'beta' } });
+    const flag = await runCli(['api', 'GET', '/v1/triggers', '--profile', 'alpha'], {
+      configDir,
+      env: { SCHEDCTL_PROFILE: 'beta' },
+    });
     expect(flag.code, show(flag)).toBe(0);
     expect(serverA.seen.at(-1)!.headers.authorization).toBe(`Bearer ${KEY_A}`);
 
@@ -106,7 +115,10 @@ describe('profiles and the key store', () => {
 
   it('takes SCHEDCTL_API_KEY over the profile key and says which won', async () => {
     const configDir = await setup();
-    const r = await runCli(['api', 'GET', '/v1/triggers', '--profile', 'beta'], { configDir, env: { SCHEDCTL_API_KEY: KEY_ENV } });
+    const r = await runCli(['api', 'GET', '/v1/triggers', '--profile', 'beta'], {
+      configDir,
+      env: { SCHEDCTL_API_KEY: KEY_ENV },
+    });
     expect(r.code, show(r)).toBe(0);
     expect(serverB.seen.at(-1)!.headers.authorization).toBe(`Bearer ${KEY_ENV}`);
     expect(r.stderr).toContain('using the API key from SCHEDCTL_API_KEY (sk_…aaaa), not profile "beta"\'s (sk_…wxyz)');
@@ -114,12 +126,18 @@ describe('profiles and the key store', () => {
 
   it('takes --base-url over SCHEDCTL_BASE_URL over the profile', async () => {
     const configDir = await setup();
-    const viaEnv = await runCli(['api', 'GET', '/v1/triggers'], { configDir, env: { SCHEDCTL_BASE_URL: serverB.baseUrl } });
+    const viaEnv = await runCli(['api', 'GET', '/v1/triggers'], {
+      configDir,
+      env: { SCHEDCTL_BASE_URL: serverB.baseUrl },
+    });
     expect(viaEnv.code, show(viaEnv)).toBe(0);
     expect(serverB.seen.at(-1)!.headers.authorization).toBe(`Bearer ${KEY_A}`);
     expect(viaEnv.stderr).toContain('using the base URL from SCHEDCTL_BASE_URL');
     const countB = serverB.seen.length;
-    const viaFlag = await runCli(['api', 'GET', '/v1/triggers', '--base-url', serverA.baseUrl], { configDir, env: { SCHEDCTL_BASE_URL: serverB.baseUrl } });
+    const viaFlag = await runCli(['api', 'GET', '/v1/triggers', '--base-url', serverA.baseUrl], {
+      configDir,
+      env: { SCHEDCTL_BASE_URL: serverB.baseUrl },
+    });
     expect(viaFlag.code, show(viaFlag)).toBe(0);
     expect(serverB.seen.length).toBe(countB);
   });
@@ -134,10 +152,14 @@ describe('profiles and the key store', () => {
   });
 
   it('refuses to send a key over plain http to a non-loopback host', async () => {
-    const r = await runCli(['api', 'GET', '/v1/triggers', '--base-url', 'http://api.example.com'], { env: { SCHEDCTL_API_KEY: KEY_ENV } });
+    const r = await runCli(['api', 'GET', '/v1/triggers', '--base-url', 'http://api.example.com'], {
+      env: { SCHEDCTL_API_KEY: KEY_ENV },
+    });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('refusing to send the API key over plain http:// to api.example.com');
-    const add = await runCli(['profile', 'add', 'x', '--key-stdin', '--base-url', 'http://10.0.0.8:8080'], { input: KEY_A });
+    const add = await runCli(['profile', 'add', 'x', '--key-stdin', '--base-url', 'http://10.0.0.8:8080'], {
+      input: KEY_A,
+    });
     expect(add.code).toBe(2);
   });
 });

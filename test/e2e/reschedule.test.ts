@@ -9,7 +9,8 @@ import { DOWN, ENTER, onTerminal, plainScreen, type Answer } from '../helpers/te
 
 const t = useSandbox();
 
-const cli = (args: string[], opts: { key?: 'full' | 'readOnly' | 'revoked' } = {}) => t.sb.cli(args, { configDir: t.dir, ...opts });
+const cli = (args: string[], opts: { key?: 'full' | 'readOnly' | 'revoked' } = {}) =>
+  t.sb.cli(args, { configDir: t.dir, ...opts });
 const PATCH = '/v1/scheduling/meetings/*';
 
 /** Books quarterly-review (one host) at its first slot; returns the meeting and the other free times. */
@@ -17,7 +18,17 @@ async function booked(): Promise<{ id: string; date: string; free: string[] }> {
   const s = await cli(['slots', 'quarterly-review', '--json', '--days', '14']);
   expect(s.code, show(s)).toBe(0);
   const { reservationId, slots } = s.json();
-  const b = await cli(['book', 'quarterly-review', '--start', slots[0], '--reservation', reservationId, '--email', 'lead@acme.example', '--json']);
+  const b = await cli([
+    'book',
+    'quarterly-review',
+    '--start',
+    slots[0],
+    '--reservation',
+    reservationId,
+    '--email',
+    'lead@acme.example',
+    '--json',
+  ]);
   expect(b.code, show(b)).toBe(0);
   return { id: b.json().id, date: b.json().date, free: slots.slice(1) };
 }
@@ -58,9 +69,19 @@ describe('reschedule', () => {
   });
 
   it('NOT_FOUND: an unknown meeting (exit 4)', async () => {
-    const r = await cli(['reschedule', '00000000-0000-4000-8000-000000000000', '--start', '2030-01-07T15:00:00Z', '--json']);
+    const r = await cli([
+      'reschedule',
+      '00000000-0000-4000-8000-000000000000',
+      '--start',
+      '2030-01-07T15:00:00Z',
+      '--json',
+    ]);
     expect(r.code, show(r)).toBe(4);
-    expect(r.json().error).toMatchObject({ code: 'NOT_FOUND', status: 404, hint: expect.stringContaining('check the id') });
+    expect(r.json().error).toMatchObject({
+      code: 'NOT_FOUND',
+      status: 404,
+      hint: expect.stringContaining('check the id'),
+    });
   });
 
   it('CONFLICT: the host is not free then, so pick another time from slots (exit 5)', async () => {
@@ -80,7 +101,10 @@ describe('reschedule', () => {
     await t.sb.fault({ method: 'PATCH', path: PATCH, fault: 'stall-after-commit' });
     const r = await cli(['reschedule', m.id, '--start', m.free[0]!, '--timeout', '1', '--json']);
     expect(r.code, show(r)).toBe(7);
-    expect(r.json().error).toMatchObject({ code: 'OUTCOME_UNKNOWN', hint: expect.stringContaining('check the meeting') });
+    expect(r.json().error).toMatchObject({
+      code: 'OUTCOME_UNKNOWN',
+      hint: expect.stringContaining('check the meeting'),
+    });
     expect((await t.sb.state()).requests.filter((q) => q.method === 'PATCH')).toHaveLength(1);
   });
 
@@ -129,37 +153,55 @@ describe('reschedule', () => {
 });
 
 /** The terminal-only picker, driven in-process (a subprocess has no TTY) with typed keys. */
-const pick = (args: string[], answers: Answer[]) => onTerminal(args, answers, { sb: t.sb, configDir: t.dir, env: { TZ: 'UTC' } });
+const pick = (args: string[], answers: Answer[]) =>
+  onTerminal(args, answers, { sb: t.sb, configDir: t.dir, env: { TZ: 'UTC' } });
 
 describe('reschedule on a terminal without --start', () => {
   it("lists free times of the meeting's event (from the journal), lets the user pick, confirms, then moves", async () => {
     const m = await booked();
     // Down arrow to the second free time, Enter; then Enter to accept the confirmation.
-    const r = await pick(['reschedule', m.id, '--tz', 'UTC'], [['New time for meeting', `${DOWN}${ENTER}`], ['Move meeting', ENTER]]);
+    const r = await pick(
+      ['reschedule', m.id, '--tz', 'UTC'],
+      [
+        ['New time for meeting', `${DOWN}${ENTER}`],
+        ['Move meeting', ENTER],
+      ],
+    );
     expect(r.code, r.stderr).toBe(0);
     const moved = (await t.sb.state()).meetings[0]!;
     expect(moved.date).not.toBe(m.date);
     // The confirmation shows the move, the old time labelled as what schedctl last recorded.
     const short = (iso: string) => `${dayLabel(iso, 'UTC')} ${timeLabel(iso, 'UTC')}`;
     const plain = plainScreen(r.stderr);
-    expect(plain).toContain(`Move meeting ${m.id} from ${short(m.date)} (as schedctl last recorded it) to ${short(moved.date)} (UTC)?`);
+    expect(plain).toContain(
+      `Move meeting ${m.id} from ${short(m.date)} (as schedctl last recorded it) to ${short(moved.date)} (UTC)?`,
+    );
     expect(r.stdout).toContain(`Rescheduled meeting ${m.id}`);
   });
 
   it('does nothing when the confirmation is declined', async () => {
     const m = await booked();
-    const r = await pick(['reschedule', m.id], [['New time', ENTER], ['Move meeting', `n${ENTER}`]]);
+    const r = await pick(
+      ['reschedule', m.id],
+      [
+        ['New time', ENTER],
+        ['Move meeting', `n${ENTER}`],
+      ],
+    );
     expect(r.code).toBe(130);
     expect((await t.sb.state()).meetings[0]!.date).toBe(m.date);
     expect((await t.sb.state()).requests.filter((q) => q.method === 'PATCH')).toHaveLength(0);
   });
 
   it('asks for the event when the meeting is not in the local record, instead of failing', async () => {
-    const r = await pick(['reschedule', '00000000-0000-4000-8000-000000000000'], [
-      ['Event or scheduling link', `intro-call${ENTER}`],
-      ['New time for meeting', ENTER],
-      ['Move meeting', `n${ENTER}`],
-    ]);
+    const r = await pick(
+      ['reschedule', '00000000-0000-4000-8000-000000000000'],
+      [
+        ['Event or scheduling link', `intro-call${ENTER}`],
+        ['New time for meeting', ENTER],
+        ['Move meeting', `n${ENTER}`],
+      ],
+    );
     expect(r.code, r.stderr).toBe(130);
     expect(r.stderr).not.toContain('missing --event');
     expect((await t.sb.state()).requests.filter((q) => q.method === 'PATCH')).toHaveLength(0);

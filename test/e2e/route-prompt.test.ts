@@ -27,17 +27,20 @@ const DEMO_FORM: Answer[] = [
 
 describe('route wizard (real prompts)', () => {
   it('walks from the trigger to a booked meeting: 4 requests, stdout only the result', async () => {
-    const r = await wizard(['--tz', 'UTC', '--lead-tz', 'America/New_York'], [
-      ...DEMO_FORM,
-      ['hold expires in 10 min', ENTER],
-      ['Add guest details', `y${ENTER}`],
-      ['First name', `Ada${ENTER}`],
-      ['Last name', `Lovelace${ENTER}`],
-      ['Phone', ENTER],
-      ['Extra guest email 1', `bob@acme.example${ENTER}`],
-      ['Extra guest email 2', ENTER],
-      ['Book ', ENTER],
-    ]);
+    const r = await wizard(
+      ['--tz', 'UTC', '--lead-tz', 'America/New_York'],
+      [
+        ...DEMO_FORM,
+        ['hold expires in 10 min', ENTER],
+        ['Add guest details', `y${ENTER}`],
+        ['First name', `Ada${ENTER}`],
+        ['Last name', `Lovelace${ENTER}`],
+        ['Phone', ENTER],
+        ['Extra guest email 1', `bob@acme.example${ENTER}`],
+        ['Extra guest email 2', ENTER],
+        ['Book ', ENTER],
+      ],
+    );
     expect(r.code, r.stderr).toBe(0);
     expect(r.unanswered).toEqual([]);
     const state = await t.sb.state();
@@ -50,24 +53,49 @@ describe('route wizard (real prompts)', () => {
     const plain = plainScreen(r.stderr);
     expect(plain).toContain('Fire "Inbound demo request" for ada@acme.example with SCHEDCTL_API_KEY at');
     expect(plain).toContain(`${t.sb.baseUrl}? (starts a workflow run)`);
-    expect(r.stderr).toContain(`Firing "Inbound demo request" for ada@acme.example with SCHEDCTL_API_KEY at ${t.sb.baseUrl}`);
+    expect(r.stderr).toContain(
+      `Firing "Inbound demo request" for ada@acme.example with SCHEDCTL_API_KEY at ${t.sb.baseUrl}`,
+    );
     expect(r.stdout).toContain(`Booked meeting ${m.id}`);
     expect(r.stdout).toMatch(/^ {2}lead +ada@acme\.example \+ bob@acme\.example$/m);
     expect(r.stdout).toContain(
       "schedctl route --trigger 'Inbound demo request' --email ada@acme.example --field company=Acme --field region=emea --field team_size=11-50 --field 'notes=call me'",
     );
-    expect(r.stdout).toContain('--first-name Ada --last-name Lovelace --guest bob@acme.example --lead-tz America/New_York --yes');
+    expect(r.stdout).toContain(
+      '--first-name Ada --last-name Lovelace --guest bob@acme.example --lead-tz America/New_York --yes',
+    );
     expect(r.stdout).not.toContain('Pick a time');
   });
 
   it("shows later times with the same reservation, and the lead's zone on request", async () => {
-    const r = await wizard(['--tz', 'UTC', '--lead-tz', 'Asia/Tokyo', '--trigger', 'Inbound demo request', '--email', 'ada@acme.example', '--field', 'company=Acme', '--field', 'region=emea', '--field', 'team_size=1-10', '--field', 'notes=', '--yes'], [
-      // Up from the first time: the other zone, then later times.
-      ['Pick a time (UTC)', `${UP}${ENTER}`],
-      ['Pick a time (Asia/Tokyo)', `${UP}${UP}${ENTER}`],
-      ['Pick a time (Asia/Tokyo)', ENTER],
-      ['Add guest details', ENTER],
-    ]);
+    const r = await wizard(
+      [
+        '--tz',
+        'UTC',
+        '--lead-tz',
+        'Asia/Tokyo',
+        '--trigger',
+        'Inbound demo request',
+        '--email',
+        'ada@acme.example',
+        '--field',
+        'company=Acme',
+        '--field',
+        'region=emea',
+        '--field',
+        'team_size=1-10',
+        '--field',
+        'notes=',
+        '--yes',
+      ],
+      [
+        // Up from the first time: the other zone, then later times.
+        ['Pick a time (UTC)', `${UP}${ENTER}`],
+        ['Pick a time (Asia/Tokyo)', `${UP}${UP}${ENTER}`],
+        ['Pick a time (Asia/Tokyo)', ENTER],
+        ['Add guest details', ENTER],
+      ],
+    );
     expect(r.code, r.stderr).toBe(0);
     expect(r.unanswered).toEqual([]);
     const state = await t.sb.state();
@@ -78,21 +106,24 @@ describe('route wizard (real prompts)', () => {
   });
 
   it('WORK_EMAIL_REQUIRED asks for the email again and keeps every other answer', async () => {
-    const r = await wizard(['--tz', 'UTC'], [
-      ['Trigger', 'demo'],
-      ['Inbound demo request', ENTER],
-      ["Lead's email", `ada@gmail.com${ENTER}`],
-      ['Company', `Acme${ENTER}`],
-      ['Region', ENTER],
-      ['Team size (optional)', ENTER],
-      ['Anything else? (optional)', ENTER],
-      ['Fire "Inbound demo request" for ada@gmail.com', ENTER],
-      ["Lead's work email", `ada@acme.example${ENTER}`],
-      ['Fire "Inbound demo request" for ada@acme.example', ENTER],
-      ['Pick a time', ENTER],
-      ['Add guest details', ENTER],
-      ['Book ', ENTER],
-    ]);
+    const r = await wizard(
+      ['--tz', 'UTC'],
+      [
+        ['Trigger', 'demo'],
+        ['Inbound demo request', ENTER],
+        ["Lead's email", `ada@gmail.com${ENTER}`],
+        ['Company', `Acme${ENTER}`],
+        ['Region', ENTER],
+        ['Team size (optional)', ENTER],
+        ['Anything else? (optional)', ENTER],
+        ['Fire "Inbound demo request" for ada@gmail.com', ENTER],
+        ["Lead's work email", `ada@acme.example${ENTER}`],
+        ['Fire "Inbound demo request" for ada@acme.example', ENTER],
+        ['Pick a time', ENTER],
+        ['Add guest details', ENTER],
+        ['Book ', ENTER],
+      ],
+    );
     expect(r.code, r.stderr).toBe(0);
     expect(r.unanswered).toEqual([]);
     expect(r.stderr).toContain('refused ada@gmail.com');
@@ -106,7 +137,23 @@ describe('route wizard (real prompts)', () => {
   });
 
   it('pages to later times and back to earlier ones (same reservation)', async () => {
-    const flags = ['--tz', 'UTC', '--trigger', 'Inbound demo request', '--email', 'ada@acme.example', '--field', 'company=Acme', '--field', 'region=emea', '--field', 'team_size=1-10', '--field', 'notes=', '--yes'];
+    const flags = [
+      '--tz',
+      'UTC',
+      '--trigger',
+      'Inbound demo request',
+      '--email',
+      'ada@acme.example',
+      '--field',
+      'company=Acme',
+      '--field',
+      'region=emea',
+      '--field',
+      'team_size=1-10',
+      '--field',
+      'notes=',
+      '--yes',
+    ];
     const r = await wizard(flags, [
       // Up from the first time: "Show later times"; on the next page two up: "Show earlier times".
       ['Pick a time (UTC)', `${UP}${ENTER}`],
@@ -126,37 +173,71 @@ describe('route wizard (real prompts)', () => {
   });
 
   it('redirect: shows the URL and stops (exit 0)', async () => {
-    const r = await wizard([], [
-      ['Trigger', 'partner'],
-      ['Partner application', ENTER],
-      ["Lead's email", `p@partner.example${ENTER}`],
-      ['Company', `P${ENTER}`],
-      ['Partner type', `${DOWN}${ENTER}`],
-      ['Website (optional)', ENTER],
-      ['Fire "Partner application"', ENTER],
-    ]);
+    const r = await wizard(
+      [],
+      [
+        ['Trigger', 'partner'],
+        ['Partner application', ENTER],
+        ["Lead's email", `p@partner.example${ENTER}`],
+        ['Company', `P${ENTER}`],
+        ['Partner type', `${DOWN}${ENTER}`],
+        ['Website (optional)', ENTER],
+        ['Fire "Partner application"', ENTER],
+      ],
+    );
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('https://partners.example.com/apply?type=referral');
   });
 
   it('offers a remembered outcome for reuse: no new fire (3 requests)', async () => {
-    const fire = await wizard(['--trigger', 'Inbound demo request', '--email', 'ada@acme.example', '--field', 'company=Acme', '--field', 'region=emea', '--field', 'team_size=1-10', '--field', 'notes=', '--yes'], [
-      ['Pick a time', CTRL_C],
-    ]);
+    const fire = await wizard(
+      [
+        '--trigger',
+        'Inbound demo request',
+        '--email',
+        'ada@acme.example',
+        '--field',
+        'company=Acme',
+        '--field',
+        'region=emea',
+        '--field',
+        'team_size=1-10',
+        '--field',
+        'notes=',
+        '--yes',
+      ],
+      [['Pick a time', CTRL_C]],
+    );
     expect(fire.code).toBe(130);
     await t.sb.reset();
     // The sandbox forgot the run; the local memory did not: the same answers reuse it and book through its link.
     const before = (await t.sb.state()).requests.length;
-    const sameAnswers = ['--field', 'company=Acme', '--field', 'region=emea', '--field', 'team_size=1-10', '--field', 'notes='];
-    const r = await wizard(['--trigger', 'Inbound demo request', '--email', 'ada@acme.example', ...sameAnswers], [
-      ['Reuse it instead of firing again?', ENTER],
-      ['Pick a time', ENTER],
-      ['Add guest details', ENTER],
-      ['Book ', ENTER],
-    ]);
+    const sameAnswers = [
+      '--field',
+      'company=Acme',
+      '--field',
+      'region=emea',
+      '--field',
+      'team_size=1-10',
+      '--field',
+      'notes=',
+    ];
+    const r = await wizard(
+      ['--trigger', 'Inbound demo request', '--email', 'ada@acme.example', ...sameAnswers],
+      [
+        ['Reuse it instead of firing again?', ENTER],
+        ['Pick a time', ENTER],
+        ['Add guest details', ENTER],
+        ['Book ', ENTER],
+      ],
+    );
     // The reset sandbox no longer knows the run: booking answers 404, but no fire was sent.
     const state = await t.sb.state();
-    expect(state.requests.slice(before).map((q) => `${q.method} ${q.path.split('/')[2]}`)).toEqual(['GET triggers', 'POST scheduling', 'POST scheduling']);
+    expect(state.requests.slice(before).map((q) => `${q.method} ${q.path.split('/')[2]}`)).toEqual([
+      'GET triggers',
+      'POST scheduling',
+      'POST scheduling',
+    ]);
     expect(state.executions).toHaveLength(0);
     expect(r.stderr).toContain('is already held');
   });

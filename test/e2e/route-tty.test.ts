@@ -48,6 +48,11 @@ describe.skipIf(!hasTmux)('route in a real terminal (tmux)', () => {
     expect(screen).toContain(`Booked meeting ${m.id}`);
     expect(screen).toContain('As one command:');
     expect(screen).not.toContain(sb.keys.full.slice(-12));
-    expect(state.requests.map((q) => `${q.method} ${q.status}`)).toEqual(['GET 200', 'POST 200', 'POST 200', 'POST 201']);
+    expect(state.requests.map((q) => `${q.method} ${q.status}`)).toEqual([
+      'GET 200',
+      'POST 200',
+      'POST 200',
+      'POST 201',
+    ]);
   }, 60_000);
 });

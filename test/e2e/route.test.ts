@@ -10,8 +10,19 @@ import { useSandbox } from '../helpers/sandbox.js';
 const t = useSandbox();
 
 const cli = (args: string[]) => t.sb.cli(args, { configDir: t.dir });
-const DEMO = ['route', '--trigger', 'Inbound demo request', '--email', 'ada@acme.example', '--field', 'company=Acme', '--field', 'region=emea'];
-const requests = async () => (await t.sb.state()).requests.map((r) => `${r.method} ${r.path.replace(/[0-9a-f-]{36}/g, ':id')} ${r.status}`);
+const DEMO = [
+  'route',
+  '--trigger',
+  'Inbound demo request',
+  '--email',
+  'ada@acme.example',
+  '--field',
+  'company=Acme',
+  '--field',
+  'region=emea',
+];
+const requests = async () =>
+  (await t.sb.state()).requests.map((r) => `${r.method} ${r.path.replace(/[0-9a-f-]{36}/g, ':id')} ${r.status}`);
 
 describe('route (scriptable)', () => {
   it('books the first free time in exactly 4 requests and prints one JSON document', async () => {
@@ -22,10 +33,19 @@ describe('route (scriptable)', () => {
     expect(strictSchemas.meeting.safeParse(doc.meeting).success).toBe(true);
     expect(doc.outcome).toMatchObject({ type: 'scheduler', schedulingLinkId: doc.schedulingLinkId });
     expect(doc.slot).toBe(doc.meeting.date);
-    expect(await requests()).toEqual(['GET /v1/triggers 200', 'POST /v1/triggers/:id 200', 'POST /v1/scheduling/events/:id/slots 200', 'POST /v1/scheduling/meetings 201']);
+    expect(await requests()).toEqual([
+      'GET /v1/triggers 200',
+      'POST /v1/triggers/:id 200',
+      'POST /v1/scheduling/events/:id/slots 200',
+      'POST /v1/scheduling/meetings 201',
+    ]);
     const state = await t.sb.state();
     expect(state.meetings).toHaveLength(1);
-    expect(state.meetings[0]).toMatchObject({ id: doc.meeting.id, workflowExecutionId: doc.executionId, personEmail: 'ada@acme.example' });
+    expect(state.meetings[0]).toMatchObject({
+      id: doc.meeting.id,
+      workflowExecutionId: doc.executionId,
+      personEmail: 'ada@acme.example',
+    });
     // Used up: the booked run's remembered outcome is forgotten.
     expect(JSON.parse(readFileSync(join(t.dir, 'outcomes.json'), 'utf8')).outcomes).toEqual({});
     assertNoSecretsInFiles(t.dir);
@@ -37,7 +57,9 @@ describe('route (scriptable)', () => {
     const id = (await t.sb.state()).meetings[0]!.id;
     expect(r.stdout).toContain(`Booked meeting ${id}`);
     expect(r.stdout).toContain(`schedctl reschedule ${id} --start <time>`);
-    expect(r.stdout).toMatch(/As one command: {2}schedctl route --trigger 'Inbound demo request' --email ada@acme\.example --field company=Acme --field region=emea --field 'notes=it'\\''s urgent' --slot \S+Z --yes/);
+    expect(r.stdout).toMatch(
+      /As one command: {2}schedctl route --trigger 'Inbound demo request' --email ada@acme\.example --field company=Acme --field region=emea --field 'notes=it'\\''s urgent' --slot \S+Z --yes/,
+    );
     expect(r.stderr).toContain(`with SCHEDCTL_API_KEY at ${t.sb.baseUrl}`);
   });
 
@@ -64,10 +86,40 @@ describe('route (scriptable)', () => {
   });
 
   it('redirect: prints the URL, exit 0, 2 requests', async () => {
-    const r = await cli(['route', '--trigger', 'Partner application', '--email', 'p@partner.example', '--field', 'company=P', '--field', 'partner_type=referral', '--slot', 'first', '--json']);
+    const r = await cli([
+      'route',
+      '--trigger',
+      'Partner application',
+      '--email',
+      'p@partner.example',
+      '--field',
+      'company=P',
+      '--field',
+      'partner_type=referral',
+      '--slot',
+      'first',
+      '--json',
+    ]);
     expect(r.code, show(r)).toBe(0);
-    expect(r.json()).toMatchObject({ status: 'redirect', meeting: null, requests: 2, outcome: { type: 'redirect', url: 'https://partners.example.com/apply?type=referral' } });
-    const human = await cli(['route', '--trigger', 'Partner application', '--email', 'p@partner.example', '--field', 'company=P', '--field', 'partner_type=referral', '--slot', 'first']);
+    expect(r.json()).toMatchObject({
+      status: 'redirect',
+      meeting: null,
+      requests: 2,
+      outcome: { type: 'redirect', url: 'https://partners.example.com/apply?type=referral' },
+    });
+    const human = await cli([
+      'route',
+      '--trigger',
+      'Partner application',
+      '--email',
+      'p@partner.example',
+      '--field',
+      'company=P',
+      '--field',
+      'partner_type=referral',
+      '--slot',
+      'first',
+    ]);
     expect(human.stdout).toContain('https://partners.example.com/apply?type=referral');
   });
 
@@ -75,7 +127,16 @@ describe('route (scriptable)', () => {
     const r = await cli(['route', '--trigger', 'Newsletter signup', '--email', 'n@example.com', '--slot', 'first']);
     expect(r.code, show(r)).toBe(0);
     expect(r.stdout).toContain('without offering a meeting');
-    const j = await cli(['route', '--trigger', 'Newsletter signup', '--email', 'n@example.com', '--slot', 'first', '--json']);
+    const j = await cli([
+      'route',
+      '--trigger',
+      'Newsletter signup',
+      '--email',
+      'n@example.com',
+      '--slot',
+      'first',
+      '--json',
+    ]);
     expect(j.json()).toMatchObject({ status: 'none', meeting: null, requests: 2 });
   });
 
@@ -96,19 +157,46 @@ describe('route (scriptable)', () => {
   });
 
   it('a missing required field fails naming --field after the one list request, before firing', async () => {
-    const r = await cli(['route', '--trigger', 'Inbound demo request', '--email', 'a@acme.example', '--field', 'company=Acme', '--slot', 'first', '--json']);
+    const r = await cli([
+      'route',
+      '--trigger',
+      'Inbound demo request',
+      '--email',
+      'a@acme.example',
+      '--field',
+      'company=Acme',
+      '--slot',
+      'first',
+      '--json',
+    ]);
     expect(r.code, show(r)).toBe(2);
     expect(r.json().error.details).toContainEqual(expect.stringContaining('--field region='));
     expect(await requests()).toEqual(['GET /v1/triggers 200']);
   });
 
   it('reuses a remembered scheduler outcome by default (3 requests), --refire fires anew', async () => {
-    const fire = ['trigger', 'fire', 'Inbound demo request', '--email', 'ada@acme.example', '--field', 'company=Acme', '--field', 'region=emea', '--json'];
+    const fire = [
+      'trigger',
+      'fire',
+      'Inbound demo request',
+      '--email',
+      'ada@acme.example',
+      '--field',
+      'company=Acme',
+      '--field',
+      'region=emea',
+      '--json',
+    ];
     const fired = await cli(fire);
     expect(fired.code, show(fired)).toBe(0);
     const r = await cli([...DEMO, '--slot', 'first', '--json']);
     expect(r.code, show(r)).toBe(0);
-    expect(r.json()).toMatchObject({ status: 'booked', reused: true, requests: 3, executionId: fired.json().executionId });
+    expect(r.json()).toMatchObject({
+      status: 'booked',
+      reused: true,
+      requests: 3,
+      executionId: fired.json().executionId,
+    });
     expect((await t.sb.state()).executions).toHaveLength(1);
 
     await cli([...fire, '--force']);
@@ -119,7 +207,18 @@ describe('route (scriptable)', () => {
   });
 
   it('CONFLICT: a reused outcome whose session ended is fired again once with --yes, and books', async () => {
-    const fired = await cli(['trigger', 'fire', 'Inbound demo request', '--email', 'ada@acme.example', '--field', 'company=Acme', '--field', 'region=emea', '--json']);
+    const fired = await cli([
+      'trigger',
+      'fire',
+      'Inbound demo request',
+      '--email',
+      'ada@acme.example',
+      '--field',
+      'company=Acme',
+      '--field',
+      'region=emea',
+      '--json',
+    ]);
     const executionId = fired.json().executionId;
     await fetch(`${t.sb.baseUrl}/_sandbox/executions/${executionId}/end`, { method: 'POST' });
 
@@ -138,11 +237,24 @@ describe('route (scriptable)', () => {
     expect(state.meetings).toHaveLength(1);
     expect(state.meetings[0]!.workflowExecutionId).toBe(doc.executionId);
     // list, slots, book (CONFLICT), fire, slots, book
-    expect((await requests()).slice(-6).map((q) => `${q.split(' ')[0]} ${q.split(' ')[2]}`)).toEqual(['GET 200', 'POST 200', 'POST 409', 'POST 200', 'POST 200', 'POST 201']);
+    expect((await requests()).slice(-6).map((q) => `${q.split(' ')[0]} ${q.split(' ')[2]}`)).toEqual([
+      'GET 200',
+      'POST 200',
+      'POST 409',
+      'POST 200',
+      'POST 200',
+      'POST 201',
+    ]);
   });
 
   it('SLOT_TAKEN on book: refreshes the times with the same reservation and books the next one', async () => {
-    await t.sb.fault({ method: 'POST', path: '/v1/scheduling/meetings', fault: 'status', status: 409, code: 'SLOT_TAKEN' });
+    await t.sb.fault({
+      method: 'POST',
+      path: '/v1/scheduling/meetings',
+      fault: 'status',
+      status: 409,
+      code: 'SLOT_TAKEN',
+    });
     const r = await cli([...DEMO, '--slot', 'first', '--json']);
     expect(r.code, show(r)).toBe(0);
     expect(r.json()).toMatchObject({ status: 'booked', requests: 6 });
@@ -161,7 +273,9 @@ describe('route (scriptable)', () => {
     expect(state.meetings).toHaveLength(1);
     expect(state.requests.filter((q) => q.path === '/v1/scheduling/meetings')).toHaveLength(1);
     const journal = JSON.parse(readFileSync(join(t.dir, 'journal.json'), 'utf8')).entries;
-    expect(journal).toEqual([expect.objectContaining({ outcome: 'unknown', workflowExecutionId: state.meetings[0]!.workflowExecutionId })]);
+    expect(journal).toEqual([
+      expect.objectContaining({ outcome: 'unknown', workflowExecutionId: state.meetings[0]!.workflowExecutionId }),
+    ]);
 
     const again = await cli([...DEMO, '--slot', 'first', '--yes', '--json']);
     expect(again.code, show(again)).toBe(0);

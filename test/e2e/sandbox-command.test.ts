@@ -37,12 +37,17 @@ const exited = (child: ChildProcessWithoutNullStreams) =>
 describe('schedctl sandbox', () => {
   it('prints exactly one JSON line with baseUrl and keys, serves the API, and stops cleanly on SIGTERM', async () => {
     const { child, out } = await start(['--json'], tempDir(), (o) => o.includes('\n'));
-    const doc = JSON.parse(out.trim()) as { baseUrl: string; keys: { full: string; readOnly: string; revoked: string } };
+    const doc = JSON.parse(out.trim()) as {
+      baseUrl: string;
+      keys: { full: string; readOnly: string; revoked: string };
+    };
     registerSecret(doc.keys.full, doc.keys.readOnly, doc.keys.revoked);
     expect(Object.keys(doc).sort()).toEqual(['baseUrl', 'keys']);
     expect(doc.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(Object.keys(doc.keys).sort()).toEqual(['full', 'readOnly', 'revoked']);
-    const r = await runCli(['triggers', 'ls', '--json'], { env: { SCHEDCTL_BASE_URL: doc.baseUrl, SCHEDCTL_API_KEY: doc.keys.full } });
+    const r = await runCli(['triggers', 'ls', '--json'], {
+      env: { SCHEDCTL_BASE_URL: doc.baseUrl, SCHEDCTL_API_KEY: doc.keys.full },
+    });
     expect(r.code, show(r)).toBe(0);
     expect(r.json().triggers.length).toBeGreaterThanOrEqual(3);
     const code = exited(child);
@@ -56,7 +61,13 @@ describe('schedctl sandbox', () => {
     expect(out).toContain('schedctl sandbox listening on http://127.0.0.1:');
     expect(out).toMatch(/full key\s+sk_/);
     const ls = await runCli(['profile', 'ls', '--json'], { configDir });
-    expect(ls.json().profiles).toEqual([expect.objectContaining({ name: 'sbx', isDefault: true, baseUrl: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/) })]);
+    expect(ls.json().profiles).toEqual([
+      expect.objectContaining({
+        name: 'sbx',
+        isDefault: true,
+        baseUrl: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
+      }),
+    ]);
     const r = await runCli(['events', 'ls', '--json'], { configDir });
     expect(r.code, show(r)).toBe(0);
     expect(r.json().events.length).toBeGreaterThan(0);

@@ -5,7 +5,8 @@ import { useSandbox } from '../helpers/sandbox.js';
 
 const t = useSandbox();
 
-const slotPosts = async () => (await t.sb.state()).requests.filter((r) => r.method === 'POST' && r.path.endsWith('/slots'));
+const slotPosts = async () =>
+  (await t.sb.state()).requests.filter((r) => r.method === 'POST' && r.path.endsWith('/slots'));
 
 describe('slots', () => {
   it('shows the reservation, its expiry, the slots grouped by day in --tz, and the next command', async () => {
@@ -21,7 +22,9 @@ describe('slots', () => {
     expect(dayLines.length).toBeGreaterThan(0);
     for (const line of dayLines) expect(line, line).toMatch(/^ {2}\w{3} \d{1,2} \w{3}\s+(\d{2}:\d{2} ?)+$/);
     expect(dayLines.some((l) => l.includes(' 09:00 09:30'))).toBe(true);
-    expect(r.stderr).toMatch(new RegExp(`Next: schedctl book quarterly-review --start \\S+ --reservation ${reservation.id} --email <email>`));
+    expect(r.stderr).toMatch(
+      new RegExp(`Next: schedctl book quarterly-review --start \\S+ --reservation ${reservation.id} --email <email>`),
+    );
   });
 
   it('prints the slots result with --json, in the API shape', async () => {
@@ -55,7 +58,17 @@ describe('slots', () => {
 
   it('reuses a reservation passed with --reservation', async () => {
     const first = (await t.sb.cli(['slots', 'intro-call', '--json'])).json();
-    const r = await t.sb.cli(['slots', 'intro-call', '--json', '--reservation', first.reservationId, '--from', 'tomorrow', '--days', '70']);
+    const r = await t.sb.cli([
+      'slots',
+      'intro-call',
+      '--json',
+      '--reservation',
+      first.reservationId,
+      '--from',
+      'tomorrow',
+      '--days',
+      '70',
+    ]);
     expect(r.code, show(r)).toBe(0);
     expect(r.json().reservationId).toBe(first.reservationId);
     expect((await t.sb.state()).reservations).toHaveLength(1);
@@ -94,6 +107,10 @@ describe('slots', () => {
   it('reports an unknown event with exit 4', async () => {
     const r = await t.sb.cli(['slots', 'no-such-event', '--json']);
     expect(r.code, show(r)).toBe(4);
-    expect(r.json().error).toMatchObject({ code: 'NOT_FOUND', status: 404, hint: expect.stringContaining('schedctl events ls') });
+    expect(r.json().error).toMatchObject({
+      code: 'NOT_FOUND',
+      status: 404,
+      hint: expect.stringContaining('schedctl events ls'),
+    });
   });
 });

@@ -23,7 +23,16 @@ interface Report {
 }
 
 const NAMES = ['auth', 'triggers.list', 'events.list', 'events.detail', 'slots', 'trigger.fire', 'booking'];
-const ROUTED = ['--trigger', 'Inbound demo request', '--email', 'qa@acme.com', '--field', 'company=Acme', '--field', 'region=emea'];
+const ROUTED = [
+  '--trigger',
+  'Inbound demo request',
+  '--email',
+  'qa@acme.com',
+  '--field',
+  'company=Acme',
+  '--field',
+  'region=emea',
+];
 
 const check = (r: Report, name: string): Check => {
   const c = r.checks.find((x) => x.name === name);
@@ -41,7 +50,11 @@ describe('smoke against a healthy service', () => {
     expect(r.code, show(r)).toBe(0);
     const lines = r.stdout.split('\n');
     expect(lines[0]).toMatch(/^NAME\s+RESULT\s+LATENCY\s+DETAIL$/);
-    for (const name of NAMES.slice(0, 5)) expect(lines.find((l) => l.startsWith(`${name} `)), r.stdout).toMatch(/\sPASS\s+\d+ ms\s/);
+    for (const name of NAMES.slice(0, 5))
+      expect(
+        lines.find((l) => l.startsWith(`${name} `)),
+        r.stdout,
+      ).toMatch(/\sPASS\s+\d+ ms\s/);
     expect(r.stdout).toMatch(/trigger\.fire\s+SKIP/);
     expect(r.stdout).toMatch(/booking\s+SKIP/);
     expect(r.stdout).toMatch(/smoke passed: 5 passed, 0 failed, 2 skipped; 4 requests used/);
@@ -73,22 +86,42 @@ describe('smoke against a healthy service', () => {
     expect(findAll(xml, 'failure')).toHaveLength(0);
   });
 
-  it('books on the event\'s own first slot without a trigger', async () => {
+  it("books on the event's own first slot without a trigger", async () => {
     const r = await t.sb.cli(['smoke', '--event', 'intro-call', '--book', '--email', 'qa@acme.com', '--json']);
     expect(r.code, show(r)).toBe(0);
     const doc = report(r);
-    expect(statuses(doc)).toMatchObject({ 'events.detail': 'pass', slots: 'pass', 'trigger.fire': 'skip', booking: 'pass' });
+    expect(statuses(doc)).toMatchObject({
+      'events.detail': 'pass',
+      slots: 'pass',
+      'trigger.fire': 'skip',
+      booking: 'pass',
+    });
     const state = await t.sb.state();
     expect(state.meetings.map((m) => m.id)).toEqual([doc.meetingId]);
     expect(state.meetings[0]!.workflowExecutionId).toBeNull();
   });
 
   it('skips booking when the trigger routes elsewhere (a redirect)', async () => {
-    const r = await t.sb.cli(['smoke', '--trigger', 'Partner application', '--email', 'qa@acme.com', '--field', 'company=Acme', '--field', 'partner_type=reseller', '--book', '--json']);
+    const r = await t.sb.cli([
+      'smoke',
+      '--trigger',
+      'Partner application',
+      '--email',
+      'qa@acme.com',
+      '--field',
+      'company=Acme',
+      '--field',
+      'partner_type=reseller',
+      '--book',
+      '--json',
+    ]);
     expect(r.code, show(r)).toBe(0);
     const doc = report(r);
     expect(check(doc, 'trigger.fire').detail).toMatch(/outcome redirect to https:\/\/partners\.example\.com/);
-    expect(check(doc, 'booking')).toMatchObject({ status: 'skip', detail: expect.stringMatching(/"redirect", not a scheduler/) });
+    expect(check(doc, 'booking')).toMatchObject({
+      status: 'skip',
+      detail: expect.stringMatching(/"redirect", not a scheduler/),
+    });
     expect((await t.sb.state()).meetings).toHaveLength(0);
   });
 });
@@ -100,7 +133,11 @@ describe('smoke with a key that is refused or limited', () => {
     expect(r.code, show(r)).toBe(1);
     const doc = report(r);
     expect(doc.ok).toBe(false);
-    expect(doc.checks[0]).toMatchObject({ name: 'auth', status: 'fail', detail: expect.stringContaining('401 INVALID_API_KEY') });
+    expect(doc.checks[0]).toMatchObject({
+      name: 'auth',
+      status: 'fail',
+      detail: expect.stringContaining('401 INVALID_API_KEY'),
+    });
     expect(doc.checks.slice(1).every((c) => c.status === 'skip')).toBe(true);
     expect(doc.error?.code).toBe('SMOKE_FAILED');
     expect(await t.sb.requestCount()).toBe(1);
@@ -120,7 +157,13 @@ describe('smoke with a key that is refused or limited', () => {
   it('exits 3 without a key and 2 on a bad flag, before any request', async () => {
     const noKey = await t.sb.cli(['smoke'], { env: { SCHEDCTL_API_KEY: undefined } });
     expect(noKey.code, show(noKey)).toBe(3);
-    for (const args of [['--max-latency', 'fast'], ['--trigger', 'x'], ['--book'], ['--field', 'a=b'], ['--junit', '/no/such/dir/x.xml']]) {
+    for (const args of [
+      ['--max-latency', 'fast'],
+      ['--trigger', 'x'],
+      ['--book'],
+      ['--field', 'a=b'],
+      ['--junit', '/no/such/dir/x.xml'],
+    ]) {
       const r = await t.sb.cli(['smoke', ...args, '--json']);
       expect(r.code, show(r)).toBe(2);
       expect(r.json().error.code).toBe('USAGE');
@@ -139,9 +182,14 @@ describe('smoke against the sandbox faults', () => {
     return report(r);
   };
 
-  it('html from a gateway fails the events list and says it is not the API\'s JSON', async () => {
+  it("html from a gateway fails the events list and says it is not the API's JSON", async () => {
     const doc = await run({ method: 'GET', path: '/v1/scheduling/events', fault: 'html', count: 10 });
-    expect(statuses(doc)).toMatchObject({ auth: 'pass', 'triggers.list': 'pass', 'events.list': 'fail', 'events.detail': 'skip' });
+    expect(statuses(doc)).toMatchObject({
+      auth: 'pass',
+      'triggers.list': 'pass',
+      'events.list': 'fail',
+      'events.detail': 'skip',
+    });
     expect(check(doc, 'events.list').detail).toMatch(/HTTP 502 and text\/html.*not the API's JSON.*after 4 attempts/);
   });
 
@@ -159,13 +207,25 @@ describe('smoke against the sandbox faults', () => {
 
   it('a 500 on the fire fails it without repeating it', async () => {
     const doc = await run({ method: 'POST', path: '/v1/triggers/*', fault: 'status', status: 500 }, ROUTED);
-    expect(check(doc, 'trigger.fire')).toMatchObject({ status: 'fail', detail: expect.stringMatching(/INTERNAL_ERROR.*may have been processed/) });
-    const fires = (await t.sb.state()).requests.filter((q) => q.method === 'POST' && q.path.startsWith('/v1/triggers/'));
+    expect(check(doc, 'trigger.fire')).toMatchObject({
+      status: 'fail',
+      detail: expect.stringMatching(/INTERNAL_ERROR.*may have been processed/),
+    });
+    const fires = (await t.sb.state()).requests.filter(
+      (q) => q.method === 'POST' && q.path.startsWith('/v1/triggers/'),
+    );
     expect(fires).toHaveLength(1);
   });
 
   it('waits out a 429 per Retry-After instead of failing', async () => {
-    await t.sb.fault({ method: 'GET', path: '/v1/scheduling/events', fault: 'status', status: 429, code: 'RATE_LIMITED', retryAfter: 1 });
+    await t.sb.fault({
+      method: 'GET',
+      path: '/v1/scheduling/events',
+      fault: 'status',
+      status: 429,
+      code: 'RATE_LIMITED',
+      retryAfter: 1,
+    });
     const r = await t.sb.cli(['smoke', '--json']);
     expect(r.code, show(r)).toBe(0);
     expect(check(report(r), 'events.list')).toMatchObject({ status: 'pass', latencyMs: expect.any(Number) });
@@ -175,7 +235,10 @@ describe('smoke against the sandbox faults', () => {
   });
 
   it('a slow answer past --max-latency fails that check and says so', async () => {
-    const doc = await run({ method: 'GET', path: '/v1/scheduling/events/*', fault: 'delay', delayMs: 1200 }, ['--max-latency', '800']);
+    const doc = await run({ method: 'GET', path: '/v1/scheduling/events/*', fault: 'delay', delayMs: 1200 }, [
+      '--max-latency',
+      '800',
+    ]);
     expect(statuses(doc)).toMatchObject({ 'events.list': 'pass', 'events.detail': 'fail', slots: 'pass' });
     expect(check(doc, 'events.detail').detail).toMatch(/^took \d+ ms, over the --max-latency budget of 800 ms/);
     expect(check(doc, 'events.detail').latencyMs).toBeGreaterThanOrEqual(1200);
@@ -217,7 +280,9 @@ describe('smoke against a server that breaks the contract', () => {
   it('names a bad enum value', async () => {
     const r = await run({ events: (b) => (b.events[0].conferencingType = 'teams') });
     expect(r.code, show(r)).toBe(1);
-    expect(check(report(r), 'events.list').problems).toEqual([expect.stringMatching(/^\$\.events\[0\]\.conferencingType: Invalid option/)]);
+    expect(check(report(r), 'events.list').problems).toEqual([
+      expect.stringMatching(/^\$\.events\[0\]\.conferencingType: Invalid option/),
+    ]);
   });
 
   it('names a non-uuid id', async () => {
@@ -233,7 +298,11 @@ describe('smoke against a server that breaks the contract', () => {
     close = server.close;
     const r = await runCli(['smoke', '--base-url', server.baseUrl], { env: { SCHEDCTL_API_KEY: KEY } });
     expect(r.code, show(r)).toBe(1);
-    expect(r.stdout).toMatch(/events\.detail\s+FAIL\s+\d+ ms\s+GET \/v1\/scheduling\/events\/[\w-]+: the body breaks the API contract \(1 problem\): \$\.hosts: Invalid input/);
-    expect(r.stdout).toMatch(/Contract problems:\n {2}events\.detail: \$\.hosts: Invalid input: expected array, received undefined/);
+    expect(r.stdout).toMatch(
+      /events\.detail\s+FAIL\s+\d+ ms\s+GET \/v1\/scheduling\/events\/[\w-]+: the body breaks the API contract \(1 problem\): \$\.hosts: Invalid input/,
+    );
+    expect(r.stdout).toMatch(
+      /Contract problems:\n {2}events\.detail: \$\.hosts: Invalid input: expected array, received undefined/,
+    );
   });
 });

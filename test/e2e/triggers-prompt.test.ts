@@ -11,7 +11,17 @@ const t = useSandbox();
 /** Fires the demo trigger on a fake terminal, answering the "fire again?" question with `answer` if given. */
 const fire = (answer?: string) =>
   onTerminal(
-    ['trigger', 'fire', 'Inbound demo request', '--email', 'ada@acme.com', '--field', 'company=Acme', '--field', 'region=emea'],
+    [
+      'trigger',
+      'fire',
+      'Inbound demo request',
+      '--email',
+      'ada@acme.com',
+      '--field',
+      'company=Acme',
+      '--field',
+      'region=emea',
+    ],
     answer === undefined ? [] : [['Fire again anyway', `${answer}${ENTER}`]],
     { sb: t.sb, configDir: t.dir },
   );

@@ -8,7 +8,8 @@ import { useSandbox, type TestSandbox } from '../helpers/sandbox.js';
 const t = useSandbox();
 let triggers: Array<{ id: string; name: string; fields: unknown[] }>;
 const id = (name: string) => triggers.find((x) => x.name === name)!.id;
-const cli = (args: string[], opts: Parameters<TestSandbox['cli']>[1] = {}) => t.sb.cli(args, { configDir: t.dir, ...opts });
+const cli = (args: string[], opts: Parameters<TestSandbox['cli']>[1] = {}) =>
+  t.sb.cli(args, { configDir: t.dir, ...opts });
 const posts = async () => (await t.sb.state()).requests.filter((r) => r.method === 'POST');
 
 beforeAll(async () => {
@@ -21,7 +22,9 @@ describe('triggers ls and show', () => {
     const r = await cli(['triggers', 'ls']);
     expect(r.code, show(r)).toBe(0);
     expect(r.stdout).toMatch(/NAME\s+ID\s+FIELDS\s+DESCRIPTION/);
-    expect(r.stdout).toMatch(new RegExp(`Inbound demo request\\s+${id('Inbound demo request')}\\s+5\\s+Website demo form`));
+    expect(r.stdout).toMatch(
+      new RegExp(`Inbound demo request\\s+${id('Inbound demo request')}\\s+5\\s+Website demo form`),
+    );
     const j = await cli(['triggers', 'ls', '--json']);
     expect(j.json()).toEqual({ triggers });
   });
@@ -30,9 +33,13 @@ describe('triggers ls and show', () => {
     const r = await cli(['triggers', 'show', 'inbound DEMO request']);
     expect(r.code, show(r)).toBe(0);
     expect(r.stdout).toMatch(/NAME\s+LABEL\s+TYPE\s+REQUIRED\s+OPTIONS/);
-    expect(r.stdout).toMatch(/region\s+Region\s+select\s+yes\s+emea \(Europe, Middle East and Africa\), americas \(Americas\), apac \(Asia Pacific\)/);
+    expect(r.stdout).toMatch(
+      /region\s+Region\s+select\s+yes\s+emea \(Europe, Middle East and Africa\), americas \(Americas\), apac \(Asia Pacific\)/,
+    );
     expect(r.stdout).toMatch(/notes\s+Anything else\?\s+text\s+no/);
-    expect(r.stderr).toContain(`schedctl trigger fire ${id('Inbound demo request')} --email <lead> --field company=… --field region=…`);
+    expect(r.stderr).toContain(
+      `schedctl trigger fire ${id('Inbound demo request')} --email <lead> --field company=… --field region=…`,
+    );
     expect(await t.sb.requestCount()).toBe(1);
     const j = await cli(['triggers', 'show', id('Partner application'), '--json']);
     expect(j.json()).toEqual(triggers.find((x) => x.name === 'Partner application'));
@@ -47,7 +54,16 @@ describe('triggers ls and show', () => {
 });
 
 describe('trigger fire', () => {
-  const demo = (...extra: string[]) => ['trigger', 'fire', 'Inbound demo request', '--email', 'ada@acme.com', '--field', 'company=Acme', ...extra];
+  const demo = (...extra: string[]) => [
+    'trigger',
+    'fire',
+    'Inbound demo request',
+    '--email',
+    'ada@acme.com',
+    '--field',
+    'company=Acme',
+    ...extra,
+  ];
 
   it('fires a scheduler trigger and prints the booking page, link id and the exact next commands', async () => {
     const r = await cli(demo('--field', 'region=emea'));
@@ -63,7 +79,9 @@ describe('trigger fire', () => {
     expect(r.stdout).toContain(`schedulingLinkId  ${outcome.schedulingLinkId}`);
     expect(r.stdout).toContain(`next: schedctl slots ${outcome.schedulingLinkId}`);
     expect(r.stdout).toContain(`--execution ${exec.id} --email ada@acme.com`);
-    expect(r.stderr).toContain(`firing "Inbound demo request" for ada@acme.com with the key from SCHEDCTL_API_KEY at ${t.sb.baseUrl}`);
+    expect(r.stderr).toContain(
+      `firing "Inbound demo request" for ada@acme.com with the key from SCHEDCTL_API_KEY at ${t.sb.baseUrl}`,
+    );
     expect(state.requests.map((q) => q.method)).toEqual(['GET', 'POST']);
     assertNoSecretsInFiles(t.dir);
   });
@@ -77,12 +95,25 @@ describe('trigger fire', () => {
   });
 
   it('prints the redirect URL', async () => {
-    const args = ['trigger', 'fire', 'Partner application', '--email', 'p@partner.io', '--field', 'company=P', '--field', 'partner_type=reseller'];
+    const args = [
+      'trigger',
+      'fire',
+      'Partner application',
+      '--email',
+      'p@partner.io',
+      '--field',
+      'company=P',
+      '--field',
+      'partner_type=reseller',
+    ];
     const r = await cli(args);
     expect(r.code, show(r)).toBe(0);
     expect(r.stdout).toMatch(/url\s+https:\/\/partners\.example\.com\/apply\?type=reseller/);
     const j = await cli([...args, '--json']);
-    expect(j.json()).toEqual({ executionId: expect.any(String), outcome: { type: 'redirect', url: 'https://partners.example.com/apply?type=reseller' } });
+    expect(j.json()).toEqual({
+      executionId: expect.any(String),
+      outcome: { type: 'redirect', url: 'https://partners.example.com/apply?type=reseller' },
+    });
   });
 
   it('reports a none outcome as a finished workflow, exit 0', async () => {
@@ -98,18 +129,36 @@ describe('trigger fire', () => {
   it('reads --responses from a file and from stdin, --field winning', async () => {
     const file = join(t.dir, 'responses.json');
     writeFileSync(file, JSON.stringify({ company: 'Acme', region: 'emea', team_size: '11-50' }));
-    const r = await cli(['trigger', 'fire', id('Inbound demo request'), '--email', 'a@acme.com', '--responses', file, '--field', 'region=americas', '--json']);
+    const r = await cli([
+      'trigger',
+      'fire',
+      id('Inbound demo request'),
+      '--email',
+      'a@acme.com',
+      '--responses',
+      file,
+      '--field',
+      'region=americas',
+      '--json',
+    ]);
     expect(r.code, show(r)).toBe(0);
-    expect((await t.sb.state()).executions[0]!.outcome).toMatchObject({ schedulerUrl: expect.stringContaining('/book/sales-americas') });
-    const s = await cli(['trigger', 'fire', id('Inbound demo request'), '--email', 'b@acme.com', '--responses', '-', '--json'], {
-      input: '{"company":"Acme","region":"apac"}',
+    expect((await t.sb.state()).executions[0]!.outcome).toMatchObject({
+      schedulerUrl: expect.stringContaining('/book/sales-americas'),
     });
+    const s = await cli(
+      ['trigger', 'fire', id('Inbound demo request'), '--email', 'b@acme.com', '--responses', '-', '--json'],
+      {
+        input: '{"company":"Acme","region":"apac"}',
+      },
+    );
     expect(s.code, show(s)).toBe(0);
     expect(s.json().outcome.schedulerUrl).toContain('/book/sales-apac');
   });
 
   it('passes --context members, utmParams as JSON', async () => {
-    const r = await cli(demo('--field', 'region=emea', '--context', 'utmParams={"source":"ads"}', '--context', 'gclid=g1', '--debug'));
+    const r = await cli(
+      demo('--field', 'region=emea', '--context', 'utmParams={"source":"ads"}', '--context', 'gclid=g1', '--debug'),
+    );
     expect(r.code, show(r)).toBe(0);
     expect(r.stderr).toContain('"context":{"utmParams":{"source":"ads"},"gclid":"g1"}');
   });
@@ -117,7 +166,17 @@ describe('trigger fire', () => {
   it('shows a remembered scheduler outcome instead of firing again, and fires again with --force', async () => {
     const first = await cli(demo('--field', 'region=emea', '--json'));
     expect(first.code, show(first)).toBe(0);
-    const again = await cli(['trigger', 'fire', 'Inbound demo request', '--email', 'ADA@acme.com', '--field', 'company=Acme', '--field', 'region=emea']);
+    const again = await cli([
+      'trigger',
+      'fire',
+      'Inbound demo request',
+      '--email',
+      'ADA@acme.com',
+      '--field',
+      'company=Acme',
+      '--field',
+      'region=emea',
+    ]);
     expect(again.code, show(again)).toBe(0);
     expect(again.stderr).toContain('already held');
     expect(again.stderr).toContain('routing fairness counts again');
@@ -125,9 +184,14 @@ describe('trigger fire', () => {
     expect(again.stdout).toContain(`executionId       ${first.json().executionId}`);
     expect(again.stdout).toContain(`next: schedctl slots ${first.json().outcome.schedulingLinkId}`);
     const reused = await cli(demo('--field', 'region=emea', '--json'));
-    expect(reused.json()).toEqual({ status: 'reused', executionId: first.json().executionId, outcome: first.json().outcome, firedAt: expect.any(String) });
+    expect(reused.json()).toEqual({
+      status: 'reused',
+      executionId: first.json().executionId,
+      outcome: first.json().outcome,
+      firedAt: expect.any(String),
+    });
     expect((await t.sb.state()).executions).toHaveLength(1);
-    expect((await posts())).toHaveLength(1);
+    expect(await posts()).toHaveLength(1);
 
     const forced = await cli(demo('--field', 'region=emea', '--force', '--json'));
     expect(forced.code, show(forced)).toBe(0);
@@ -137,16 +201,68 @@ describe('trigger fire', () => {
 
   describe('rejects bad input before anything is fired (exit 2)', () => {
     const cases: Array<{ name: string; args: string[]; input?: string; expectGets: number; says: RegExp }> = [
-      { name: 'missing required fields, listed together', args: ['trigger', 'fire', 'Inbound demo request', '--email', 'a@acme.com'], expectGets: 1, says: /fix company, region/ },
-      { name: 'a select value that is not an option', args: demo('--field', 'region=europe'), expectGets: 1, says: /region: "europe" is not an option; valid values: emea, americas, apac/ },
-      { name: 'an unknown key, with the closest field', args: demo('--field', 'region=emea', '--field', 'regoin=emea'), expectGets: 1, says: /regoin: not a field of this trigger; did you mean "region"\?/ },
-      { name: 'a bad email', args: ['trigger', 'fire', 'Inbound demo request', '--email', 'ada@', '--field', 'company=A'], expectGets: 0, says: /invalid --email "ada@"/ },
-      { name: 'a missing --email', args: ['trigger', 'fire', 'Inbound demo request'], expectGets: 0, says: /missing --email/ },
-      { name: 'an unreadable --responses file', args: demo('--responses', '/nonexistent/r.json'), expectGets: 0, says: /cannot read --responses file \/nonexistent\/r.json: no such file/ },
-      { name: 'a --responses that is not JSON', args: demo('--responses', '-'), input: 'company=Acme', expectGets: 0, says: /--responses - \(stdin\) is not valid JSON/ },
-      { name: 'a --responses that is not an object', args: demo('--responses', '-'), input: '["a"]', expectGets: 0, says: /--responses must hold a JSON object/ },
-      { name: 'an unknown --context key', args: demo('--field', 'region=emea', '--context', 'utm=x'), expectGets: 0, says: /invalid --context key "utm"/ },
-      { name: 'a --field without =', args: demo('--field', 'region'), expectGets: 0, says: /invalid --field "region": expected key=value/ },
+      {
+        name: 'missing required fields, listed together',
+        args: ['trigger', 'fire', 'Inbound demo request', '--email', 'a@acme.com'],
+        expectGets: 1,
+        says: /fix company, region/,
+      },
+      {
+        name: 'a select value that is not an option',
+        args: demo('--field', 'region=europe'),
+        expectGets: 1,
+        says: /region: "europe" is not an option; valid values: emea, americas, apac/,
+      },
+      {
+        name: 'an unknown key, with the closest field',
+        args: demo('--field', 'region=emea', '--field', 'regoin=emea'),
+        expectGets: 1,
+        says: /regoin: not a field of this trigger; did you mean "region"\?/,
+      },
+      {
+        name: 'a bad email',
+        args: ['trigger', 'fire', 'Inbound demo request', '--email', 'ada@', '--field', 'company=A'],
+        expectGets: 0,
+        says: /invalid --email "ada@"/,
+      },
+      {
+        name: 'a missing --email',
+        args: ['trigger', 'fire', 'Inbound demo request'],
+        expectGets: 0,
+        says: /missing --email/,
+      },
+      {
+        name: 'an unreadable --responses file',
+        args: demo('--responses', '/nonexistent/r.json'),
+        expectGets: 0,
+        says: /cannot read --responses file \/nonexistent\/r.json: no such file/,
+      },
+      {
+        name: 'a --responses that is not JSON',
+        args: demo('--responses', '-'),
+        input: 'company=Acme',
+        expectGets: 0,
+        says: /--responses - \(stdin\) is not valid JSON/,
+      },
+      {
+        name: 'a --responses that is not an object',
+        args: demo('--responses', '-'),
+        input: '["a"]',
+        expectGets: 0,
+        says: /--responses must hold a JSON object/,
+      },
+      {
+        name: 'an unknown --context key',
+        args: demo('--field', 'region=emea', '--context', 'utm=x'),
+        expectGets: 0,
+        says: /invalid --context key "utm"/,
+      },
+      {
+        name: 'a --field without =',
+        args: demo('--field', 'region'),
+        expectGets: 0,
+        says: /invalid --field "region": expected key=value/,
+      },
     ];
     for (const c of cases) {
       it(c.name, async () => {
@@ -162,7 +278,15 @@ describe('trigger fire', () => {
     }
 
     it('lists the details in human mode', async () => {
-      const r = await cli(['trigger', 'fire', 'Inbound demo request', '--email', 'a@acme.com', '--field', 'compnay=Acme']);
+      const r = await cli([
+        'trigger',
+        'fire',
+        'Inbound demo request',
+        '--email',
+        'a@acme.com',
+        '--field',
+        'compnay=Acme',
+      ]);
       expect(r.code, show(r)).toBe(2);
       expect(r.stderr).toContain('  - compnay: not a field of this trigger; did you mean "company"?');
       expect(r.stderr).toContain('  - company: required');
@@ -193,7 +317,18 @@ describe('trigger fire', () => {
   });
 
   it('explains WORK_EMAIL_REQUIRED from the server', async () => {
-    const r = await cli(['trigger', 'fire', 'Inbound demo request', '--email', 'ada@gmail.com', '--field', 'company=A', '--field', 'region=emea', '--json']);
+    const r = await cli([
+      'trigger',
+      'fire',
+      'Inbound demo request',
+      '--email',
+      'ada@gmail.com',
+      '--field',
+      'company=A',
+      '--field',
+      'region=emea',
+      '--json',
+    ]);
     expect(r.code, show(r)).toBe(2);
     expect(r.json().error).toMatchObject({ code: 'WORK_EMAIL_REQUIRED', status: 400 });
     expect(r.json().error.hint).toContain('work email');

@@ -40,8 +40,25 @@ function prng(seed: number) {
   };
 }
 
-type FaultKind = 'none' | 'drop-after-commit' | 'stall-after-commit' | 'status-500' | 'status-429' | 'delay-past-timeout' | 'hold-expired' | 'slot-race';
-const KINDS: FaultKind[] = ['none', 'drop-after-commit', 'stall-after-commit', 'status-500', 'status-429', 'delay-past-timeout', 'hold-expired', 'slot-race'];
+type FaultKind =
+  | 'none'
+  | 'drop-after-commit'
+  | 'stall-after-commit'
+  | 'status-500'
+  | 'status-429'
+  | 'delay-past-timeout'
+  | 'hold-expired'
+  | 'slot-race';
+const KINDS: FaultKind[] = [
+  'none',
+  'drop-after-commit',
+  'stall-after-commit',
+  'status-500',
+  'status-429',
+  'delay-past-timeout',
+  'hold-expired',
+  'slot-race',
+];
 
 interface Plan {
   index: number;
@@ -78,7 +95,11 @@ function routesOf(id: string) {
 const BOOK = { method: 'POST', path: '/v1/scheduling/meetings' };
 
 async function addFault(rule: Record<string, unknown>): Promise<number> {
-  const res = await fetch(`${sb.baseUrl}/_sandbox/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(rule) });
+  const res = await fetch(`${sb.baseUrl}/_sandbox/faults`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(rule),
+  });
   if (res.status !== 201) throw new Error(`fault rule refused: ${await res.text()}`);
   return ((await res.json()) as { fault: { id: number } }).fault.id;
 }
@@ -92,7 +113,9 @@ async function expireHoldDuringNextBook(stats: { holdsExpired: number }): Promis
   const id = await addFault({ ...BOOK, fault: 'delay', delayMs: 1000 });
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {
-    const { faults } = (await (await fetch(`${sb.baseUrl}/_sandbox/faults`)).json()) as { faults: Array<{ id: number }> };
+    const { faults } = (await (await fetch(`${sb.baseUrl}/_sandbox/faults`)).json()) as {
+      faults: Array<{ id: number }>;
+    };
     if (!faults.some((f) => f.id === id)) {
       await sb.advance(HOLD_SECONDS + 5);
       stats.holdsExpired++;
@@ -103,7 +126,12 @@ async function expireHoldDuringNextBook(stats: { holdsExpired: number }): Promis
 }
 
 /** A second client that books the first free slot of the same link while the route runs. */
-async function rival(region: string, index: number, until: Promise<unknown>, stats: { rivalBookings: number }): Promise<void> {
+async function rival(
+  region: string,
+  index: number,
+  until: Promise<unknown>,
+  stats: { rivalBookings: number },
+): Promise<void> {
   let done = false;
   void until.finally(() => (done = true));
   const headers = { authorization: `Bearer ${sb.keys.full}`, 'content-type': 'application/json' };
@@ -113,14 +141,23 @@ async function rival(region: string, index: number, until: Promise<unknown>, sta
       const { now } = (await (await fetch(`${sb.baseUrl}/_sandbox/clock`)).json()) as { now: string };
       const start = new Date(now);
       const end = new Date(start.getTime() + 63 * 86400_000);
-      const s = await fetch(`${sb.baseUrl}/v1/scheduling/events/${link}/slots`, { method: 'POST', headers, body: JSON.stringify({ start, end }) });
+      const s = await fetch(`${sb.baseUrl}/v1/scheduling/events/${link}/slots`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ start, end }),
+      });
       if (s.status !== 200) continue;
       const body = (await s.json()) as { reservationId: string; slots: string[] };
       if (!body.slots[0]) continue;
       const b = await fetch(`${sb.baseUrl}/v1/scheduling/meetings`, {
         method: 'POST',
         headers,
-        body: JSON.stringify({ startTime: body.slots[0], reservationId: body.reservationId, event: link, personEmail: `rival-${index}-${attempt}@other.example` }),
+        body: JSON.stringify({
+          startTime: body.slots[0],
+          reservationId: body.reservationId,
+          event: link,
+          personEmail: `rival-${index}-${attempt}@other.example`,
+        }),
       });
       if (b.status === 201) stats.rivalBookings++;
     } catch {
@@ -157,7 +194,15 @@ async function runOne(p: Plan, stats: { holdsExpired: number; rivalBookings: num
         await addFault({ method, path, fault: 'status', status: 500, count: f.count });
         break;
       case 'status-429':
-        await addFault({ method, path, fault: 'status', status: 429, code: 'RATE_LIMITED', retryAfter: 1, count: f.count });
+        await addFault({
+          method,
+          path,
+          fault: 'status',
+          status: 429,
+          code: 'RATE_LIMITED',
+          retryAfter: 1,
+          count: f.count,
+        });
         break;
       case 'delay-past-timeout':
         timeout = '1';
@@ -170,7 +215,25 @@ async function runOne(p: Plan, stats: { holdsExpired: number; rivalBookings: num
         break;
     }
   }
-  const args = ['route', '--trigger', TRIGGER, '--email', p.email, '--field', 'company=Acme', '--field', `region=${p.region}`, '--slot', 'first', '--yes', '--days', '63', '--json', '--timeout', timeout];
+  const args = [
+    'route',
+    '--trigger',
+    TRIGGER,
+    '--email',
+    p.email,
+    '--field',
+    'company=Acme',
+    '--field',
+    `region=${p.region}`,
+    '--slot',
+    'first',
+    '--yes',
+    '--days',
+    '63',
+    '--json',
+    '--timeout',
+    timeout,
+  ];
   const running = sb.cli(args, { configDir: tempDir('schedctl-fault-'), timeoutMs: 90_000 });
   if (p.faults.some((f) => f.kind === 'slot-race')) sideTasks.push(rival(p.region, p.index, running, stats));
   const result = await running;
@@ -178,7 +241,11 @@ async function runOne(p: Plan, stats: { holdsExpired: number; rivalBookings: num
   let status = `exit ${result.code}`;
   let meetingId: string | null = null;
   try {
-    const doc = JSON.parse(result.stdout) as { status?: string; meeting?: { id: string } | null; error?: { code: string } };
+    const doc = JSON.parse(result.stdout) as {
+      status?: string;
+      meeting?: { id: string } | null;
+      error?: { code: string };
+    };
     status = doc.status ?? doc.error?.code ?? status;
     meetingId = doc.meeting?.id ?? null;
   } catch {
@@ -190,14 +257,19 @@ async function runOne(p: Plan, stats: { holdsExpired: number; rivalBookings: num
 function table(title: string, counts: Map<string, number>): string {
   const rows = [...counts.entries()].sort((a, b) => b[1] - a[1]);
   const width = Math.max(title.length, ...rows.map(([k]) => k.length));
-  return [`${title.padEnd(width)}  count`, ...rows.map(([k, v]) => `${k.padEnd(width)}  ${String(v).padStart(5)}`)].join('\n');
+  return [
+    `${title.padEnd(width)}  count`,
+    ...rows.map(([k, v]) => `${k.padEnd(width)}  ${String(v).padStart(5)}`),
+  ].join('\n');
 }
 
 const bump = (m: Map<string, number>, k: string, by = 1) => m.set(k, (m.get(k) ?? 0) + by);
 
 describe('fault campaign', () => {
   it(`${RUNS} routed bookings under random faults keep the booking invariants`, async () => {
-    console.log(`fault campaign: seed ${SEED} (replay with FAULT_SEED=${SEED}), ${RUNS} runs, ${CONCURRENCY} at a time`);
+    console.log(
+      `fault campaign: seed ${SEED} (replay with FAULT_SEED=${SEED}), ${RUNS} runs, ${CONCURRENCY} at a time`,
+    );
     const rng = prng(SEED);
     const routes = routesOf(triggerId);
     const plans = Array.from({ length: RUNS }, (_, i) => plan(rng, i, routes));
@@ -212,13 +284,21 @@ describe('fault campaign', () => {
     const injected = new Map<string, number>();
     for (const p of plans) for (const f of p.faults) bump(injected, f.route ? `${f.kind} on ${f.route}` : f.kind);
     const hit = new Map<string, number>();
-    for (const q of state.requests) if ((q as { fault?: string }).fault) bump(hit, `${(q as { fault?: string }).fault} on ${q.method} ${q.path.replace(/events\/[^/]+\/slots/, 'events/*/slots')}`);
+    for (const q of state.requests)
+      if ((q as { fault?: string }).fault)
+        bump(
+          hit,
+          `${(q as { fault?: string }).fault} on ${q.method} ${q.path.replace(/events\/[^/]+\/slots/, 'events/*/slots')}`,
+        );
     const byOutcome = new Map<string, number>();
     for (const o of outcomes) bump(byOutcome, `exit ${o.result.code} ${o.status}`);
     const byFault = new Map<string, number>();
-    for (const o of outcomes) for (const f of o.plan.faults) bump(byFault, `${f.kind} -> exit ${o.result.code} ${o.status}`);
+    for (const o of outcomes)
+      for (const f of o.plan.faults) bump(byFault, `${f.kind} -> exit ${o.result.code} ${o.status}`);
     const bookStatus = new Map<string, number>();
-    for (const q of state.requests) if (q.method === 'POST' && q.path === BOOK.path) bump(bookStatus, `HTTP ${q.status ?? 'none (dropped or stalled)'}`);
+    for (const q of state.requests)
+      if (q.method === 'POST' && q.path === BOOK.path)
+        bump(bookStatus, `HTTP ${q.status ?? 'none (dropped or stalled)'}`);
     console.log(
       [
         table('fault injected (per run plan)', injected),
@@ -239,8 +319,10 @@ describe('fault campaign', () => {
     // --- invariants ---
     const failures: string[] = [];
     for (const o of outcomes) {
-      if (!DOCUMENTED_EXITS.has(o.result.code ?? -1)) failures.push(`run ${o.plan.index}: undocumented exit ${o.result.code}\n${show(o.result)}`);
-      if (/\n\s+at /.test(o.result.stderr) || /unexpected failure|UNEXPECTED/.test(o.result.stderr + o.result.stdout)) failures.push(`run ${o.plan.index}: crashed\n${show(o.result)}`);
+      if (!DOCUMENTED_EXITS.has(o.result.code ?? -1))
+        failures.push(`run ${o.plan.index}: undocumented exit ${o.result.code}\n${show(o.result)}`);
+      if (/\n\s+at /.test(o.result.stderr) || /unexpected failure|UNEXPECTED/.test(o.result.stderr + o.result.stdout))
+        failures.push(`run ${o.plan.index}: crashed\n${show(o.result)}`);
     }
     const perExecution = new Map<string, number>();
     for (const m of state.meetings) if (m.workflowExecutionId) bump(perExecution, m.workflowExecutionId);
@@ -253,13 +335,19 @@ describe('fault campaign', () => {
       if (!o) continue; // a rival's meeting
       bump(perLead, m.personEmail);
       const reported = o.result.code === 0 ? ['booked', 'already_booked'].includes(o.status) : o.result.code === 7;
-      if (!reported) failures.push(`meeting ${m.id} for ${m.personEmail} exists, but run ${o.plan.index} reported ${o.status}\n${show(o.result)}`);
-      if (o.result.code === 0 && o.status === 'booked' && o.meetingId !== m.id) failures.push(`run ${o.plan.index} reported meeting ${o.meetingId}, the server has ${m.id}`);
+      if (!reported)
+        failures.push(
+          `meeting ${m.id} for ${m.personEmail} exists, but run ${o.plan.index} reported ${o.status}\n${show(o.result)}`,
+        );
+      if (o.result.code === 0 && o.status === 'booked' && o.meetingId !== m.id)
+        failures.push(`run ${o.plan.index} reported meeting ${o.meetingId}, the server has ${m.id}`);
     }
     for (const [email, n] of perLead) if (n > 1) failures.push(`lead ${email} was booked ${n} times`);
     // The other direction: a reported booking is a real meeting.
     const ids = new Set(state.meetings.map((m) => m.id));
-    for (const o of outcomes) if (o.status === 'booked' && (!o.meetingId || !ids.has(o.meetingId))) failures.push(`run ${o.plan.index} reported booked, but no such meeting`);
+    for (const o of outcomes)
+      if (o.status === 'booked' && (!o.meetingId || !ids.has(o.meetingId)))
+        failures.push(`run ${o.plan.index} reported booked, but no such meeting`);
 
     expect(failures, `seed ${SEED}\n${failures.join('\n\n')}`).toEqual([]);
     // The campaign must really have exercised the faults and booked.

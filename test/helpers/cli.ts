@@ -66,7 +66,11 @@ export function runCli(args: string[], opts: RunOptions = {}): Promise<RunResult
     child.stderr.on('data', (d) => (stderr += d));
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`schedctl ${args.join(' ')} did not finish within ${opts.timeoutMs ?? 20000} ms\nstdout:\n${stdout}\nstderr:\n${stderr}`));
+      reject(
+        new Error(
+          `schedctl ${args.join(' ')} did not finish within ${opts.timeoutMs ?? 20000} ms\nstdout:\n${stdout}\nstderr:\n${stderr}`,
+        ),
+      );
     }, opts.timeoutMs ?? 20_000);
     child.on('error', reject);
     child.on('close', (code) => {

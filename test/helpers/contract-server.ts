@@ -53,11 +53,30 @@ function bodies(now: Date) {
       ...common,
       hosts: [{ name: 'Amelia Hart', profilePictureUrl: 'https://example.com/a.png', isQueue: false, isPrimary: true }],
       questions: [
-        { id: IDS.question, type: 'email', title: 'Email', description: '', placeholder: '', isRequired: true, order: 0, options: [], requireWorkEmail: false },
+        {
+          id: IDS.question,
+          type: 'email',
+          title: 'Email',
+          description: '',
+          placeholder: '',
+          isRequired: true,
+          order: 0,
+          options: [],
+          requireWorkEmail: false,
+        },
       ],
     },
-    slots: { reservationId: IDS.reservation, eventId: IDS.event, expiresAt: new Date(now.getTime() + 600_000).toISOString(), slots: [slot], activeHost: null },
-    fire: { executionId: IDS.execution, outcome: { type: 'scheduler', schedulerUrl: 'https://book.example.com/x', schedulingLinkId: IDS.link } },
+    slots: {
+      reservationId: IDS.reservation,
+      eventId: IDS.event,
+      expiresAt: new Date(now.getTime() + 600_000).toISOString(),
+      slots: [slot],
+      activeHost: null,
+    },
+    fire: {
+      executionId: IDS.execution,
+      outcome: { type: 'scheduler', schedulerUrl: 'https://book.example.com/x', schedulingLinkId: IDS.link },
+    },
     meeting: {
       id: IDS.meeting,
       eventId: IDS.event,

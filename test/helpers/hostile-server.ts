@@ -81,7 +81,11 @@ export function misbehave(kind: Hostility, res: ServerResponse, redirectTo: stri
     case 'retry-after-huge':
     case 'retry-after-negative':
     case 'retry-after-nonsense': {
-      const value = { 'retry-after-huge': '999999', 'retry-after-negative': '-30', 'retry-after-nonsense': 'after lunch' }[kind];
+      const value = {
+        'retry-after-huge': '999999',
+        'retry-after-negative': '-30',
+        'retry-after-nonsense': 'after lunch',
+      }[kind];
       sendJson(res, 429, { error: { code: 'RATE_LIMITED', message: 'slow down' } }, { 'retry-after': value });
       return;
     }

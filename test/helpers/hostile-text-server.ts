@@ -44,7 +44,11 @@ function envelope(code: string, message: string) {
 function bodies(now: Date) {
   const hour = 3_600_000;
   const first = Math.ceil(now.getTime() / hour) * hour + hour;
-  const slots = [new Date(first).toISOString(), new Date(first + hour).toISOString(), h(new Date(first + 2 * hour).toISOString())];
+  const slots = [
+    new Date(first).toISOString(),
+    new Date(first + hour).toISOString(),
+    h(new Date(first + 2 * hour).toISOString()),
+  ];
   const option = { value: h('emea'), label: h('EMEA') };
   const common = {
     id: HOSTILE_IDS.event,
@@ -89,16 +93,40 @@ function bodies(now: Date) {
       // A key of its own: --json and `api` pass unknown members through.
       [h('x-extra')]: h('extra'),
     },
-    events: { events: [{ ...common, createdAt: h(now.toISOString()), updatedAt: h(now.toISOString()) }], nextCursor: h('cursor') },
+    events: {
+      events: [{ ...common, createdAt: h(now.toISOString()), updatedAt: h(now.toISOString()) }],
+      nextCursor: h('cursor'),
+    },
     event: {
       ...common,
-      hosts: [{ name: h('Amelia Hart'), profilePictureUrl: h('https://example.com/a.png'), isQueue: false, isPrimary: true }],
+      hosts: [
+        { name: h('Amelia Hart'), profilePictureUrl: h('https://example.com/a.png'), isQueue: false, isPrimary: true },
+      ],
       questions: [
-        { id: h('q1'), type: h('choice'), title: h('Team size'), description: h('How many'), placeholder: h('10'), isRequired: true, order: 0, options: [option], requireWorkEmail: true },
+        {
+          id: h('q1'),
+          type: h('choice'),
+          title: h('Team size'),
+          description: h('How many'),
+          placeholder: h('10'),
+          isRequired: true,
+          order: 0,
+          options: [option],
+          requireWorkEmail: true,
+        },
       ],
     },
-    slots: { reservationId: HOSTILE_IDS.reservation, eventId: HOSTILE_IDS.event, expiresAt: h(new Date(now.getTime() + 600_000).toISOString()), slots, activeHost: { [h('name')]: h('Amelia') } },
-    fire: { executionId: HOSTILE_IDS.execution, outcome: { type: 'scheduler', schedulerUrl: h('https://book.example.com/x'), schedulingLinkId: HOSTILE_IDS.link } },
+    slots: {
+      reservationId: HOSTILE_IDS.reservation,
+      eventId: HOSTILE_IDS.event,
+      expiresAt: h(new Date(now.getTime() + 600_000).toISOString()),
+      slots,
+      activeHost: { [h('name')]: h('Amelia') },
+    },
+    fire: {
+      executionId: HOSTILE_IDS.execution,
+      outcome: { type: 'scheduler', schedulerUrl: h('https://book.example.com/x'), schedulingLinkId: HOSTILE_IDS.link },
+    },
     meeting,
   };
 }
@@ -116,18 +144,23 @@ export async function startHostileTextServer() {
     }
     if (method === 'GET' && path === '/v1/triggers') return sendJson(res, 200, b.triggers);
     if (method === 'POST' && path.startsWith('/v1/triggers/')) {
-      if (body.email === REFUSED.fireEmail) return sendJson(res, 400, envelope('INVALID_REQUEST', 'the form refused this lead'));
+      if (body.email === REFUSED.fireEmail)
+        return sendJson(res, 400, envelope('INVALID_REQUEST', 'the form refused this lead'));
       return sendJson(res, 200, b.fire);
     }
     if (method === 'GET' && path === '/v1/scheduling/events') return sendJson(res, 200, b.events);
-    if (method === 'GET' && path === `/v1/scheduling/events/${REFUSED.event}`) return sendJson(res, 404, envelope(h('NOT_FOUND'), 'no such event'));
-    if (method === 'GET' && path.startsWith('/v1/scheduling/events/') && !path.endsWith('/slots')) return sendJson(res, 200, b.event);
+    if (method === 'GET' && path === `/v1/scheduling/events/${REFUSED.event}`)
+      return sendJson(res, 404, envelope(h('NOT_FOUND'), 'no such event'));
+    if (method === 'GET' && path.startsWith('/v1/scheduling/events/') && !path.endsWith('/slots'))
+      return sendJson(res, 200, b.event);
     if (method === 'POST' && path.endsWith('/slots')) return sendJson(res, 200, b.slots);
     if (method === 'POST' && path === '/v1/scheduling/meetings') {
-      if (body.reservationId === REFUSED.reservation) return sendJson(res, 409, envelope('SLOT_TAKEN', 'that time was just taken'));
+      if (body.reservationId === REFUSED.reservation)
+        return sendJson(res, 409, envelope('SLOT_TAKEN', 'that time was just taken'));
       return sendJson(res, 201, b.meeting);
     }
-    if (method === 'PATCH' && path.startsWith('/v1/scheduling/meetings/')) return sendJson(res, 200, { ...b.meeting, status: h('rescheduled') });
+    if (method === 'PATCH' && path.startsWith('/v1/scheduling/meetings/'))
+      return sendJson(res, 200, { ...b.meeting, status: h('rescheduled') });
     sendJson(res, 404, envelope(h('NOT_FOUND'), `no route ${method} ${path}`));
   });
 }

@@ -4,5 +4,6 @@
 const { writeFileSync } = require('node:fs');
 
 process.on('exit', () => {
-  if (process.env.SCHEDCTL_INTERNALS_OUT) writeFileSync(process.env.SCHEDCTL_INTERNALS_OUT, JSON.stringify(process.moduleLoadList));
+  if (process.env.SCHEDCTL_INTERNALS_OUT)
+    writeFileSync(process.env.SCHEDCTL_INTERNALS_OUT, JSON.stringify(process.moduleLoadList));
 });

@@ -21,9 +21,24 @@ export interface TestSandbox extends Sandbox {
 
 export interface SandboxState {
   now: string;
-  meetings: Array<{ id: string; eventId: string; event: string; date: string; status: string; personEmail: string; workflowExecutionId: string | null }>;
+  meetings: Array<{
+    id: string;
+    eventId: string;
+    event: string;
+    date: string;
+    status: string;
+    personEmail: string;
+    workflowExecutionId: string | null;
+  }>;
   reservations: Array<{ id: string; eventId: string; event: string; expiresAt: string; status: string }>;
-  executions: Array<{ id: string; triggerId: string; email: string; outcome: { type: string }; meetingId: string | null; sessionEnded: boolean }>;
+  executions: Array<{
+    id: string;
+    triggerId: string;
+    email: string;
+    outcome: { type: string };
+    meetingId: string | null;
+    sessionEnded: boolean;
+  }>;
   requests: Array<{ method: string; path: string; status: number | null; key: string | null }>;
 }
 

@@ -41,7 +41,13 @@ export async function startTestServer(handler: Handler, options: TestServerOptio
     });
   };
   const server = options.tls
-    ? createTlsServer({ cert: readFileSync(TLS_FIXTURE_CERT), key: readFileSync(join(import.meta.dirname, '../fixtures/tls-localhost.key')) }, listener)
+    ? createTlsServer(
+        {
+          cert: readFileSync(TLS_FIXTURE_CERT),
+          key: readFileSync(join(import.meta.dirname, '../fixtures/tls-localhost.key')),
+        },
+        listener,
+      )
     : createServer(listener);
   // For TLS, 'connection' is the TCP connection, before (and whatever becomes of) the handshake.
   server.on('connection', (s) => {
@@ -64,7 +70,12 @@ export async function startTestServer(handler: Handler, options: TestServerOptio
   };
 }
 
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(JSON.stringify(body));
 }

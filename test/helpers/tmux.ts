@@ -36,7 +36,17 @@ export function startPane(name: string, args: string[], env: Record<string, stri
   const tmux = (...a: string[]) => execFileSync('tmux', ['-L', socket, ...a], { encoding: 'utf8' });
   const envArgs = Object.entries(env).map(([k, v]) => `${k}=${v}`);
   const command = ['env', ...envArgs, process.execPath, BIN, ...args].map((w) => `'${w}'`).join(' ');
-  tmux('new-session', '-d', '-s', name, '-x', String(size.x), '-y', String(size.y), `${command}; echo "EXIT=$?"; sleep 60`);
+  tmux(
+    'new-session',
+    '-d',
+    '-s',
+    name,
+    '-x',
+    String(size.x),
+    '-y',
+    String(size.y),
+    `${command}; echo "EXIT=$?"; sleep 60`,
+  );
   const screen = () => tmux('capture-pane', '-p', '-t', name);
   return {
     screen,
@@ -84,7 +94,14 @@ export function useTerminalSandbox() {
     sandbox,
     start(name: string, args: string[], env: Record<string, string> = {}): Pane {
       const s = sandbox();
-      const pane = startPane(name, args, { SCHEDCTL_BASE_URL: s.baseUrl, SCHEDCTL_API_KEY: s.keys.full, SCHEDCTL_CONFIG_DIR: tempDir(), SCHEDCTL_RATE: '0', NO_COLOR: '1', ...env });
+      const pane = startPane(name, args, {
+        SCHEDCTL_BASE_URL: s.baseUrl,
+        SCHEDCTL_API_KEY: s.keys.full,
+        SCHEDCTL_CONFIG_DIR: tempDir(),
+        SCHEDCTL_RATE: '0',
+        NO_COLOR: '1',
+        ...env,
+      });
       panes.push(pane);
       return pane;
     },

@@ -14,7 +14,14 @@ const RULE =
   'src/limits.ts and types; reach a run module through src/commands/runners.ts';
 
 /** Modules the front may hold besides src/commands/: the CLI shell, the context, and pure constants/functions. */
-const FRONT_ALLOWED = new Set(['src/cli.ts', 'src/context.ts', 'src/version.ts', 'src/limits.ts', 'src/config/paths.ts', 'src/config/mask.ts']);
+const FRONT_ALLOWED = new Set([
+  'src/cli.ts',
+  'src/context.ts',
+  'src/version.ts',
+  'src/limits.ts',
+  'src/config/paths.ts',
+  'src/config/mask.ts',
+]);
 /** Pure modules (no classes, no state) that may exist in both halves. */
 const SHARED_PURE = new Set(['src/limits.ts', 'src/config/paths.ts', 'src/config/mask.ts', 'src/version.ts']);
 
@@ -25,7 +32,9 @@ const meta = (): Meta => JSON.parse(readFileSync(join(root, 'dist/meta.json'), '
 const srcInputs = (inputs: Record<string, unknown>) => Object.keys(inputs).filter((i) => i.startsWith('src/'));
 
 function walk(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((d) => (d.isDirectory() ? walk(join(dir, d.name)) : [join(dir, d.name)]));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((d) =>
+    d.isDirectory() ? walk(join(dir, d.name)) : [join(dir, d.name)],
+  );
 }
 
 describe('bundle layout', () => {
@@ -34,7 +43,9 @@ describe('bundle layout', () => {
     expect(front, 'dist/cli.cjs in dist/meta.json (run npm run build)').toBeDefined();
     const intruders = srcInputs(front!.inputs).filter((i) => !i.startsWith('src/commands/') && !FRONT_ALLOWED.has(i));
     expect(intruders, RULE).toEqual([]);
-    const packages = Object.keys(front!.inputs).filter((i) => i.includes('node_modules/') && !i.includes('node_modules/commander/'));
+    const packages = Object.keys(front!.inputs).filter(
+      (i) => i.includes('node_modules/') && !i.includes('node_modules/commander/'),
+    );
     expect(packages, RULE).toEqual([]);
   });
 
@@ -43,7 +54,9 @@ describe('bundle layout', () => {
     for (const [file, out] of Object.entries(meta().outputs)) {
       for (const input of srcInputs(out.inputs)) seen.set(input, [...(seen.get(input) ?? []), file]);
     }
-    const twice = [...seen].filter(([input, files]) => files.length > 1 && !SHARED_PURE.has(input)).map(([i, f]) => `${i}: ${f.join(', ')}`);
+    const twice = [...seen]
+      .filter(([input, files]) => files.length > 1 && !SHARED_PURE.has(input))
+      .map(([i, f]) => `${i}: ${f.join(', ')}`);
     expect(twice, RULE).toEqual([]);
     // The classes `instanceof` is asked about: each defined in exactly one output file.
     const classFiles = walk(join(root, 'src'))
@@ -58,7 +71,10 @@ describe('bundle layout', () => {
   it('keeps pure shared modules free of imports and classes', () => {
     for (const file of SHARED_PURE) {
       const text = readFileSync(join(root, file), 'utf8');
-      expect(/^import (?!type)(?![^;]*from 'node:)/m.test(text), `${file} is shared by both halves: it must import nothing`).toBe(false);
+      expect(
+        /^import (?!type)(?![^;]*from 'node:)/m.test(text),
+        `${file} is shared by both halves: it must import nothing`,
+      ).toBe(false);
       expect(/\bclass\b/.test(text), `${file} is shared by both halves: no classes`).toBe(false);
     }
   });
@@ -75,7 +91,10 @@ describe('bundle layout', () => {
         const target = relative(root, resolve(dirname(file), spec)).replace(/\.js$/, '.ts');
         return target.startsWith('src/commands/') || target === 'src/limits.ts';
       };
-      expect(statics.filter((s) => !allowed(s)), `${relative(root, file)}: ${RULE}`).toEqual([]);
+      expect(
+        statics.filter((s) => !allowed(s)),
+        `${relative(root, file)}: ${RULE}`,
+      ).toEqual([]);
       expect(/import\(/.test(text), `${relative(root, file)} has its own import(): ${RULE}`).toBe(false);
     }
   });

@@ -13,15 +13,37 @@ import { describe, expect, it } from 'vitest';
 import { startSandbox } from '../../src/sandbox/server.js';
 
 const root = resolve(import.meta.dirname, '../..');
-const HEAVY = ['zod', 'luxon', 'chalk', 'ky', '@inquirer', 'ora', 'cli-table3', 'undici', 'chrono-node', '@modelcontextprotocol', 'proper-lockfile'];
+const HEAVY = [
+  'zod',
+  'luxon',
+  'chalk',
+  'ky',
+  '@inquirer',
+  'ora',
+  'cli-table3',
+  'undici',
+  'chrono-node',
+  '@modelcontextprotocol',
+  'proper-lockfile',
+];
 
 interface Meta {
   outputs: Record<string, { inputs: Record<string, unknown> }>;
 }
 
 const recorded = (log: string) => [...new Set(readFileSync(log, 'utf8').split('\n').filter(Boolean))];
-const recordingRun = (args: string[]) => ['--import', join(root, 'test/helpers/record-loads.mjs'), join(root, 'bin/schedctl.js'), ...args];
-const recordingEnv = (log: string) => ({ PATH: process.env.PATH, SCHEDCTL_LOAD_LOG: log, SCHEDCTL_CONFIG_DIR: join(tmpdir(), 'schedctl-no-config'), NO_COLOR: '1' });
+const recordingRun = (args: string[]) => [
+  '--import',
+  join(root, 'test/helpers/record-loads.mjs'),
+  join(root, 'bin/schedctl.js'),
+  ...args,
+];
+const recordingEnv = (log: string) => ({
+  PATH: process.env.PATH,
+  SCHEDCTL_LOAD_LOG: log,
+  SCHEDCTL_CONFIG_DIR: join(tmpdir(), 'schedctl-no-config'),
+  NO_COLOR: '1',
+});
 const newLog = () => join(mkdtempSync(join(tmpdir(), 'schedctl-loads-')), 'loads.txt');
 
 function loadedFiles(args: string[]): string[] {
@@ -36,7 +58,10 @@ function loadedFiles(args: string[]): string[] {
 /** Every module URL (files and node: built-ins) of a run; asynchronous, so an in-process sandbox can answer it. */
 async function loadedUrlsAsync(args: string[], env: Record<string, string>): Promise<string[]> {
   const log = newLog();
-  const child = spawn(process.execPath, recordingRun(args), { env: { ...recordingEnv(log), ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, recordingRun(args), {
+    env: { ...recordingEnv(log), ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   const [code] = (await once(child, 'close')) as [number];
@@ -64,14 +89,17 @@ describe('cold start', () => {
     expect(files).toEqual(['bin/schedctl.js']);
   });
 
-  it.each([['--help'], ['book', '--help'], ['--version', '--json']])('`schedctl %s` loads commander and nothing heavy', (...args) => {
-    const files = loadedFiles(args);
-    expect(files).toContain('dist/cli.cjs');
-    expect(files.every((f) => f.startsWith('dist/') || f.startsWith('bin/'))).toBe(true);
-    const pkgs = packagesIn(files);
-    expect([...pkgs].sort()).toEqual(['commander']);
-    for (const heavy of HEAVY) expect(pkgs.has(heavy)).toBe(false);
-  });
+  it.each([['--help'], ['book', '--help'], ['--version', '--json']])(
+    '`schedctl %s` loads commander and nothing heavy',
+    (...args) => {
+      const files = loadedFiles(args);
+      expect(files).toContain('dist/cli.cjs');
+      expect(files.every((f) => f.startsWith('dist/') || f.startsWith('bin/'))).toBe(true);
+      const pkgs = packagesIn(files);
+      expect([...pkgs].sort()).toEqual(['commander']);
+      for (const heavy of HEAVY) expect(pkgs.has(heavy)).toBe(false);
+    },
+  );
 
   it.each([['--help'], ['book', '--help']])('`schedctl %s` never starts the ES module loader', (...args) => {
     // Node's own list of the internal modules it loaded, against a bare `node -e 0`: the
@@ -79,7 +107,11 @@ describe('cold start', () => {
     const internals = (nodeArgs: string[]) => {
       const out = join(newLog(), '..', 'internals.json');
       const r = spawnSync(process.execPath, ['-r', join(root, 'test/helpers/record-internals.cjs'), ...nodeArgs], {
-        env: { PATH: process.env.PATH, SCHEDCTL_INTERNALS_OUT: out, SCHEDCTL_CONFIG_DIR: join(tmpdir(), 'schedctl-no-config') },
+        env: {
+          PATH: process.env.PATH,
+          SCHEDCTL_INTERNALS_OUT: out,
+          SCHEDCTL_CONFIG_DIR: join(tmpdir(), 'schedctl-no-config'),
+        },
         encoding: 'utf8',
       });
       expect(r.status, r.stderr).toBe(0);
@@ -96,16 +128,24 @@ describe('cold start', () => {
     const inputs = Object.values(meta.outputs).flatMap((o) => Object.keys(o.inputs));
     expect(inputs.some((i) => i.includes('node_modules/zod/v4/mini/'))).toBe(true);
     // The MCP SDK validates its protocol with classic zod: allowed only in the chunk `schedctl mcp` loads.
-    const classic = Object.entries(meta.outputs).filter(([, o]) => Object.keys(o.inputs).some((i) => i.includes('node_modules/zod/v4/classic/')));
+    const classic = Object.entries(meta.outputs).filter(([, o]) =>
+      Object.keys(o.inputs).some((i) => i.includes('node_modules/zod/v4/classic/')),
+    );
     for (const [file, o] of classic) {
-      expect(Object.keys(o.inputs).some((i) => i.startsWith('src/mcp/') || i.includes('@modelcontextprotocol/sdk')), `${file} holds classic zod outside the MCP server`).toBe(true);
+      expect(
+        Object.keys(o.inputs).some((i) => i.startsWith('src/mcp/') || i.includes('@modelcontextprotocol/sdk')),
+        `${file} holds classic zod outside the MCP server`,
+      ).toBe(true);
     }
   });
 
   it('a request over http:// loads neither TLS nor the sandbox', async () => {
     const sandbox = await startSandbox({ rateLimit: 0 });
     try {
-      const urls = await loadedUrlsAsync(['triggers', 'ls', '--json'], { SCHEDCTL_BASE_URL: sandbox.baseUrl, SCHEDCTL_API_KEY: sandbox.keys.full });
+      const urls = await loadedUrlsAsync(['triggers', 'ls', '--json'], {
+        SCHEDCTL_BASE_URL: sandbox.baseUrl,
+        SCHEDCTL_API_KEY: sandbox.keys.full,
+      });
       expect(urls).toContain('node:http');
       expect(urls).not.toContain('node:https');
       expect(urls.filter((u) => u.includes('/dist/sandbox'))).toEqual([]);

@@ -44,51 +44,96 @@ interface Operation {
 }
 
 const OPERATIONS: Operation[] = [
-  { name: 'book', args: ['book', 'intro-call', '--start', START, '--reservation', UUID, '--email', 'lead@acme.example'], method: 'POST', path: '/v1/scheduling/meetings', status: 201, once: true },
-  { name: 'reschedule', args: ['reschedule', UUID, '--start', START], method: 'PATCH', path: `/v1/scheduling/meetings/${UUID}`, status: 200, once: true },
-  { name: 'trigger fire', args: ['trigger', 'fire', TRIGGER_ID, '--email', 'lead@acme.example'], method: 'POST', path: `/v1/triggers/${TRIGGER_ID}`, status: 200, once: true },
+  {
+    name: 'book',
+    args: ['book', 'intro-call', '--start', START, '--reservation', UUID, '--email', 'lead@acme.example'],
+    method: 'POST',
+    path: '/v1/scheduling/meetings',
+    status: 201,
+    once: true,
+  },
+  {
+    name: 'reschedule',
+    args: ['reschedule', UUID, '--start', START],
+    method: 'PATCH',
+    path: `/v1/scheduling/meetings/${UUID}`,
+    status: 200,
+    once: true,
+  },
+  {
+    name: 'trigger fire',
+    args: ['trigger', 'fire', TRIGGER_ID, '--email', 'lead@acme.example'],
+    method: 'POST',
+    path: `/v1/triggers/${TRIGGER_ID}`,
+    status: 200,
+    once: true,
+  },
   { name: 'triggers ls', args: ['triggers', 'ls'], method: 'GET', path: '/v1/triggers', status: 200, once: false },
-  { name: 'events show', args: ['events', 'show', 'intro-call'], method: 'GET', path: '/v1/scheduling/events/intro-call', status: 200, once: false },
-  { name: 'slots', args: ['slots', 'intro-call', '--days', '1'], method: 'POST', path: '/v1/scheduling/events/intro-call/slots', status: 200, once: false },
+  {
+    name: 'events show',
+    args: ['events', 'show', 'intro-call'],
+    method: 'GET',
+    path: '/v1/scheduling/events/intro-call',
+    status: 200,
+    once: false,
+  },
+  {
+    name: 'slots',
+    args: ['slots', 'intro-call', '--days', '1'],
+    method: 'POST',
+    path: '/v1/scheduling/events/intro-call/slots',
+    status: 200,
+    once: false,
+  },
 ];
 
-const matrix = OPERATIONS.flatMap((op) => (['empty', 'not-json', 'wrong-shape'] as const).map((kind) => ({ op, kind, label: `${op.name}: ${kind} 2xx` })));
+const matrix = OPERATIONS.flatMap((op) =>
+  (['empty', 'not-json', 'wrong-shape'] as const).map((kind) => ({ op, kind, label: `${op.name}: ${kind} 2xx` })),
+);
 
 describe.concurrent('a 2xx answer that cannot be read', () => {
-  it.each(matrix)('$label', async ({ op, kind }) => {
-    const s = await startTestServer((req, res) => {
-      if (req.method === op.method && req.url === op.path) {
-        res.writeHead(op.status, { 'content-type': BODIES[kind].type });
-        return void res.end(BODIES[kind].body);
+  it.each(matrix)(
+    '$label',
+    async ({ op, kind }) => {
+      const s = await startTestServer((req, res) => {
+        if (req.method === op.method && req.url === op.path) {
+          res.writeHead(op.status, { 'content-type': BODIES[kind].type });
+          return void res.end(BODIES[kind].body);
+        }
+        if (req.method === 'GET' && req.url === '/v1/triggers') return sendJson(res, 200, TRIGGERS_BODY);
+        sendJson(res, 404, { error: { code: 'NOT_FOUND', message: `no route ${req.method} ${req.url}` } });
+      });
+      try {
+        const env = { SCHEDCTL_API_KEY: KEY, SCHEDCTL_BASE_URL: s.baseUrl };
+        const human = await runCli(op.args, { configDir: tempDir(), env });
+        const json = await runCli([...op.args, '--json'], { configDir: tempDir(), env });
+        const doc = json.json<{ error: { code: string; message: string } }>();
+        if (op.once) {
+          // The server said it acted but not what it did: never "a bug", never repeated.
+          expect(human.code, show(human)).toBe(7);
+          expect(json.code, show(json)).toBe(7);
+          expect(doc.error.code, show(json)).toBe('OUTCOME_UNKNOWN');
+          expect(doc.error.message).toContain(`${op.method} ${op.path} answered HTTP ${op.status}`);
+          expect(s.seen.filter((r) => r.method === op.method && r.url === op.path)).toHaveLength(2); // one per run
+        } else {
+          expect(human.code, show(human)).toBe(1);
+          expect(doc.error.code, show(json)).toBe('BAD_RESPONSE');
+          expect(doc.error.message).toContain(
+            `the API's answer to ${op.method} ${op.path} is not valid: HTTP ${op.status} with`,
+          );
+          // One line: the message, then (for a broken shape) the problems as details.
+          expect(human.stderr.split('\n')[0], show(human)).toMatch(
+            new RegExp(`^error: the API's answer to ${op.method} .* is not valid`),
+          );
+        }
+        neverABug(human.stderr + human.stdout);
+        neverABug(json.stdout);
+      } finally {
+        await s.close();
       }
-      if (req.method === 'GET' && req.url === '/v1/triggers') return sendJson(res, 200, TRIGGERS_BODY);
-      sendJson(res, 404, { error: { code: 'NOT_FOUND', message: `no route ${req.method} ${req.url}` } });
-    });
-    try {
-      const env = { SCHEDCTL_API_KEY: KEY, SCHEDCTL_BASE_URL: s.baseUrl };
-      const human = await runCli(op.args, { configDir: tempDir(), env });
-      const json = await runCli([...op.args, '--json'], { configDir: tempDir(), env });
-      const doc = json.json<{ error: { code: string; message: string } }>();
-      if (op.once) {
-        // The server said it acted but not what it did: never "a bug", never repeated.
-        expect(human.code, show(human)).toBe(7);
-        expect(json.code, show(json)).toBe(7);
-        expect(doc.error.code, show(json)).toBe('OUTCOME_UNKNOWN');
-        expect(doc.error.message).toContain(`${op.method} ${op.path} answered HTTP ${op.status}`);
-        expect(s.seen.filter((r) => r.method === op.method && r.url === op.path)).toHaveLength(2); // one per run
-      } else {
-        expect(human.code, show(human)).toBe(1);
-        expect(doc.error.code, show(json)).toBe('BAD_RESPONSE');
-        expect(doc.error.message).toContain(`the API's answer to ${op.method} ${op.path} is not valid: HTTP ${op.status} with`);
-        // One line: the message, then (for a broken shape) the problems as details.
-        expect(human.stderr.split('\n')[0], show(human)).toMatch(new RegExp(`^error: the API's answer to ${op.method} .* is not valid`));
-      }
-      neverABug(human.stderr + human.stdout);
-      neverABug(json.stdout);
-    } finally {
-      await s.close();
-    }
-  }, 40_000);
+    },
+    40_000,
+  );
 });
 
 describe('sandbox on a port in use', () => {
@@ -102,7 +147,10 @@ describe('sandbox on a port in use', () => {
       expect(r.stderr, show(r)).toContain(`error: port ${port} is in use; pass --port 0 for a free one`);
       neverABug(r.stderr);
       const j = await runCli(['sandbox', '--port', String(port), '--json'], { allowSecrets: true });
-      expect(j.json().error).toMatchObject({ code: 'USAGE', message: `port ${port} is in use; pass --port 0 for a free one` });
+      expect(j.json().error).toMatchObject({
+        code: 'USAGE',
+        message: `port ${port} is in use; pass --port 0 for a free one`,
+      });
     } finally {
       await new Promise((r) => blocker.close(r));
     }
@@ -118,9 +166,13 @@ describe('an API key with a line break or a control character', () => {
 
   it('from SCHEDCTL_API_KEY: refused before sending, naming the variable (exit 3)', async () => {
     const before = s.seen.length;
-    const r = await runCli(['triggers', 'ls'], { env: { SCHEDCTL_API_KEY: 'sk_test_line\nbreak_0123456789', SCHEDCTL_BASE_URL: s.baseUrl } });
+    const r = await runCli(['triggers', 'ls'], {
+      env: { SCHEDCTL_API_KEY: 'sk_test_line\nbreak_0123456789', SCHEDCTL_BASE_URL: s.baseUrl },
+    });
     expect(r.code, show(r)).toBe(3);
-    expect(r.stderr).toContain('error: the API key from the SCHEDCTL_API_KEY environment variable contains a line break (U+000A) at position 13; refusing to send it');
+    expect(r.stderr).toContain(
+      'error: the API key from the SCHEDCTL_API_KEY environment variable contains a line break (U+000A) at position 13; refusing to send it',
+    );
     expect(r.stderr).not.toContain('break_0123456789');
     neverABug(r.stderr);
     expect(s.seen.length).toBe(before);
@@ -130,12 +182,20 @@ describe('an API key with a line break or a control character', () => {
     const dir = tempDir();
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     const file = join(dir, 'config.json');
-    writeFileSync(file, JSON.stringify({ defaultProfile: 'work', profiles: { work: { baseUrl: s.baseUrl, apiKey: 'sk_test_esc\x1b[2Jkey_0123456789' } } }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        defaultProfile: 'work',
+        profiles: { work: { baseUrl: s.baseUrl, apiKey: 'sk_test_esc\x1b[2Jkey_0123456789' } },
+      }),
+    );
     chmodSync(file, 0o600);
     const before = s.seen.length;
     const r = await runCli(['triggers', 'ls', '--json'], { configDir: dir, env: { SCHEDCTL_API_KEY: undefined } });
     expect(r.code, show(r)).toBe(3);
-    expect(r.json().error.message).toBe('the API key from profile "work" contains a control character (U+001B) at position 12; refusing to send it');
+    expect(r.json().error.message).toBe(
+      'the API key from profile "work" contains a control character (U+001B) at position 12; refusing to send it',
+    );
     expect(r.stderr).not.toContain('key_0123456789');
     neverABug(r.stdout + r.stderr);
     expect(s.seen.length).toBe(before);
@@ -163,7 +223,7 @@ describe('smoke against an unreachable host', () => {
   }, 60_000);
 });
 
-describe('countdowns in the server\'s time', () => {
+describe("countdowns in the server's time", () => {
   let sb: TestSandbox;
   beforeAll(async () => {
     sb = await startTestSandbox({ holdSeconds: 600 });
@@ -179,10 +239,17 @@ describe('countdowns in the server\'s time', () => {
 
   it('an expiresAt that does not read as a time shows "unknown"', async () => {
     const s = await startTestServer((_req, res) =>
-      sendJson(res, 200, { reservationId: UUID, eventId: UUID, expiresAt: 'soon', slots: [], activeHost: null }, { date: new Date(Date.now() + 3_600_000).toUTCString() }),
+      sendJson(
+        res,
+        200,
+        { reservationId: UUID, eventId: UUID, expiresAt: 'soon', slots: [], activeHost: null },
+        { date: new Date(Date.now() + 3_600_000).toUTCString() },
+      ),
     );
     try {
-      const r = await runCli(['slots', 'intro-call', '--days', '1'], { env: { SCHEDCTL_API_KEY: KEY, SCHEDCTL_BASE_URL: s.baseUrl } });
+      const r = await runCli(['slots', 'intro-call', '--days', '1'], {
+        env: { SCHEDCTL_API_KEY: KEY, SCHEDCTL_BASE_URL: s.baseUrl },
+      });
       expect(r.code, show(r)).toBe(0);
       expect(r.stdout).toContain('expires unknown time (unknown)');
     } finally {
@@ -202,12 +269,19 @@ describe.skipIf(!hasTmux)('in a real terminal (tmux)', () => {
     await sb?.close();
   });
   const start = (name: string, args: string[], env: Record<string, string> = {}) => {
-    const pane = startPane(name, args, { SCHEDCTL_BASE_URL: sb.baseUrl, SCHEDCTL_API_KEY: sb.keys.full, SCHEDCTL_CONFIG_DIR: tempDir(), NO_COLOR: '1', TZ: 'UTC', ...env });
+    const pane = startPane(name, args, {
+      SCHEDCTL_BASE_URL: sb.baseUrl,
+      SCHEDCTL_API_KEY: sb.keys.full,
+      SCHEDCTL_CONFIG_DIR: tempDir(),
+      NO_COLOR: '1',
+      TZ: 'UTC',
+      ...env,
+    });
     panes.push(pane);
     return pane;
   };
 
-  it('Ctrl-C at the wizard\'s first prompt: no error line, exit 130', async () => {
+  it("Ctrl-C at the wizard's first prompt: no error line, exit 130", async () => {
     const pane = start('ctrlc-prompt', ['route', '--tz', 'UTC']);
     await pane.waitFor('Trigger (type to filter)');
     await pane.type(['C-c']);
@@ -220,7 +294,10 @@ describe.skipIf(!hasTmux)('in a real terminal (tmux)', () => {
   it('Ctrl-C while a spinner waits for the server: exit 130 at once, no error line', async () => {
     const silent = await startTestServer(() => undefined); // accepts, never answers
     try {
-      const pane = start('ctrlc-spinner', ['events', 'ls', '--all', '--timeout', '60'], { SCHEDCTL_BASE_URL: silent.baseUrl, SCHEDCTL_API_KEY: KEY });
+      const pane = start('ctrlc-spinner', ['events', 'ls', '--all', '--timeout', '60'], {
+        SCHEDCTL_BASE_URL: silent.baseUrl,
+        SCHEDCTL_API_KEY: KEY,
+      });
       await pane.waitFor('fetching events');
       await pane.type(['C-c']);
       await pane.waitFor('EXIT=', 5_000);
@@ -232,9 +309,26 @@ describe.skipIf(!hasTmux)('in a real terminal (tmux)', () => {
     }
   }, 30_000);
 
-  it('the wizard counts the hold down in the server\'s time (clock 35 min ahead)', async () => {
+  it("the wizard counts the hold down in the server's time (clock 35 min ahead)", async () => {
     await sb.advance(35 * 60);
-    const pane = start('clock-route', ['route', '--trigger', 'Inbound demo request', '--email', 'ada@acme.example', '--field', 'company=Acme', '--field', 'region=emea', '--field', 'team_size=1-10', '--field', 'notes=none', '--yes', '--tz', 'UTC']);
+    const pane = start('clock-route', [
+      'route',
+      '--trigger',
+      'Inbound demo request',
+      '--email',
+      'ada@acme.example',
+      '--field',
+      'company=Acme',
+      '--field',
+      'region=emea',
+      '--field',
+      'team_size=1-10',
+      '--field',
+      'notes=none',
+      '--yes',
+      '--tz',
+      'UTC',
+    ]);
     await pane.waitFor('Pick a time');
     expect(pane.screen()).toContain('hold expires in 10 min');
     await pane.type(['C-c']);

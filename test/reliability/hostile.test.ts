@@ -25,15 +25,39 @@ interface Cmd {
 
 const COMMANDS: Cmd[] = [
   { name: 'triggers ls', args: ['triggers', 'ls'], target: 'GET /v1/triggers', once: false },
-  { name: 'events show', args: ['events', 'show', 'intro-call'], target: 'GET /v1/scheduling/events/intro-call', once: false },
-  { name: 'slots', args: ['slots', 'intro-call', '--days', '1'], target: 'POST /v1/scheduling/events/intro-call/slots', once: false },
+  {
+    name: 'events show',
+    args: ['events', 'show', 'intro-call'],
+    target: 'GET /v1/scheduling/events/intro-call',
+    once: false,
+  },
+  {
+    name: 'slots',
+    args: ['slots', 'intro-call', '--days', '1'],
+    target: 'POST /v1/scheduling/events/intro-call/slots',
+    once: false,
+  },
   {
     name: 'book',
-    args: ['book', 'intro-call', '--start', '2030-01-07T10:00:00Z', '--reservation', UUID, '--email', 'lead@acme.example'],
+    args: [
+      'book',
+      'intro-call',
+      '--start',
+      '2030-01-07T10:00:00Z',
+      '--reservation',
+      UUID,
+      '--email',
+      'lead@acme.example',
+    ],
     target: 'POST /v1/scheduling/meetings',
     once: true,
   },
-  { name: 'trigger fire', args: ['trigger', 'fire', TRIGGER_ID, '--email', 'lead@acme.example'], target: `POST /v1/triggers/${TRIGGER_ID}`, once: true },
+  {
+    name: 'trigger fire',
+    args: ['trigger', 'fire', TRIGGER_ID, '--email', 'lead@acme.example'],
+    target: `POST /v1/triggers/${TRIGGER_ID}`,
+    once: true,
+  },
 ];
 
 interface Expect {
@@ -60,9 +84,13 @@ function expected(kind: Hostility, once: boolean): Expect {
     case 'huge-body':
       return once ? unknown(/did not arrive completely/) : bad(/larger than 5 MB/);
     case 'never-answers':
-      return once ? unknown(/no response within 1 s/) : { exit: 1, code: 'NETWORK_ERROR', message: /no response within 1 s/ };
+      return once
+        ? unknown(/no response within 1 s/)
+        : { exit: 1, code: 'NETWORK_ERROR', message: /no response within 1 s/ };
     case 'drip':
-      return once ? unknown(/did not arrive completely/) : { exit: 1, code: 'NETWORK_ERROR', message: /did not arrive within 2 s/ };
+      return once
+        ? unknown(/did not arrive completely/)
+        : { exit: 1, code: 'NETWORK_ERROR', message: /did not arrive within 2 s/ };
     case 'redirect':
       return bad(/redirect \(HTTP 307\).*does not follow redirects/);
     case 'retry-after-huge':
@@ -93,35 +121,39 @@ const timeoutFor = (kind: Hostility) => (kind === 'never-answers' ? '1' : '2');
 const matrix = COMMANDS.flatMap((cmd) => KINDS.map((kind) => ({ cmd, kind, label: `${cmd.name}: ${kind}` })));
 
 describe.concurrent('hostile servers: a clear error, the right exit code, bounded time, the key kept home', () => {
-  it.each(matrix)('$label', async ({ cmd, kind }) => {
-    const s = await startHostileServer(kind, cmd.target);
-    try {
-      const started = Date.now();
-      const r = await runCli([...cmd.args, '--json', '--base-url', s.baseUrl, '--timeout', timeoutFor(kind)], {
-        configDir: tempDir(),
-        env: { SCHEDCTL_API_KEY: KEY },
-        timeoutMs: 30_000,
-      });
-      const elapsed = Date.now() - started;
-      const want = expected(kind, cmd.once);
-      expect(r.code, show(r)).toBe(want.exit);
-      const doc = r.json<{ error: { code: string; message: string } }>();
-      expect(doc.error.code, show(r)).toBe(want.code);
-      expect(doc.error.message, show(r)).toMatch(want.message);
-      expect(r.stderr, show(r)).not.toMatch(/\n\s+at /);
-      // Bounded: retries of reads included, far from a hang (loose: the machine is shared).
-      expect(elapsed, show(r)).toBeLessThan(15_000);
+  it.each(matrix)(
+    '$label',
+    async ({ cmd, kind }) => {
+      const s = await startHostileServer(kind, cmd.target);
+      try {
+        const started = Date.now();
+        const r = await runCli([...cmd.args, '--json', '--base-url', s.baseUrl, '--timeout', timeoutFor(kind)], {
+          configDir: tempDir(),
+          env: { SCHEDCTL_API_KEY: KEY },
+          timeoutMs: 30_000,
+        });
+        const elapsed = Date.now() - started;
+        const want = expected(kind, cmd.once);
+        expect(r.code, show(r)).toBe(want.exit);
+        const doc = r.json<{ error: { code: string; message: string } }>();
+        expect(doc.error.code, show(r)).toBe(want.code);
+        expect(doc.error.message, show(r)).toMatch(want.message);
+        expect(r.stderr, show(r)).not.toMatch(/\n\s+at /);
+        // Bounded: retries of reads included, far from a hang (loose: the machine is shared).
+        expect(elapsed, show(r)).toBeLessThan(15_000);
 
-      const hits = s.targetHits();
-      expect(hits.length, show(r)).toBeGreaterThanOrEqual(1);
-      // A booking or a fire is never repeated once it may have reached the server (a 429 is the exception: it did not act).
-      if (cmd.once && !kind.startsWith('retry-after')) expect(hits.length, show(r)).toBe(1);
-      if (kind === 'retry-after-huge') expect(hits.length, show(r)).toBe(1);
-      // The key goes to the configured origin only.
-      for (const seen of s.seen) expect(seen.headers.authorization).toBe(`Bearer ${KEY}`);
-      expect(s.otherSeen, 'a redirect must not be followed to another origin').toEqual([]);
-    } finally {
-      await s.close();
-    }
-  }, 40_000);
+        const hits = s.targetHits();
+        expect(hits.length, show(r)).toBeGreaterThanOrEqual(1);
+        // A booking or a fire is never repeated once it may have reached the server (a 429 is the exception: it did not act).
+        if (cmd.once && !kind.startsWith('retry-after')) expect(hits.length, show(r)).toBe(1);
+        if (kind === 'retry-after-huge') expect(hits.length, show(r)).toBe(1);
+        // The key goes to the configured origin only.
+        for (const seen of s.seen) expect(seen.headers.authorization).toBe(`Bearer ${KEY}`);
+        expect(s.otherSeen, 'a redirect must not be followed to another origin').toEqual([]);
+      } finally {
+        await s.close();
+      }
+    },
+    40_000,
+  );
 });

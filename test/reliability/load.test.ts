@@ -26,7 +26,11 @@ describe('parallel clients on one slot', () => {
     const end = new Date(Date.now() + 14 * 86400_000).toISOString();
     const reservations = await Promise.all(
       Array.from({ length: N }, async () => {
-        const res = await fetch(`${sb.baseUrl}/v1/scheduling/events/${event}/slots`, { method: 'POST', headers, body: JSON.stringify({ start, end }) });
+        const res = await fetch(`${sb.baseUrl}/v1/scheduling/events/${event}/slots`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ start, end }),
+        });
         expect(res.status).toBe(200);
         return (await res.json()) as { reservationId: string; slots: string[] };
       }),
@@ -34,7 +38,20 @@ describe('parallel clients on one slot', () => {
     const slot = reservations[0]!.slots[0]!;
     const results = await Promise.all(
       reservations.map((r, i) =>
-        sb.cli(['book', event, '--start', slot, '--reservation', r.reservationId, '--email', `lead${i}@acme.example`, '--json'], { configDir: tempDir(), timeoutMs: 60_000 }),
+        sb.cli(
+          [
+            'book',
+            event,
+            '--start',
+            slot,
+            '--reservation',
+            r.reservationId,
+            '--email',
+            `lead${i}@acme.example`,
+            '--json',
+          ],
+          { configDir: tempDir(), timeoutMs: 60_000 },
+        ),
       ),
     );
     const booked = results.filter((r) => r.code === 0);
@@ -57,10 +74,14 @@ interface Running {
 
 /** `schedctl sandbox --state FILE --port 0 --json` as a real process: the first stdout line is its address and keys. */
 async function startSandboxProcess(stateFile: string): Promise<Running> {
-  const child = spawn(process.execPath, [BIN, 'sandbox', '--state', stateFile, '--port', '0', '--json', '--rate-limit', '0'], {
-    env: { PATH: process.env.PATH ?? '', HOME: tempDir(), SCHEDCTL_CONFIG_DIR: tempDir(), NO_COLOR: '1', CI: 'true' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [BIN, 'sandbox', '--state', stateFile, '--port', '0', '--json', '--rate-limit', '0'],
+    {
+      env: { PATH: process.env.PATH ?? '', HOME: tempDir(), SCHEDCTL_CONFIG_DIR: tempDir(), NO_COLOR: '1', CI: 'true' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
   let stderr = '';
   child.stderr!.on('data', (d) => (stderr += d));
@@ -89,13 +110,22 @@ describe('SIGTERM during a booking loop', () => {
           const event = events[(worker + i) % events.length]!;
           const start = new Date(Date.now() + 3600_000).toISOString();
           const end = new Date(Date.now() + 30 * 86400_000).toISOString();
-          const slots = await fetch(`${first.baseUrl}/v1/scheduling/events/${event}/slots`, { method: 'POST', headers, body: JSON.stringify({ start, end }) });
+          const slots = await fetch(`${first.baseUrl}/v1/scheduling/events/${event}/slots`, {
+            method: 'POST',
+            headers,
+            body: JSON.stringify({ start, end }),
+          });
           const s = (await slots.json()) as { reservationId: string; slots: string[] };
           const pick = s.slots[(worker * 7 + i) % s.slots.length]!;
           const book = await fetch(`${first.baseUrl}/v1/scheduling/meetings`, {
             method: 'POST',
             headers,
-            body: JSON.stringify({ startTime: pick, reservationId: s.reservationId, event, personEmail: `w${worker}-${i}@acme.example` }),
+            body: JSON.stringify({
+              startTime: pick,
+              reservationId: s.reservationId,
+              event,
+              personEmail: `w${worker}-${i}@acme.example`,
+            }),
           });
           const body = (await book.json()) as { id?: string };
           if (book.status === 201 && body.id) confirmed.push(body.id);
@@ -117,7 +147,9 @@ describe('SIGTERM during a booking loop', () => {
 
     const second = await startSandboxProcess(stateFile);
     try {
-      const state = (await (await fetch(`${second.baseUrl}/_sandbox/state`)).json()) as { meetings: Array<{ id: string }> };
+      const state = (await (await fetch(`${second.baseUrl}/_sandbox/state`)).json()) as {
+        meetings: Array<{ id: string }>;
+      };
       const kept = new Set(state.meetings.map((m) => m.id));
       const lost = confirmed.filter((id) => !kept.has(id));
       expect(lost, `confirmed ${confirmed.length}, kept ${kept.size}`).toEqual([]);

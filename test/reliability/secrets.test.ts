@@ -35,19 +35,58 @@ describe('keys never appear in output', () => {
     const triggers = await run(['triggers', 'ls']);
     expect(triggers.stderr, 'the debug log is on').toMatch(/debug: → GET \/v1\/triggers/);
     await run(['triggers', 'show', T]);
-    const fired = (await run(['trigger', 'fire', T, '--email', 'ada@acme.example', '--field', 'company=Acme', '--field', 'region=emea'])).json();
+    const fired = (
+      await run([
+        'trigger',
+        'fire',
+        T,
+        '--email',
+        'ada@acme.example',
+        '--field',
+        'company=Acme',
+        '--field',
+        'region=emea',
+      ])
+    ).json();
     await run(['events', 'ls', '--limit', '2']);
     await run(['events', 'show', 'intro-call']);
     const slots = (await run(['slots', fired.outcome.schedulingLinkId, '--days', '14'])).json();
     const meeting = (
-      await run(['book', fired.outcome.schedulingLinkId, '--start', slots.slots[0], '--reservation', slots.reservationId, '--email', 'ada@acme.example', '--execution', fired.executionId])
+      await run([
+        'book',
+        fired.outcome.schedulingLinkId,
+        '--start',
+        slots.slots[0],
+        '--reservation',
+        slots.reservationId,
+        '--email',
+        'ada@acme.example',
+        '--execution',
+        fired.executionId,
+      ])
     ).json();
     await run(['reschedule', meeting.id, '--start', slots.slots[1]]);
-    await run(['route', '--trigger', T, '--email', 'grace@acme.example', '--field', 'company=Acme', '--field', 'region=americas', '--slot', 'first', '--yes']);
+    await run([
+      'route',
+      '--trigger',
+      T,
+      '--email',
+      'grace@acme.example',
+      '--field',
+      'company=Acme',
+      '--field',
+      'region=americas',
+      '--slot',
+      'first',
+      '--yes',
+    ]);
     await run(['api', 'GET', '/v1/scheduling/events']);
     await run(['smoke']);
     const all = (await sb.state()).requests;
-    expect(all.every((q) => q.key === 'full'), 'every request used the full key').toBe(true);
+    expect(
+      all.every((q) => q.key === 'full'),
+      'every request used the full key',
+    ).toBe(true);
     assertNoSecretsInFiles(dir);
   }, 60_000);
 
@@ -56,9 +95,43 @@ describe('keys never appear in output', () => {
     for (const [key, args, code] of [
       ['revoked', ['triggers', 'ls'], 3],
       ['revoked', ['events', 'show', 'intro-call'], 3],
-      ['revoked', ['book', 'intro-call', '--start', '2030-01-07T10:00:00Z', '--reservation', '3f0e5f1e-6a43-4d5c-9c1e-2b7a0c9d1e11', '--email', 'a@acme.example'], 3],
-      ['readOnly', ['trigger', 'fire', T, '--email', 'a@acme.example', '--field', 'company=Acme', '--field', 'region=emea'], 3],
-      ['readOnly', ['route', '--trigger', T, '--email', 'a@acme.example', '--field', 'company=Acme', '--field', 'region=emea', '--slot', 'first', '--yes'], 3],
+      [
+        'revoked',
+        [
+          'book',
+          'intro-call',
+          '--start',
+          '2030-01-07T10:00:00Z',
+          '--reservation',
+          '3f0e5f1e-6a43-4d5c-9c1e-2b7a0c9d1e11',
+          '--email',
+          'a@acme.example',
+        ],
+        3,
+      ],
+      [
+        'readOnly',
+        ['trigger', 'fire', T, '--email', 'a@acme.example', '--field', 'company=Acme', '--field', 'region=emea'],
+        3,
+      ],
+      [
+        'readOnly',
+        [
+          'route',
+          '--trigger',
+          T,
+          '--email',
+          'a@acme.example',
+          '--field',
+          'company=Acme',
+          '--field',
+          'region=emea',
+          '--slot',
+          'first',
+          '--yes',
+        ],
+        3,
+      ],
     ] as const) {
       for (const extra of [[], ['--json'], ['--debug']]) {
         const r = await sb.cli([...args, ...extra], { configDir: dir, key });
@@ -83,15 +156,49 @@ describe('files schedctl writes', () => {
   it('journal and remembered outcomes hold no key after fire, book and a lost booking response', async () => {
     await sb.reset();
     const dir = tempDir();
-    const add = await sb.cli(['profile', 'add', 'sbx', '--key-stdin', '--base-url', sb.baseUrl], { configDir: dir, input: `${sb.keys.full}\n`, env: { SCHEDCTL_API_KEY: undefined } });
+    const add = await sb.cli(['profile', 'add', 'sbx', '--key-stdin', '--base-url', sb.baseUrl], {
+      configDir: dir,
+      input: `${sb.keys.full}\n`,
+      env: { SCHEDCTL_API_KEY: undefined },
+    });
     expect(add.code, show(add)).toBe(0);
-    const cli = (args: string[]) => sb.cli([...args, '--profile', 'sbx', '--json'], { configDir: dir, env: { SCHEDCTL_API_KEY: undefined, SCHEDCTL_BASE_URL: undefined } });
+    const cli = (args: string[]) =>
+      sb.cli([...args, '--profile', 'sbx', '--json'], {
+        configDir: dir,
+        env: { SCHEDCTL_API_KEY: undefined, SCHEDCTL_BASE_URL: undefined },
+      });
 
-    const ok = await cli(['route', '--trigger', T, '--email', 'ada@acme.example', '--field', 'company=Acme', '--field', 'region=emea', '--slot', 'first', '--yes']);
+    const ok = await cli([
+      'route',
+      '--trigger',
+      T,
+      '--email',
+      'ada@acme.example',
+      '--field',
+      'company=Acme',
+      '--field',
+      'region=emea',
+      '--slot',
+      'first',
+      '--yes',
+    ]);
     expect(ok.code, show(ok)).toBe(0);
     // A lost response: the sandbox books, then drops the connection.
     await sb.fault({ method: 'POST', path: '/v1/scheduling/meetings', fault: 'drop-after-commit' });
-    const lost = await cli(['route', '--trigger', T, '--email', 'grace@acme.example', '--field', 'company=Acme', '--field', 'region=americas', '--slot', 'first', '--yes']);
+    const lost = await cli([
+      'route',
+      '--trigger',
+      T,
+      '--email',
+      'grace@acme.example',
+      '--field',
+      'company=Acme',
+      '--field',
+      'region=americas',
+      '--slot',
+      'first',
+      '--yes',
+    ]);
     expect(lost.code, show(lost)).toBe(7);
     const journal = statSync(join(dir, 'journal.json'));
     expect(journal.size).toBeGreaterThan(0);
@@ -112,7 +219,9 @@ describe('files schedctl writes', () => {
     check();
     expect((await cli(['profile', 'add', 'two', '--key-stdin', '--no-verify'], `${sb.keys.readOnly}\n`)).code).toBe(0);
     check();
-    expect((await cli(['profile', 'add', 'one', '--key-stdin', '--no-verify', '--default'], `${sb.keys.revoked}\n`)).code).toBe(0);
+    expect(
+      (await cli(['profile', 'add', 'one', '--key-stdin', '--no-verify', '--default'], `${sb.keys.revoked}\n`)).code,
+    ).toBe(0);
     check();
     expect((await cli(['profile', 'use', 'two'])).code).toBe(0);
     check();
@@ -125,7 +234,13 @@ describe('files schedctl writes', () => {
     const cli = (args: string[], input = '') => runCli(args, { configDir: dir, input });
     expect((await cli(['profile', 'add', 'sbx', '--key-stdin', '--no-verify'], `${sb.keys.full}\n`)).code).toBe(0);
     const tail = sb.keys.full.slice(-4);
-    for (const args of [['profile', 'show'], ['profile', 'show', 'sbx'], ['profile', 'ls'], ['profile', 'show', '--json'], ['profile', 'ls', '--json']]) {
+    for (const args of [
+      ['profile', 'show'],
+      ['profile', 'show', 'sbx'],
+      ['profile', 'ls'],
+      ['profile', 'show', '--json'],
+      ['profile', 'ls', '--json'],
+    ]) {
       const r = await cli(args);
       expect(r.code, show(r)).toBe(0);
       expect(r.stdout, show(r)).toContain(`sk_…${tail}`);

@@ -13,9 +13,15 @@ describe('authentication', () => {
   });
 
   it('rejects a malformed Authorization header and a revoked key', async () => {
-    const res = await fetch(`${api.sb.baseUrl}/v1/triggers`, { headers: { authorization: `Token ${api.sb.keys.full}` } });
+    const res = await fetch(`${api.sb.baseUrl}/v1/triggers`, {
+      headers: { authorization: `Token ${api.sb.keys.full}` },
+    });
     expectError({ status: res.status, body: await res.json(), headers: res.headers }, 401, 'INVALID_API_KEY');
-    const revoked = expectError(await api.call('GET', '/v1/scheduling/events', undefined, api.sb.keys.revoked), 401, 'INVALID_API_KEY');
+    const revoked = expectError(
+      await api.call('GET', '/v1/scheduling/events', undefined, api.sb.keys.revoked),
+      401,
+      'INVALID_API_KEY',
+    );
     expect(revoked.message).toMatch(/revoked/);
   });
 
@@ -37,7 +43,12 @@ describe('scopes', () => {
     expect((await api.call('GET', '/v1/scheduling/events', undefined, ro)).status).toBe(200);
     expect((await api.call('GET', '/v1/scheduling/events/intro-call', undefined, ro)).status).toBe(200);
     const now = Date.now();
-    const slots = await api.call('POST', '/v1/scheduling/events/intro-call/slots', { start: new Date(now).toISOString(), end: new Date(now + 864e5).toISOString() }, ro);
+    const slots = await api.call(
+      'POST',
+      '/v1/scheduling/events/intro-call/slots',
+      { start: new Date(now).toISOString(), end: new Date(now + 864e5).toISOString() },
+      ro,
+    );
     expect(slots.status).toBe(200);
   });
 
@@ -59,12 +70,19 @@ describe('routing and bodies', () => {
   });
 
   it('answers a malformed JSON body with 400 INVALID_REQUEST', async () => {
-    const error = expectError(await api.call('POST', '/v1/scheduling/meetings', '{"startTime":'), 400, 'INVALID_REQUEST');
+    const error = expectError(
+      await api.call('POST', '/v1/scheduling/meetings', '{"startTime":'),
+      400,
+      'INVALID_REQUEST',
+    );
     expect(error.details).toEqual(['(body): malformed JSON']);
   });
 
   it('never sends CORS headers, even to a preflight', async () => {
-    const res = await fetch(`${api.sb.baseUrl}/v1/triggers`, { method: 'OPTIONS', headers: { origin: 'https://x.example' } });
+    const res = await fetch(`${api.sb.baseUrl}/v1/triggers`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://x.example' },
+    });
     expect(res.headers.get('access-control-allow-origin')).toBeNull();
     expect(res.status).toBe(401);
   });

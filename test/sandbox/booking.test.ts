@@ -6,12 +6,19 @@ import { expectError, slotsFor, triggerByName, useApi } from './helpers.js';
 const api = useApi({}, { reset: true });
 
 const EMAIL = 'lead@acme.com';
-const book = (event: string, reservationId: string, startTime: string | undefined, extra: Record<string, unknown> = {}) =>
-  api.call('POST', '/v1/scheduling/meetings', { startTime, reservationId, event, personEmail: EMAIL, ...extra });
+const book = (
+  event: string,
+  reservationId: string,
+  startTime: string | undefined,
+  extra: Record<string, unknown> = {},
+) => api.call('POST', '/v1/scheduling/meetings', { startTime, reservationId, event, personEmail: EMAIL, ...extra });
 
 async function fireDemo(region = 'emea') {
   const trigger = await triggerByName(api, 'Inbound demo request');
-  const res = await api.call('POST', `/v1/triggers/${trigger.id}`, { email: EMAIL, responses: { company: 'Acme', region } });
+  const res = await api.call('POST', `/v1/triggers/${trigger.id}`, {
+    email: EMAIL,
+    responses: { company: 'Acme', region },
+  });
   return { executionId: res.body.executionId as string, linkId: res.body.outcome.schedulingLinkId as string };
 }
 
@@ -19,17 +26,32 @@ describe('book errors', () => {
   it('validates the body, with at most 10 guestEmails', async () => {
     const s = await slotsFor(api, 'sales-emea');
     const guests = Array.from({ length: 11 }, (_, i) => `g${i}@acme.com`);
-    const error = expectError(await book('sales-emea', s.reservationId, s.slots[0], { guestEmails: guests }), 400, 'INVALID_REQUEST');
+    const error = expectError(
+      await book('sales-emea', s.reservationId, s.slots[0], { guestEmails: guests }),
+      400,
+      'INVALID_REQUEST',
+    );
     expect(error.details?.[0]).toMatch(/^guestEmails: /);
     const missing = expectError(await api.call('POST', '/v1/scheduling/meetings', {}), 400, 'INVALID_REQUEST');
-    expect(missing.details?.map((d) => d.split(':')[0])).toEqual(['startTime', 'reservationId', 'event', 'personEmail']);
+    expect(missing.details?.map((d) => d.split(':')[0])).toEqual([
+      'startTime',
+      'reservationId',
+      'event',
+      'personEmail',
+    ]);
   });
 
   it('answers 404 for an unknown event, reservation or workflow execution', async () => {
     const s = await slotsFor(api, 'sales-emea');
     expectError(await book('nope', s.reservationId, s.slots[0]), 404, 'NOT_FOUND');
     expectError(await book('sales-emea', '3f1c2a9e-1111-4222-8333-444455556666', s.slots[0]), 404, 'NOT_FOUND');
-    expectError(await book('sales-emea', s.reservationId, s.slots[0], { workflowExecutionId: '3f1c2a9e-1111-4222-8333-444455556666' }), 404, 'NOT_FOUND');
+    expectError(
+      await book('sales-emea', s.reservationId, s.slots[0], {
+        workflowExecutionId: '3f1c2a9e-1111-4222-8333-444455556666',
+      }),
+      404,
+      'NOT_FOUND',
+    );
   });
 
   it('answers RESERVATION_MISMATCH for a reservation of another event or link', async () => {
@@ -39,13 +61,24 @@ describe('book errors', () => {
 
   it('requires a work email for the demo event and its links', async () => {
     const s = await slotsFor(api, 'sales-emea');
-    expectError(await book('sales-emea', s.reservationId, s.slots[0], { personEmail: 'me@gmail.com' }), 400, 'WORK_EMAIL_REQUIRED');
+    expectError(
+      await book('sales-emea', s.reservationId, s.slots[0], { personEmail: 'me@gmail.com' }),
+      400,
+      'WORK_EMAIL_REQUIRED',
+    );
   });
 
   it('rejects a personEmail that differs from the fired email', async () => {
     const { executionId, linkId } = await fireDemo();
     const s = await slotsFor(api, linkId);
-    const error = expectError(await book(linkId, s.reservationId, s.slots[0], { workflowExecutionId: executionId, personEmail: 'other@acme.com' }), 400, 'INVALID_REQUEST');
+    const error = expectError(
+      await book(linkId, s.reservationId, s.slots[0], {
+        workflowExecutionId: executionId,
+        personEmail: 'other@acme.com',
+      }),
+      400,
+      'INVALID_REQUEST',
+    );
     expect(error.details?.[0]).toMatch(/^personEmail: /);
   });
 
@@ -67,9 +100,15 @@ describe('book errors', () => {
     expect(first.status).toBe(201);
     strictSchemas.meeting.parse(first.body);
     expectError(await book('intro-call', s.reservationId, s.slots[0]), 409, 'RESERVATION_USED');
-    expectError(await api.call('POST', '/v1/scheduling/events/intro-call/slots', {
-      start: new Date().toISOString(), end: new Date(Date.now() + 86_400_000).toISOString(), reservationId: s.reservationId,
-    }), 409, 'RESERVATION_USED');
+    expectError(
+      await api.call('POST', '/v1/scheduling/events/intro-call/slots', {
+        start: new Date().toISOString(),
+        end: new Date(Date.now() + 86_400_000).toISOString(),
+        reservationId: s.reservationId,
+      }),
+      409,
+      'RESERVATION_USED',
+    );
     expect((await api.state()).meetings).toHaveLength(1);
   });
 
@@ -79,9 +118,15 @@ describe('book errors', () => {
     const error = expectError(await book('intro-call', s.reservationId, s.slots.at(-1)), 409, 'RESERVATION_EXPIRED');
     expect(error.message).toMatch(/without a reservationId/);
     expect((await api.state()).reservations[0].status).toBe('expired');
-    expectError(await api.call('POST', '/v1/scheduling/events/intro-call/slots', {
-      start: new Date().toISOString(), end: new Date(Date.now() + 86_400_000).toISOString(), reservationId: s.reservationId,
-    }), 409, 'RESERVATION_EXPIRED');
+    expectError(
+      await api.call('POST', '/v1/scheduling/events/intro-call/slots', {
+        start: new Date().toISOString(),
+        end: new Date(Date.now() + 86_400_000).toISOString(),
+        reservationId: s.reservationId,
+      }),
+      409,
+      'RESERVATION_EXPIRED',
+    );
   });
 
   it('answers CONFLICT when the execution already booked, also to a lost-response retry', async () => {
@@ -99,12 +144,20 @@ describe('book errors', () => {
     const ended = await fireDemo();
     const s = await slotsFor(api, ended.linkId);
     await api.hook('POST', `/_sandbox/executions/${ended.executionId}/end`);
-    expectError(await book(ended.linkId, s.reservationId, s.slots[0], { workflowExecutionId: ended.executionId }), 409, 'CONFLICT');
+    expectError(
+      await book(ended.linkId, s.reservationId, s.slots[0], { workflowExecutionId: ended.executionId }),
+      409,
+      'CONFLICT',
+    );
     const lapsed = await fireDemo('americas');
     await api.hook('POST', '/_sandbox/clock', { advanceSeconds: 3590 });
     const t = await slotsFor(api, lapsed.linkId);
     await api.hook('POST', '/_sandbox/clock', { advanceSeconds: 20 });
-    expectError(await book(lapsed.linkId, t.reservationId, t.slots.at(-1), { workflowExecutionId: lapsed.executionId }), 409, 'CONFLICT');
+    expectError(
+      await book(lapsed.linkId, t.reservationId, t.slots.at(-1), { workflowExecutionId: lapsed.executionId }),
+      409,
+      'CONFLICT',
+    );
     expect((await api.state()).executions.map((e: any) => e.sessionEnded)).toEqual([true, true]);
   });
 });
@@ -126,7 +179,11 @@ describe('reschedule', () => {
     const meeting = (await book('sales-americas', s.reservationId, s.slots[0])).body;
     const moved = await api.call('PATCH', `/v1/scheduling/meetings/${meeting.id}`, { startTime: s.slots[2] });
     expect(moved.status).toBe(200);
-    expect(strictSchemas.meeting.parse(moved.body)).toMatchObject({ id: meeting.id, date: s.slots[2], status: 'rescheduled' });
+    expect(strictSchemas.meeting.parse(moved.body)).toMatchObject({
+      id: meeting.id,
+      date: s.slots[2],
+      status: 'rescheduled',
+    });
     const same = await api.call('PATCH', `/v1/scheduling/meetings/${meeting.id}`, { startTime: s.slots[2] });
     expect(same.status).toBe(200);
     expect(same.body).toEqual(moved.body);
@@ -138,11 +195,27 @@ describe('reschedule', () => {
     const first = (await book('sales-americas', s.reservationId, s.slots[0])).body;
     const t = await slotsFor(api, 'sales-americas');
     const second = (await book('sales-americas', t.reservationId, t.slots[1])).body;
-    expectError(await api.call('PATCH', `/v1/scheduling/meetings/${first.id}`, { startTime: second.date }), 409, 'CONFLICT');
+    expectError(
+      await api.call('PATCH', `/v1/scheduling/meetings/${first.id}`, { startTime: second.date }),
+      409,
+      'CONFLICT',
+    );
     const offGrid = new Date(Date.parse(s.slots[0]!) + 5 * 60_000).toISOString();
-    expectError(await api.call('PATCH', `/v1/scheduling/meetings/${first.id}`, { startTime: offGrid }), 409, 'CONFLICT');
-    expectError(await api.call('PATCH', '/v1/scheduling/meetings/3f1c2a9e-1111-4222-8333-444455556666', { startTime: offGrid }), 404, 'NOT_FOUND');
-    const bad = expectError(await api.call('PATCH', `/v1/scheduling/meetings/${first.id}`, { startTime: 'tomorrow' }), 400, 'INVALID_REQUEST');
+    expectError(
+      await api.call('PATCH', `/v1/scheduling/meetings/${first.id}`, { startTime: offGrid }),
+      409,
+      'CONFLICT',
+    );
+    expectError(
+      await api.call('PATCH', '/v1/scheduling/meetings/3f1c2a9e-1111-4222-8333-444455556666', { startTime: offGrid }),
+      404,
+      'NOT_FOUND',
+    );
+    const bad = expectError(
+      await api.call('PATCH', `/v1/scheduling/meetings/${first.id}`, { startTime: 'tomorrow' }),
+      400,
+      'INVALID_REQUEST',
+    );
     expect(bad.details?.[0]).toMatch(/^startTime: /);
   });
 });

@@ -14,7 +14,9 @@ describe('events list', () => {
     const first = strictSchemas.eventsList.parse((await api.call('GET', '/v1/scheduling/events')).body);
     expect(first.events).toHaveLength(5);
     expect(first.nextCursor).not.toBe('');
-    const second = strictSchemas.eventsList.parse((await api.call('GET', `/v1/scheduling/events?cursor=${first.nextCursor}`)).body);
+    const second = strictSchemas.eventsList.parse(
+      (await api.call('GET', `/v1/scheduling/events?cursor=${first.nextCursor}`)).body,
+    );
     expect(second.nextCursor).toBe('');
     const all = [...first.events, ...second.events];
     expect(all.length).toBeGreaterThanOrEqual(6);
@@ -39,7 +41,9 @@ describe('event detail', () => {
   it('resolves ids and slugs, and a link slug wins over an event slug', async () => {
     const list = strictSchemas.eventsList.parse((await api.call('GET', '/v1/scheduling/events?limit=50')).body);
     const onboarding = list.events.find((e) => e.slug === 'onboarding')!;
-    const byId = strictSchemas.eventDetail.parse((await api.call('GET', `/v1/scheduling/events/${onboarding.id}`)).body);
+    const byId = strictSchemas.eventDetail.parse(
+      (await api.call('GET', `/v1/scheduling/events/${onboarding.id}`)).body,
+    );
     expect(byId.hosts.map((h) => h.name)).toEqual(['Ben Carter', 'Diego Ramos']);
     const bySlug = strictSchemas.eventDetail.parse((await api.call('GET', '/v1/scheduling/events/onboarding')).body);
     expect(bySlug.hosts.map((h) => h.name)).toEqual(['Diego Ramos']);
@@ -58,7 +62,11 @@ describe('slots', () => {
     const viaLink = await slotsFor(api, 'onboarding');
     expect(viaLink.activeHost).toMatchObject({ name: 'Diego Ramos' });
     const state = await api.state();
-    expect(state.reservations.at(-1)).toMatchObject({ id: viaLink.reservationId, event: 'onboarding', hostIds: [expect.any(String)] });
+    expect(state.reservations.at(-1)).toMatchObject({
+      id: viaLink.reservationId,
+      event: 'onboarding',
+      hostIds: [expect.any(String)],
+    });
   });
 
   it('never offers a seeded busy block, and offers only future grid times', async () => {
@@ -70,7 +78,8 @@ describe('slots', () => {
     for (const s of result.slots) {
       const start = Date.parse(s);
       expect(start).toBeGreaterThan(NOW.getTime());
-      for (const b of diego.busy) expect(start < Date.parse(b.end) && Date.parse(b.start) < start + 20 * 60_000).toBe(false);
+      for (const b of diego.busy)
+        expect(start < Date.parse(b.end) && Date.parse(b.start) < start + 20 * 60_000).toBe(false);
     }
     // The busy block's own start is a grid time; without the block it would be offered.
     expect(result.slots).not.toContain(diego.busy[0]!.start.replace(/\.\d+Z$/, '.000Z'));
@@ -79,7 +88,11 @@ describe('slots', () => {
   it('pages further ranges with the same reservation and host selection', async () => {
     const now = NOW.getTime();
     const first = await slotsFor(api, 'sales-emea');
-    const again = await slots('sales-emea', { start: iso(now + 7 * DAY), end: iso(now + 14 * DAY), reservationId: first.reservationId });
+    const again = await slots('sales-emea', {
+      start: iso(now + 7 * DAY),
+      end: iso(now + 14 * DAY),
+      reservationId: first.reservationId,
+    });
     const second = strictSchemas.slotsResult.parse(again.body);
     expect(second.reservationId).toBe(first.reservationId);
     expect(second.expiresAt).toBe(first.expiresAt);
@@ -90,19 +103,39 @@ describe('slots', () => {
   it('accepts 63 days and refuses one millisecond more, naming end', async () => {
     const now = NOW.getTime();
     expect((await slots('intro-call', { start: iso(now), end: iso(now + 63 * DAY) })).status).toBe(200);
-    const error = expectError(await slots('intro-call', { start: iso(now), end: iso(now + 63 * DAY + 1) }), 400, 'INVALID_REQUEST');
+    const error = expectError(
+      await slots('intro-call', { start: iso(now), end: iso(now + 63 * DAY + 1) }),
+      400,
+      'INVALID_REQUEST',
+    );
     expect(error.details?.[0]).toMatch(/^end: /);
-    expect(expectError(await slots('intro-call', { start: iso(now), end: iso(now) }), 400, 'INVALID_REQUEST').details).toEqual(['end: must be after start']);
-    expect(expectError(await slots('intro-call', { end: 'soon' }), 400, 'INVALID_REQUEST').details?.[0]).toMatch(/^start: /);
+    expect(
+      expectError(await slots('intro-call', { start: iso(now), end: iso(now) }), 400, 'INVALID_REQUEST').details,
+    ).toEqual(['end: must be after start']);
+    expect(expectError(await slots('intro-call', { end: 'soon' }), 400, 'INVALID_REQUEST').details?.[0]).toMatch(
+      /^start: /,
+    );
   });
 
   it('answers 404 for an unknown reservation or event and RESERVATION_MISMATCH for a foreign reservation', async () => {
     const now = NOW.getTime();
     const range = { start: iso(now), end: iso(now + DAY) };
-    expectError(await slots('intro-call', { ...range, reservationId: '3f1c2a9e-1111-4222-8333-444455556666' }), 404, 'NOT_FOUND');
+    expectError(
+      await slots('intro-call', { ...range, reservationId: '3f1c2a9e-1111-4222-8333-444455556666' }),
+      404,
+      'NOT_FOUND',
+    );
     const own = await slotsFor(api, 'sales-emea', 1);
-    expectError(await slots('sales-americas', { ...range, reservationId: own.reservationId }), 400, 'RESERVATION_MISMATCH');
-    expectError(await slots('product-demo', { ...range, reservationId: own.reservationId }), 400, 'RESERVATION_MISMATCH');
+    expectError(
+      await slots('sales-americas', { ...range, reservationId: own.reservationId }),
+      400,
+      'RESERVATION_MISMATCH',
+    );
+    expectError(
+      await slots('product-demo', { ...range, reservationId: own.reservationId }),
+      400,
+      'RESERVATION_MISMATCH',
+    );
     expectError(await slots('nope', range), 404, 'NOT_FOUND');
   });
 });

@@ -40,7 +40,13 @@ describe('faults', () => {
 
   it('status answers the given status and code without doing the work', async () => {
     await api.hook('POST', '/_sandbox/faults', { path: MEETINGS, fault: 'status', count: 2 });
-    await api.hook('POST', '/_sandbox/faults', { path: MEETINGS, fault: 'status', status: 429, code: 'RATE_LIMITED', retryAfter: 7 });
+    await api.hook('POST', '/_sandbox/faults', {
+      path: MEETINGS,
+      fault: 'status',
+      status: 429,
+      code: 'RATE_LIMITED',
+      retryAfter: 7,
+    });
     const body = await bookRequest();
     expectError(await api.call('POST', MEETINGS, body), 500, 'INTERNAL_ERROR');
     expectError(await api.call('POST', MEETINGS, body), 500, 'INTERNAL_ERROR');
@@ -84,10 +90,15 @@ describe('faults', () => {
   it('lists, consumes and clears rules, and validates them', async () => {
     await api.hook('POST', '/_sandbox/faults', { path: '/v1/triggers', fault: 'status', count: 3 });
     await api.call('GET', '/v1/triggers');
-    expect((await api.hook('GET', '/_sandbox/faults')).faults).toMatchObject([{ path: '/v1/triggers', fault: 'status', remaining: 2 }]);
+    expect((await api.hook('GET', '/_sandbox/faults')).faults).toMatchObject([
+      { path: '/v1/triggers', fault: 'status', remaining: 2 },
+    ]);
     expect((await api.hook('DELETE', '/_sandbox/faults')).faults).toEqual([]);
     expect((await api.call('GET', '/v1/triggers')).status).toBe(200);
-    const bad = await fetch(`${api.sb.baseUrl}/_sandbox/faults`, { method: 'POST', body: JSON.stringify({ fault: 'explode' }) });
+    const bad = await fetch(`${api.sb.baseUrl}/_sandbox/faults`, {
+      method: 'POST',
+      body: JSON.stringify({ fault: 'explode' }),
+    });
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as any).error.details[0]).toMatch(/^fault: /);
   });

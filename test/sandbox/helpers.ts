@@ -5,7 +5,13 @@ import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandb
 
 export interface Api {
   sb: Sandbox;
-  call(method: string, path: string, body?: unknown, key?: string | null, init?: RequestInit): Promise<{ status: number; body: any; headers: Headers }>;
+  call(
+    method: string,
+    path: string,
+    body?: unknown,
+    key?: string | null,
+    init?: RequestInit,
+  ): Promise<{ status: number; body: any; headers: Headers }>;
   hook(method: string, path: string, body?: unknown): Promise<any>;
   state(): Promise<any>;
 }
@@ -17,7 +23,10 @@ export async function start(options: SandboxOptions = {}): Promise<Api> {
     if (key !== null) headers.authorization = `Bearer ${key}`;
     if (body !== undefined) headers['content-type'] = 'application/json';
     const res = await fetch(sb.baseUrl + path, {
-      method, headers, body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body), ...init,
+      method,
+      headers,
+      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+      ...init,
     });
     const text = await res.text();
     let parsed: unknown = text;
@@ -77,7 +86,9 @@ export const DAY = 86_400_000;
 export async function slotsFor(api: Api, event: string, days = 7, reservationId?: string) {
   const now = Date.parse((await api.hook('GET', '/_sandbox/clock')).now);
   const res = await api.call('POST', `/v1/scheduling/events/${encodeURIComponent(event)}/slots`, {
-    start: iso(now), end: iso(now + days * DAY), ...(reservationId ? { reservationId } : {}),
+    start: iso(now),
+    end: iso(now + days * DAY),
+    ...(reservationId ? { reservationId } : {}),
   });
   expect(res.status).toBe(200);
   return strictSchemas.slotsResult.parse(res.body);

@@ -39,7 +39,12 @@ describe('--state', () => {
     const stateFile = join(dir, 'state.json');
     const first = await start({ stateFile });
     const s = await slotsFor(first, 'intro-call');
-    const booked = await first.call('POST', '/v1/scheduling/meetings', { startTime: s.slots[0], reservationId: s.reservationId, event: 'intro-call', personEmail: 'a@acme.com' });
+    const booked = await first.call('POST', '/v1/scheduling/meetings', {
+      startTime: s.slots[0],
+      reservationId: s.reservationId,
+      event: 'intro-call',
+      personEmail: 'a@acme.com',
+    });
     expect(booked.status).toBe(201);
     expect(readFileSync(stateFile, 'utf8')).toContain(booked.body.id);
     await first.sb.close();
@@ -75,7 +80,11 @@ describe('runSandboxCommand', () => {
     const out = sink();
     const err = sink();
     const running = await withSignal('SIGTERM', () =>
-      runSandboxCommand({ host: '127.0.0.1', port: 0, seed: 7, holdSeconds: 600, rateLimit: 0, json: true }, { stdout: out.stream, stderr: err.stream }));
+      runSandboxCommand(
+        { host: '127.0.0.1', port: 0, seed: 7, holdSeconds: 600, rateLimit: 0, json: true },
+        { stdout: out.stream, stderr: err.stream },
+      ),
+    );
     await running.closed;
     const lines = out.text().trim().split('\n');
     expect(lines).toHaveLength(1);
@@ -88,7 +97,11 @@ describe('runSandboxCommand', () => {
     const out = sink();
     const err = sink();
     const running = await withSignal('SIGINT', () =>
-      runSandboxCommand({ host: '0.0.0.0', port: 0, seed: 1, holdSeconds: 600, rateLimit: 0, json: false }, { stdout: out.stream, stderr: err.stream }));
+      runSandboxCommand(
+        { host: '0.0.0.0', port: 0, seed: 1, holdSeconds: 600, rateLimit: 0, json: false },
+        { stdout: out.stream, stderr: err.stream },
+      ),
+    );
     await running.closed;
     expect(out.text()).toContain(running.keys.full);
     expect(out.text()).toContain(`SCHEDCTL_BASE_URL=${running.baseUrl}`);
@@ -102,7 +115,14 @@ describe('process lifecycle', () => {
     bundle = join(dir, 'sandbox.mjs');
     const contents = `import { runSandboxCommand } from './src/sandbox/main.js';
 await runSandboxCommand(JSON.parse(process.argv[2]), { stdout: process.stdout, stderr: process.stderr });`;
-    await build({ stdin: { contents, resolveDir: resolve(import.meta.dirname, '../..'), loader: 'ts' }, bundle: true, platform: 'node', format: 'esm', outfile: bundle, logLevel: 'silent' });
+    await build({
+      stdin: { contents, resolveDir: resolve(import.meta.dirname, '../..'), loader: 'ts' },
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      outfile: bundle,
+      logLevel: 'silent',
+    });
   });
 
   async function spawnSandbox(state: string): Promise<{ child: ChildProcess; baseUrl: string; key: string }> {
@@ -117,11 +137,22 @@ await runSandboxCommand(JSON.parse(process.argv[2]), { stdout: process.stdout, s
     const state = join(dir, 'proc-state.json');
     const a = await spawnSandbox(state);
     const headers = { authorization: `Bearer ${a.key}`, 'content-type': 'application/json' };
-    const slots = (await (await fetch(`${a.baseUrl}/v1/scheduling/events/intro-call/slots`, {
-      method: 'POST', headers, body: JSON.stringify({ start: new Date().toISOString(), end: new Date(Date.now() + 7 * 864e5).toISOString() }),
-    })).json()) as { slots: string[]; reservationId: string };
+    const slots = (await (
+      await fetch(`${a.baseUrl}/v1/scheduling/events/intro-call/slots`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ start: new Date().toISOString(), end: new Date(Date.now() + 7 * 864e5).toISOString() }),
+      })
+    ).json()) as { slots: string[]; reservationId: string };
     const booked = await fetch(`${a.baseUrl}/v1/scheduling/meetings`, {
-      method: 'POST', headers, body: JSON.stringify({ startTime: slots.slots[0], reservationId: slots.reservationId, event: 'intro-call', personEmail: 'a@acme.com' }),
+      method: 'POST',
+      headers,
+      body: JSON.stringify({
+        startTime: slots.slots[0],
+        reservationId: slots.reservationId,
+        event: 'intro-call',
+        personEmail: 'a@acme.com',
+      }),
     });
     const meeting = (await booked.json()) as { id: string };
     a.child.kill('SIGTERM');
@@ -142,7 +173,9 @@ describe('hooks', () => {
   let sb: Awaited<ReturnType<typeof startSandbox>>;
   afterAll(() => sb?.close());
 
-  const external = Object.values(networkInterfaces()).flat().find((i) => i && i.family === 'IPv4' && !i.internal)?.address;
+  const external = Object.values(networkInterfaces())
+    .flat()
+    .find((i) => i && i.family === 'IPv4' && !i.internal)?.address;
   it.skipIf(!external)('answers loopback peers and 404s everyone else', async () => {
     sb = await startSandbox({ host: '0.0.0.0', rateLimit: 0 });
     const port = new URL(sb.baseUrl).port;

@@ -22,16 +22,30 @@ describe('triggers', () => {
   });
 
   it('names every response key to fix', async () => {
-    const error = expectError(await fire(demo, { email: 'a@acme.com', responses: { region: 'mars' } }), 400, 'INVALID_REQUEST');
-    expect(error.details).toEqual(['responses.company: required', 'responses.region: must be one of emea, americas, apac']);
+    const error = expectError(
+      await fire(demo, { email: 'a@acme.com', responses: { region: 'mars' } }),
+      400,
+      'INVALID_REQUEST',
+    );
+    expect(error.details).toEqual([
+      'responses.company: required',
+      'responses.region: must be one of emea, americas, apac',
+    ]);
     expect(error.message).toContain('company');
     expect(error.message).toContain('region');
   });
 
   it('rejects an email response that conflicts with email, accepts the same one', async () => {
-    const error = expectError(await fire(demo, { email: 'a@acme.com', responses: { email: 'b@acme.com', company: 'A', region: 'emea' } }), 400, 'INVALID_REQUEST');
+    const error = expectError(
+      await fire(demo, { email: 'a@acme.com', responses: { email: 'b@acme.com', company: 'A', region: 'emea' } }),
+      400,
+      'INVALID_REQUEST',
+    );
     expect(error.details?.[0]).toMatch(/^responses\.email: conflicts/);
-    expect((await fire(demo, { email: 'a@acme.com', responses: { email: 'A@acme.com', company: 'A', region: 'emea' } })).status).toBe(200);
+    expect(
+      (await fire(demo, { email: 'a@acme.com', responses: { email: 'A@acme.com', company: 'A', region: 'emea' } }))
+        .status,
+    ).toBe(200);
   });
 
   it('validates the body itself', async () => {
@@ -40,7 +54,11 @@ describe('triggers', () => {
   });
 
   it('requires a work email where the form does', async () => {
-    expectError(await fire(demo, { email: 'a@gmail.com', responses: { company: 'A', region: 'emea' } }), 400, 'WORK_EMAIL_REQUIRED');
+    expectError(
+      await fire(demo, { email: 'a@gmail.com', responses: { company: 'A', region: 'emea' } }),
+      400,
+      'WORK_EMAIL_REQUIRED',
+    );
   });
 
   it('answers 404 NOT_FOUND for an unknown trigger', async () => {

@@ -3,11 +3,21 @@ import type { Trigger } from '../../src/api/schemas.js';
 import { fireTrigger } from '../../src/domain/fire.js';
 import { ApiError, OutcomeUnknownError } from '../../src/errors.js';
 
-const trigger: Trigger = { id: '3f0e5f1e-6a43-4d5c-9c1e-2b7a0c9d1e11', name: 'Demo request', description: '', fields: [] };
+const trigger: Trigger = {
+  id: '3f0e5f1e-6a43-4d5c-9c1e-2b7a0c9d1e11',
+  name: 'Demo request',
+  description: '',
+  fields: [],
+};
 const failing = (error: Error) => {
   let calls = 0;
   return {
-    api: { fireTrigger: async () => { calls++; throw error; } },
+    api: {
+      fireTrigger: async () => {
+        calls++;
+        throw error;
+      },
+    },
     calls: () => calls,
   };
 };
@@ -23,14 +33,44 @@ describe('fireTrigger', () => {
   });
 
   it('adds what to change to the API refusals, keeping code, status and details', async () => {
-    const refused = new ApiError({ status: 403, code: 'MISSING_SCOPE', message: 'needs triggers:write', method: 'POST', path: '/v1/triggers/x', details: ['scope: triggers:write'] });
-    const error = (await fireTrigger(failing(refused).api, trigger, { email: 'a@acme.example' }).catch((e: unknown) => e)) as ApiError;
-    expect(error).toMatchObject({ code: 'MISSING_SCOPE', status: 403, exitCode: 3, details: ['scope: triggers:write'] });
+    const refused = new ApiError({
+      status: 403,
+      code: 'MISSING_SCOPE',
+      message: 'needs triggers:write',
+      method: 'POST',
+      path: '/v1/triggers/x',
+      details: ['scope: triggers:write'],
+    });
+    const error = (await fireTrigger(failing(refused).api, trigger, { email: 'a@acme.example' }).catch(
+      (e: unknown) => e,
+    )) as ApiError;
+    expect(error).toMatchObject({
+      code: 'MISSING_SCOPE',
+      status: 403,
+      exitCode: 3,
+      details: ['scope: triggers:write'],
+    });
     expect(error.hint).toContain('triggers:write');
-    const other = new ApiError({ status: 500, code: 'INTERNAL_ERROR', message: 'boom', method: 'POST', path: '/v1/triggers/x' });
-    expect(await fireTrigger(failing(other).api, trigger, { email: 'a@acme.example' }).catch((e: unknown) => e)).toBe(other);
-    const missing = new ApiError({ status: 404, code: 'NOT_FOUND', message: 'no trigger', method: 'POST', path: '/v1/triggers/x' });
-    const hinted = (await fireTrigger(failing(missing).api, trigger, { email: 'a@acme.example' }).catch((e: unknown) => e)) as ApiError;
+    const other = new ApiError({
+      status: 500,
+      code: 'INTERNAL_ERROR',
+      message: 'boom',
+      method: 'POST',
+      path: '/v1/triggers/x',
+    });
+    expect(await fireTrigger(failing(other).api, trigger, { email: 'a@acme.example' }).catch((e: unknown) => e)).toBe(
+      other,
+    );
+    const missing = new ApiError({
+      status: 404,
+      code: 'NOT_FOUND',
+      message: 'no trigger',
+      method: 'POST',
+      path: '/v1/triggers/x',
+    });
+    const hinted = (await fireTrigger(failing(missing).api, trigger, { email: 'a@acme.example' }).catch(
+      (e: unknown) => e,
+    )) as ApiError;
     expect(hinted.hint).toContain('schedctl triggers ls');
   });
 });

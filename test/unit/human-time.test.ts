@@ -6,7 +6,12 @@ import { UsageError } from '../../src/errors.js';
 
 // A fixed clock: Thursday 2026-11-19 14:30 UTC = 15:30 in Berlin, 08:30 in Chicago, 20:00 in Kolkata.
 const now = new Date('2026-11-19T14:30:00Z');
-const at = (zone: string, extra: Partial<TimeInputOptions> = {}): TimeInputOptions => ({ zone, now, flag: '--start', ...extra });
+const at = (zone: string, extra: Partial<TimeInputOptions> = {}): TimeInputOptions => ({
+  zone,
+  now,
+  flag: '--start',
+  ...extra,
+});
 const berlin = at('Europe/Berlin');
 
 const iso = async (input: string, opts: TimeInputOptions) => (await parseTimeExpression(input, opts)).toISOString();
@@ -30,9 +35,13 @@ describe('parseTimeExpression: fixed forms first', () => {
     expect(await iso('now', berlin)).toBe(now.toISOString());
   });
   it('keeps the fixed forms’ own refusals rather than guessing with chrono', async () => {
-    expect((await refusal('2026-12-01T14:00+25:00', berlin)).message).toBe('invalid --start "2026-12-01T14:00+25:00": offset +25:00 is out of range (-14:00 to +14:00)');
+    expect((await refusal('2026-12-01T14:00+25:00', berlin)).message).toBe(
+      'invalid --start "2026-12-01T14:00+25:00": offset +25:00 is out of range (-14:00 to +14:00)',
+    );
     expect((await refusal('2026-02-30 10:00', berlin)).message).toMatch(/^invalid --start "2026-02-30 10:00": /);
-    expect((await refusal('2026-10-25 02:30', berlin)).message).toContain('ambiguous in Europe/Berlin (clocks go back)');
+    expect((await refusal('2026-10-25 02:30', berlin)).message).toContain(
+      'ambiguous in Europe/Berlin (clocks go back)',
+    );
   });
 });
 
@@ -67,24 +76,34 @@ describe('parseTimeExpression: times as people say them', () => {
     expect(await iso('dec 3', at('America/Chicago'))).toBe('2026-12-03T06:00:00.000Z');
     // A bare weekday that is today means next week's, whatever the hour.
     expect(await iso('thursday', berlin)).toBe('2026-11-25T23:00:00.000Z');
-    expect(await iso('thursday', at('Europe/Berlin', { now: new Date('2026-11-19T07:00:00Z') }))).toBe('2026-11-25T23:00:00.000Z');
+    expect(await iso('thursday', at('Europe/Berlin', { now: new Date('2026-11-19T07:00:00Z') }))).toBe(
+      '2026-11-25T23:00:00.000Z',
+    );
   });
   it('reads "in 2 hours" as a duration, exact across a DST change', async () => {
     expect(await iso('in 2 hours', berlin)).toBe('2026-11-19T16:30:00.000Z');
     // 01:30 CEST on the night the clocks go back: two hours later is 02:30 CET.
-    expect(await iso('in 2 hours', at('Europe/Berlin', { now: new Date('2026-10-24T23:30:00Z') }))).toBe('2026-10-25T01:30:00.000Z');
+    expect(await iso('in 2 hours', at('Europe/Berlin', { now: new Date('2026-10-24T23:30:00Z') }))).toBe(
+      '2026-10-25T01:30:00.000Z',
+    );
   });
 });
 
 describe('parseTimeExpression: ambiguity is refused with both readings', () => {
   it('refuses a bare hour that could be morning or afternoon', async () => {
     const e = await refusal('thu 3', berlin);
-    expect(e.message).toMatch(/^invalid --start "thu 3": the hour "3" could be 03:00 or 15:00: 2026-11-26 03:00 \S+ or 2026-11-26 15:00 \S+$/);
+    expect(e.message).toMatch(
+      /^invalid --start "thu 3": the hour "3" could be 03:00 or 15:00: 2026-11-26 03:00 \S+ or 2026-11-26 15:00 \S+$/,
+    );
     expect(e.hint).toContain('3am or 3pm');
     expect(e.hint).toContain('accepted forms');
-    expect((await refusal('tomorrow at 3', at('America/Chicago'))).message).toMatch(/could be 03:00 or 15:00: 2026-11-20 03:00 \S+ or 2026-11-20 15:00/);
+    expect((await refusal('tomorrow at 3', at('America/Chicago'))).message).toMatch(
+      /could be 03:00 or 15:00: 2026-11-20 03:00 \S+ or 2026-11-20 15:00/,
+    );
     expect((await refusal('thu 12', at('UTC'))).message).toContain('could be 00:00 or 12:00');
-    expect((await refusal('dec 3 at 9', at('Asia/Kolkata'))).message).toContain('could be 09:00 or 21:00: 2026-12-03 09:00');
+    expect((await refusal('dec 3 at 9', at('Asia/Kolkata'))).message).toContain(
+      'could be 09:00 or 21:00: 2026-12-03 09:00',
+    );
   });
   it('accepts an hour made clear by am/pm, minutes or the 24-hour clock', async () => {
     expect(await iso('thu 15', berlin)).toBe('2026-11-26T14:00:00.000Z');
@@ -94,7 +113,9 @@ describe('parseTimeExpression: ambiguity is refused with both readings', () => {
   });
   it('refuses a numeric date whose day and month could be either way round', async () => {
     const e = await refusal('3/4 14:00', berlin);
-    expect(e.message).toBe('invalid --start "3/4 14:00": day and month could be either way round: 2027-03-04 14:00 (4 March) or 2027-04-03 14:00 (3 April)');
+    expect(e.message).toBe(
+      'invalid --start "3/4 14:00": day and month could be either way round: 2027-03-04 14:00 (4 March) or 2027-04-03 14:00 (3 April)',
+    );
     expect(e.hint).toContain('write the month as a word');
     expect((await refusal('3/4/2027', at('UTC'))).message).toContain('2027-03-04 (4 March) or 2027-04-03 (3 April)');
   });
@@ -104,10 +125,14 @@ describe('parseTimeExpression: ambiguity is refused with both readings', () => {
     expect(await iso('12/12 9:30', at('America/Chicago'))).toBe('2026-12-12T15:30:00.000Z');
   });
   it('refuses text read only in part, several times, a range, a zone in the text or a vague part of day', async () => {
-    expect((await refusal('tomorrow blah', berlin)).message).toBe('invalid --start "tomorrow blah": only "tomorrow" reads as a time, not "blah"');
+    expect((await refusal('tomorrow blah', berlin)).message).toBe(
+      'invalid --start "tomorrow blah": only "tomorrow" reads as a time, not "blah"',
+    );
     expect((await refusal('blah tomorrow 15:00', berlin)).message).toContain('not "blah"');
     expect((await refusal('tomorrow 14:60', berlin)).message).toContain('not "14:60"');
-    expect((await refusal('fri 15:00 or sat', berlin)).message).toContain('more than one time in it ("fri 15:00", "sat")');
+    expect((await refusal('fri 15:00 or sat', berlin)).message).toContain(
+      'more than one time in it ("fri 15:00", "sat")',
+    );
     expect((await refusal('tomorrow 15:00-16:00', berlin)).message).toContain('a range, not one time');
     const zoned = await refusal('tomorrow 15:00 EST', berlin);
     expect(zoned.message).toContain('a time zone inside the expression is not read');
@@ -130,14 +155,20 @@ describe('parseTimeExpression: DST', () => {
   it('refuses a spoken time that a fold repeats', async () => {
     const saturday = at('Europe/Berlin', { now: new Date('2026-10-17T10:00:00Z') });
     const e = await refusal('next sunday 02:30', saturday);
-    expect(e.message).toBe('invalid --start "next sunday 02:30": ambiguous in Europe/Berlin (clocks go back): 2026-10-25T02:30+02:00 or 2026-10-25T02:30+01:00');
+    expect(e.message).toBe(
+      'invalid --start "next sunday 02:30": ambiguous in Europe/Berlin (clocks go back): 2026-10-25T02:30+02:00 or 2026-10-25T02:30+01:00',
+    );
     expect(e.hint).toContain('add the offset you mean');
     const chicago = at('America/Chicago', { now: new Date('2026-10-31T12:00:00Z') });
-    expect((await refusal('tomorrow 1:30am', chicago)).message).toContain('2026-11-01T01:30-05:00 or 2026-11-01T01:30-06:00');
+    expect((await refusal('tomorrow 1:30am', chicago)).message).toContain(
+      '2026-11-01T01:30-05:00 or 2026-11-01T01:30-06:00',
+    );
     expect(await iso('tomorrow 2:30am', chicago)).toBe('2026-11-01T08:30:00.000Z');
   });
   it('refuses a spoken time that a gap skips', async () => {
-    expect((await refusal('sun 02:30', at('Europe/Berlin', { now: new Date('2026-03-25T10:00:00Z') }))).message).toContain('does not exist in Europe/Berlin');
+    expect(
+      (await refusal('sun 02:30', at('Europe/Berlin', { now: new Date('2026-03-25T10:00:00Z') }))).message,
+    ).toContain('does not exist in Europe/Berlin');
     const chicago = at('America/Chicago', { now: new Date('2026-03-07T18:00:00Z') });
     expect((await refusal('tomorrow 2:30am', chicago)).message).toContain('does not exist in America/Chicago');
     expect(await iso('tomorrow 3:30am', chicago)).toBe('2026-03-08T08:30:00.000Z');

@@ -6,7 +6,9 @@ const ESC = '\x1b';
 describe('sanitizeText', () => {
   it('shows terminal escape sequences escaped instead of letting them act', () => {
     expect(sanitizeText(`${ESC}]0;pwned\x07name`)).toBe('\\x1b]0;pwned\\x07name'); // window title
-    expect(sanitizeText(`${ESC}]8;;https://evil.test${ESC}\\click${ESC}]8;;${ESC}\\`)).toBe('\\x1b]8;;https://evil.test\\x1b\\click\\x1b]8;;\\x1b\\'); // hyperlink
+    expect(sanitizeText(`${ESC}]8;;https://evil.test${ESC}\\click${ESC}]8;;${ESC}\\`)).toBe(
+      '\\x1b]8;;https://evil.test\\x1b\\click\\x1b]8;;\\x1b\\',
+    ); // hyperlink
     expect(sanitizeText(`${ESC}[2J${ESC}[H`)).toBe('\\x1b[2J\\x1b[H'); // clear screen, cursor home
     expect(sanitizeText(`${ESC}[31mred`)).toBe('\\x1b[31mred'); // even colors: this is data
   });
@@ -19,8 +21,22 @@ describe('sanitizeText', () => {
   });
   it('escapes bidi overrides, embeddings, isolates and marks', () => {
     expect(sanitizeText('invoice\u202Efdp.exe')).toBe('invoice\\u202efdp.exe');
-    const bidi = ['\u202a', '\u202b', '\u202c', '\u202d', '\u202e', '\u2066', '\u2067', '\u2068', '\u2069', '\u200e', '\u200f', '\u061c'];
-    for (const ch of bidi) expect(sanitizeText(`x${ch}y`)).toBe(`x\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}y`);
+    const bidi = [
+      '\u202a',
+      '\u202b',
+      '\u202c',
+      '\u202d',
+      '\u202e',
+      '\u2066',
+      '\u2067',
+      '\u2068',
+      '\u2069',
+      '\u200e',
+      '\u200f',
+      '\u061c',
+    ];
+    for (const ch of bidi)
+      expect(sanitizeText(`x${ch}y`)).toBe(`x\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}y`);
   });
   it('keeps newlines, tabs and every printable character as they are', () => {
     const text = 'Démo 会議 🎉 naïve\tcol\nline 2 — “quotes” ½ \u00a0nbsp שלום مرحبا';

@@ -63,19 +63,33 @@ describe('fetchSlots', () => {
         : ['2026-12-05T11:00:00+01:00', to.toISOString(), '2027-01-20T09:00:00.000Z', from.toISOString()],
     );
     const r = await fetchSlots(api, 'x', { from, to });
-    expect(r.slots).toEqual([from.toISOString(), '2026-12-02T10:00:00.000Z', '2026-12-05T10:00:00.000Z', '2027-01-20T09:00:00.000Z']);
+    expect(r.slots).toEqual([
+      from.toISOString(),
+      '2026-12-02T10:00:00.000Z',
+      '2026-12-05T10:00:00.000Z',
+      '2027-01-20T09:00:00.000Z',
+    ]);
   });
 });
 
 describe('groupByDay and nearestSlots', () => {
   it('groups by the calendar day in the zone', () => {
     const slots = ['2026-12-01T22:30:00Z', '2026-12-01T23:30:00Z', '2026-12-02T08:00:00Z'];
-    expect(groupByDay(slots, 'UTC').map((d) => [d.day, d.slots.length])).toEqual([['2026-12-01', 2], ['2026-12-02', 1]]);
-    expect(groupByDay(slots, 'Europe/Berlin').map((d) => [d.day, d.slots.length])).toEqual([['2026-12-01', 1], ['2026-12-02', 2]]);
+    expect(groupByDay(slots, 'UTC').map((d) => [d.day, d.slots.length])).toEqual([
+      ['2026-12-01', 2],
+      ['2026-12-02', 1],
+    ]);
+    expect(groupByDay(slots, 'Europe/Berlin').map((d) => [d.day, d.slots.length])).toEqual([
+      ['2026-12-01', 1],
+      ['2026-12-02', 2],
+    ]);
   });
   it('picks the n closest slots, in time order', () => {
     const slots = ['2026-12-01T08:00:00Z', '2026-12-01T09:00:00Z', '2026-12-01T11:30:00Z', '2026-12-03T09:00:00Z'];
-    expect(nearestSlots(slots, new Date('2026-12-01T10:00:00Z'), 2)).toEqual(['2026-12-01T09:00:00Z', '2026-12-01T11:30:00Z']);
+    expect(nearestSlots(slots, new Date('2026-12-01T10:00:00Z'), 2)).toEqual([
+      '2026-12-01T09:00:00Z',
+      '2026-12-01T11:30:00Z',
+    ]);
     expect(nearestSlots([], new Date(), 3)).toEqual([]);
   });
 });

@@ -12,7 +12,8 @@ const report: SmokeReport = {
       name: 'events.list',
       status: 'fail',
       latencyMs: 1500,
-      detail: 'body breaks the contract: $.events[0].conferencingType: Invalid option: expected one of "zoom"|"in_person" & <more>',
+      detail:
+        'body breaks the contract: $.events[0].conferencingType: Invalid option: expected one of "zoom"|"in_person" & <more>',
       problems: ['$.events[0].conferencingType: Invalid option', "$.events[0].id: it's \u0007 not a uuid"],
     },
     { name: 'booking', status: 'skip', latencyMs: null, detail: 'skipped: pass --book' },

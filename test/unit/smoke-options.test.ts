@@ -8,8 +8,21 @@ describe('smoke flags', () => {
   it('accepts a full routed run', () => {
     const dir = mkdtempSync(join(tmpdir(), 'smoke-'));
     expect(
-      parseSmokeFlags({ trigger: 'Demo', email: 'qa@acme.com', field: ['company=A=B'], book: true, maxLatency: '1500', junit: join(dir, 'r.xml') }),
-    ).toEqual({ book: true, email: 'qa@acme.com', trigger: { ref: 'Demo', email: 'qa@acme.com', fields: { company: 'A=B' } }, maxLatencyMs: 1500, junit: join(dir, 'r.xml') });
+      parseSmokeFlags({
+        trigger: 'Demo',
+        email: 'qa@acme.com',
+        field: ['company=A=B'],
+        book: true,
+        maxLatency: '1500',
+        junit: join(dir, 'r.xml'),
+      }),
+    ).toEqual({
+      book: true,
+      email: 'qa@acme.com',
+      trigger: { ref: 'Demo', email: 'qa@acme.com', fields: { company: 'A=B' } },
+      maxLatencyMs: 1500,
+      junit: join(dir, 'r.xml'),
+    });
   });
 
   it.each([

@@ -12,11 +12,21 @@ const profiles = {
 describe('resolveTarget precedence', () => {
   it('uses the default profile when nothing else is said', () => {
     const t = resolveTarget({ env: {}, defaultProfile: 'prod', profiles });
-    expect(t).toMatchObject({ profileName: 'prod', baseUrl: 'https://api.example.com', keySource: 'profile', notes: [] });
+    expect(t).toMatchObject({
+      profileName: 'prod',
+      baseUrl: 'https://api.example.com',
+      keySource: 'profile',
+      notes: [],
+    });
   });
   it('prefers --profile over SCHEDCTL_PROFILE over the default', () => {
-    expect(resolveTarget({ env: { SCHEDCTL_PROFILE: 'stage' }, defaultProfile: 'prod', profiles }).profileName).toBe('stage');
-    expect(resolveTarget({ flagProfile: 'prod', env: { SCHEDCTL_PROFILE: 'stage' }, defaultProfile: 'stage', profiles }).profileName).toBe('prod');
+    expect(resolveTarget({ env: { SCHEDCTL_PROFILE: 'stage' }, defaultProfile: 'prod', profiles }).profileName).toBe(
+      'stage',
+    );
+    expect(
+      resolveTarget({ flagProfile: 'prod', env: { SCHEDCTL_PROFILE: 'stage' }, defaultProfile: 'stage', profiles })
+        .profileName,
+    ).toBe('prod');
   });
   it('prefers SCHEDCTL_API_KEY over the profile key and notes the disagreement', () => {
     const t = resolveTarget({ env: { SCHEDCTL_API_KEY: 'sk_env_key_555566667777' }, defaultProfile: 'prod', profiles });
@@ -27,14 +37,21 @@ describe('resolveTarget precedence', () => {
   it('prefers --base-url over SCHEDCTL_BASE_URL over the profile, else the local sandbox', () => {
     const env = { SCHEDCTL_BASE_URL: 'https://env.example.com' };
     expect(resolveTarget({ env, defaultProfile: 'prod', profiles }).baseUrl).toBe('https://env.example.com');
-    expect(resolveTarget({ flagBaseUrl: 'https://flag.example.com/', env, defaultProfile: 'prod', profiles }).baseUrl).toBe('https://flag.example.com');
-    expect(resolveTarget({ env: { SCHEDCTL_API_KEY: 'sk_x_123456789012' }, defaultProfile: undefined, profiles: {} }).baseUrl).toBe(DEFAULT_BASE_URL);
+    expect(
+      resolveTarget({ flagBaseUrl: 'https://flag.example.com/', env, defaultProfile: 'prod', profiles }).baseUrl,
+    ).toBe('https://flag.example.com');
+    expect(
+      resolveTarget({ env: { SCHEDCTL_API_KEY: 'sk_x_123456789012' }, defaultProfile: undefined, profiles: {} })
+        .baseUrl,
+    ).toBe(DEFAULT_BASE_URL);
   });
   it('fails with exit 3 and a way out when there is no key anywhere', () => {
     expect(() => resolveTarget({ env: {}, defaultProfile: undefined, profiles: {} })).toThrow(/no API key configured/);
   });
   it('names the source of an unknown profile', () => {
-    expect(() => resolveTarget({ env: { SCHEDCTL_PROFILE: 'nope' }, defaultProfile: 'prod', profiles })).toThrow(/from SCHEDCTL_PROFILE/);
+    expect(() => resolveTarget({ env: { SCHEDCTL_PROFILE: 'nope' }, defaultProfile: 'prod', profiles })).toThrow(
+      /from SCHEDCTL_PROFILE/,
+    );
   });
 });
 

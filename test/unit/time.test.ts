@@ -108,21 +108,36 @@ describe('offsets', () => {
   });
   it('refuses an offset out of range instead of reading it as another instant', () => {
     const e = usageError(() => parseTimeInput('2026-12-01T14:00+25:00', berlin));
-    expect(e.message).toBe('invalid --start "2026-12-01T14:00+25:00": offset +25:00 is out of range (-14:00 to +14:00)');
-    for (const bad of ['2026-12-01T14:00+24:00', '2026-12-01T14:00-15:00', '2026-12-01T14:00+14:30', '2026-12-01T14:00:00-1500']) {
-      expect(usageError(() => parseTimeInput(bad, { ...berlin, flag: '--to' })).message, bad).toMatch(/^invalid --to ".*": offset [+-]\d\d:\d\d is out of range \(-14:00 to \+14:00\)$/);
+    expect(e.message).toBe(
+      'invalid --start "2026-12-01T14:00+25:00": offset +25:00 is out of range (-14:00 to +14:00)',
+    );
+    for (const bad of [
+      '2026-12-01T14:00+24:00',
+      '2026-12-01T14:00-15:00',
+      '2026-12-01T14:00+14:30',
+      '2026-12-01T14:00:00-1500',
+    ]) {
+      expect(usageError(() => parseTimeInput(bad, { ...berlin, flag: '--to' })).message, bad).toMatch(
+        /^invalid --to ".*": offset [+-]\d\d:\d\d is out of range \(-14:00 to \+14:00\)$/,
+      );
     }
-    expect(usageError(() => parseTimeInput('2026-12-01T14:00+05:60', berlin)).message).toContain('offset +05:60 is out of range (minutes 00 to 59)');
+    expect(usageError(() => parseTimeInput('2026-12-01T14:00+05:60', berlin)).message).toContain(
+      'offset +05:60 is out of range (minutes 00 to 59)',
+    );
   });
 });
 
 describe('DST folds', () => {
   it('refuses a local time that occurs twice, showing both instants and how to pick one', () => {
     const e = usageError(() => parseTimeInput('2026-10-25 02:30', berlin));
-    expect(e.message).toBe('invalid --start "2026-10-25 02:30": ambiguous in Europe/Berlin (clocks go back): 2026-10-25T02:30+02:00 or 2026-10-25T02:30+01:00');
+    expect(e.message).toBe(
+      'invalid --start "2026-10-25 02:30": ambiguous in Europe/Berlin (clocks go back): 2026-10-25T02:30+02:00 or 2026-10-25T02:30+01:00',
+    );
     expect(e.hint).toContain('add the offset you mean');
     const chicago = usageError(() => parseTimeInput('2026-11-01T01:30', { ...berlin, zone: 'America/Chicago' }));
-    expect(chicago.message).toContain('ambiguous in America/Chicago (clocks go back): 2026-11-01T01:30-05:00 or 2026-11-01T01:30-06:00');
+    expect(chicago.message).toContain(
+      'ambiguous in America/Chicago (clocks go back): 2026-11-01T01:30-05:00 or 2026-11-01T01:30-06:00',
+    );
     const seconds = usageError(() => parseTimeInput('2026-10-25 02:30:15', berlin));
     expect(seconds.message).toContain('2026-10-25T02:30:15+02:00 or 2026-10-25T02:30:15+01:00');
   });
@@ -131,15 +146,25 @@ describe('DST folds', () => {
     expect(parseTimeInput('2026-10-25 03:00', berlin).toISOString()).toBe('2026-10-25T02:00:00.000Z');
     expect(parseTimeInput('2026-10-25T02:30+02:00', berlin).toISOString()).toBe('2026-10-25T00:30:00.000Z');
     expect(parseTimeInput('2026-10-25T02:30+01:00', berlin).toISOString()).toBe('2026-10-25T01:30:00.000Z');
-    expect(parseTimeInput('2026-11-01 02:00', { ...berlin, zone: 'America/Chicago' }).toISOString()).toBe('2026-11-01T08:00:00.000Z');
+    expect(parseTimeInput('2026-11-01 02:00', { ...berlin, zone: 'America/Chicago' }).toISOString()).toBe(
+      '2026-11-01T08:00:00.000Z',
+    );
   });
   it('has no folds or gaps in zones without DST', () => {
-    expect(parseTimeInput('2026-10-25 02:30', { ...berlin, zone: 'UTC' }).toISOString()).toBe('2026-10-25T02:30:00.000Z');
-    expect(parseTimeInput('2026-03-08 02:30', { ...berlin, zone: 'Asia/Kolkata' }).toISOString()).toBe('2026-03-07T21:00:00.000Z');
+    expect(parseTimeInput('2026-10-25 02:30', { ...berlin, zone: 'UTC' }).toISOString()).toBe(
+      '2026-10-25T02:30:00.000Z',
+    );
+    expect(parseTimeInput('2026-03-08 02:30', { ...berlin, zone: 'Asia/Kolkata' }).toISOString()).toBe(
+      '2026-03-07T21:00:00.000Z',
+    );
   });
   it('refuses a skipped local time in any DST zone', () => {
-    expect(usageError(() => parseTimeInput('2026-03-08 02:30', { ...berlin, zone: 'America/Chicago' })).message).toContain('does not exist in America/Chicago');
-    expect(parseTimeInput('2026-03-08 03:00', { ...berlin, zone: 'America/Chicago' }).toISOString()).toBe('2026-03-08T08:00:00.000Z');
+    expect(
+      usageError(() => parseTimeInput('2026-03-08 02:30', { ...berlin, zone: 'America/Chicago' })).message,
+    ).toContain('does not exist in America/Chicago');
+    expect(parseTimeInput('2026-03-08 03:00', { ...berlin, zone: 'America/Chicago' }).toISOString()).toBe(
+      '2026-03-08T08:00:00.000Z',
+    );
   });
   it('refuses hour 24 and other impossible fields', () => {
     for (const bad of ['2026-12-01 24:00', '2026-12-01 12:60', '2026-11-31 10:00']) {
@@ -153,12 +178,18 @@ describe('requireFuture', () => {
   it('refuses a time before now, naming it and the current time in the zone', () => {
     const past = new Date('2026-11-20T09:00:00Z');
     const e = usageError(() => requireFuture(past, now, '--start', 'Europe/Berlin'));
-    expect(e.message).toBe(`--start ${formatInZone(past, 'Europe/Berlin')} is in the past (now ${formatInZone(now, 'Europe/Berlin')})`);
+    expect(e.message).toBe(
+      `--start ${formatInZone(past, 'Europe/Berlin')} is in the past (now ${formatInZone(now, 'Europe/Berlin')})`,
+    );
     expect(e.message).toMatch(/^--start 2026-11-20 10:00 \S+ is in the past \(now 2026-11-23 09:12 \S+\)$/);
-    expect(usageError(() => requireFuture(past, now, '--slot', 'America/Chicago')).message).toMatch(/^--slot 2026-11-20 03:00 \S+ is in the past \(now 2026-11-23 02:12 \S+\)$/);
+    expect(usageError(() => requireFuture(past, now, '--slot', 'America/Chicago')).message).toMatch(
+      /^--slot 2026-11-20 03:00 \S+ is in the past \(now 2026-11-23 02:12 \S+\)$/,
+    );
   });
   it('shows seconds when the two times fall in the same minute', () => {
-    const e = usageError(() => requireFuture(new Date('2026-11-23T08:11:59Z'), new Date('2026-11-23T08:11:59.500Z'), '--start', 'UTC'));
+    const e = usageError(() =>
+      requireFuture(new Date('2026-11-23T08:11:59Z'), new Date('2026-11-23T08:11:59.500Z'), '--start', 'UTC'),
+    );
     expect(e.message).toMatch(/^--start 2026-11-23 08:11:59 \S+ is in the past \(now 2026-11-23 08:11:59 \S+\)$/);
   });
   it('returns a time at or after now as it is', () => {
@@ -185,7 +216,15 @@ describe('unreadable instants and the server clock', () => {
 
 describe('TIME_FORMS', () => {
   it('lists the fixed forms and the spoken ones', () => {
-    for (const form of ['2026-12-01T14:00+01:00', '2026-12-01 14:00', 'tomorrow 15:00', 'tomorrow 3pm', 'thu 15:00', 'next monday 9:30', 'dec 3 14:00']) {
+    for (const form of [
+      '2026-12-01T14:00+01:00',
+      '2026-12-01 14:00',
+      'tomorrow 15:00',
+      'tomorrow 3pm',
+      'thu 15:00',
+      'next monday 9:30',
+      'dec 3 14:00',
+    ]) {
       expect(TIME_FORMS).toContain(form);
     }
   });

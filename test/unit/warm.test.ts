@@ -59,7 +59,9 @@ describe('connections opened ahead', () => {
     now += WARM_MS + 1;
     expect(warm.take(connectionKey('127.0.0.1', port))).toBeUndefined();
     expect(socket.destroyed).toBe(true);
-    expect(lines).toEqual([`not using the connection opened ahead to 127.0.0.1:${port} (idle ${WARM_MS + 1} ms): opening a new one`]);
+    expect(lines).toEqual([
+      `not using the connection opened ahead to 127.0.0.1:${port} (idle ${WARM_MS + 1} ms): opening a new one`,
+    ]);
   });
 
   it('drops one the server closed, and one that never connected, without an unhandled error', async () => {

@@ -4,14 +4,19 @@ import { runs } from '../action.js';
 
 export function meetingsCommand(ctx: Context): Command {
   return new Command('meetings')
-    .description('meetings booked or moved through schedctl in this workspace (the local record: the API has no list operation)')
+    .description(
+      'meetings booked or moved through schedctl in this workspace (the local record: the API has no list operation)',
+    )
     .addCommand(
       new Command('ls')
         .alias('list')
         .description('list recorded meetings, upcoming first: time, lead, event, status, id')
         .option('--all', 'include past meetings')
         .option('--email <email>', "only this lead's meetings")
-        .option('--event <event-or-link>', 'only meetings booked on this event or scheduling link (id or slug as given when booking)')
+        .option(
+          '--event <event-or-link>',
+          'only meetings booked on this event or scheduling link (id or slug as given when booking)',
+        )
         .option('--from <time>', 'only meetings starting at or after this time')
         .option('--to <time>', 'only meetings starting before this time')
         .option('--tz <zone>', 'display time zone and zone of local times (default: the system zone)')

@@ -41,7 +41,10 @@ export function profileAddCommand(ctx: Context): Command {
       .option('--key-stdin', 'read the API key from stdin, one line (without it: a hidden prompt, on a terminal only)')
       .option('--default', 'make it the default profile (the first profile added always becomes the default)')
       .option('--no-verify', 'save without checking the key against the API')
-      .option('--rate <n>', 'requests per minute the API allows this key (default 30): the budget every schedctl process shares; 0 turns it off')
+      .option(
+        '--rate <n>',
+        'requests per minute the API allows this key (default 30): the budget every schedctl process shares; 0 turns it off',
+      )
       .addOption(new Option('--key <key>').hideHelp())
       .addOption(new Option('--api-key <key>').hideHelp())
       // A key pasted as a second argument is refused with a reason (run/profile/add.ts), not as "too many arguments".

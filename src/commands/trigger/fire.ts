@@ -7,9 +7,17 @@ export function triggerFireCommand(ctx: Context): Command {
     .description('fire a trigger for a lead: validates the fields locally first, then starts one workflow run')
     .argument('<trigger>', 'trigger id or name (a name is resolved by listing the triggers once)')
     .option('-e, --email <email>', "the lead's email (fills the form's email field)")
-    .option('-f, --field <key=value>', 'a form response; repeatable; select fields take an option value (or its exact label)', collect)
+    .option(
+      '-f, --field <key=value>',
+      'a form response; repeatable; select fields take an option value (or its exact label)',
+      collect,
+    )
     .option('--responses <file>', 'form responses as a JSON object from FILE, or - for stdin (--field wins)')
-    .option('--context <key=value>', 'attribution: utmParams (JSON allowed), gclid, pageUrl, referrer, userAgent, ipAddress; repeatable', collect)
+    .option(
+      '--context <key=value>',
+      'attribution: utmParams (JSON allowed), gclid, pageUrl, referrer, userAgent, ipAddress; repeatable',
+      collect,
+    )
     .option('--force', 'fire even when a scheduler outcome for this trigger and email is already remembered')
     .addHelpText(
       'after',

@@ -95,7 +95,19 @@ export async function runRoute(deps: RouteDeps): Promise<RouteResult> {
   const resolve = async (attempt: JournalEntry): Promise<RouteResult | undefined> => {
     deps.notify({ type: 'resolving', attempt });
     try {
-      const resolved = await bookSlot({ api, journal: deps.journal, meetings: deps.meetings, outcomes: deps.outcomes, scope, now: deps.now, origin, suggestOnSlotTaken: false }, attempt.request as BookRequest);
+      const resolved = await bookSlot(
+        {
+          api,
+          journal: deps.journal,
+          meetings: deps.meetings,
+          outcomes: deps.outcomes,
+          scope,
+          now: deps.now,
+          origin,
+          suggestOnSlotTaken: false,
+        },
+        attempt.request as BookRequest,
+      );
       return resolvedResult(base, attempt.workflowExecutionId ?? '', resolved, attempt.request as BookRequest);
     } catch (error) {
       // Refused for another reason (the slot went to someone else, the hold of a run that never
@@ -112,7 +124,17 @@ export async function runRoute(deps: RouteDeps): Promise<RouteResult> {
   const held = await deps.guard?.({ trigger, email, answersKey: key });
   if (held) {
     const outcome = { type: 'scheduler' };
-    return { ...base, status: 'already_booked', executionId: '', outcome, reused: true, meeting: held, slot: held.date, reservationId: null, alreadyBookedCode: 'ON_RECORD' };
+    return {
+      ...base,
+      status: 'already_booked',
+      executionId: '',
+      outcome,
+      reused: true,
+      meeting: held,
+      slot: held.date,
+      reservationId: null,
+      alreadyBookedCode: 'ON_RECORD',
+    };
   }
   // Booked, but not on record (the meetings record could not be written): the server says so again.
   if (open?.request && open.outcome === 'booked') {
@@ -128,7 +150,8 @@ export async function runRoute(deps: RouteDeps): Promise<RouteResult> {
     reused = true;
     deps.notify({ type: 'reused', remembered: remembered.outcome });
   } else {
-    if (remembered.kind === 'different-answers') deps.notify({ type: 'answers_changed', previous: remembered.previous });
+    if (remembered.kind === 'different-answers')
+      deps.notify({ type: 'answers_changed', previous: remembered.previous });
     if (!(await asker.confirmFire({ trigger, email, responses }))) throw new CancelledError('nothing was fired');
     try {
       fired = await fire(deps, trigger, email, responses);
@@ -174,17 +197,32 @@ export async function runRoute(deps: RouteDeps): Promise<RouteResult> {
     if (!page) {
       const fresh = await fetchSlots(api, linkId, { ...window, reservationId });
       reservationId = fresh.reservationId;
-      page = { linkId, reservationId, expiresAt: fresh.expiresAt, slots: fresh.slots, from: window.from, to: window.to };
+      page = {
+        linkId,
+        reservationId,
+        expiresAt: fresh.expiresAt,
+        slots: fresh.slots,
+        from: window.from,
+        to: window.to,
+      };
     }
     const earlier = window.from.getTime() > deps.now().getTime() + 60_000;
-    const shown: SlotPage = { ...page, slots: page.slots.filter((s) => !refused.has(Date.parse(s))), earlier, ...(reason ? { reason } : {}) };
+    const shown: SlotPage = {
+      ...page,
+      slots: page.slots.filter((s) => !refused.has(Date.parse(s))),
+      earlier,
+      ...(reason ? { reason } : {}),
+    };
     const answer = await asker.pickSlot(shown);
     if (answer.kind === 'later' || answer.kind === 'earlier') {
       // Pages of `days` either way; never before now.
       window =
         answer.kind === 'later'
           ? { from: window.to, to: new Date(window.to.getTime() + deps.days * DAY_MS) }
-          : { from: new Date(Math.max(deps.now().getTime(), window.from.getTime() - deps.days * DAY_MS)), to: window.from };
+          : {
+              from: new Date(Math.max(deps.now().getTime(), window.from.getTime() - deps.days * DAY_MS)),
+              to: window.from,
+            };
       page = undefined;
       reason = undefined;
       continue;
@@ -194,16 +232,34 @@ export async function runRoute(deps: RouteDeps): Promise<RouteResult> {
     if (!(await asker.confirmBook({ slot, email, linkId, executionId: result.executionId, guests }))) {
       throw new CancelledError('not booked (the reservation lapses by itself)');
     }
-    const request = bookRequest({ slot, reservationId: page.reservationId, linkId, email, executionId: result.executionId, guests, leadTimezone: deps.leadTimezone });
+    const request = bookRequest({
+      slot,
+      reservationId: page.reservationId,
+      linkId,
+      email,
+      executionId: result.executionId,
+      guests,
+      leadTimezone: deps.leadTimezone,
+    });
     deps.notify({ type: 'booking', slot });
     attempts += 1;
     try {
       const booked = await bookSlot(
-        { api, journal: deps.journal, meetings: deps.meetings, scope, now: deps.now, outcomes: deps.outcomes, origin, suggestOnSlotTaken: false },
+        {
+          api,
+          journal: deps.journal,
+          meetings: deps.meetings,
+          scope,
+          now: deps.now,
+          outcomes: deps.outcomes,
+          origin,
+          suggestOnSlotTaken: false,
+        },
         request,
       );
       const done = { ...result, guests, slot, reservationId: request.reservationId, warnings: booked.warnings };
-      if (booked.status === 'booked') return { ...done, status: 'booked', meeting: booked.meeting, slot: booked.meeting.date };
+      if (booked.status === 'booked')
+        return { ...done, status: 'booked', meeting: booked.meeting, slot: booked.meeting.date };
       return { ...done, status: 'already_booked', slot: booked.attempt.startTime, alreadyBookedCode: booked.code };
     } catch (error) {
       if (!(error instanceof ApiError) || attempts >= MAX_BOOK_ATTEMPTS) throw error;
@@ -241,10 +297,16 @@ export async function runRoute(deps: RouteDeps): Promise<RouteResult> {
           const again = await fire(deps, trigger, email, responses);
           if (again.outcome.type !== 'scheduler' || !('schedulingLinkId' in again.outcome)) {
             // The workflow routed differently this time: report that outcome as the result.
-            const status = again.outcome.type === 'redirect' || again.outcome.type === 'none' ? again.outcome.type : 'other';
+            const status =
+              again.outcome.type === 'redirect' || again.outcome.type === 'none' ? again.outcome.type : 'other';
             return { ...result, ...again, responses, refires: result.refires + 1, guests, status };
           }
-          Object.assign(result, { executionId: again.executionId, outcome: again.outcome, responses, refires: result.refires + 1 });
+          Object.assign(result, {
+            executionId: again.executionId,
+            outcome: again.outcome,
+            responses,
+            refires: result.refires + 1,
+          });
           linkId = again.outcome.schedulingLinkId;
           reservationId = undefined;
           window = firstWindow();
@@ -260,10 +322,19 @@ export async function runRoute(deps: RouteDeps): Promise<RouteResult> {
   }
 }
 
-async function fire(deps: RouteDeps, trigger: Trigger, email: string, responses: Record<string, string>): Promise<TriggerFireResult> {
+async function fire(
+  deps: RouteDeps,
+  trigger: Trigger,
+  email: string,
+  responses: Record<string, string>,
+): Promise<TriggerFireResult> {
   deps.notify({ type: 'firing', trigger, email });
   const result = await fireTrigger(deps.api, trigger, { email, responses });
-  await deps.outcomes.remember(deps.scope, trigger.id, email, { ...result, firedAt: deps.now().toISOString(), answersKey: answersKey(responses, {}) });
+  await deps.outcomes.remember(deps.scope, trigger.id, email, {
+    ...result,
+    firedAt: deps.now().toISOString(),
+    answersKey: answersKey(responses, {}),
+  });
   deps.notify({ type: 'fired', executionId: result.executionId, outcome: result.outcome });
   return result;
 }
@@ -275,9 +346,23 @@ function resolvedResult(
   booked: BookResult,
   request: BookRequest,
 ): RouteResult {
-  const common = { ...base, executionId, outcome: { type: 'scheduler' }, reused: true, reservationId: request.reservationId, warnings: booked.warnings };
-  if (booked.status === 'booked') return { ...common, status: 'booked', meeting: booked.meeting, slot: booked.meeting.date };
-  return { ...common, status: 'already_booked', meeting: null, slot: booked.attempt.startTime, alreadyBookedCode: booked.code };
+  const common = {
+    ...base,
+    executionId,
+    outcome: { type: 'scheduler' },
+    reused: true,
+    reservationId: request.reservationId,
+    warnings: booked.warnings,
+  };
+  if (booked.status === 'booked')
+    return { ...common, status: 'booked', meeting: booked.meeting, slot: booked.meeting.date };
+  return {
+    ...common,
+    status: 'already_booked',
+    meeting: null,
+    slot: booked.attempt.startTime,
+    alreadyBookedCode: booked.code,
+  };
 }
 
 function bookRequest(r: {

@@ -11,9 +11,14 @@ export class SmokeFailedError extends CliError {
   readonly report: SmokeReport;
   constructor(report: SmokeReport) {
     const failed = report.checks.filter((c) => c.status === 'fail').map((c) => c.name);
-    super('SMOKE_FAILED', `${failed.length} smoke check${failed.length === 1 ? '' : 's'} failed: ${failed.join(', ')}`, EXIT.error, {
-      hint: 'see the DETAIL column (or "checks" with --json) for each failure',
-    });
+    super(
+      'SMOKE_FAILED',
+      `${failed.length} smoke check${failed.length === 1 ? '' : 's'} failed: ${failed.join(', ')}`,
+      EXIT.error,
+      {
+        hint: 'see the DETAIL column (or "checks" with --json) for each failure',
+      },
+    );
     this.report = report;
   }
   override toDocument(): ErrorDocument {

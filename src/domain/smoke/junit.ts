@@ -6,14 +6,16 @@ import type { SmokeReport } from './types.js';
 
 /** Escapes text for XML attributes and content, and drops characters XML 1.0 cannot hold. */
 export function xmlEscape(text: string): string {
-  return text
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: the point is to drop the characters XML 1.0 cannot carry.
-    .replace(/[^\x09\x0A\x0D\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, '')
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&apos;');
+  return (
+    text
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: the point is to drop the characters XML 1.0 cannot carry.
+      .replace(/[^\x09\x0A\x0D\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, '')
+      .replace(/&/g, '&amp;')
+      .replace(/</g, '&lt;')
+      .replace(/>/g, '&gt;')
+      .replace(/"/g, '&quot;')
+      .replace(/'/g, '&apos;')
+  );
 }
 
 const seconds = (ms: number | null) => ((ms ?? 0) / 1000).toFixed(3);
@@ -39,7 +41,11 @@ export function junitXml(report: SmokeReport, opts: { timestamp: Date; suite?: s
       lines.push(`${open}>`, `      <skipped message="${xmlEscape(c.detail)}"/>`, '    </testcase>');
     } else {
       const body = [c.detail, ...(c.problems ?? [])].join('\n');
-      lines.push(`${open}>`, `      <failure message="${xmlEscape(c.detail)}" type="smoke">${xmlEscape(body)}</failure>`, '    </testcase>');
+      lines.push(
+        `${open}>`,
+        `      <failure message="${xmlEscape(c.detail)}" type="smoke">${xmlEscape(body)}</failure>`,
+        '    </testcase>',
+      );
     }
   }
   lines.push('  </testsuite>', '</testsuites>', '');

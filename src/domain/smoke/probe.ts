@@ -51,7 +51,9 @@ export async function probe<T>(
       ok: false,
       latencyMs,
       detail: describeFailure(error) + attempts(http.attempts - triesBefore, unreachable),
-      ...(error instanceof ApiError || (error instanceof BadResponseError && error.status !== undefined) ? { status: error.status as number } : {}),
+      ...(error instanceof ApiError || (error instanceof BadResponseError && error.status !== undefined)
+        ? { status: error.status as number }
+        : {}),
       ...(unreachable ? { unreachable: true } : {}),
     };
   }
@@ -89,7 +91,8 @@ export function describeFailure(error: unknown): string {
     const details = error.details?.length ? ` [${error.details.join('; ')}]` : '';
     return `${where} answered HTTP ${error.status} ${error.code}: ${error.message}${details}`;
   }
-  if (error instanceof BadResponseError) return error.details?.length ? `${error.message}: ${error.details.join('; ')}` : error.message;
+  if (error instanceof BadResponseError)
+    return error.details?.length ? `${error.message}: ${error.details.join('; ')}` : error.message;
   if (error instanceof CliError) return error.message;
   return error instanceof Error ? `unexpected failure: ${error.message}` : String(error);
 }

@@ -10,8 +10,16 @@ export interface Paint {
 export const plain: Paint = { pass: (s) => s, fail: (s) => s, skip: (s) => s };
 
 /** Rows for the table: the RESULT cell carries its paint, applied after the table sanitizes its text. */
-export function tableRows(checks: CheckResult[], paint: Paint): Array<Array<string | { text: string; style: (s: string) => string }>> {
-  return checks.map((c) => [c.name, { text: c.status.toUpperCase(), style: paint[c.status] }, c.latencyMs === null ? '-' : `${c.latencyMs} ms`, c.detail]);
+export function tableRows(
+  checks: CheckResult[],
+  paint: Paint,
+): Array<Array<string | { text: string; style: (s: string) => string }>> {
+  return checks.map((c) => [
+    c.name,
+    { text: c.status.toUpperCase(), style: paint[c.status] },
+    c.latencyMs === null ? '-' : `${c.latencyMs} ms`,
+    c.detail,
+  ]);
 }
 
 /** Every contract problem, one line each, so the table's DETAIL column stays one line per check. */

@@ -6,7 +6,14 @@
  */
 import type { HttpClient } from '../../api/client.js';
 import { PATHS } from '../../api/endpoints.js';
-import { schemas, strictSchemas, type Meeting, type SlotsResult, type TriggerFireResult, type Trigger } from '../../api/schemas.js';
+import {
+  schemas,
+  strictSchemas,
+  type Meeting,
+  type SlotsResult,
+  type TriggerFireResult,
+  type Trigger,
+} from '../../api/schemas.js';
 import { buildResponses, resolveTrigger } from '../triggers.js';
 import { probe, type ProbeResult } from './probe.js';
 import type { CheckResult, SmokeInput, SmokeReport } from './types.js';
@@ -27,7 +34,8 @@ export async function runSmoke(input: SmokeInput, { http, now }: SmokeDeps): Pro
   const record = (check: CheckResult, budget = true): void => {
     checks.push(budget ? overBudget(check, input.maxLatencyMs) : check);
   };
-  const skip = (name: string, why: string) => checks.push({ name, status: 'skip', latencyMs: null, detail: `skipped: ${why}` });
+  const skip = (name: string, why: string) =>
+    checks.push({ name, status: 'skip', latencyMs: null, detail: `skipped: ${why}` });
   const failed = (name: string, r: Extract<ProbeResult<unknown>, { ok: false }>, prefix = ''): CheckResult => ({
     name,
     status: 'fail',
@@ -35,16 +43,27 @@ export async function runSmoke(input: SmokeInput, { http, now }: SmokeDeps): Pro
     detail: prefix + r.detail,
     ...(r.problems ? { problems: r.problems } : {}),
   });
-  const dataOf = <T>(r: ProbeResult<T> | undefined): T | undefined => (r === undefined ? undefined : r.ok ? r.data : r.usable);
+  const dataOf = <T>(r: ProbeResult<T> | undefined): T | undefined =>
+    r === undefined ? undefined : r.ok ? r.data : r.usable;
   const window = () => {
     const start = now();
     return { start: start.toISOString(), end: new Date(start.getTime() + SLOT_DAYS * 86_400_000).toISOString() };
   };
   const slotsFor = (event: string) =>
-    probe<SlotsResult>(http, { method: 'POST', path: PATHS.slots(event), body: window(), safety: 'retry' }, strictSchemas.slotsResult, schemas.slotsResult);
+    probe<SlotsResult>(
+      http,
+      { method: 'POST', path: PATHS.slots(event), body: window(), safety: 'retry' },
+      strictSchemas.slotsResult,
+      schemas.slotsResult,
+    );
 
   // 1. auth, answered by the first request (the triggers list): any API answer but 401 means the key was accepted.
-  const triggers = await probe(http, { method: 'GET', path: PATHS.triggers, safety: 'retry' }, strictSchemas.triggersList, schemas.triggersList);
+  const triggers = await probe(
+    http,
+    { method: 'GET', path: PATHS.triggers, safety: 'retry' },
+    strictSchemas.triggersList,
+    schemas.triggersList,
+  );
   let auth = judgeAuth(triggers);
   const rest = ['triggers.list', 'events.list', 'events.detail', 'slots', 'trigger.fire', 'booking'];
   if (auth.stop) {
@@ -55,7 +74,12 @@ export async function runSmoke(input: SmokeInput, { http, now }: SmokeDeps): Pro
 
   // 2. triggers.list
   const triggersCheck: CheckResult = triggers.ok
-    ? { name: 'triggers.list', status: 'pass', latencyMs: triggers.latencyMs, detail: `${triggers.data.triggers.length} trigger${triggers.data.triggers.length === 1 ? '' : 's'}` }
+    ? {
+        name: 'triggers.list',
+        status: 'pass',
+        latencyMs: triggers.latencyMs,
+        detail: `${triggers.data.triggers.length} trigger${triggers.data.triggers.length === 1 ? '' : 's'}`,
+      }
     : failed('triggers.list', triggers);
 
   // 3. events.list; when the triggers answer could not prove the key (a 5xx, a gateway page), this one decides auth.
@@ -64,7 +88,14 @@ export async function runSmoke(input: SmokeInput, { http, now }: SmokeDeps): Pro
     const second = judgeAuth(events);
     auth = second.undecided
       ? { check: { ...auth.check, detail: `could not confirm the key: ${auth.check.detail}` } }
-      : { ...second, check: { ...second.check, latencyMs: events.latencyMs, detail: `${second.check.detail} (seen on the events list)` } };
+      : {
+          ...second,
+          check: {
+            ...second.check,
+            latencyMs: events.latencyMs,
+            detail: `${second.check.detail} (seen on the events list)`,
+          },
+        };
   }
   record(auth.check, false);
   record(triggersCheck);
@@ -74,7 +105,12 @@ export async function runSmoke(input: SmokeInput, { http, now }: SmokeDeps): Pro
   }
   if (events.ok) {
     const n = events.data.events.length;
-    record({ name: 'events.list', status: 'pass', latencyMs: events.latencyMs, detail: `${n} event${n === 1 ? '' : 's'} on the first page${events.data.nextCursor ? ', more pages follow' : ''}` });
+    record({
+      name: 'events.list',
+      status: 'pass',
+      latencyMs: events.latencyMs,
+      detail: `${n} event${n === 1 ? '' : 's'} on the first page${events.data.nextCursor ? ', more pages follow' : ''}`,
+    });
   } else {
     record(failed('events.list', events));
   }
@@ -84,13 +120,28 @@ export async function runSmoke(input: SmokeInput, { http, now }: SmokeDeps): Pro
   const target = input.event ?? firstEvent?.id;
   let slotsEvent: string | undefined;
   if (target === undefined) {
-    skip('events.detail', events.ok ? 'the first page lists no events (pass --event)' : 'events.list failed (pass --event to check one anyway)');
+    skip(
+      'events.detail',
+      events.ok
+        ? 'the first page lists no events (pass --event)'
+        : 'events.list failed (pass --event to check one anyway)',
+    );
   } else {
-    const detail = await probe(http, { method: 'GET', path: PATHS.event(target), safety: 'retry' }, strictSchemas.eventDetail, schemas.eventDetail);
+    const detail = await probe(
+      http,
+      { method: 'GET', path: PATHS.event(target), safety: 'retry' },
+      strictSchemas.eventDetail,
+      schemas.eventDetail,
+    );
     const d = dataOf(detail);
     if (detail.ok) {
       const e = detail.data;
-      record({ name: 'events.detail', status: 'pass', latencyMs: detail.latencyMs, detail: `${e.name} (${e.slug}): ${e.hosts.length} host${e.hosts.length === 1 ? '' : 's'}, ${e.questions.length} question${e.questions.length === 1 ? '' : 's'}` });
+      record({
+        name: 'events.detail',
+        status: 'pass',
+        latencyMs: detail.latencyMs,
+        detail: `${e.name} (${e.slug}): ${e.hosts.length} host${e.hosts.length === 1 ? '' : 's'}, ${e.questions.length} question${e.questions.length === 1 ? '' : 's'}`,
+      });
     } else {
       record(failed('events.detail', detail));
     }
@@ -106,7 +157,12 @@ export async function runSmoke(input: SmokeInput, { http, now }: SmokeDeps): Pro
     eventSlots = await slotsFor(slotsEvent);
     if (eventSlots.ok) {
       const s = eventSlots.data;
-      record({ name: 'slots', status: 'pass', latencyMs: eventSlots.latencyMs, detail: `${s.slots.length} slot${s.slots.length === 1 ? '' : 's'} in the next ${SLOT_DAYS} days; reservation ${s.reservationId} until ${s.expiresAt}` });
+      record({
+        name: 'slots',
+        status: 'pass',
+        latencyMs: eventSlots.latencyMs,
+        detail: `${s.slots.length} slot${s.slots.length === 1 ? '' : 's'} in the next ${SLOT_DAYS} days; reservation ${s.reservationId} until ${s.expiresAt}`,
+      });
     } else {
       record(failed('slots', eventSlots));
     }
@@ -132,11 +188,25 @@ export async function runSmoke(input: SmokeInput, { http, now }: SmokeDeps): Pro
       if (trigger && responses) {
         fire = await probe<TriggerFireResult>(
           http,
-          { method: 'POST', path: PATHS.trigger(trigger.id), body: { email: input.trigger.email, responses }, safety: 'once' },
+          {
+            method: 'POST',
+            path: PATHS.trigger(trigger.id),
+            body: { email: input.trigger.email, responses },
+            safety: 'once',
+          },
           strictSchemas.triggerFireResult,
           schemas.triggerFireResult,
         );
-        record(fire.ok ? { name: 'trigger.fire', status: 'pass', latencyMs: fire.latencyMs, detail: describeOutcome(trigger.name, fire.data) } : failed('trigger.fire', fire));
+        record(
+          fire.ok
+            ? {
+                name: 'trigger.fire',
+                status: 'pass',
+                latencyMs: fire.latencyMs,
+                detail: describeOutcome(trigger.name, fire.data),
+              }
+            : failed('trigger.fire', fire),
+        );
       }
     }
   }
@@ -162,11 +232,22 @@ export async function runSmoke(input: SmokeInput, { http, now }: SmokeDeps): Pro
   return finish();
 
   async function listEvents() {
-    return probe(http, { method: 'GET', path: PATHS.events, safety: 'retry' }, strictSchemas.eventsList, schemas.eventsList);
+    return probe(
+      http,
+      { method: 'GET', path: PATHS.events, safety: 'retry' },
+      strictSchemas.eventsList,
+      schemas.eventsList,
+    );
   }
 
   /** Slots for the routed link (unless already fetched), then POST /meetings on the first slot. */
-  async function book(name: string, event: string, email: string, executionId: string | undefined, held?: SlotsResult): Promise<void> {
+  async function book(
+    name: string,
+    event: string,
+    email: string,
+    executionId: string | undefined,
+    held?: SlotsResult,
+  ): Promise<void> {
     let spent = 0;
     let slots = held;
     if (!slots) {
@@ -177,14 +258,32 @@ export async function runSmoke(input: SmokeInput, { http, now }: SmokeDeps): Pro
     }
     const startTime = slots.slots[0];
     if (startTime === undefined) {
-      return record({ name, status: 'fail', latencyMs: spent, detail: `no free slot in the next ${SLOT_DAYS} days to book on ${event}` });
+      return record({
+        name,
+        status: 'fail',
+        latencyMs: spent,
+        detail: `no free slot in the next ${SLOT_DAYS} days to book on ${event}`,
+      });
     }
-    const body = { startTime, reservationId: slots.reservationId, event, personEmail: email, ...(executionId ? { workflowExecutionId: executionId } : {}) };
-    const booked = await probe<Meeting>(http, { method: 'POST', path: PATHS.meetings, body, safety: 'once' }, strictSchemas.meeting, schemas.meeting);
+    const body = {
+      startTime,
+      reservationId: slots.reservationId,
+      event,
+      personEmail: email,
+      ...(executionId ? { workflowExecutionId: executionId } : {}),
+    };
+    const booked = await probe<Meeting>(
+      http,
+      { method: 'POST', path: PATHS.meetings, body, safety: 'once' },
+      strictSchemas.meeting,
+      schemas.meeting,
+    );
     const meeting = dataOf(booked);
     if (meeting) meetingId = meeting.id;
     const latencyMs = spent + booked.latencyMs;
-    const created = meeting ? `meeting ${meeting.id} booked for ${meeting.date}${executionId ? ` (routed, execution ${executionId})` : ''}; it is real: cancel it when done` : '';
+    const created = meeting
+      ? `meeting ${meeting.id} booked for ${meeting.date}${executionId ? ` (routed, execution ${executionId})` : ''}; it is real: cancel it when done`
+      : '';
     if (booked.ok) return record({ name, status: 'pass', latencyMs, detail: created });
     record({ ...failed(name, booked), latencyMs, ...(meeting ? { detail: `${booked.detail} [${created}]` } : {}) });
   }

@@ -14,30 +14,57 @@ export interface AuthVerdict {
 
 export function judgeAuth(r: ProbeResult<unknown>): AuthVerdict {
   const name = 'auth';
-  if (r.ok || r.problems) return { check: { name, status: 'pass', latencyMs: r.latencyMs, detail: 'the API key is accepted' } };
+  if (r.ok || r.problems)
+    return { check: { name, status: 'pass', latencyMs: r.latencyMs, detail: 'the API key is accepted' } };
   if (r.status === 401) {
-    return { check: { name, status: 'fail', latencyMs: r.latencyMs, detail: `the API key is refused: ${r.detail}` }, stop: 'the API key is refused' };
+    return {
+      check: { name, status: 'fail', latencyMs: r.latencyMs, detail: `the API key is refused: ${r.detail}` },
+      stop: 'the API key is refused',
+    };
   }
-  if (r.unreachable) return { check: { name, status: 'fail', latencyMs: r.latencyMs, detail: r.detail }, stop: 'the API is unreachable' };
+  if (r.unreachable)
+    return {
+      check: { name, status: 'fail', latencyMs: r.latencyMs, detail: r.detail },
+      stop: 'the API is unreachable',
+    };
   if (r.status !== undefined && r.status < 500) {
-    return { check: { name, status: 'pass', latencyMs: r.latencyMs, detail: `the API key is accepted (the request answered HTTP ${r.status})` } };
+    return {
+      check: {
+        name,
+        status: 'pass',
+        latencyMs: r.latencyMs,
+        detail: `the API key is accepted (the request answered HTTP ${r.status})`,
+      },
+    };
   }
   return { check: { name, status: 'fail', latencyMs: r.latencyMs, detail: r.detail }, undecided: true };
 }
 
 export function overBudget(check: CheckResult, maxMs: number | undefined): CheckResult {
-  if (maxMs === undefined || check.status !== 'pass' || check.latencyMs === null || check.latencyMs <= maxMs) return check;
-  return { ...check, status: 'fail', detail: `took ${check.latencyMs} ms, over the --max-latency budget of ${maxMs} ms (${check.detail})` };
+  if (maxMs === undefined || check.status !== 'pass' || check.latencyMs === null || check.latencyMs <= maxMs)
+    return check;
+  return {
+    ...check,
+    status: 'fail',
+    detail: `took ${check.latencyMs} ms, over the --max-latency budget of ${maxMs} ms (${check.detail})`,
+  };
 }
 
 export function describeOutcome(triggerName: string, result: TriggerFireResult): string {
   const o = result.outcome as { type: string; schedulingLinkId?: string; url?: string };
   const what =
-    o.type === 'scheduler' ? `scheduler, link ${o.schedulingLinkId}` : o.type === 'redirect' ? `redirect to ${o.url}` : o.type === 'none' ? 'none (no meeting offered)' : o.type;
+    o.type === 'scheduler'
+      ? `scheduler, link ${o.schedulingLinkId}`
+      : o.type === 'redirect'
+        ? `redirect to ${o.url}`
+        : o.type === 'none'
+          ? 'none (no meeting offered)'
+          : o.type;
   return `fired "${triggerName}": outcome ${what}; execution ${result.executionId}`;
 }
 
 export function cliMessage(error: unknown): string {
-  if (error instanceof CliError) return `${error.message}${error.details?.length ? ` [${error.details.join('; ')}]` : ''}`;
+  if (error instanceof CliError)
+    return `${error.message}${error.details?.length ? ` [${error.details.join('; ')}]` : ''}`;
   return error instanceof Error ? error.message : String(error);
 }

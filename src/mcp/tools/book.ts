@@ -11,11 +11,7 @@ export const LEAD_DETAILS = {
   first_name: z.string().optional(),
   last_name: z.string().optional(),
   phone: z.string().optional(),
-  guests: z
-    .array(z.string())
-    .max(MAX_GUESTS)
-    .optional()
-    .describe(`additional attendee emails (at most ${MAX_GUESTS})`),
+  guests: z.array(z.string()).max(MAX_GUESTS).optional().describe(`additional attendee emails (at most ${MAX_GUESTS})`),
   lead_tz: z.string().optional().describe("the lead's IANA time zone (sent as leadTimezone)"),
 };
 

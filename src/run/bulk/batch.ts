@@ -37,7 +37,13 @@ export interface BatchSpec<Row> {
   starting(valid: number): string;
 }
 
-export async function runBatch<Row>(ctx: Context, ui: Ui, source: BatchSource, spec: BatchSpec<Row>, o: BatchOptions): Promise<void> {
+export async function runBatch<Row>(
+  ctx: Context,
+  ui: Ui,
+  source: BatchSource,
+  spec: BatchSpec<Row>,
+  o: BatchOptions,
+): Promise<void> {
   // 1. Validate every row; nothing is sent yet.
   const invalid: Array<{ line: number; errors: string[] }> = [];
   let rows = 0;
@@ -47,7 +53,13 @@ export async function runBatch<Row>(ctx: Context, ui: Ui, source: BatchSource, s
     if (!v.ok) invalid.push({ line: r.line, errors: v.errors });
   }
   const rate = spec.ratePerMinute;
-  const plan = planSummary({ rows, invalid: invalid.length, requestsPerRow: spec.cost.perRow, requestsPerFile: spec.cost.perFile, ratePerMinute: rate });
+  const plan = planSummary({
+    rows,
+    invalid: invalid.length,
+    requestsPerRow: spec.cost.perRow,
+    requestsPerFile: spec.cost.perFile,
+    ratePerMinute: rate,
+  });
   if (o.dryRun) {
     if (ctx.globals.json) return ui.json({ plan, ratePerMinute: rate, invalid });
     ui.print(`${source.label}: ${formatPlan(plan, rate)}`);
@@ -64,7 +76,12 @@ export async function runBatch<Row>(ctx: Context, ui: Ui, source: BatchSource, s
   // 2. Send, row by row, resuming from the run log.
   const logPath = runLogPath(ctx.configDir(), source.hash, `${spec.command}:${spec.scope}`);
   const earlier = readRunLog(logPath, { onWarning: (m) => ui.warn(m) });
-  const report = batchReporter(ctx, ui, { total: rows, requestsPerRow: spec.cost.perRow, ratePerMinute: rate, out: o.out });
+  const report = batchReporter(ctx, ui, {
+    total: rows,
+    requestsPerRow: spec.cost.perRow,
+    ratePerMinute: rate,
+    out: o.out,
+  });
   const log = await openRunLog(logPath, { now: () => ctx.clock.now() });
   if (!ctx.globals.json) ui.info(`${spec.starting(plan.valid)} from ${source.label}: ${formatPlan(plan, rate)}`);
   // Ctrl-C: the row in flight finishes and is recorded, then the run stops (exit 130).
@@ -89,12 +106,23 @@ export async function runBatch<Row>(ctx: Context, ui: Ui, source: BatchSource, s
       // A finished row stands (a failed one is tried again: that is what re-running is for).
       const prior = earlier.get(r.line);
       if (resumeActionFor(prior) === 'skip' && prior && prior.status !== 'failed') {
-        report.row({ row: r.line, key, status: 'skipped', ...(prior.meetingId ? { meetingId: prior.meetingId } : {}), code: prior.status });
+        report.row({
+          row: r.line,
+          key,
+          status: 'skipped',
+          ...(prior.meetingId ? { meetingId: prior.meetingId } : {}),
+          code: prior.status,
+        });
         continue;
       }
       log.append({ row: r.line, status: 'started' });
       const result = await spec.run(v.row, r.line, key);
-      log.append({ row: r.line, status: result.status, ...(result.meetingId ? { meetingId: result.meetingId } : {}), ...(result.code ? { code: result.code } : {}) });
+      log.append({
+        row: r.line,
+        status: result.status,
+        ...(result.meetingId ? { meetingId: result.meetingId } : {}),
+        ...(result.code ? { code: result.code } : {}),
+      });
       report.row(result);
     }
   } finally {

@@ -5,7 +5,13 @@
  */
 import { createWriteStream, openSync, type WriteStream } from 'node:fs';
 import { formatDuration, minDurationSeconds } from '../../bulk/plan.js';
-import { createCsvResultWriter, type CsvResultWriter, type RowResult, summarize, toJsonLine } from '../../bulk/results.js';
+import {
+  createCsvResultWriter,
+  type CsvResultWriter,
+  type RowResult,
+  summarize,
+  toJsonLine,
+} from '../../bulk/results.js';
 import type { Context } from '../../context.js';
 import { RowsFailedError, UsageError } from '../../errors.js';
 import type { Ui } from '../../ui/ui.js';
@@ -33,7 +39,9 @@ export function batchReporter(
     try {
       fd = openSync(o.out, 'w', 0o644);
     } catch (error) {
-      throw new UsageError(`invalid --out "${o.out}": cannot write it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); nothing was sent`);
+      throw new UsageError(
+        `invalid --out "${o.out}": cannot write it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); nothing was sent`,
+      );
     }
     const file = createWriteStream(o.out, { fd });
     // A later write error (disk full) must not crash the run in the middle of a row: it is reported at the end.
@@ -48,7 +56,10 @@ export function batchReporter(
     const byStatus = [...counts].map(([s, n]) => `${n} ${s}`).join(', ');
     return `${done}/${o.total} rows${byStatus ? ` (${byStatus})` : ''}${left > 0 && o.ratePerMinute > 0 ? `, at least ${formatDuration(minDurationSeconds(left, o.ratePerMinute))} left at ${o.ratePerMinute} requests/min` : ''}`;
   };
-  const summary = () => summarize([...counts].flatMap(([status, n]) => Array.from({ length: n }, () => ({ row: 0, key: '', status }) as RowResult)));
+  const summary = () =>
+    summarize(
+      [...counts].flatMap(([status, n]) => Array.from({ length: n }, () => ({ row: 0, key: '', status }) as RowResult)),
+    );
   return {
     row(result) {
       done += 1;
@@ -57,21 +68,30 @@ export function batchReporter(
       out?.csv.write(result);
       if (ctx.globals.json) ctx.io.stdout.write(toJsonLine(result));
       else if (live) ctx.io.stderr.write(`\r\x1b[2K${progress()}`);
-      else if (result.status === 'failed') ui.warn(`line ${result.row} (${result.key}): ${result.code ?? 'failed'}: ${result.message ?? ''}`);
+      else if (result.status === 'failed')
+        ui.warn(`line ${result.row} (${result.key}): ${result.code ?? 'failed'}: ${result.message ?? ''}`);
     },
     async finish() {
       if (live) ctx.io.stderr.write('\r\x1b[2K');
       const file = out?.file;
       if (file && !outError) await new Promise<void>((resolve) => file.end(resolve));
-      if (outError) ui.warn(`--out ${o.out}: writing the results failed (${outError.message}); --json or the run log has them`);
+      if (outError)
+        ui.warn(`--out ${o.out}: writing the results failed (${outError.message}); --json or the run log has them`);
       const s = summary();
       const byStatus = Object.fromEntries(counts);
-      if (ctx.globals.json) ctx.io.stdout.write(`${JSON.stringify({ summary: { rows: done, byStatus, failedRows: failed } })}\n`);
-      else ui.print(`${done} rows: ${[...counts].map(([st, n]) => `${n} ${st}`).join(', ') || 'nothing to do'}${o.out ? ` (results in ${o.out})` : ''}`);
+      if (ctx.globals.json)
+        ctx.io.stdout.write(`${JSON.stringify({ summary: { rows: done, byStatus, failedRows: failed } })}\n`);
+      else
+        ui.print(
+          `${done} rows: ${[...counts].map(([st, n]) => `${n} ${st}`).join(', ') || 'nothing to do'}${o.out ? ` (results in ${o.out})` : ''}`,
+        );
       if (s.failedRows.length > 0 || failed.length > 0) {
-        throw new RowsFailedError(`${failed.length} of ${done} rows failed (line${failed.length > 1 ? 's' : ''} ${failed.slice(0, 20).join(', ')}${failed.length > 20 ? ', …' : ''})`, {
-          hint: 'fix what the rows name and run the same command again: finished rows are skipped, lost answers are resolved, nothing books twice',
-        });
+        throw new RowsFailedError(
+          `${failed.length} of ${done} rows failed (line${failed.length > 1 ? 's' : ''} ${failed.slice(0, 20).join(', ')}${failed.length > 20 ? ', …' : ''})`,
+          {
+            hint: 'fix what the rows name and run the same command again: finished rows are skipped, lost answers are resolved, nothing books twice',
+          },
+        );
       }
     },
   };

@@ -31,37 +31,55 @@ export async function rescheduleBatch(ctx: Context, o: RescheduleBatchOptions): 
   await loadTimeExpressions();
   const [ui, target, state] = await Promise.all([ctx.ui(), ctx.target(), ctx.state()]);
   const scope = scopeOf(target);
-  await runBatch<Move>(ctx, ui, source, {
-    command: 'reschedule',
-    scope,
-    cost: RESCHEDULE_COST,
-    ratePerMinute: target.rate ?? RATE_PER_MINUTE,
-    keyOf: (record) => record.meeting || record.email || '',
-    starting: (valid) => `Moving ${valid} meetings on ${target.profileName ? `profile "${target.profileName}"` : 'SCHEDCTL_API_KEY'} at ${target.baseUrl}`,
-    async check(record) {
-      const v = validateRescheduleRow(record, { zone, now: ctx.clock.now() });
-      if (!v.ok) return v;
-      const found = await meetingOf(state, scope, v.row, ctx.clock.now());
-      return typeof found === 'string' ? { ok: false, errors: [found] } : { ok: true, row: { meeting: found.id, start: v.row.start } };
+  await runBatch<Move>(
+    ctx,
+    ui,
+    source,
+    {
+      command: 'reschedule',
+      scope,
+      cost: RESCHEDULE_COST,
+      ratePerMinute: target.rate ?? RATE_PER_MINUTE,
+      keyOf: (record) => record.meeting || record.email || '',
+      starting: (valid) =>
+        `Moving ${valid} meetings on ${target.profileName ? `profile "${target.profileName}"` : 'SCHEDCTL_API_KEY'} at ${target.baseUrl}`,
+      async check(record) {
+        const v = validateRescheduleRow(record, { zone, now: ctx.clock.now() });
+        if (!v.ok) return v;
+        const found = await meetingOf(state, scope, v.row, ctx.clock.now());
+        return typeof found === 'string'
+          ? { ok: false, errors: [found] }
+          : { ok: true, row: { meeting: found.id, start: v.row.start } };
+      },
+      async run(move, line, key): Promise<RowResult> {
+        try {
+          const api = await ctx.api();
+          const moved = await api.reschedule(move.meeting, move.start.toISOString());
+          await state.meetings.recordMove(scope, move.meeting, moved, ctx.clock.now()).catch(() => undefined);
+          return { row: line, key, status: 'moved', meetingId: move.meeting };
+        } catch (error) {
+          if (!(error instanceof CliError)) throw error;
+          return {
+            row: line,
+            key,
+            status: 'failed',
+            meetingId: move.meeting,
+            code: error.code,
+            message: error.message,
+          };
+        }
+      },
     },
-    async run(move, line, key): Promise<RowResult> {
-      try {
-        const api = await ctx.api();
-        const moved = await api.reschedule(move.meeting, move.start.toISOString());
-        await state.meetings.recordMove(scope, move.meeting, moved, ctx.clock.now()).catch(() => undefined);
-        return { row: line, key, status: 'moved', meetingId: move.meeting };
-      } catch (error) {
-        if (!(error instanceof CliError)) throw error;
-        return { row: line, key, status: 'failed', meetingId: move.meeting, code: error.code, message: error.message };
-      }
-    },
-  }, o);
+    o,
+  );
 }
 
 /** The meeting a row names by email: exactly one upcoming meeting of that lead on record, else why not. */
 async function meetingOf(state: State, scope: string, row: RescheduleRow, now: Date): Promise<{ id: string } | string> {
   if (row.meeting !== undefined) return { id: row.meeting };
-  const found = filterMeetings(await allMeetings(state, scope), { email: row.email, upcomingFrom: now }).filter((m) => m.id !== null && m.status !== 'canceled');
+  const found = filterMeetings(await allMeetings(state, scope), { email: row.email, upcomingFrom: now }).filter(
+    (m) => m.id !== null && m.status !== 'canceled',
+  );
   const only = found.length === 1 ? found[0]?.id : undefined;
   if (only) return { id: only };
   return found.length === 0

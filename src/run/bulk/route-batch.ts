@@ -36,22 +36,30 @@ export async function routeBatch(ctx: Context, o: RouteBatchOptions): Promise<vo
   const [api, ui, target] = await Promise.all([ctx.api(), ctx.ui(), ctx.target()]);
   const { triggers } = await api.listTriggers();
   let headerChecked = false;
-  await runBatch<RouteRow>(ctx, ui, source, {
-    command: 'route',
-    scope: scopeOf(target),
-    cost: ROUTE_COST,
-    ratePerMinute: target.rate ?? RATE_PER_MINUTE,
-    keyOf: (record) => record.email ?? '',
-    starting: (valid) => `Routing ${valid} leads on ${target.profileName ? `profile "${target.profileName}"` : 'SCHEDCTL_API_KEY'} at ${target.baseUrl}`,
-    async check(record) {
-      if (!headerChecked) {
-        headerChecked = true;
-        checkColumns(Object.keys(record), triggers, source.label);
-      }
-      return validateRouteRow(record, { triggers, defaultTrigger: o.trigger, zone, now: ctx.clock.now() });
+  await runBatch<RouteRow>(
+    ctx,
+    ui,
+    source,
+    {
+      command: 'route',
+      scope: scopeOf(target),
+      cost: ROUTE_COST,
+      ratePerMinute: target.rate ?? RATE_PER_MINUTE,
+      keyOf: (record) => record.email ?? '',
+      starting: (valid) =>
+        `Routing ${valid} leads on ${target.profileName ? `profile "${target.profileName}"` : 'SCHEDCTL_API_KEY'} at ${target.baseUrl}`,
+      async check(record) {
+        if (!headerChecked) {
+          headerChecked = true;
+          checkColumns(Object.keys(record), triggers, source.label);
+        }
+        return validateRouteRow(record, { triggers, defaultTrigger: o.trigger, zone, now: ctx.clock.now() });
+      },
+      run: (row, line, key) =>
+        routeRow(ctx, { triggers, zone, days: o.days, rebook: Boolean(o.rebook) }, row, line, key),
     },
-    run: (row, line, key) => routeRow(ctx, { triggers, zone, days: o.days, rebook: Boolean(o.rebook) }, row, line, key),
-  }, o);
+    o,
+  );
 }
 
 /** Each entry reads `<column>: unknown column; did you mean …`: one detail line each, the names in the message. */
@@ -95,7 +103,13 @@ async function routeRow(
       { rebook: d.rebook, notify: () => undefined, again: `line ${line} with`, noPrompt: true, triggers: d.triggers },
     );
     const status: RowStatus = result.status === 'other' ? 'failed' : result.status;
-    return { row: line, key, status, ...(result.meeting ? { meetingId: result.meeting.id } : {}), ...(result.alreadyBookedCode ? { code: result.alreadyBookedCode } : {}) };
+    return {
+      row: line,
+      key,
+      status,
+      ...(result.meeting ? { meetingId: result.meeting.id } : {}),
+      ...(result.alreadyBookedCode ? { code: result.alreadyBookedCode } : {}),
+    };
   } catch (error) {
     if (error instanceof CancelledError || !(error instanceof CliError)) throw error;
     return { row: line, key, status: 'failed', code: error.code, message: error.message };

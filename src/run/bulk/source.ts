@@ -6,7 +6,14 @@
 import { createReadStream, createWriteStream, existsSync, mkdirSync, renameSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { contentHash, formatOf, hashingPassThrough, type InputFormat, type InputRow, readRows } from '../../bulk/input.js';
+import {
+  contentHash,
+  formatOf,
+  hashingPassThrough,
+  type InputFormat,
+  type InputRow,
+  readRows,
+} from '../../bulk/input.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 
@@ -31,7 +38,8 @@ export async function openSource(ctx: Context, spec: string, flag: string): Prom
     renameSync(staged, path);
     return source('stdin', path, hash, undefined);
   }
-  if (!existsSync(spec) || !statSync(spec).isFile()) throw new UsageError(`invalid ${flag} "${spec}": no such file (pass a CSV or JSON Lines file, or - for stdin)`);
+  if (!existsSync(spec) || !statSync(spec).isFile())
+    throw new UsageError(`invalid ${flag} "${spec}": no such file (pass a CSV or JSON Lines file, or - for stdin)`);
   return source(spec, spec, await contentHash(spec), formatOf(spec));
 }
 

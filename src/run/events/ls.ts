@@ -42,7 +42,9 @@ export async function run(ctx: Context, _args: string[], opts: LsOptions): Promi
     );
   if (page.nextCursor) {
     const limit = request.limit ? ` --limit ${request.limit}` : '';
-    ui.info(`more events: schedctl events ls --all${limit}   (or the next page: schedctl events ls${limit} --cursor ${page.nextCursor})`);
+    ui.info(
+      `more events: schedctl events ls --all${limit}   (or the next page: schedctl events ls${limit} --cursor ${page.nextCursor})`,
+    );
   }
 }
 
@@ -54,7 +56,8 @@ function parseOptions(opts: LsOptions): LsRequest {
       throw new UsageError(`invalid --limit "${opts.limit}": expected a whole number from 1 to ${MAX_EVENTS_PAGE}`);
     }
   }
-  if (opts.all && opts.cursor !== undefined) throw new UsageError('--all and --cursor do not combine: --all starts at the first page');
+  if (opts.all && opts.cursor !== undefined)
+    throw new UsageError('--all and --cursor do not combine: --all starts at the first page');
   return { limit, all: Boolean(opts.all), cursor: opts.cursor || undefined };
 }
 
@@ -74,7 +77,9 @@ async function fetchEvents(ctx: Context, request: LsRequest): Promise<EventsPage
       if (!request.all || !next) return { events, nextCursor: next };
       spinner?.update(`fetched ${events.length} events…`);
       if (seen.has(next) || pages >= MAX_PAGES) {
-        throw new BadResponseError(`the events list kept answering a nextCursor after ${pages + 1} pages (a repeated cursor); stopped`);
+        throw new BadResponseError(
+          `the events list kept answering a nextCursor after ${pages + 1} pages (a repeated cursor); stopped`,
+        );
       }
       seen.add(next);
       cursor = next;

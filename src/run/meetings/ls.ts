@@ -23,12 +23,23 @@ export async function run(ctx: Context, _args: string[], opts: LsOptions): Promi
   const ui = await ctx.ui();
   if (ctx.globals.json) return ui.json(meetings);
   const renderTable = await tables();
-  if (ctx.io.isStderrTTY) ui.info(`Meetings booked or moved through schedctl on ${target.profileName ? `profile "${target.profileName}"` : 'SCHEDCTL_API_KEY'} at ${target.baseUrl} (the API has no list operation: meetings booked elsewhere are not here).`);
-  if (meetings.length === 0) return ui.info(opts.all ? 'no meetings on record' : 'no upcoming meetings on record (--all shows past ones)');
+  if (ctx.io.isStderrTTY)
+    ui.info(
+      `Meetings booked or moved through schedctl on ${target.profileName ? `profile "${target.profileName}"` : 'SCHEDCTL_API_KEY'} at ${target.baseUrl} (the API has no list operation: meetings booked elsewhere are not here).`,
+    );
+  if (meetings.length === 0)
+    return ui.info(opts.all ? 'no meetings on record' : 'no upcoming meetings on record (--all shows past ones)');
   ui.print(
     renderTable(
       [`TIME (${zone})`, 'LEAD', 'EVENT', 'STATUS', 'SOURCE', 'ID'],
-      meetings.map((m) => [formatInZone(m.date, zone), m.personEmail, m.title ?? m.event, m.status, m.source, m.id ?? '(unknown: answer lost)']),
+      meetings.map((m) => [
+        formatInZone(m.date, zone),
+        m.personEmail,
+        m.title ?? m.event,
+        m.status,
+        m.source,
+        m.id ?? '(unknown: answer lost)',
+      ]),
       { color: ui.out.level > 0 },
     ),
   );
@@ -40,7 +51,10 @@ export async function parseMeetingsFilter(opts: LsOptions, zone: string, now: Da
     email: opts.email !== undefined ? requireEmail(opts.email, '--email') : undefined,
     event: opts.event?.trim() || undefined,
     from: opts.from !== undefined ? await parseTimeExpression(opts.from, { zone, now, flag: '--from' }) : undefined,
-    to: opts.to !== undefined ? await parseTimeExpression(opts.to, { zone, now, flag: '--to', endOfDay: true }) : undefined,
+    to:
+      opts.to !== undefined
+        ? await parseTimeExpression(opts.to, { zone, now, flag: '--to', endOfDay: true })
+        : undefined,
     upcomingFrom: opts.all || opts.from !== undefined ? undefined : now,
   };
 }

@@ -9,8 +9,12 @@ import type { JournalEntry, MeetingRecord, State } from '../../state/index.js';
 /** A recorded meeting without its scope (the workspace is the command's own). */
 export type MeetingView = Omit<MeetingRecord, 'scope'>;
 /** A booking known to exist from a retry's answer, not from the API's Meeting. */
-export type RecoveredView = { [K in keyof Meeting]: K extends 'personEmail' | 'date' ? string : K extends 'status' ? 'scheduled' : null } &
-  Pick<MeetingRecord, 'source' | 'recordedAt' | 'event' | 'history'> & { reservationId: string; workflowExecutionId: string | null };
+export type RecoveredView = {
+  [K in keyof Meeting]: K extends 'personEmail' | 'date' ? string : K extends 'status' ? 'scheduled' : null;
+} & Pick<MeetingRecord, 'source' | 'recordedAt' | 'event' | 'history'> & {
+    reservationId: string;
+    workflowExecutionId: string | null;
+  };
 export type AnyMeetingView = MeetingView | RecoveredView;
 
 export function view(record: MeetingRecord): MeetingView {
@@ -46,7 +50,9 @@ function recovered(e: JournalEntry): RecoveredView {
 /** Every meeting of this workspace on record, earliest first. */
 export async function allMeetings(state: State, scope: string): Promise<AnyMeetingView[]> {
   const [records, entries] = await Promise.all([state.meetings.list(scope), state.journal.all()]);
-  const lost = entries.filter((e) => e.scope === scope && e.outcome === 'already_booked' && !e.meetingId).map(recovered);
+  const lost = entries
+    .filter((e) => e.scope === scope && e.outcome === 'already_booked' && !e.meetingId)
+    .map(recovered);
   return [...records.map(view), ...lost].sort((a, b) => Date.parse(a.date) - Date.parse(b.date));
 }
 

@@ -25,12 +25,17 @@ export async function run(ctx: Context, [id = '']: string[], opts: { tz?: string
     `  lead          ${record.personEmail}`,
     ...(record.additionalAttendees.length ? [`  guests        ${record.additionalAttendees.join(', ')}`] : []),
     `  event         ${record.event}${record.event !== record.eventId ? ` (event ${record.eventId})` : ''}`,
-    ...(record.conferencingType === 'in_person' ? [`  location      ${record.location ?? '(none)'}`] : [`  link          ${record.meetingLink ?? record.location ?? '(none)'}`]),
+    ...(record.conferencingType === 'in_person'
+      ? [`  location      ${record.location ?? '(none)'}`]
+      : [`  link          ${record.meetingLink ?? record.location ?? '(none)'}`]),
     `  recorded      ${record.source} at ${formatInZone(record.recordedAt, zone)}`,
     ...(record.triggerId ? [`  trigger       ${record.triggerId}`] : []),
     '  moves',
     ...(record.history.length
-      ? record.history.map((m) => `    ${formatInZone(m.at, zone)}: ${m.from ? `from ${formatInZone(m.from, zone)} ` : ''}to ${formatInZone(m.to, zone)}`)
+      ? record.history.map(
+          (m) =>
+            `    ${formatInZone(m.at, zone)}: ${m.from ? `from ${formatInZone(m.from, zone)} ` : ''}to ${formatInZone(m.to, zone)}`,
+        )
       : ['    (none)']),
   ];
   ui.print(lines.join('\n'));

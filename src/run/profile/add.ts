@@ -146,7 +146,9 @@ async function readKey(opts: AddOptions, ctx: Context): Promise<string> {
 /** `--rate`: a whole number of requests per minute (0 turns the shared budget off). */
 function parseRate(raw: string): number {
   if (!/^\d+$/.test(raw.trim()) || Number(raw) > 100_000) {
-    throw new UsageError(`invalid --rate "${raw}": expected requests per minute, a whole number (0 turns the shared rate budget off)`);
+    throw new UsageError(
+      `invalid --rate "${raw}": expected requests per minute, a whole number (0 turns the shared rate budget off)`,
+    );
   }
   return Number(raw);
 }

@@ -5,7 +5,12 @@ import type { ProfileView } from './view.js';
 
 export async function run(ctx: Context): Promise<void> {
   const { profiles: store } = await ctx.state();
-  const profiles: ProfileView[] = (await store.list()).map(({ name, profile, isDefault }) => ({ name, baseUrl: profile.baseUrl, key: maskKey(profile.apiKey), isDefault }));
+  const profiles: ProfileView[] = (await store.list()).map(({ name, profile, isDefault }) => ({
+    name,
+    baseUrl: profile.baseUrl,
+    key: maskKey(profile.apiKey),
+    isDefault,
+  }));
   const ui = await ctx.ui();
   if (ctx.globals.json) return ui.json({ profiles });
   const renderTable = await tables();

@@ -25,9 +25,16 @@ export async function run(ctx: Context, [name]: string[]): Promise<void> {
 async function showView(ctx: Context, name: string | undefined): Promise<ShowView> {
   const store = (await ctx.state()).profiles;
   const { defaultProfile, profiles } = await store.snapshot();
-  const chosen = name ?? resolveProfileName({ flagProfile: ctx.globals.profile, env: ctx.env, defaultProfile, profiles });
+  const chosen =
+    name ?? resolveProfileName({ flagProfile: ctx.globals.profile, env: ctx.env, defaultProfile, profiles });
   if (!chosen) throw new UsageError('no profile in use', { hint: 'add one with `schedctl profile add <name>`' });
   const profile = profiles[chosen];
   if (!profile) throw unknownProfile(chosen, Object.keys(profiles).sort());
-  return { name: chosen, baseUrl: profile.baseUrl, key: maskKey(profile.apiKey), isDefault: defaultProfile === chosen, configFile: store.path };
+  return {
+    name: chosen,
+    baseUrl: profile.baseUrl,
+    key: maskKey(profile.apiKey),
+    isDefault: defaultProfile === chosen,
+    configFile: store.path,
+  };
 }

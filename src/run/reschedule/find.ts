@@ -11,20 +11,32 @@ export async function findMeetingByEmail(
   scope: string,
   q: { email: string; event?: string | undefined; zone: string },
 ): Promise<MeetingView> {
-  const all = filterMeetings(await allMeetings(state, scope), { email: q.email, event: q.event, upcomingFrom: ctx.clock.now() });
+  const all = filterMeetings(await allMeetings(state, scope), {
+    email: q.email,
+    event: q.event,
+    upcomingFrom: ctx.clock.now(),
+  });
   const candidates = all.filter((m): m is MeetingView => m.id !== null && m.status !== 'canceled');
   const line = (m: MeetingView) => `${formatInZone(m.date, q.zone)}  ${m.title}  (${m.event})  ${m.id}`;
   if (candidates.length === 0) {
-    throw new CliError('NOT_FOUND', `no upcoming meeting of ${q.email}${q.event ? ` on ${q.event}` : ''} in the local record`, EXIT.notFound, {
-      hint: 'the record holds meetings booked or moved through schedctl with this profile (`schedctl meetings ls --all`); for another one pass its id',
-    });
+    throw new CliError(
+      'NOT_FOUND',
+      `no upcoming meeting of ${q.email}${q.event ? ` on ${q.event}` : ''} in the local record`,
+      EXIT.notFound,
+      {
+        hint: 'the record holds meetings booked or moved through schedctl with this profile (`schedctl meetings ls --all`); for another one pass its id',
+      },
+    );
   }
   const [only] = candidates;
   if (only && candidates.length === 1) return only;
   if (!ctx.canPrompt()) {
-    throw new UsageError(`${candidates.length} upcoming meetings of ${q.email} are on record: pass the meeting id (or --event)`, {
-      details: candidates.map(line),
-    });
+    throw new UsageError(
+      `${candidates.length} upcoming meetings of ${q.email} are on record: pass the meeting id (or --event)`,
+      {
+        details: candidates.map(line),
+      },
+    );
   }
   const { select } = await import('@inquirer/prompts');
   const id = await select(

@@ -43,7 +43,13 @@ export async function pickTime(
     }
     if (page.slots.length === 0) choices.push(new prompts.Separator('  (no free times in this range)'));
     const chosen = await prompts.select(
-      { message: sanitizeText(`New time for meeting ${m.id} (${zone})`), choices, pageSize: 14, loop: false, ...(page.slots[0] ? { default: page.slots[0] } : {}) },
+      {
+        message: sanitizeText(`New time for meeting ${m.id} (${zone})`),
+        choices,
+        pageSize: 14,
+        loop: false,
+        ...(page.slots[0] ? { default: page.slots[0] } : {}),
+      },
       io,
     );
     if (chosen === LATER) {
@@ -54,7 +60,9 @@ export async function pickTime(
       from = new Date(Math.max(now.getTime(), from.getTime() - DEFAULT_DAYS * DAY_MS));
       continue;
     }
-    const move = m.was ? `from ${shortTime(m.was, zone)} (as schedctl last recorded it) to ${shortTime(chosen, zone)}` : `to ${shortTime(chosen, zone)}`;
+    const move = m.was
+      ? `from ${shortTime(m.was, zone)} (as schedctl last recorded it) to ${shortTime(chosen, zone)}`
+      : `to ${shortTime(chosen, zone)}`;
     const ok = await prompts.confirm({ message: `Move meeting ${m.id} ${move} (${zone})?`, default: true }, io);
     if (!ok) throw new CancelledError('not rescheduled');
     return new Date(chosen);

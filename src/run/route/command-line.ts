@@ -15,7 +15,10 @@ export interface CommandLineExtras {
   leadTz?: string | undefined;
 }
 
-export function routeCommandLine(r: Pick<RouteResult, 'trigger' | 'email' | 'responses' | 'slot' | 'guests'>, extras: CommandLineExtras = {}): string {
+export function routeCommandLine(
+  r: Pick<RouteResult, 'trigger' | 'email' | 'responses' | 'slot' | 'guests'>,
+  extras: CommandLineExtras = {},
+): string {
   const words: string[] = ['schedctl', 'route'];
   if (extras.profile) words.push('--profile', extras.profile);
   words.push('--trigger', r.trigger.name, '--email', r.email);

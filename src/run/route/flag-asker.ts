@@ -33,7 +33,11 @@ export const missingFlag = (flag: string, what: string) =>
 
 export function flagAsker(flags: RouteFlags, terminal: RouteAsker | undefined): RouteAsker {
   let autoRefired = false;
-  const hasGuestFlags = flags.firstName !== undefined || flags.lastName !== undefined || flags.phone !== undefined || (flags.guests?.length ?? 0) > 0;
+  const hasGuestFlags =
+    flags.firstName !== undefined ||
+    flags.lastName !== undefined ||
+    flags.phone !== undefined ||
+    (flags.guests?.length ?? 0) > 0;
 
   return {
     async trigger(triggers) {
@@ -68,9 +72,14 @@ export function flagAsker(flags: RouteFlags, terminal: RouteAsker | undefined): 
         const first = page.slots[0];
         if (first) return { kind: 'slot', slot: first };
         if (terminal) return terminal.pickSlot(page);
-        throw new CliError('NO_SLOTS', `no free times for this lead between ${formatUtc(page.from)} and ${formatUtc(page.to)}`, EXIT.notFound, {
-          hint: 'pass a longer --days (at most 63), or --slot with a later time',
-        });
+        throw new CliError(
+          'NO_SLOTS',
+          `no free times for this lead between ${formatUtc(page.from)} and ${formatUtc(page.to)}`,
+          EXIT.notFound,
+          {
+            hint: 'pass a longer --days (at most 63), or --slot with a later time',
+          },
+        );
       }
       if (wanted instanceof Date) {
         // Page forward (same reservation) until the window holds the wanted time.
@@ -79,10 +88,17 @@ export function flagAsker(flags: RouteFlags, terminal: RouteAsker | undefined): 
         if (match) return { kind: 'slot', slot: match };
         if (terminal) return terminal.pickSlot(page);
         const near = nearestSlots(page.slots, wanted, 5);
-        const why = page.reason === 'slot_taken' ? 'was just taken' : page.reason === 'no_host' ? 'has no host available' : 'is not a free time';
+        const why =
+          page.reason === 'slot_taken'
+            ? 'was just taken'
+            : page.reason === 'no_host'
+              ? 'has no host available'
+              : 'is not a free time';
         throw new CliError('SLOT_UNAVAILABLE', `--slot ${wanted.toISOString()} ${why} for this lead`, EXIT.conflict, {
           ...(near.length ? { details: near.map((s) => `free: ${s}`) } : {}),
-          hint: near.length ? 'pass one of the free times in --slot, or --slot first' : 'pass --slot first, or a time within --days',
+          hint: near.length
+            ? 'pass one of the free times in --slot, or --slot first'
+            : 'pass --slot first, or a time within --days',
         });
       }
       if (terminal) return terminal.pickSlot(page);

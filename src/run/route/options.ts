@@ -10,7 +10,6 @@ import { requireFuture, resolveZone } from '../../domain/time.js';
 import { DEFAULT_DAYS, MAX_GUESTS, MAX_SLOTS_RANGE_DAYS } from '../../limits.js';
 import { missingFlag, type RouteFlags } from './flag-asker.js';
 
-
 export interface RouteOptionsInput {
   trigger?: string | undefined;
   email?: string | undefined;
@@ -35,12 +34,18 @@ export interface ParsedRouteOptions {
   days: number;
 }
 
-export async function parseRouteOptions(o: RouteOptionsInput, now: Date, canPrompt: boolean): Promise<ParsedRouteOptions> {
+export async function parseRouteOptions(
+  o: RouteOptionsInput,
+  now: Date,
+  canPrompt: boolean,
+): Promise<ParsedRouteOptions> {
   const zone = resolveZone(o.tz, '--tz');
   const leadZone = o.leadTz !== undefined ? resolveZone(o.leadTz, '--lead-tz') : undefined;
   const days = o.days === undefined ? DEFAULT_DAYS : Number(o.days);
   if (!/^\d+$/.test(o.days ?? String(DEFAULT_DAYS)) || days < 1 || days > MAX_SLOTS_RANGE_DAYS) {
-    throw new UsageError(`invalid --days "${o.days}": expected a whole number of days from 1 to ${MAX_SLOTS_RANGE_DAYS} (one slots request per page)`);
+    throw new UsageError(
+      `invalid --days "${o.days}": expected a whole number of days from 1 to ${MAX_SLOTS_RANGE_DAYS} (one slots request per page)`,
+    );
   }
   const trigger = o.trigger?.trim() || undefined;
   if (o.trigger !== undefined && !trigger) throw new UsageError('invalid --trigger "": pass a trigger id or name');
@@ -54,12 +59,14 @@ export async function parseRouteOptions(o: RouteOptionsInput, now: Date, canProm
         : requireFuture(await parseTimeExpression(o.slot, { zone, now, flag: '--slot' }), now, '--slot', zone);
   }
   const guests = (o.guest ?? []).map((g) => requireEmail(g, '--guest'));
-  if (guests.length > MAX_GUESTS) throw new UsageError(`too many --guest values (${guests.length}): at most ${MAX_GUESTS} guests`);
+  if (guests.length > MAX_GUESTS)
+    throw new UsageError(`too many --guest values (${guests.length}): at most ${MAX_GUESTS} guests`);
 
   if (!canPrompt) {
     if (!trigger) throw missingFlag('--trigger', 'pass the trigger id or name (see `schedctl triggers ls`)');
     if (!email) throw missingFlag('--email', "pass the lead's email");
-    if (!slot) throw missingFlag('--slot', 'pass --slot first, or one of the free times (ISO 8601, or a local time in --tz)');
+    if (!slot)
+      throw missingFlag('--slot', 'pass --slot first, or one of the free times (ISO 8601, or a local time in --tz)');
   }
   return {
     flags: {

@@ -10,7 +10,8 @@ import type { RouteRun } from './types.js';
 /** The one --json document (README "route --json"). */
 export function routeDocument(r: RouteRun) {
   const x = r.result;
-  const linkId = x.outcome.type === 'scheduler' && 'schedulingLinkId' in x.outcome ? String(x.outcome.schedulingLinkId) : null;
+  const linkId =
+    x.outcome.type === 'scheduler' && 'schedulingLinkId' in x.outcome ? String(x.outcome.schedulingLinkId) : null;
   return {
     status: x.status,
     executionId: x.executionId,
@@ -38,11 +39,18 @@ function rawRouteLines(r: RouteRun): string[] {
   const o = x.outcome as { type: string; url?: string };
   switch (x.status) {
     case 'redirect':
-      return [`The workflow sends ${x.email} elsewhere (outcome redirect, workflow run ${x.executionId}):`, `  ${o.url ?? ''}`];
+      return [
+        `The workflow sends ${x.email} elsewhere (outcome redirect, workflow run ${x.executionId}):`,
+        `  ${o.url ?? ''}`,
+      ];
     case 'none':
-      return [`The workflow finished without offering a meeting (outcome none, workflow run ${x.executionId}): nothing to book.`];
+      return [
+        `The workflow finished without offering a meeting (outcome none, workflow run ${x.executionId}): nothing to book.`,
+      ];
     case 'other':
-      return [`The workflow answered an outcome this schedctl does not know ("${o.type}", workflow run ${x.executionId}): see --json for its fields.`];
+      return [
+        `The workflow answered an outcome this schedctl does not know ("${o.type}", workflow run ${x.executionId}): see --json for its fields.`,
+      ];
     case 'already_booked': {
       if (x.alreadyBookedCode === 'ON_RECORD' && x.meeting) {
         return [
@@ -74,7 +82,10 @@ export function noticePrinter(o: { ui: Ui; json: boolean; target: Target; zone: 
   const where = `${o.target.profileName ? `on profile "${o.target.profileName}"` : 'with SCHEDCTL_API_KEY'} at ${o.target.baseUrl}`;
   let announcedRefire = false;
   // Notices quote trigger names and server ids: data, shown escaped.
-  const ui = { info: (line: string) => o.ui.info(sanitizeText(line)), warn: (line: string) => o.ui.warn(sanitizeText(line)) };
+  const ui = {
+    info: (line: string) => o.ui.info(sanitizeText(line)),
+    warn: (line: string) => o.ui.warn(sanitizeText(line)),
+  };
   return (n: RouteNotice): void => {
     switch (n.type) {
       case 'firing':
@@ -84,7 +95,10 @@ export function noticePrinter(o: { ui: Ui; json: boolean; target: Target; zone: 
         if (!o.json) ui.info(`Workflow run ${n.executionId}: outcome ${n.outcome.type}`);
         return;
       case 'reused':
-        if (!o.json) ui.info(`Reusing the scheduler outcome of workflow run ${n.remembered.executionId} (fired ${n.remembered.firedAt}): no new workflow run`);
+        if (!o.json)
+          ui.info(
+            `Reusing the scheduler outcome of workflow run ${n.remembered.executionId} (fired ${n.remembered.firedAt}): no new workflow run`,
+          );
         return;
       case 'answers_changed':
         o.ui.warn(
@@ -112,7 +126,9 @@ export function noticePrinter(o: { ui: Ui; json: boolean; target: Target; zone: 
         ui.warn(`the scheduling session of workflow run ${n.executionId} ended (CONFLICT): it can no longer book`);
         if (o.yes && !announcedRefire) {
           announcedRefire = true;
-          ui.warn('--yes: firing the trigger again once (a new workflow run repeats its CRM writes and counts for routing fairness), then picking a time anew');
+          ui.warn(
+            '--yes: firing the trigger again once (a new workflow run repeats its CRM writes and counts for routing fairness), then picking a time anew',
+          );
         }
         return;
     }

@@ -17,7 +17,10 @@ import { CancelledError } from '../../errors.js';
 import { MAX_GUESTS } from '../../limits.js';
 import { sanitizeText as clean } from '../../ui/sanitize.js';
 
-export function promptAsker(ctx: Context, opts: { zone: string; leadZone?: string | undefined; target: Target }): RouteAsker {
+export function promptAsker(
+  ctx: Context,
+  opts: { zone: string; leadZone?: string | undefined; target: Target },
+): RouteAsker {
   const io = { input: ctx.io.stdin, output: ctx.io.stderr };
   const say = (line = '') => ctx.io.stderr.write(`${clean(line)}\n`);
   const label = (f: TriggerField) => `${clean(f.label)}${f.required ? '' : ' (optional)'}`;
@@ -49,7 +52,10 @@ export function promptAsker(ctx: Context, opts: { zone: string; leadZone?: strin
     },
     async email() {
       const value = await input(
-        { message: "Lead's email", validate: (v) => isValidEmail(v.trim()) || 'enter a valid email address, e.g. ada@acme.com' },
+        {
+          message: "Lead's email",
+          validate: (v) => isValidEmail(v.trim()) || 'enter a valid email address, e.g. ada@acme.com',
+        },
         io,
       );
       return value.trim();
@@ -60,20 +66,31 @@ export function promptAsker(ctx: Context, opts: { zone: string; leadZone?: strin
         if (f.options) {
           const choices = f.options.map((o) => ({ name: clean(o.label), value: o.value, short: clean(o.label) }));
           answers[f.name] = await select<string>(
-            { message: label(f), choices: f.required ? choices : [{ name: '(leave empty)', value: '', short: '(empty)' }, ...choices], pageSize: 10 },
+            {
+              message: label(f),
+              choices: f.required ? choices : [{ name: '(leave empty)', value: '', short: '(empty)' }, ...choices],
+              pageSize: 10,
+            },
             io,
           );
         } else {
           answers[f.name] = (
-            await input({ message: label(f), validate: (v) => !f.required || v.trim() !== '' || `${clean(f.label)} is required` }, io)
+            await input(
+              { message: label(f), validate: (v) => !f.required || v.trim() !== '' || `${clean(f.label)} is required` },
+              io,
+            )
           ).trim();
         }
       }
       return answers;
     },
     async reuse(r, trigger) {
-      say(`A scheduler outcome for ${r.email} from "${trigger.name}" is already held (workflow run ${r.executionId}, fired ${formatInZone(r.firedAt, zone)}).`);
-      say('Reusing it starts no new workflow run; firing again repeats CRM writes and notifications and counts for routing fairness.');
+      say(
+        `A scheduler outcome for ${r.email} from "${trigger.name}" is already held (workflow run ${r.executionId}, fired ${formatInZone(r.firedAt, zone)}).`,
+      );
+      say(
+        'Reusing it starts no new workflow run; firing again repeats CRM writes and notifications and counts for routing fairness.',
+      );
       return confirm({ message: 'Reuse it instead of firing again?', default: true }, io);
     },
     async confirmFire(s) {
@@ -92,28 +109,56 @@ export function promptAsker(ctx: Context, opts: { zone: string; leadZone?: strin
       for (const [k, v] of rows) say(`  ${k.padEnd(width)}  ${v}`);
       // Where it goes, so a sandbox session never surprises anyone in production.
       const where = opts.target.profileName ? `on profile ${opts.target.profileName}` : 'with SCHEDCTL_API_KEY';
-      return confirm({ message: clean(`Fire "${s.trigger.name}" for ${s.email} ${where} at ${opts.target.baseUrl}? (starts a workflow run)`), default: true }, io);
+      return confirm(
+        {
+          message: clean(
+            `Fire "${s.trigger.name}" for ${s.email} ${where} at ${opts.target.baseUrl}? (starts a workflow run)`,
+          ),
+          default: true,
+        },
+        io,
+      );
     },
     async pickSlot(page: SlotPage): Promise<SlotAnswer> {
       for (;;) {
         const hold = relativeMinutes(page.expiresAt, serverNow(ctx.clock.now(), (await ctx.http()).serverSkewMs()));
-        const holdText = hold === 'unknown' ? 'hold expiry unknown' : hold.startsWith('in ') ? `hold expires ${hold}` : `hold expired ${hold}`;
+        const holdText =
+          hold === 'unknown'
+            ? 'hold expiry unknown'
+            : hold.startsWith('in ')
+              ? `hold expires ${hold}`
+              : `hold expired ${hold}`;
         // The way on (later times, the other zone) sits above the times, so it is one key away.
         const choices: Array<{ name: string; value: string; short?: string } | Separator> = [];
         choices.push({ name: `Show later times (from ${formatInZone(page.to, zone)})`, value: 'later' });
-        if (page.earlier) choices.push({ name: `Show earlier times (before ${formatInZone(page.from, zone)})`, value: 'earlier' });
+        if (page.earlier)
+          choices.push({ name: `Show earlier times (before ${formatInZone(page.from, zone)})`, value: 'earlier' });
         if (opts.leadZone && opts.leadZone !== opts.zone) {
           const other = zone === opts.zone ? opts.leadZone : opts.zone;
-          choices.push({ name: `Show times in ${other === opts.leadZone ? "the lead's zone" : 'your zone'} (${other})`, value: 'zone' });
+          choices.push({
+            name: `Show times in ${other === opts.leadZone ? "the lead's zone" : 'your zone'} (${other})`,
+            value: 'zone',
+          });
         }
         for (const day of groupByDay(page.slots, zone)) {
           const [first] = day.slots;
           if (first) choices.push(new Separator(`── ${dayLabel(first, zone)}`));
-          for (const s of day.slots) choices.push({ name: `  ${timeLabel(s, zone)}`, value: s, short: `${dayLabel(s, zone)} ${timeLabel(s, zone)}` });
+          for (const s of day.slots)
+            choices.push({
+              name: `  ${timeLabel(s, zone)}`,
+              value: s,
+              short: `${dayLabel(s, zone)} ${timeLabel(s, zone)}`,
+            });
         }
         if (page.slots.length === 0) choices.push(new Separator('  (no free times in this range)'));
         const answer = await select<string>(
-          { message: `Pick a time (${zone}) · ${holdText}`, choices, pageSize: 14, loop: false, ...(page.slots[0] ? { default: page.slots[0] } : {}) },
+          {
+            message: `Pick a time (${zone}) · ${holdText}`,
+            choices,
+            pageSize: 14,
+            loop: false,
+            ...(page.slots[0] ? { default: page.slots[0] } : {}),
+          },
           io,
         );
         if (answer === 'later') return { kind: 'later' };
@@ -127,7 +172,8 @@ export function promptAsker(ctx: Context, opts: { zone: string; leadZone?: strin
     },
     async guests(): Promise<GuestDetails> {
       const details: GuestDetails = { guests: [] };
-      if (!(await confirm({ message: 'Add guest details (name, phone, extra guests)?', default: false }, io))) return details;
+      if (!(await confirm({ message: 'Add guest details (name, phone, extra guests)?', default: false }, io)))
+        return details;
       const optional = async (message: string) => (await input({ message: `${message} (optional)` }, io)).trim();
       const firstName = await optional('First name');
       const lastName = await optional('Last name');
@@ -140,7 +186,8 @@ export function promptAsker(ctx: Context, opts: { zone: string; leadZone?: strin
           await input(
             {
               message: `Extra guest email ${details.guests.length + 1} of up to ${MAX_GUESTS} (Enter to finish)`,
-              validate: (v) => v.trim() === '' || isValidEmail(v.trim()) || 'enter a valid email address, or nothing to finish',
+              validate: (v) =>
+                v.trim() === '' || isValidEmail(v.trim()) || 'enter a valid email address, or nothing to finish',
             },
             io,
           )
@@ -152,18 +199,22 @@ export function promptAsker(ctx: Context, opts: { zone: string; leadZone?: strin
     },
     async confirmBook(s) {
       const who = [s.email, ...s.guests.guests].join(', ');
-      const ok = await confirm({ message: clean(`Book ${formatInZone(s.slot, zone)} (${formatUtc(s.slot)}) for ${who}?`), default: true }, io);
+      const ok = await confirm(
+        { message: clean(`Book ${formatInZone(s.slot, zone)} (${formatUtc(s.slot)}) for ${who}?`), default: true },
+        io,
+      );
       if (!ok) throw new CancelledError('not booked (the reservation lapses by itself)');
       return ok;
     },
     async retryEmail(trigger, previous, reason) {
       say(clean(`"${trigger.name}" refused ${previous}: ${reason}`));
-      say('Enter the lead\'s company email; every other answer is kept.');
+      say("Enter the lead's company email; every other answer is kept.");
       const next = await input(
         {
           message: "Lead's work email",
           validate: (v) =>
-            (isValidEmail(v.trim()) && v.trim().toLowerCase() !== previous.toLowerCase()) || 'enter another valid email address, e.g. ada@acme.com',
+            (isValidEmail(v.trim()) && v.trim().toLowerCase() !== previous.toLowerCase()) ||
+            'enter another valid email address, e.g. ada@acme.com',
         },
         io,
       );
@@ -171,7 +222,9 @@ export function promptAsker(ctx: Context, opts: { zone: string; leadZone?: strin
     },
     async refire() {
       say('The scheduling session of this workflow run ended, so it can no longer book.');
-      say('Firing the trigger again starts a new workflow run: it repeats the CRM writes and notifications and counts for routing fairness.');
+      say(
+        'Firing the trigger again starts a new workflow run: it repeats the CRM writes and notifications and counts for routing fairness.',
+      );
       return confirm({ message: 'Fire the trigger again and pick a new time?', default: true }, io);
     },
   };

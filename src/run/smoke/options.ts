@@ -25,7 +25,9 @@ export function parseSmokeFlags(flags: SmokeFlags): SmokeInput & { junit?: strin
     input.event = flags.event;
   }
   if (flags.email !== undefined && !isValidEmail(flags.email)) {
-    throw new UsageError(`invalid --email "${flags.email}": not an email address`, { hint: 'e.g. --email smoke-test@yourcompany.com' });
+    throw new UsageError(`invalid --email "${flags.email}": not an email address`, {
+      hint: 'e.g. --email smoke-test@yourcompany.com',
+    });
   }
   const fields = parseKeyValues(flags.field ?? [], '--field');
   if (flags.trigger !== undefined) {
@@ -48,9 +50,12 @@ export function parseSmokeFlags(flags: SmokeFlags): SmokeInput & { junit?: strin
   if (flags.maxLatency !== undefined) {
     const ms = Number(flags.maxLatency);
     if (!/^\s*\d+\s*$/.test(flags.maxLatency) || !Number.isSafeInteger(ms) || ms <= 0) {
-      throw new UsageError(`invalid --max-latency "${flags.maxLatency}": expected a whole number of milliseconds above 0`, {
-        hint: 'e.g. --max-latency 2000',
-      });
+      throw new UsageError(
+        `invalid --max-latency "${flags.maxLatency}": expected a whole number of milliseconds above 0`,
+        {
+          hint: 'e.g. --max-latency 2000',
+        },
+      );
     }
     input.maxLatencyMs = ms;
   }
@@ -58,10 +63,14 @@ export function parseSmokeFlags(flags: SmokeFlags): SmokeInput & { junit?: strin
     const path = resolve(flags.junit);
     const dir = dirname(path);
     if (flags.junit.trim() === '' || !existsSync(dir) || !statSync(dir).isDirectory()) {
-      throw new UsageError(`invalid --junit "${flags.junit}": the folder ${dir} does not exist`, { hint: 'create it first, e.g. mkdir -p reports' });
+      throw new UsageError(`invalid --junit "${flags.junit}": the folder ${dir} does not exist`, {
+        hint: 'create it first, e.g. mkdir -p reports',
+      });
     }
     if (existsSync(path) && statSync(path).isDirectory()) {
-      throw new UsageError(`invalid --junit "${flags.junit}": it is a folder; give a file name, e.g. ${flags.junit.replace(/\/?$/, '/smoke.xml')}`);
+      throw new UsageError(
+        `invalid --junit "${flags.junit}": it is a folder; give a file name, e.g. ${flags.junit.replace(/\/?$/, '/smoke.xml')}`,
+      );
     }
     input.junit = path;
   }

@@ -50,7 +50,11 @@ export async function run(ctx: Context, [idOrName = '']: string[], opts: FireOpt
   const input = await parseFireOptions(ctx, idOrName, opts);
   const ui = await ctx.ui();
   const canAsk = ctx.canPrompt() && !ctx.globals.json;
-  const r = await fireOrReuse(ctx, input, { warn: ui.warn, info: ui.info, ...(canAsk ? { confirmFireAgain: () => confirmFireAgain(ctx) } : {}) });
+  const r = await fireOrReuse(ctx, input, {
+    warn: ui.warn,
+    info: ui.info,
+    ...(canAsk ? { confirmFireAgain: () => confirmFireAgain(ctx) } : {}),
+  });
   if (ctx.globals.json) return ui.json(r.document);
   ui.print(outcomeLines(r.document, r.email).join('\n'));
 }
@@ -58,7 +62,10 @@ export async function run(ctx: Context, [idOrName = '']: string[], opts: FireOpt
 /** Everything that needs no server is checked first: a typo costs no request. */
 export async function parseFireOptions(ctx: Context, idOrName: string, opts: FireOptions): Promise<FireInput> {
   const email = opts.email?.trim();
-  if (!email) throw new UsageError("missing --email: the lead's email is required to fire a trigger", { hint: 'e.g. --email ada@acme.com' });
+  if (!email)
+    throw new UsageError("missing --email: the lead's email is required to fire a trigger", {
+      hint: 'e.g. --email ada@acme.com',
+    });
   if (!isValidEmail(email)) throw new UsageError(`invalid --email "${email}": not a valid email address`);
   const fields = parseKeyValues(opts.field ?? [], '--field');
   const context = parseContext(opts.context ?? []);
@@ -75,7 +82,11 @@ export async function fireOrReuse(ctx: Context, input: FireInput, hooks: FireHoo
   const { email, context } = input;
   const target = await ctx.target();
   const trigger = await loadTrigger(ctx, input.idOrName);
-  const responses = buildResponses(trigger, { email, fields: input.fields, ...(input.fromFile ? { fromFile: input.fromFile } : {}) });
+  const responses = buildResponses(trigger, {
+    email,
+    fields: input.fields,
+    ...(input.fromFile ? { fromFile: input.fromFile } : {}),
+  });
 
   const { outcomes } = await ctx.state();
   const scope = scopeOf(target);
@@ -90,20 +101,31 @@ export async function fireOrReuse(ctx: Context, input: FireInput, hooks: FireHoo
     }
   }
   if (remembered.kind === 'different-answers') {
-    hooks.warn(`the remembered outcome for ${email} (workflow run ${remembered.previous.executionId}) was fired with other answers: firing anew; it will not be reused`);
+    hooks.warn(
+      `the remembered outcome for ${email} (workflow run ${remembered.previous.executionId}) was fired with other answers: firing anew; it will not be reused`,
+    );
   }
 
-  hooks.info(`firing "${trigger.name}" for ${email} ${target.profileName ? `on profile ${target.profileName}` : 'with the key from SCHEDCTL_API_KEY'} at ${target.baseUrl}`);
+  hooks.info(
+    `firing "${trigger.name}" for ${email} ${target.profileName ? `on profile ${target.profileName}` : 'with the key from SCHEDCTL_API_KEY'} at ${target.baseUrl}`,
+  );
   const api = await ctx.api();
   const result = await fireTrigger(api, trigger, { email, responses, ...(context ? { context } : {}) });
-  await outcomes.remember(scope, trigger.id, email, { executionId: result.executionId, outcome: result.outcome, firedAt: ctx.clock.now().toISOString(), answersKey: key });
+  await outcomes.remember(scope, trigger.id, email, {
+    executionId: result.executionId,
+    outcome: result.outcome,
+    firedAt: ctx.clock.now().toISOString(),
+    answersKey: key,
+  });
   return { trigger, email, document: { executionId: result.executionId, outcome: result.outcome } };
 }
 
 async function readResponsesFile(spec: string, ctx: Context): Promise<Record<string, unknown>> {
   const value = await readJsonInput(spec, '--responses', ctx.io.stdin, true);
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw new UsageError('--responses must hold a JSON object of field names to values, e.g. {"company": "Acme", "region": "emea"}');
+    throw new UsageError(
+      '--responses must hold a JSON object of field names to values, e.g. {"company": "Acme", "region": "emea"}',
+    );
   }
   return value as Record<string, unknown>;
 }
@@ -111,5 +133,8 @@ async function readResponsesFile(spec: string, ctx: Context): Promise<Record<str
 async function confirmFireAgain(ctx: Context): Promise<boolean> {
   // The prompts load only when one is shown: scripts never pay for them.
   const { confirm } = await import('@inquirer/prompts');
-  return confirm({ message: 'Fire again anyway (starts a new workflow run)?', default: false }, { input: ctx.io.stdin, output: ctx.io.stderr });
+  return confirm(
+    { message: 'Fire again anyway (starts a new workflow run)?', default: false },
+    { input: ctx.io.stdin, output: ctx.io.stderr },
+  );
 }

@@ -4,11 +4,17 @@ import type { RememberedOutcome } from '../../state/index.js';
 import { sanitizeText } from '../../ui/sanitize.js';
 
 /** The result lines on stdout: the execution, the outcome, and for a scheduler the exact next commands (server text escaped). */
-export function outcomeLines(result: { executionId: string; outcome: Outcome | { type: string } }, email: string): string[] {
+export function outcomeLines(
+  result: { executionId: string; outcome: Outcome | { type: string } },
+  email: string,
+): string[] {
   return rawOutcomeLines(result, email).map(sanitizeText);
 }
 
-function rawOutcomeLines(result: { executionId: string; outcome: Outcome | { type: string } }, email: string): string[] {
+function rawOutcomeLines(
+  result: { executionId: string; outcome: Outcome | { type: string } },
+  email: string,
+): string[] {
   const o = result.outcome as Outcome | { type: string; [k: string]: unknown };
   const lines = [`executionId       ${result.executionId}`];
   if (o.type === 'scheduler' && 'schedulingLinkId' in o) {
@@ -22,7 +28,10 @@ function rawOutcomeLines(result: { executionId: string; outcome: Outcome | { typ
       `then: schedctl book ${linkId} --start <time> --reservation <reservationId> --execution ${result.executionId} --email ${email}`,
     );
   } else if (o.type === 'redirect' && 'url' in o) {
-    lines.push('outcome           redirect (the workflow sends the lead elsewhere)', `url               ${String(o.url)}`);
+    lines.push(
+      'outcome           redirect (the workflow sends the lead elsewhere)',
+      `url               ${String(o.url)}`,
+    );
   } else if (o.type === 'none') {
     lines.push('outcome           none: the workflow finished without offering a meeting');
   } else {

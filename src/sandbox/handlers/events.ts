@@ -9,13 +9,26 @@ export const DEFAULT_PAGE = 5;
 export const MAX_PAGE = 50;
 
 export function toSummary(e: EventRecord): EventSummary {
-  return { id: e.id, slug: e.slug, name: e.name, schedulerTitle: e.schedulerTitle, schedulerDescription: e.schedulerDescription,
-    duration: e.duration, timeslotIncrement: e.timeslotIncrement, conferencingType: e.conferencingType, location: e.location,
-    createdAt: e.createdAt, updatedAt: e.updatedAt };
+  return {
+    id: e.id,
+    slug: e.slug,
+    name: e.name,
+    schedulerTitle: e.schedulerTitle,
+    schedulerDescription: e.schedulerDescription,
+    duration: e.duration,
+    timeslotIncrement: e.timeslotIncrement,
+    conferencingType: e.conferencingType,
+    location: e.location,
+    createdAt: e.createdAt,
+    updatedAt: e.updatedAt,
+  };
 }
 
 export function toHost(workspace: Workspace, hostId: string, isPrimary: boolean): Host {
-  const h = must(workspace.hosts.find((x) => x.id === hostId), `host ${hostId}`);
+  const h = must(
+    workspace.hosts.find((x) => x.id === hostId),
+    `host ${hostId}`,
+  );
   return { name: h.name, profilePictureUrl: h.profilePictureUrl, isQueue: false, isPrimary };
 }
 
@@ -46,8 +59,11 @@ export function listEvents(ctx: HandlerContext): Reply {
     if (decoded === undefined) details.push('cursor: not a cursor returned by this API');
     else offset = decoded;
   }
-  if (details.length > 0) throw invalid(`Invalid query: fix ${details.map((d) => d.split(':')[0]).join(', ')}.`, details);
-  const newestFirst = [...ctx.store.workspace.events].sort((a, b) => b.createdAt.localeCompare(a.createdAt) || a.id.localeCompare(b.id));
+  if (details.length > 0)
+    throw invalid(`Invalid query: fix ${details.map((d) => d.split(':')[0]).join(', ')}.`, details);
+  const newestFirst = [...ctx.store.workspace.events].sort(
+    (a, b) => b.createdAt.localeCompare(a.createdAt) || a.id.localeCompare(b.id),
+  );
   const page = newestFirst.slice(offset, offset + limit);
   const next = offset + limit < newestFirst.length ? encodeCursor(offset + limit) : '';
   return { status: 200, body: { events: page.map(toSummary), nextCursor: next } };

@@ -21,16 +21,25 @@ export function lookupReservation(store: Store, id: string, target: Target): Res
   const r = store.state.reservations.find((x) => x.id === id);
   if (!r) throw notFound(`Reservation ${id} does not exist.`);
   if (r.targetKind !== target.kind || r.targetId !== target.id) {
-    throw new ApiFailure(400, 'RESERVATION_MISMATCH', `Reservation ${id} was made for "${r.eventKey}", not for this ${target.kind}.`);
+    throw new ApiFailure(
+      400,
+      'RESERVATION_MISMATCH',
+      `Reservation ${id} was made for "${r.eventKey}", not for this ${target.kind}.`,
+    );
   }
   return r;
 }
 
 export function assertUsable(store: Store, r: ReservationRecord): void {
   const status = store.reservationStatus(r);
-  if (status === 'used') throw new ApiFailure(409, 'RESERVATION_USED', `Reservation ${r.id} was already used to book a meeting.`);
+  if (status === 'used')
+    throw new ApiFailure(409, 'RESERVATION_USED', `Reservation ${r.id} was already used to book a meeting.`);
   if (status === 'expired') {
-    throw new ApiFailure(409, 'RESERVATION_EXPIRED', `Reservation ${r.id} expired at ${r.expiresAt}; request slots again without a reservationId.`);
+    throw new ApiFailure(
+      409,
+      'RESERVATION_EXPIRED',
+      `Reservation ${r.id} expired at ${r.expiresAt}; request slots again without a reservationId.`,
+    );
   }
 }
 
@@ -53,21 +62,36 @@ export function postSlots(ctx: HandlerContext): Reply {
   } else {
     const now = store.nowMs();
     reservation = {
-      id: store.nextId(), eventId: target.event.id, eventKey: identifier, targetKind: target.kind, targetId: target.id,
-      hostIds: [...target.hostIds], createdAt: new Date(now).toISOString(),
-      expiresAt: new Date(now + store.options.holdSeconds * 1000).toISOString(), usedAt: null,
+      id: store.nextId(),
+      eventId: target.event.id,
+      eventKey: identifier,
+      targetKind: target.kind,
+      targetId: target.id,
+      hostIds: [...target.hostIds],
+      createdAt: new Date(now).toISOString(),
+      expiresAt: new Date(now + store.options.holdSeconds * 1000).toISOString(),
+      usedAt: null,
     };
     store.state.reservations.push(reservation);
     store.commit();
   }
   const slots = listSlots(store.calendars(reservation.hostIds), start, end, {
-    duration: target.event.duration, increment: target.event.timeslotIncrement, now: store.nowMs(),
+    duration: target.event.duration,
+    increment: target.event.timeslotIncrement,
+    now: store.nowMs(),
   });
   // activeHost: null for plain events; for a link, the link's primary host (Host shape).
-  const activeHost = target.link ? toHost(store.workspace, must(target.link.hostIds[0], 'the primary host of the link'), true) : null;
+  const activeHost = target.link
+    ? toHost(store.workspace, must(target.link.hostIds[0], 'the primary host of the link'), true)
+    : null;
   return {
     status: 200,
-    body: { reservationId: reservation.id, eventId: reservation.eventId, expiresAt: reservation.expiresAt,
-      slots: slots.map((t) => new Date(t).toISOString()), activeHost },
+    body: {
+      reservationId: reservation.id,
+      eventId: reservation.eventId,
+      expiresAt: reservation.expiresAt,
+      slots: slots.map((t) => new Date(t).toISOString()),
+      activeHost,
+    },
   };
 }

@@ -11,7 +11,12 @@ import { must } from '../must.js';
 /** A scheduler session (the window in which the routed lead may book) lasts this long. */
 export const SESSION_MINUTES = 60;
 
-const toTrigger = (t: TriggerRecord): Trigger => ({ id: t.id, name: t.name, description: t.description, fields: t.fields });
+const toTrigger = (t: TriggerRecord): Trigger => ({
+  id: t.id,
+  name: t.name,
+  description: t.description,
+  fields: t.fields,
+});
 
 export function listTriggers(ctx: HandlerContext): Reply {
   return { status: 200, body: { triggers: ctx.store.workspace.triggers.map(toTrigger) } };
@@ -56,16 +61,32 @@ function checkResponses(trigger: TriggerRecord, email: string, raw: Record<strin
   return out;
 }
 
-function route(store: Store, trigger: TriggerRecord, responses: Record<string, string>, executionId: string, baseUrl: string): Outcome {
+function route(
+  store: Store,
+  trigger: TriggerRecord,
+  responses: Record<string, string>,
+  executionId: string,
+  baseUrl: string,
+): Outcome {
   const rule = trigger.rules.find((r) => !r.when || responses[r.when.field] === r.when.equals);
   const outcome: RoutingOutcome = rule?.outcome ?? { type: 'none' };
   if (outcome.type === 'scheduler') {
-    const link = must(store.workspace.links.find((l) => l.id === outcome.linkId), `link ${outcome.linkId}`);
+    const link = must(
+      store.workspace.links.find((l) => l.id === outcome.linkId),
+      `link ${outcome.linkId}`,
+    );
     // The sandbox has no booking UI; the address follows the shape of a real one.
-    return { type: 'scheduler', schedulingLinkId: link.id, schedulerUrl: `${baseUrl}/book/${link.slug}?executionId=${executionId}` };
+    return {
+      type: 'scheduler',
+      schedulingLinkId: link.id,
+      schedulerUrl: `${baseUrl}/book/${link.slug}?executionId=${executionId}`,
+    };
   }
   if (outcome.type === 'redirect') {
-    return { type: 'redirect', url: outcome.url.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(responses[name] ?? '')) };
+    return {
+      type: 'redirect',
+      url: outcome.url.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(responses[name] ?? '')),
+    };
   }
   return { type: 'none' };
 }
@@ -77,14 +98,25 @@ export function fireTrigger(ctx: HandlerContext): Reply {
   const body = validate(fireRequestSchema, ctx.json(), 'trigger request');
   const responses = checkResponses(trigger, body.email, body.responses ?? {});
   if (trigger.requireWorkEmail && isPersonalEmail(body.email)) {
-    throw new ApiFailure(400, 'WORK_EMAIL_REQUIRED', `${trigger.name} requires a work email; ${body.email} is a personal address.`);
+    throw new ApiFailure(
+      400,
+      'WORK_EMAIL_REQUIRED',
+      `${trigger.name} requires a work email; ${body.email} is a personal address.`,
+    );
   }
   const now = store.nowMs();
   const id = store.nextId();
   const execution: ExecutionRecord = {
-    id, triggerId: trigger.id, email: body.email, responses, context: (body.context as Record<string, unknown> | undefined) ?? null,
-    outcome: route(store, trigger, responses, id, ctx.baseUrl), createdAt: new Date(now).toISOString(),
-    sessionEndsAt: new Date(now + SESSION_MINUTES * 60_000).toISOString(), endedAt: null, meetingId: null,
+    id,
+    triggerId: trigger.id,
+    email: body.email,
+    responses,
+    context: (body.context as Record<string, unknown> | undefined) ?? null,
+    outcome: route(store, trigger, responses, id, ctx.baseUrl),
+    createdAt: new Date(now).toISOString(),
+    sessionEndsAt: new Date(now + SESSION_MINUTES * 60_000).toISOString(),
+    endedAt: null,
+    meetingId: null,
   };
   store.state.executions.push(execution);
   store.commit();
