@@ -148,6 +148,8 @@ export async function bookMeeting(
 ): Promise<BookOutcome> {
   const target = await ctx.target();
   const state = await ctx.state();
+  // The attempt is journaled before it is sent: refuse before any request when it cannot be.
+  state.assertWritable();
   const scope = scopeOf(target);
   // A re-run of an earlier attempt (same reservation or run) goes to the server, which knows;
   // otherwise the local record is asked whether this lead already has a meeting here.

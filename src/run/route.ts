@@ -76,6 +76,8 @@ export interface RouteParsedOptions {
 export async function routeParsed(ctx: Context, parsed: ParsedRouteOptions, o: RouteParsedOptions): Promise<RouteRun> {
   const target = await ctx.target();
   const [api, state] = await Promise.all([ctx.api(), ctx.state()]);
+  // Outcomes, attempts and meetings are written along the way: refuse before any request when they cannot be.
+  state.assertWritable();
   const scope = scopeOf(target);
   let requests = 0;
   const counted =

@@ -24,6 +24,23 @@ export function ensureDir(dir: string): void {
   }
 }
 
+/**
+ * A command that must write afterwards (a fire remembers its outcome, a booking its attempt)
+ * checks first, before it sends anything: the directory exists or can be made, and a file can
+ * be created in it (this also catches a read-only file system, which permissions do not show).
+ */
+export function assertWritable(dir: string): void {
+  ensureDir(dir);
+  const probe = `${dir}/.schedctl-write-check.${process.pid}.tmp`;
+  try {
+    closeSync(openSync(probe, 'w', 0o600));
+  } catch (error) {
+    throw new StateWriteError(dir, error);
+  } finally {
+    rmSync(probe, { force: true });
+  }
+}
+
 export function writeAtomic(path: string, text: string): void {
   const temp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   let fd: number | undefined;

@@ -5,6 +5,7 @@
  * (StateFileError), never reset. Opening creates and writes nothing: reads work on a
  * read-only or missing directory, and only the first write creates it (0700).
  */
+import { assertWritable } from './disk.js';
 import { Journal } from './journal.js';
 import { DEFAULT_LOCK_TIMING } from './lock.js';
 import { Meetings } from './meetings.js';
@@ -42,6 +43,8 @@ export interface State {
   readonly journal: Journal;
   readonly outcomes: Outcomes;
   readonly meetings: Meetings;
+  /** Before sending something whose outcome must be written down: fails (StateWriteError) when nothing can be. */
+  assertWritable(): void;
 }
 
 export function openState(dir: string, opts: StateOptions): State {
@@ -55,5 +58,6 @@ export function openState(dir: string, opts: StateOptions): State {
     journal: new Journal(dir, timing, opts.now),
     outcomes: new Outcomes(dir, timing),
     meetings: new Meetings(dir, timing, opts.now),
+    assertWritable: () => assertWritable(dir),
   };
 }

@@ -39,6 +39,8 @@ export async function run(ctx: Context, [name = '']: string[], opts: AddOptions,
   if (!NAME.test(name)) throw new UsageError(`invalid profile name "${name}": use letters, digits, _ . - (at most 64)`);
   const baseUrl = checkBaseUrl(ctx.globals.baseUrl ?? DEFAULT_BASE_URL, '--base-url');
   const apiKey = await readKey(opts, ctx);
+  // Saving is the point: a directory that cannot take the file is said before the key check's request.
+  (await ctx.state()).assertWritable();
   const keyCheck: KeyCheck = opts.verify === false ? 'skipped' : await checkKey(ctx, name, baseUrl, apiKey);
   const { profiles } = await ctx.state();
   await profiles.set(name, { baseUrl, apiKey, ...(rate !== undefined ? { rate } : {}) }, Boolean(opts.default));

@@ -81,6 +81,8 @@ export async function parseFireOptions(ctx: Context, idOrName: string, opts: Fir
 export async function fireOrReuse(ctx: Context, input: FireInput, hooks: FireHooks): Promise<FireRun> {
   const { email, context } = input;
   const target = await ctx.target();
+  // The outcome must be remembered after the fire: refuse before any request when it cannot be.
+  (await ctx.state()).assertWritable();
   const trigger = await loadTrigger(ctx, input.idOrName);
   const responses = buildResponses(trigger, {
     email,

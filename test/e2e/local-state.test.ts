@@ -1,0 +1,140 @@
+/**
+ * Broken files and odd config directories: a damaged local file is reported naming it (exit 1,
+ * never "a bug"), never overwritten, and nothing is sent; a directory that cannot be written
+ * still serves reads, while commands that must write refuse before any request; a shared
+ * directory keeps its mode.
+ */
+import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { show, tempDir } from '../helpers/cli.js';
+import { useSandbox } from '../helpers/sandbox.js';
+
+const t = useSandbox();
+const cli = (args: string[], configDir = t.dir) => t.sb.cli(args, { configDir });
+
+describe('a damaged local file', () => {
+  for (const [file, text] of [
+    ['journal.json', '{"entries": [{"id": "x", '],
+    ['outcomes.json', '[]'],
+    ['meetings.json', ''],
+    ['config.json', '{"profiles": {"p": {"baseUrl": 5}}}'],
+  ] as const) {
+    it(`${file} (${text === '' ? 'empty' : 'broken'}): exit 1 naming the file and what to do; unchanged; nothing sent`, async () => {
+      const path = join(t.dir, file);
+      writeFileSync(path, text, { mode: 0o600 });
+      const before = await t.sb.requestCount();
+      // The commands that read it: book (journal, meetings), trigger fire (outcomes), anything (profiles).
+      const args =
+        file === 'outcomes.json'
+          ? [
+              'trigger',
+              'fire',
+              'Inbound demo request',
+              '--email',
+              'ada@acme.example',
+              '--field',
+              'company=Acme',
+              '--field',
+              'region=emea',
+              '--json',
+            ]
+          : file === 'config.json'
+            ? ['triggers', 'ls', '--json']
+            : ['meetings', 'ls', '--json'];
+      const r = await cli(args);
+      expect(r.code, show(r)).toBe(1);
+      const { error } = r.json();
+      expect(error.code).toBe('STATE_FILE');
+      expect(error.message).toContain(path);
+      expect(`${error.message} ${error.hint ?? ''}`).toMatch(/move it aside/);
+      expect(r.stderr).not.toContain('bug');
+      expect(readFileSync(path, 'utf8')).toBe(text);
+      // A fire never goes out: at most the trigger list was read to check the fields.
+      const sent = (await t.sb.state()).requests.slice(before).map((q) => `${q.method} ${q.path}`);
+      expect(sent.filter((q) => q.startsWith('POST'))).toEqual([]);
+    });
+  }
+});
+
+describe('a config directory that cannot be written', () => {
+  // A path below a regular file can never be a directory (root ignores permission bits).
+  const unusable = () => {
+    const base = tempDir();
+    writeFileSync(join(base, 'not-a-dir'), '');
+    return join(base, 'not-a-dir', 'schedctl');
+  };
+
+  it('reads with the key from SCHEDCTL_API_KEY still work', async () => {
+    const r = await cli(['triggers', 'ls', '--json'], unusable());
+    expect(r.code, show(r)).toBe(0);
+    expect(r.json().triggers.length).toBeGreaterThan(0);
+  });
+
+  it('a fire and a booking refuse before any request, naming the directory', async () => {
+    const dir = unusable();
+    const before = await t.sb.requestCount();
+    const fire = await cli(
+      [
+        'trigger',
+        'fire',
+        'Inbound demo request',
+        '--email',
+        'ada@acme.example',
+        '--field',
+        'company=Acme',
+        '--field',
+        'region=emea',
+        '--json',
+      ],
+      dir,
+    );
+    expect(fire.code, show(fire)).toBe(1);
+    expect(fire.json().error).toMatchObject({ code: 'STATE_WRITE', message: expect.stringContaining(dir) });
+    const route = await cli(
+      [
+        'route',
+        '--trigger',
+        'Inbound demo request',
+        '--email',
+        'ada@acme.example',
+        '--field',
+        'company=Acme',
+        '--field',
+        'region=emea',
+        '--slot',
+        'first',
+        '--yes',
+        '--json',
+      ],
+      dir,
+    );
+    expect(route.code, show(route)).toBe(1);
+    expect(route.json().error.code).toBe('STATE_WRITE');
+    const sent = (await t.sb.state()).requests.slice(before);
+    expect(sent.filter((q) => q.method === 'POST')).toEqual([]);
+  });
+});
+
+describe('a shared config directory', () => {
+  it('keeps its mode (1777), keeps schedctl files 0600, and warns when the key file is readable by others', async () => {
+    const dir = join(tempDir(), 'shared');
+    mkdirSync(dir);
+    chmodSync(dir, 0o1777);
+    const add = await t.sb.cli(['--base-url', t.sb.baseUrl, 'profile', 'add', 'work', '--key-stdin'], {
+      configDir: dir,
+      input: t.sb.keys.full,
+      env: { SCHEDCTL_API_KEY: undefined },
+    });
+    expect(add.code, show(add)).toBe(0);
+    expect(statSync(dir).mode & 0o7777).toBe(0o1777);
+    expect(statSync(join(dir, 'config.json')).mode & 0o777).toBe(0o600);
+    chmodSync(join(dir, 'config.json'), 0o644);
+    const r = await t.sb.cli(['triggers', 'ls', '--json'], {
+      configDir: dir,
+      env: { SCHEDCTL_API_KEY: undefined, SCHEDCTL_BASE_URL: undefined },
+    });
+    expect(r.code, show(r)).toBe(0);
+    expect(r.stderr).toContain('readable by other users');
+  });
+});
