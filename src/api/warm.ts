@@ -77,7 +77,7 @@ export class WarmConnections {
 }
 
 // A mixin's base must accept any constructor arguments (TypeScript's rule for mixins).
-// biome-ignore lint/suspicious/noExplicitAny: a mixin's base class must take any constructor arguments (TypeScript's rule for mixins).
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a mixin's base class must take any constructor arguments (TypeScript's rule for mixins).
 type AgentClass = new (...args: any[]) => Agent;
 
 /** An Agent (http or https) whose first connection to an origin may be one opened ahead. */

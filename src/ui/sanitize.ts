@@ -9,12 +9,12 @@
 
 // C0 controls except \t (0x09) and \n (0x0a), DEL and C1 controls, and the bidi
 // embedding/override/isolate/mark characters.
-// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
+// eslint-disable-next-line no-control-regex -- matching control characters is the point.
 const UNSAFE = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
-// biome-ignore lint/suspicious/noControlCharactersInRegex: as above.
+// eslint-disable-next-line no-control-regex -- as above.
 const UNSAFE_ALL = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 /** Exactly SGR (colors and styles): ESC [ digits/semicolons m; or any other unsafe character. */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: as above.
+// eslint-disable-next-line no-control-regex -- as above.
 const SGR_OR_UNSAFE = /\x1b\[[0-9;]*m|[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
 function escapeChar(ch: string): string {

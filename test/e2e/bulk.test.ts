@@ -331,157 +331,171 @@ describe('route --from: sending', () => {
     expect(sent(state).filter((s) => s.startsWith('POST /v1/triggers/'))).toHaveLength(3);
   });
 
-  it('resume after SIGKILL at random rows: every lead ends with exactly one meeting, no row books twice', {
-    timeout: 120_000,
-  }, async () => {
-    const N = 9;
-    const file = writeCsv(t.dir, 'leads.csv', LEAD_HEADER, leadRows('kill', N));
-    const args = ['route', '--from', file, '--trigger', DEMO_TRIGGER, '--json'];
-    const story: string[] = [];
-    const started = Date.now();
-    const at = () => `${((Date.now() - started) / 1000).toFixed(1)} s`;
-    for (let kill = 0; kill < 3; kill++) {
-      const run = spawnCli(t.sb, args, { configDir: t.dir });
-      const doneBefore = rowsDone(t.dir);
-      if (kill === 1) {
-        // After a random delay, wherever the run is then (starting up, mid-request, between rows).
-        await sleep(300 + Math.floor(Math.random() * 1500));
-        story.push(`kill ${kill}: after a random delay (${doneBefore} rows done before)`);
-      } else {
-        // After the run log shows some more rows done, plus a few random ms into the next row.
-        const target = Math.min(N - 1, doneBefore + 1 + Math.floor(Math.random() * 3));
-        await waitFor(() => rowsDone(t.dir) >= target || run.exited(), `${target} rows done`, 60_000);
-        await sleep(Math.floor(Math.random() * 120));
-        story.push(`kill ${kill}: after ${target} rows done`);
+  it(
+    'resume after SIGKILL at random rows: every lead ends with exactly one meeting, no row books twice',
+    {
+      timeout: 120_000,
+    },
+    async () => {
+      const N = 9;
+      const file = writeCsv(t.dir, 'leads.csv', LEAD_HEADER, leadRows('kill', N));
+      const args = ['route', '--from', file, '--trigger', DEMO_TRIGGER, '--json'];
+      const story: string[] = [];
+      const started = Date.now();
+      const at = () => `${((Date.now() - started) / 1000).toFixed(1)} s`;
+      for (let kill = 0; kill < 3; kill++) {
+        const run = spawnCli(t.sb, args, { configDir: t.dir });
+        const doneBefore = rowsDone(t.dir);
+        if (kill === 1) {
+          // After a random delay, wherever the run is then (starting up, mid-request, between rows).
+          await sleep(300 + Math.floor(Math.random() * 1500));
+          story.push(`kill ${kill}: after a random delay (${doneBefore} rows done before)`);
+        } else {
+          // After the run log shows some more rows done, plus a few random ms into the next row.
+          const target = Math.min(N - 1, doneBefore + 1 + Math.floor(Math.random() * 3));
+          await waitFor(() => rowsDone(t.dir) >= target || run.exited(), `${target} rows done`, 60_000);
+          await sleep(Math.floor(Math.random() * 120));
+          story.push(`kill ${kill}: after ${target} rows done`);
+        }
+        run.child.kill('SIGKILL');
+        const ended = await run.done;
+        story.push(`  ended ${ended.signal ?? `exit ${ended.code}`} at ${at()}, ${rowsDone(t.dir)} rows done`);
+        // A run killed mid-way leaves its lock, with its pid beside it: the next run sees that process
+        // gone and takes the lock over at once (no RUN_IN_PROGRESS). Only a kill before the pid is
+        // written (the random delay may land there) needs the lock's staleness: stand in for it then.
+        if (kill === 1) ageRunLocks(t.dir);
       }
-      run.child.kill('SIGKILL');
-      const ended = await run.done;
-      story.push(`  ended ${ended.signal ?? `exit ${ended.code}`} at ${at()}, ${rowsDone(t.dir)} rows done`);
-      // A run killed mid-way leaves its lock, with its pid beside it: the next run sees that process
-      // gone and takes the lock over at once (no RUN_IN_PROGRESS). Only a kill before the pid is
-      // written (the random delay may land there) needs the lock's staleness: stand in for it then.
-      if (kill === 1) ageRunLocks(t.dir);
-    }
 
-    const last = await route(file, ['--json']);
-    story.push(`last run ended at ${at()}`);
-    const how = `${story.join('\n')}\n${show(last)}`;
-    expect(last.code, how).toBe(0);
-    const out = parseBulk(last);
-    expect(out.rows, how).toHaveLength(N);
-    for (const row of out.rows) expect(['skipped', 'booked', 'already_booked'], how).toContain(row.status);
+      const last = await route(file, ['--json']);
+      story.push(`last run ended at ${at()}`);
+      const how = `${story.join('\n')}\n${show(last)}`;
+      expect(last.code, how).toBe(0);
+      const out = parseBulk(last);
+      expect(out.rows, how).toHaveLength(N);
+      for (const row of out.rows) expect(['skipped', 'booked', 'already_booked'], how).toContain(row.status);
 
-    const state = await t.sb.state();
-    const per = meetingsPerLead(state);
-    for (let i = 1; i <= N; i++) expect(per.get(`kill${i}@acme.example`), `kill${i}: ${how}`).toBe(1);
-    expect(state.meetings, how).toHaveLength(N);
-    // No row booked twice: one successful booking request per lead, whatever was cut off.
-    expect(
-      sent(state).filter((s) => s === 'POST /v1/scheduling/meetings 201'),
-      how,
-    ).toHaveLength(N);
-  });
+      const state = await t.sb.state();
+      const per = meetingsPerLead(state);
+      for (let i = 1; i <= N; i++) expect(per.get(`kill${i}@acme.example`), `kill${i}: ${how}`).toBe(1);
+      expect(state.meetings, how).toHaveLength(N);
+      // No row booked twice: one successful booking request per lead, whatever was cut off.
+      expect(
+        sent(state).filter((s) => s === 'POST /v1/scheduling/meetings 201'),
+        how,
+      ).toHaveLength(N);
+    },
+  );
 });
 
 describe('reschedule --from', () => {
-  it('moves meetings named by id or by email (from the local record); an unknown or ambiguous email is an invalid row', {
-    timeout: 60_000,
-  }, async () => {
-    // Book through schedctl, so the local record (meetings.json) knows these leads.
-    const booked = await route(
-      writeCsv(t.dir, 'book.csv', LEAD_HEADER, [
-        'r1@acme.example,Acme,emea',
-        'r2@acme.example,Acme,emea',
-        'dup@acme.example,Acme,emea',
-      ]),
-      ['--json'],
-    );
-    expect(booked.code, show(booked)).toBe(0);
-    const ids = Object.fromEntries(parseBulk(booked).rows.map((x) => [x.key, x.meetingId ?? '']));
-    // A second meeting of dup@ (other answers, --rebook): its email now names two meetings.
-    const dup = await cli([
-      'route',
-      '--trigger',
-      DEMO_TRIGGER,
-      '--email',
-      'dup@acme.example',
-      '--field',
-      'company=Acme',
-      '--field',
-      'region=apac',
-      '--slot',
-      'first',
-      '--yes',
-      '--rebook',
-      '--json',
-    ]);
-    expect(dup.code, show(dup)).toBe(0);
+  it(
+    'moves meetings named by id or by email (from the local record); an unknown or ambiguous email is an invalid row',
+    {
+      timeout: 60_000,
+    },
+    async () => {
+      // Book through schedctl, so the local record (meetings.json) knows these leads.
+      const booked = await route(
+        writeCsv(t.dir, 'book.csv', LEAD_HEADER, [
+          'r1@acme.example,Acme,emea',
+          'r2@acme.example,Acme,emea',
+          'dup@acme.example,Acme,emea',
+        ]),
+        ['--json'],
+      );
+      expect(booked.code, show(booked)).toBe(0);
+      const ids = Object.fromEntries(parseBulk(booked).rows.map((x) => [x.key, x.meetingId ?? '']));
+      // A second meeting of dup@ (other answers, --rebook): its email now names two meetings.
+      const dup = await cli([
+        'route',
+        '--trigger',
+        DEMO_TRIGGER,
+        '--email',
+        'dup@acme.example',
+        '--field',
+        'company=Acme',
+        '--field',
+        'region=apac',
+        '--slot',
+        'first',
+        '--yes',
+        '--rebook',
+        '--json',
+      ]);
+      expect(dup.code, show(dup)).toBe(0);
 
-    // Free times of the EMEA host, far from the booked ones.
-    const slots = await cli(['slots', 'sales-emea', '--days', '14', '--json']);
-    expect(slots.code, show(slots)).toBe(0);
-    const free = slots.json<{ slots: string[] }>().slots.slice(-3);
-    const [toA, toB, toC] = free as [string, string, string];
-    const londonLocal = DateTime.fromISO(toB).setZone('Europe/London').toFormat('yyyy-MM-dd HH:mm');
-    const missing = '00000000-0000-4000-8000-000000000000';
+      // Free times of the EMEA host, far from the booked ones.
+      const slots = await cli(['slots', 'sales-emea', '--days', '14', '--json']);
+      expect(slots.code, show(slots)).toBe(0);
+      const free = slots.json<{ slots: string[] }>().slots.slice(-3);
+      const [toA, toB, toC] = free as [string, string, string];
+      const londonLocal = DateTime.fromISO(toB).setZone('Europe/London').toFormat('yyyy-MM-dd HH:mm');
+      const missing = '00000000-0000-4000-8000-000000000000';
 
-    const moves = writeCsv(t.dir, 'moves.csv', 'meeting,email,start,tz', [
-      `${ids['r1@acme.example']},,${toA},`, // 2: by id, ISO
-      `,r2@acme.example,${londonLocal},Europe/London`, // 3: by email, a local time in the row's zone
-      ',nobody@acme.example,2030-01-07 10:00,UTC', // 4: no meeting of that lead on record
-      ',dup@acme.example,2030-01-07 10:00,UTC', // 5: two meetings of that lead on record
-      `${missing},,${toC},`, // 6: a meeting the API does not know
-    ]);
-    const refused = await cli(['reschedule', '--from', moves]);
-    expect(refused.code, show(refused)).toBe(2);
-    expect(refused.stderr).toMatch(/line 4: email: no upcoming meeting of nobody@acme\.example in the local record/);
-    expect(refused.stderr).toMatch(/line 5: email: 2 upcoming meetings of dup@acme\.example are on record/);
-    expect(sent(await t.sb.state()).filter((s) => s.startsWith('PATCH'))).toEqual([]);
+      const moves = writeCsv(t.dir, 'moves.csv', 'meeting,email,start,tz', [
+        `${ids['r1@acme.example']},,${toA},`, // 2: by id, ISO
+        `,r2@acme.example,${londonLocal},Europe/London`, // 3: by email, a local time in the row's zone
+        ',nobody@acme.example,2030-01-07 10:00,UTC', // 4: no meeting of that lead on record
+        ',dup@acme.example,2030-01-07 10:00,UTC', // 5: two meetings of that lead on record
+        `${missing},,${toC},`, // 6: a meeting the API does not know
+      ]);
+      const refused = await cli(['reschedule', '--from', moves]);
+      expect(refused.code, show(refused)).toBe(2);
+      expect(refused.stderr).toMatch(/line 4: email: no upcoming meeting of nobody@acme\.example in the local record/);
+      expect(refused.stderr).toMatch(/line 5: email: 2 upcoming meetings of dup@acme\.example are on record/);
+      expect(sent(await t.sb.state()).filter((s) => s.startsWith('PATCH'))).toEqual([]);
 
-    const plan = await cli(['reschedule', '--from', moves, '--dry-run', '--json']);
-    expect(plan.json<{ plan: Record<string, number> }>().plan).toEqual({
-      rows: 5,
-      valid: 3,
-      invalid: 2,
-      requests: 3,
-      minDurationSeconds: 0,
-    });
+      const plan = await cli(['reschedule', '--from', moves, '--dry-run', '--json']);
+      expect(plan.json<{ plan: Record<string, number> }>().plan).toEqual({
+        rows: 5,
+        valid: 3,
+        invalid: 2,
+        requests: 3,
+        minDurationSeconds: 0,
+      });
 
-    const r = await cli(['reschedule', '--from', moves, '--skip-invalid', '--json']);
-    expect(r.code, show(r)).toBe(8);
-    const out = parseBulk(r);
-    expect(out.rows.map((x) => [x.row, x.status, x.code])).toEqual([
-      [2, 'moved', undefined],
-      [3, 'moved', undefined],
-      [4, 'invalid', undefined],
-      [5, 'invalid', undefined],
-      [6, 'failed', 'NOT_FOUND'],
-    ]);
-    expect(out.rows[1]?.meetingId).toBe(ids['r2@acme.example']);
-    expect(out.summary?.failedRows).toEqual([4, 5, 6]);
-    let state = await t.sb.state();
-    const dateOf = (id: string | undefined) => Date.parse(state.meetings.find((m) => m.id === id)?.date ?? '');
-    expect(dateOf(ids['r1@acme.example'])).toBe(Date.parse(toA));
-    expect(dateOf(ids['r2@acme.example'])).toBe(Date.parse(toB));
+      const r = await cli(['reschedule', '--from', moves, '--skip-invalid', '--json']);
+      expect(r.code, show(r)).toBe(8);
+      const out = parseBulk(r);
+      expect(out.rows.map((x) => [x.row, x.status, x.code])).toEqual([
+        [2, 'moved', undefined],
+        [3, 'moved', undefined],
+        [4, 'invalid', undefined],
+        [5, 'invalid', undefined],
+        [6, 'failed', 'NOT_FOUND'],
+      ]);
+      expect(out.rows[1]?.meetingId).toBe(ids['r2@acme.example']);
+      expect(out.summary?.failedRows).toEqual([4, 5, 6]);
+      let state = await t.sb.state();
+      const dateOf = (id: string | undefined) => Date.parse(state.meetings.find((m) => m.id === id)?.date ?? '');
+      expect(dateOf(ids['r1@acme.example'])).toBe(Date.parse(toA));
+      expect(dateOf(ids['r2@acme.example'])).toBe(Date.parse(toB));
 
-    // Again: the moved rows are skipped (not sent), the failed one is tried again.
-    const patchesBefore = sent(state).filter((s) => s.startsWith('PATCH')).length;
-    const again = await cli(['reschedule', '--from', moves, '--skip-invalid', '--json']);
-    expect(again.code, show(again)).toBe(8);
-    expect(parseBulk(again).rows.map((x) => x.status)).toEqual(['skipped', 'skipped', 'invalid', 'invalid', 'failed']);
-    state = await t.sb.state();
-    expect(sent(state).filter((s) => s.startsWith('PATCH')).length - patchesBefore).toBe(1);
+      // Again: the moved rows are skipped (not sent), the failed one is tried again.
+      const patchesBefore = sent(state).filter((s) => s.startsWith('PATCH')).length;
+      const again = await cli(['reschedule', '--from', moves, '--skip-invalid', '--json']);
+      expect(again.code, show(again)).toBe(8);
+      expect(parseBulk(again).rows.map((x) => x.status)).toEqual([
+        'skipped',
+        'skipped',
+        'invalid',
+        'invalid',
+        'failed',
+      ]);
+      state = await t.sb.state();
+      expect(sent(state).filter((s) => s.startsWith('PATCH')).length - patchesBefore).toBe(1);
 
-    // JSON Lines on stdin; the email finds the meeting where its last move put it.
-    const s = await cli(['reschedule', '--from', '-', '--json'], {
-      input: `${JSON.stringify({ email: 'r1@acme.example', start: toC })}\n`,
-    });
-    expect(s.code, show(s)).toBe(0);
-    expect(parseBulk(s).rows).toEqual([
-      { row: 1, key: 'r1@acme.example', status: 'moved', meetingId: ids['r1@acme.example'] },
-    ]);
-    state = await t.sb.state();
-    expect(dateOf(ids['r1@acme.example'])).toBe(Date.parse(toC));
-    expect(state.meetings).toHaveLength(4);
-  });
+      // JSON Lines on stdin; the email finds the meeting where its last move put it.
+      const s = await cli(['reschedule', '--from', '-', '--json'], {
+        input: `${JSON.stringify({ email: 'r1@acme.example', start: toC })}\n`,
+      });
+      expect(s.code, show(s)).toBe(0);
+      expect(parseBulk(s).rows).toEqual([
+        { row: 1, key: 'r1@acme.example', status: 'moved', meetingId: ids['r1@acme.example'] },
+      ]);
+      state = await t.sb.state();
+      expect(dateOf(ids['r1@acme.example'])).toBe(Date.parse(toC));
+      expect(state.meetings).toHaveLength(4);
+    },
+  );
 });

@@ -36,7 +36,7 @@ afterAll(async () => {
 const future = () => new Date(Math.ceil(Date.now() / 3_600_000) * 3_600_000 + 2 * 3_600_000).toISOString();
 
 /** What must never reach a terminal: ESC, BEL, a carriage return, a C1 control (CSI), a bidi override. */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point.
+// eslint-disable-next-line no-control-regex -- finding control characters is the point.
 const RAW = /[\x1b\x07\r\x9b\u202e]/;
 
 function expectNoRawControls(r: RunResult, what: string): void {

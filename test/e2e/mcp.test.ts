@@ -22,7 +22,7 @@ const BOOK = '/v1/scheduling/meetings';
 const TRIGGER = 'Inbound demo request';
 const FIELDS = { company: 'Acme', region: 'emea' };
 /** What must never reach a terminal: ESC, BEL, a carriage return, a C1 control (CSI), a bidi override. */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point.
+// eslint-disable-next-line no-control-regex -- finding control characters is the point.
 const RAW = /[\x1b\x07\r\x9b\u202e]/;
 
 let session: McpSession | undefined;

@@ -35,25 +35,29 @@ function budgets(configDir: string): Array<{ sent: number[]; blockedUntil?: numb
 }
 
 describe('the shared rate budget, across processes', () => {
-  it(`${LIMIT + 5} parallel processes on one key at ${LIMIT}/min: all succeed, the sandbox sends no 429, some wait`, {
-    timeout: 110_000,
-  }, async () => {
-    const dir = tempDir();
-    const env = { SCHEDCTL_RATE: String(LIMIT) };
-    const runs = Array.from({ length: LIMIT + 5 }, () =>
-      t.sb.cli(['triggers', 'ls', '--json'], { configDir: dir, env, timeoutMs: 100_000 }),
-    );
-    const results = await Promise.all(runs);
-    for (const r of results) expect(r.code, show(r)).toBe(0);
-    for (const r of results) expect(r.json<{ triggers: unknown[] }>().triggers.length).toBeGreaterThan(0);
+  it(
+    `${LIMIT + 5} parallel processes on one key at ${LIMIT}/min: all succeed, the sandbox sends no 429, some wait`,
+    {
+      timeout: 110_000,
+    },
+    async () => {
+      const dir = tempDir();
+      const env = { SCHEDCTL_RATE: String(LIMIT) };
+      const runs = Array.from({ length: LIMIT + 5 }, () =>
+        t.sb.cli(['triggers', 'ls', '--json'], { configDir: dir, env, timeoutMs: 100_000 }),
+      );
+      const results = await Promise.all(runs);
+      for (const r of results) expect(r.code, show(r)).toBe(0);
+      for (const r of results) expect(r.json<{ triggers: unknown[] }>().triggers.length).toBeGreaterThan(0);
 
-    const log = await statuses();
-    expect(log).toHaveLength(LIMIT + 5);
-    expect(log.filter((s) => s === 429)).toHaveLength(0);
-    // LIMIT went in the first window; the other 5 waited for the budget, and said so.
-    const waited = results.filter((r) => WAITING.test(r.stderr));
-    expect(waited.length, results.map(show).join('\n---\n')).toBe(5);
-  });
+      const log = await statuses();
+      expect(log).toHaveLength(LIMIT + 5);
+      expect(log.filter((s) => s === 429)).toHaveLength(0);
+      // LIMIT went in the first window; the other 5 waited for the budget, and said so.
+      const waited = results.filter((r) => WAITING.test(r.stderr));
+      expect(waited.length, results.map(show).join('\n---\n')).toBe(5);
+    },
+  );
 
   it('a 429 from another client is recorded in the budget, so a second process waits too', async () => {
     const dir = tempDir();

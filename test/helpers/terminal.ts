@@ -82,6 +82,6 @@ export async function onTerminal(argv: string[], answers: Answer[], opts: Termin
 
 /** What a person sees of a prompt: the escape sequences gone and line wraps undone. */
 export function plainScreen(text: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: removing terminal escape sequences is the point.
+  // eslint-disable-next-line no-control-regex -- removing terminal escape sequences is the point.
   return text.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '').replace(/\s+/g, ' ');
 }

@@ -67,7 +67,10 @@ describe('state across processes', () => {
       child.stdout.on('data', (d: Buffer) => {
         out += d;
         // Killed at an arbitrary point of a write after a few have completed.
-        if (out.split('\n').length > 20 && child.exitCode === null) child.kill('SIGKILL') && resolve();
+        if (out.split('\n').length > 20 && child.exitCode === null) {
+          child.kill('SIGKILL');
+          resolve();
+        }
       });
     });
     await new Promise((resolve) => child.on('close', resolve));

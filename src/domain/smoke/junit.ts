@@ -8,7 +8,7 @@ import type { SmokeReport } from './types.js';
 export function xmlEscape(text: string): string {
   return (
     text
-      // biome-ignore lint/suspicious/noControlCharactersInRegex: the point is to drop the characters XML 1.0 cannot carry.
+      // eslint-disable-next-line no-control-regex -- the point is to drop the characters XML 1.0 cannot carry.
       .replace(/[^\x09\x0A\x0D\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, '')
       .replace(/&/g, '&amp;')
       .replace(/</g, '&lt;')

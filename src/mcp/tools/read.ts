@@ -42,7 +42,9 @@ export const listEvents = defineTool({
   },
   annotations: READ,
   async run({ ctx }, args) {
-    const page = await (await ctx.api()).listEvents({
+    const page = await (
+      await ctx.api()
+    ).listEvents({
       ...(args.cursor ? { cursor: args.cursor } : {}),
       ...(args.limit ? { limit: args.limit } : {}),
     });
