@@ -475,6 +475,8 @@ describe('book: bad input is refused before any request (exit 2)', () => {
     [['--start', 'whenever suits'], '--start'],
     [['--start', '2020-01-06T10:00:00Z'], '--start'],
     [['--start', '2026-12-01T14:00+25:00'], '--start'],
+    // Clocks go back that night in Berlin: 02:30 happens twice, so it is refused with both readings.
+    [['--start', '2030-10-27 02:30', '--tz', 'Europe/Berlin'], '+01:00'],
     [['--tz', 'Mars/Olympus'], '--tz'],
     [['--lead-tz', 'Nowhere/Land'], '--lead-tz'],
     [['--reservation', 'abc'], '--reservation'],
@@ -492,6 +494,20 @@ describe('book: bad input is refused before any request (exit 2)', () => {
     expect(r.stderr).toContain(flag);
     const j = await cli([...argv, '--json']);
     expect(j.json().error.code).toBe('USAGE');
+    expect(await t.sb.requestCount()).toBe(0);
+  });
+
+  it('the past is refused for book, reschedule and route --slot, naming the time and now', async () => {
+    const past = '2020-01-06T10:00:00Z';
+    for (const argv of [
+      ['book', 'intro-call', '--start', past, '--reservation', res, '--email', 'a@acme.example'],
+      ['reschedule', '00000000-0000-4000-8000-000000000000', '--start', past],
+      ['route', '--trigger', 'Inbound demo request', '--email', 'a@acme.example', '--field', 'company=A', '--field', 'region=emea', '--slot', past],
+    ]) {
+      const r = await cli([...argv, '--json']);
+      expect(r.code, show(r)).toBe(2);
+      expect(r.json().error.message).toMatch(/is in the past \(now /);
+    }
     expect(await t.sb.requestCount()).toBe(0);
   });
 
