@@ -502,7 +502,19 @@ describe('book: bad input is refused before any request (exit 2)', () => {
     for (const argv of [
       ['book', 'intro-call', '--start', past, '--reservation', res, '--email', 'a@acme.example'],
       ['reschedule', '00000000-0000-4000-8000-000000000000', '--start', past],
-      ['route', '--trigger', 'Inbound demo request', '--email', 'a@acme.example', '--field', 'company=A', '--field', 'region=emea', '--slot', past],
+      [
+        'route',
+        '--trigger',
+        'Inbound demo request',
+        '--email',
+        'a@acme.example',
+        '--field',
+        'company=A',
+        '--field',
+        'region=emea',
+        '--slot',
+        past,
+      ],
     ]) {
       const r = await cli([...argv, '--json']);
       expect(r.code, show(r)).toBe(2);
