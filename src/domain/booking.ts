@@ -126,14 +126,15 @@ export async function bookSlot(deps: BookDeps, request: BookRequest): Promise<Bo
  * Spec rule 2: a retry for a workflow run that booked answers CONFLICT or RESERVATION_USED.
  * So for a retry of the same run, RESERVATION_EXPIRED only says that the hold lapsed before
  * the run ever booked (a 5xx the server did not act on, or a request that died on its way):
- * rules 3-4 (the meeting exists) are for a retry without a workflow run.
+ * rules 3-4 (the meeting exists) are for a retry without a workflow run. And a reservation
+ * that answers SLOT_TAKEN or NO_HOST_AVAILABLE is still usable (spec "Reservation"): unspent.
  */
 function disproves(code: string, request: BookRequest, prior: JournalEntry): boolean {
-  return (
-    code === 'RESERVATION_EXPIRED' &&
-    !!request.workflowExecutionId &&
-    prior.workflowExecutionId === request.workflowExecutionId
-  );
+  const sameRun = !!request.workflowExecutionId && prior.workflowExecutionId === request.workflowExecutionId;
+  if (code === 'RESERVATION_EXPIRED') return sameRun;
+  // The same reservation still usable (the time went to someone else, or has no host): it was
+  // never spent, so the earlier attempt on it booked nothing.
+  return (code === 'SLOT_TAKEN' || code === 'NO_HOST_AVAILABLE') && prior.reservationId === request.reservationId;
 }
 
 /**

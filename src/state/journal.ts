@@ -160,11 +160,14 @@ export class Journal {
 function findPrior(entries: JournalEntry[], scope: string, by: PriorQuery): JournalEntry | undefined {
   // A booked entry counts only for the very same booking (same time and lead): then a refusal
   // means "this one exists"; another time on a spent reservation is a real error.
+  // Any earlier attempt counts only for the same lead: another lead's lost attempt on a shared
+  // reservation says nothing about this booking (and must not be taken for it, nor deleted by it).
+  // (Without an email, only an attempt whose outcome is open can match: a booked one is a lead's.)
+  const sameLead = (e: JournalEntry) =>
+    by.personEmail === undefined ? e.outcome !== 'booked' : sameEmail(e.personEmail, by.personEmail);
   const sameBooking = (e: JournalEntry) =>
-    e.outcome !== 'booked' ||
-    (by.startTime !== undefined &&
-      Date.parse(e.startTime) === Date.parse(by.startTime) &&
-      e.personEmail.toLowerCase() === (by.personEmail ?? '').toLowerCase());
+    sameLead(e) &&
+    (e.outcome !== 'booked' || (by.startTime !== undefined && Date.parse(e.startTime) === Date.parse(by.startTime)));
   return entries
     .filter(
       (e) =>

@@ -19,7 +19,8 @@ describe('resolveZone', () => {
   it('accepts IANA names and UTC, defaults to the system zone', () => {
     expect(resolveZone('Europe/Berlin', '--tz')).toBe('Europe/Berlin');
     expect(resolveZone('utc', '--tz')).toBe('UTC');
-    expect(resolveZone(undefined, '--tz')).toBeTruthy();
+    // The system zone, exactly (TZ is honored; the test run sets none, so it is the machine's).
+    expect(resolveZone(undefined, '--tz')).toBe(new Intl.DateTimeFormat().resolvedOptions().timeZone);
   });
   it('rejects an unknown zone naming the flag', () => {
     expect(() => resolveZone('Mars/Olympus', '--lead-tz')).toThrow(/--lead-tz/);
