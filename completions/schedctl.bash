@@ -46,6 +46,12 @@ _schedctl_sub() {
 # _schedctl_value PATH FLAG: r = what FLAG takes at PATH (path, text, profiles, "choices A B"); fails for a flag without a value.
 _schedctl_value() {
   case "$1" in
+    'profile add')
+      case "$2" in
+        '--rate'|'--base-url'|'--timeout') r='text' ;;
+        '-p'|'--profile') r='profiles' ;;
+        *) return 1 ;;
+      esac ;;
     'route')
       case "$2" in
         '--trigger'|'--email'|'--field'|'--slot'|'--first-name'|'--last-name'|'--phone'|'--guest'|'--tz'|'--lead-tz'|'--days'|'--base-url'|'--timeout') r='text' ;;
@@ -163,13 +169,13 @@ _schedctl_flags() {
   case "$1" in
     '') r='-v --version --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet -h --help' ;;
     'profile') r='-h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
-    'profile add') r='--key-stdin --default --no-verify -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
+    'profile add') r='--key-stdin --default --no-verify --rate -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'profile ls') r='-h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'profile use') r='-h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'profile rm') r='-h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'profile show') r='-h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'profile help') r='--json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
-    'route') r='--trigger --email --field --slot --first-name --last-name --phone --guest --yes --refire --rebook --from --dry-run --skip-invalid --out --tz --lead-tz --days -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
+    'route') r='--trigger --email --field --slot --first-name --last-name --phone --guest --yes --refire --rebook --tz --lead-tz --days --from --dry-run --skip-invalid --out -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'triggers') r='-h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'triggers ls') r='-h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'triggers show') r='-h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
@@ -183,7 +189,7 @@ _schedctl_flags() {
     'events help') r='--json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'slots') r='--from --to --days --reservation --tz -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'book') r='--start --reservation --email --execution --first-name --last-name --phone --guest --lead-tz --response --rebook --tz -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
-    'reschedule') r='--email --start --event --from --dry-run --skip-invalid --out --tz -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
+    'reschedule') r='--email --start --event --tz --from --dry-run --skip-invalid --out -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'meetings') r='-h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'meetings ls') r='--all --email --event --from --to --tz -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'meetings show') r='--tz -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;

@@ -78,6 +78,15 @@ end
 # prints what FLAG takes at CMDPATH (path, text, profiles, "choices A B"); fails for a flag without a value
 function __schedctl_value --argument-names cmdpath flag
     switch "$cmdpath"
+        case 'profile add'
+            switch "$flag"
+                case '--rate' '--base-url' '--timeout'
+                    echo 'text'
+                case '-p' '--profile'
+                    echo 'profiles'
+                case '*'
+                    return 1
+            end
         case 'route'
             switch "$flag"
                 case '--trigger' '--email' '--field' '--slot' '--first-name' '--last-name' '--phone' '--guest' '--tz' '--lead-tz' '--days' '--base-url' '--timeout'
@@ -317,6 +326,7 @@ function __schedctl_flags --argument-names cmdpath
             printf '%s\t%s\n' '--key-stdin' 'read the API key from stdin, one line (without it: a hidden prompt, on a terminal only)'
             printf '%s\t%s\n' '--default' 'make it the default profile (the first profile added always becomes the default)'
             printf '%s\t%s\n' '--no-verify' 'save without checking the key against the API'
+            printf '%s\t%s\n' '--rate' 'requests per minute the API allows this key (default 30): the budget every schedctl process shares; 0 turns it off'
             printf '%s\t%s\n' '-h' 'display help for command'
             printf '%s\t%s\n' '--help' 'display help for command'
             printf '%s\t%s\n' '--json' 'print one JSON document on stdout (for scripts)'
@@ -404,13 +414,13 @@ function __schedctl_flags --argument-names cmdpath
             printf '%s\t%s\n' '--yes' 'skip the confirmations; after an ended scheduling session (CONFLICT) fire again once by itself'
             printf '%s\t%s\n' '--refire' 'fire anew even when a scheduler outcome for this trigger and email is remembered'
             printf '%s\t%s\n' '--rebook' 'book even when the lead already has an upcoming meeting from this trigger booked through schedctl'
+            printf '%s\t%s\n' '--tz' 'display time zone and zone of local times (default: the system zone)'
+            printf '%s\t%s\n' '--lead-tz' 'the lead\'s time zone: offered in the picker and sent with the booking'
+            printf '%s\t%s\n' '--days' 'days of free times per page (default 7, at most 63)'
             printf '%s\t%s\n' '--from' 'run one row at a time from a CSV (header row) or JSON Lines file, or - for stdin; resumable (see "Bulk work")'
             printf '%s\t%s\n' '--dry-run' 'with --from: validate every row and print the plan (rows, requests, minimum duration); send nothing'
             printf '%s\t%s\n' '--skip-invalid' 'with --from: send the valid rows even when some rows are invalid'
             printf '%s\t%s\n' '--out' 'with --from: also write one result per row to this CSV file'
-            printf '%s\t%s\n' '--tz' 'display time zone and zone of local times (default: the system zone)'
-            printf '%s\t%s\n' '--lead-tz' 'the lead\'s time zone: offered in the picker and sent with the booking'
-            printf '%s\t%s\n' '--days' 'days of free times per page (default 7, at most 63)'
             printf '%s\t%s\n' '-h' 'display help for command'
             printf '%s\t%s\n' '--help' 'display help for command'
             printf '%s\t%s\n' '--json' 'print one JSON document on stdout (for scripts)'
@@ -618,11 +628,11 @@ function __schedctl_flags --argument-names cmdpath
             printf '%s\t%s\n' '--email' 'find the lead\'s upcoming meeting in the local record (meetings booked or moved through schedctl)'
             printf '%s\t%s\n' '--start' 'new start time: ISO 8601, a local time read in --tz, or as people say it ("thu 15:00", "tomorrow 3pm"); without it, pick from free times on a terminal'
             printf '%s\t%s\n' '--event' 'the meeting\'s event or link: narrows --email, and lists free times (default: from the local record)'
+            printf '%s\t%s\n' '--tz' 'display time zone and zone of local times (default: the system zone)'
             printf '%s\t%s\n' '--from' 'run one row at a time from a CSV (header row) or JSON Lines file, or - for stdin; resumable (see "Bulk work")'
             printf '%s\t%s\n' '--dry-run' 'with --from: validate every row and print the plan (rows, requests, minimum duration); send nothing'
             printf '%s\t%s\n' '--skip-invalid' 'with --from: send the valid rows even when some rows are invalid'
             printf '%s\t%s\n' '--out' 'with --from: also write one result per row to this CSV file'
-            printf '%s\t%s\n' '--tz' 'display time zone and zone of local times (default: the system zone)'
             printf '%s\t%s\n' '-h' 'display help for command'
             printf '%s\t%s\n' '--help' 'display help for command'
             printf '%s\t%s\n' '--json' 'print one JSON document on stdout (for scripts)'

@@ -2,9 +2,10 @@ import { Command } from 'commander';
 import type { Context } from '../context.js';
 import { MAX_GUESTS } from '../limits.js';
 import { collect, runs } from './action.js';
+import { batchOptions } from './batch-options.js';
 
 export function routeCommand(ctx: Context): Command {
-  return new Command('route')
+  const command = new Command('route')
     .description(
       'route a lead and book: fire a trigger, pick a slot, book it (a wizard on a terminal, flags for scripts)',
     )
@@ -29,16 +30,6 @@ export function routeCommand(ctx: Context): Command {
       '--rebook',
       'book even when the lead already has an upcoming meeting from this trigger booked through schedctl',
     )
-    .option(
-      '--from <file>',
-      'run one row at a time from a CSV (header row) or JSON Lines file, or - for stdin; resumable (see "Bulk work")',
-    )
-    .option(
-      '--dry-run',
-      'with --from: validate every row and print the plan (rows, requests, minimum duration); send nothing',
-    )
-    .option('--skip-invalid', 'with --from: send the valid rows even when some rows are invalid')
-    .option('--out <file>', 'with --from: also write one result per row to this CSV file')
     .option('--tz <zone>', 'display time zone and zone of local times (default: the system zone)')
     .option('--lead-tz <zone>', "the lead's time zone: offered in the picker and sent with the booking")
     .option('--days <n>', 'days of free times per page (default 7, at most 63)')
@@ -61,6 +52,7 @@ by default, saving a request; --refire fires anew).
 
 Example: schedctl route --trigger "Inbound demo request" --email ada@acme.example \\
            --field company=Acme --field region=emea --slot first --yes`,
-    )
-    .action(runs(ctx, 'route'));
+    );
+  for (const option of batchOptions()) command.addOption(option);
+  return command.action(runs(ctx, 'route'));
 }

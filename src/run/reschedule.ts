@@ -5,6 +5,7 @@ import { parseTimeExpression } from '../domain/human-time.js';
 import { requireEmail, requireUuid } from '../domain/inputs.js';
 import { formatInZone, formatUtc, requireFuture, resolveZone } from '../domain/time.js';
 import { ApiError, OutcomeUnknownError, UsageError } from '../errors.js';
+import { BATCH_ONLY_FLAGS } from './bulk/batch.js';
 import { hintFor } from '../hints.js';
 import type { JournalEntry, State } from '../state/index.js';
 import { describeMeeting } from '../ui/meeting-view.js';
@@ -38,8 +39,7 @@ export async function run(ctx: Context, [meetingId]: string[], opts: RescheduleO
       out: opts.out,
     });
   }
-  if (opts.dryRun || opts.skipInvalid || opts.out)
-    throw new UsageError('--dry-run, --skip-invalid and --out go with --from <file>');
+  if (opts.dryRun || opts.skipInvalid || opts.out) throw new UsageError(BATCH_ONLY_FLAGS);
   // Every flag first: a typo costs no request.
   const request = await parseRescheduleOptions(meetingId, opts, ctx.clock.now());
   const { zone, byId, email } = request;

@@ -4,6 +4,7 @@ import type { Context } from '../context.js';
 import { runRoute } from '../domain/route/flow.js';
 import type { RouteAsker, RouteNotice } from '../domain/route/types.js';
 import { UsageError } from '../errors.js';
+import { BATCH_ONLY_FLAGS } from './bulk/batch.js';
 import { routeBatch } from './bulk/route-batch.js';
 import { guardLead } from './lead-guard.js';
 import { routeCommandLine } from './route/command-line.js';
@@ -33,8 +34,7 @@ export async function run(ctx: Context, _args: string[], opts: RouteFlagsWithBat
       rebook: opts.rebook,
     });
   }
-  if (opts.dryRun || opts.skipInvalid || opts.out)
-    throw new UsageError('--dry-run, --skip-invalid and --out go with --from <file>');
+  if (opts.dryRun || opts.skipInvalid || opts.out) throw new UsageError(BATCH_ONLY_FLAGS);
   const r = await route(ctx, opts);
   const ui = await ctx.ui();
   for (const warning of r.result.warnings ?? []) ui.warn(warning);

@@ -15,6 +15,9 @@ import type { BatchSource } from './source.js';
 
 const MAX_LISTED = 20;
 
+/** The batch flags given without --from: they make no sense alone. */
+export const BATCH_ONLY_FLAGS = '--dry-run, --skip-invalid and --out go with --from <file>';
+
 export interface BatchOptions {
   dryRun?: boolean | undefined;
   skipInvalid?: boolean | undefined;

@@ -1,0 +1,17 @@
+import { Option } from 'commander';
+
+/** The flags of a bulk `--from` run, shared by `route` and `reschedule` (README "Bulk work"). */
+export function batchOptions(): Option[] {
+  return [
+    new Option(
+      '--from <file>',
+      'run one row at a time from a CSV (header row) or JSON Lines file, or - for stdin; resumable (see "Bulk work")',
+    ),
+    new Option(
+      '--dry-run',
+      'with --from: validate every row and print the plan (rows, requests, minimum duration); send nothing',
+    ),
+    new Option('--skip-invalid', 'with --from: send the valid rows even when some rows are invalid'),
+    new Option('--out <file>', 'with --from: also write one result per row to this CSV file'),
+  ];
+}
