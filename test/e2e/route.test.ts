@@ -174,6 +174,28 @@ describe('route (scriptable)', () => {
     expect(await requests()).toEqual(['GET /v1/triggers 200']);
   });
 
+  it('the "as one command" line reproduces a run that reused a remembered outcome, --field flags included', async () => {
+    const fired = await cli([
+      'trigger',
+      'fire',
+      'Inbound demo request',
+      '--email',
+      'ada@acme.example',
+      '--field',
+      'company=Acme',
+      '--field',
+      'region=emea',
+      '--json',
+    ]);
+    expect(fired.code, show(fired)).toBe(0);
+    const r = await cli([...DEMO, '--slot', 'first']);
+    expect(r.code, show(r)).toBe(0);
+    expect(r.stderr).toContain('Reusing the scheduler outcome');
+    expect(r.stdout).toMatch(
+      /As one command: {2}schedctl route --trigger 'Inbound demo request' --email ada@acme\.example --field company=Acme --field region=emea --slot \S+Z --yes/,
+    );
+  });
+
   it('reuses a remembered scheduler outcome by default (3 requests), --refire fires anew', async () => {
     const fire = [
       'trigger',
