@@ -1,37 +1,19 @@
 // Renders the help topics of src/help/ (what `schedctl help environment|exit-codes|formatting`
 // prints) into the README, between marker comments:
 //   <!-- generated:exit-codes --> … <!-- /generated:exit-codes -->
-// so the README's tables and the CLI's topics are one source. Edit src/help/*.ts, then run this.
+// so the README's tables and the CLI's topics are one source. Edit src/help/*.json, then run this.
 // Usage: node scripts/gen-docs.mjs           rewrite the README's generated sections
 //        node scripts/gen-docs.mjs --check   exit 1, naming them, when any is out of date
 // (test/e2e/help.test.ts runs --check.)
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const README = `${root}README.md`;
-/** Marker name -> the module and export that holds the topic. */
-const SECTIONS = [
-  ['environment', 'environment.ts', 'environment'],
-  ['exit-codes', 'exit-codes.ts', 'exitCodes'],
-  ['formatting', 'formatting.ts', 'formatting'],
-];
-
-/** The topic modules are TypeScript: esbuild turns them into one ES module, imported from memory. */
-async function loadTopics() {
-  const contents = SECTIONS.map(([, file, name]) => `export { ${name} } from './src/help/${file}';`).join('\n');
-  const out = await build({
-    stdin: { contents, resolveDir: root, loader: 'ts', sourcefile: 'topics.ts' },
-    bundle: true,
-    format: 'esm',
-    platform: 'node',
-    write: false,
-    logLevel: 'error',
-  });
-  const mod = await import(`data:text/javascript;base64,${Buffer.from(out.outputFiles[0].text).toString('base64')}`);
-  return SECTIONS.map(([marker, , name]) => [marker, mod[name]]);
-}
+/** The README's marker names: each is a topic, src/help/<marker>.json. */
+const MARKERS = ['environment', 'exit-codes', 'formatting'];
+const loadTopics = () =>
+  MARKERS.map((marker) => [marker, JSON.parse(readFileSync(`${root}src/help/${marker}.json`, 'utf8'))]);
 
 const cell = (text) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 /** A JSON shape is code; a word such as "Meeting" or "the response body" is prose. */
@@ -53,7 +35,7 @@ export function renderSection(marker, topic) {
   return lines.join('\n');
 }
 
-const topics = await loadTopics();
+const topics = loadTopics();
 const before = readFileSync(README, 'utf8');
 let after = before;
 const stale = [];

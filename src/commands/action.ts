@@ -4,7 +4,7 @@
  * it the positional arguments and its own options. Kept tiny: every definition imports it,
  * and --help must not pay for anything heavy.
  */
-import type { Command } from 'commander';
+import { Command } from 'commander';
 import type { Context, GlobalOptions } from '../context.js';
 import { RUNNERS, type RunnerName } from './runners.js';
 
@@ -40,4 +40,14 @@ export function runs(ctx: Context, name: RunnerName) {
 /** Collects a repeatable option into an array (commander's documented pattern). */
 export function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
+}
+
+/** The aliases gh users type: every `ls` also answers to `list`, every `rm` to `remove`. */
+const CONVENTIONAL_ALIASES: Readonly<Record<string, string>> = { ls: 'list', rm: 'remove' };
+
+/** A new (sub)command, with its conventional alias when it has one. */
+export function command(name: string): Command {
+  const cmd = new Command(name);
+  const alias = CONVENTIONAL_ALIASES[name];
+  return alias ? cmd.alias(alias) : cmd;
 }

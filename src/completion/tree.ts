@@ -4,12 +4,10 @@
  * completions can never list a command or flag that does not exist (or miss one).
  */
 import type { Argument, Command, Option } from 'commander';
-import { environment } from '../help/environment.js';
-import { exitCodes } from '../help/exit-codes.js';
-import { formatting } from '../help/formatting.js';
+import { TOPICS } from '../help/topics.js';
 
 /** `schedctl help <topic>`: completed beside the command names. */
-const HELP_TOPIC_NAMES = [environment, exitCodes, formatting].map((t) => t.name);
+const HELP_TOPIC_NAMES = TOPICS.map((t) => t.name);
 
 /** What a flag or positional argument accepts, as far as completion can know it. */
 export type ValueKind =

@@ -5,12 +5,8 @@
  */
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
-import { environment } from '../help/environment.js';
-import { exitCodes } from '../help/exit-codes.js';
-import { formatting } from '../help/formatting.js';
+import { TOPICS } from '../help/topics.js';
 import type { HelpTopic } from '../help/types.js';
-
-export const TOPICS: readonly HelpTopic[] = [environment, exitCodes, formatting];
 
 const WIDTH = 80;
 

@@ -6,7 +6,9 @@
  * read-only or missing directory, and only the first write creates it (0700).
  */
 import { assertWritable } from './disk.js';
+import { JOURNAL_FILE, MEETINGS_FILE, OUTCOMES_FILE, PROFILES_FILE } from './files.js';
 import { Journal } from './journal.js';
+import { JsonFile } from './json-file.js';
 import { DEFAULT_LOCK_TIMING } from './lock.js';
 import { Meetings } from './meetings.js';
 import { Outcomes } from './outcomes.js';
@@ -54,10 +56,10 @@ export function openState(dir: string, opts: StateOptions): State {
   };
   return {
     dir,
-    profiles: new Profiles(dir, timing),
-    journal: new Journal(dir, timing, opts.now),
-    outcomes: new Outcomes(dir, timing),
-    meetings: new Meetings(dir, timing, opts.now),
+    profiles: new Profiles(new JsonFile(dir, PROFILES_FILE, timing)),
+    journal: new Journal(new JsonFile(dir, JOURNAL_FILE, timing), opts.now),
+    outcomes: new Outcomes(new JsonFile(dir, OUTCOMES_FILE, timing)),
+    meetings: new Meetings(new JsonFile(dir, MEETINGS_FILE, timing), opts.now),
     assertWritable: () => assertWritable(dir),
   };
 }

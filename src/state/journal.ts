@@ -6,10 +6,9 @@
  * before leaving the machine) is not a lost response. It never stores the API key.
  */
 import { randomUUID } from 'node:crypto';
-import { JsonFile } from './json-file.js';
-import type { LockTiming } from './lock.js';
+import type { JsonFile } from './json-file.js';
 import { sameEmail } from './records.js';
-import { journalSchema, type JournalEntry, type JournalFile } from './schemas.js';
+import type { JournalEntry, JournalFile } from './schemas.js';
 
 export type { JournalEntry };
 export type JournalOutcome = JournalEntry['outcome'];
@@ -43,18 +42,10 @@ const DAY_MS = 86_400_000;
 export const wasSent = (e: JournalEntry): boolean => e.sentAt !== null;
 
 export class Journal {
-  private readonly file: JsonFile<JournalFile>;
   constructor(
-    dir: string,
-    timing: LockTiming,
+    private readonly file: JsonFile<JournalFile>,
     private readonly now: () => Date,
-  ) {
-    this.file = new JsonFile(
-      dir,
-      { name: 'journal.json', what: 'journal', schema: journalSchema, empty: () => ({ entries: [] }) },
-      timing,
-    );
-  }
+  ) {}
 
   get path(): string {
     return this.file.path;

@@ -4,10 +4,9 @@
  * event it was booked with, and so that a lead is not booked twice by accident.
  */
 import type { Meeting } from '../api/schemas.js';
-import { JsonFile } from './json-file.js';
-import type { LockTiming } from './lock.js';
+import type { JsonFile } from './json-file.js';
 import { own, put, sameEmail } from './records.js';
-import { meetingsSchema, type MeetingMove, type MeetingRecord, type MeetingsFile } from './schemas.js';
+import type { MeetingMove, MeetingRecord, MeetingsFile } from './schemas.js';
 
 export type { MeetingMove, MeetingRecord };
 export type MeetingSource = MeetingRecord['source'];
@@ -30,18 +29,10 @@ const keyOf = (scope: string, meetingId: string) => `${scope} ${meetingId}`;
 const byDate = (a: MeetingRecord, b: MeetingRecord) => Date.parse(a.date) - Date.parse(b.date);
 
 export class Meetings {
-  private readonly file: JsonFile<MeetingsFile>;
   constructor(
-    dir: string,
-    timing: LockTiming,
+    private readonly file: JsonFile<MeetingsFile>,
     private readonly now: () => Date,
-  ) {
-    this.file = new JsonFile(
-      dir,
-      { name: 'meetings.json', what: 'meetings', schema: meetingsSchema, empty: () => ({ meetings: {} }) },
-      timing,
-    );
-  }
+  ) {}
 
   get path(): string {
     return this.file.path;

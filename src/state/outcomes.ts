@@ -7,10 +7,9 @@
  */
 import { createHash } from 'node:crypto';
 import type { Outcome } from '../api/schemas.js';
-import { JsonFile } from './json-file.js';
-import type { LockTiming } from './lock.js';
+import type { JsonFile } from './json-file.js';
 import { normEmail, own, put } from './records.js';
-import { outcomesSchema, type OutcomesFile, type RememberedOutcome } from './schemas.js';
+import type { OutcomesFile, RememberedOutcome } from './schemas.js';
 
 export type { RememberedOutcome };
 export type OutcomeLookup =
@@ -49,14 +48,7 @@ const inScope = (key: string, record: RememberedOutcome, scope: string) =>
   record.scope !== undefined ? record.scope === scope : key.startsWith(`${scope} `);
 
 export class Outcomes {
-  private readonly file: JsonFile<OutcomesFile>;
-  constructor(dir: string, timing: LockTiming) {
-    this.file = new JsonFile(
-      dir,
-      { name: 'outcomes.json', what: 'outcomes', schema: outcomesSchema, empty: () => ({ outcomes: {} }) },
-      timing,
-    );
-  }
+  constructor(private readonly file: JsonFile<OutcomesFile>) {}
 
   get path(): string {
     return this.file.path;

@@ -4,10 +4,9 @@
  */
 import { statSync } from 'node:fs';
 import { UsageError } from '../errors.js';
-import { JsonFile } from './json-file.js';
-import type { LockTiming } from './lock.js';
+import type { JsonFile } from './json-file.js';
 import { own, put } from './records.js';
-import { configSchema, type ConfigFile, type Profile } from './schemas.js';
+import type { ConfigFile, Profile } from './schemas.js';
 
 export type { Profile };
 export interface ProfileListing {
@@ -17,14 +16,7 @@ export interface ProfileListing {
 }
 
 export class Profiles {
-  private readonly file: JsonFile<ConfigFile>;
-  constructor(dir: string, timing: LockTiming) {
-    this.file = new JsonFile(
-      dir,
-      { name: 'config.json', what: 'profile', schema: configSchema, empty: () => ({ profiles: {} }) },
-      timing,
-    );
-  }
+  constructor(private readonly file: JsonFile<ConfigFile>) {}
 
   get path(): string {
     return this.file.path;

@@ -4,6 +4,7 @@
  * lives once, in the back (dist/esm/). Read from the build's metafile, so a violation fails
  * here with the rule named, not later as a puzzling `instanceof` miss.
  */
+import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -77,6 +78,11 @@ describe('bundle layout', () => {
       ).toBe(false);
       expect(/\bclass\b/.test(text), `${file} is shared by both halves: no classes`).toBe(false);
     }
+  });
+
+  it('keeps the runners map generated from src/run/ (scripts/gen-runners.mjs)', () => {
+    const check = spawnSync(process.execPath, [join(root, 'scripts/gen-runners.mjs'), '--check'], { encoding: 'utf8' });
+    expect(check.status, check.stderr).toBe(0);
   });
 
   it('gives every run module in the runners map a definition, and no definition imports src/run/', () => {

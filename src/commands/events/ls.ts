@@ -1,11 +1,10 @@
-import { Command } from 'commander';
+import type { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { MAX_EVENTS_PAGE } from '../../limits.js';
-import { runs } from '../action.js';
+import { command, runs } from '../action.js';
 
 export function eventsLsCommand(ctx: Context): Command {
-  return new Command('ls')
-    .alias('list')
+  return command('ls')
     .description('list active events, newest first (one page unless --all)')
     .option('-n, --limit <n>', `page size, 1 to ${MAX_EVENTS_PAGE} (default: the server's)`)
     .option('--all', 'follow nextCursor and list every page')

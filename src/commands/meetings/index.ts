@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
-import { runs } from '../action.js';
+import { command, runs } from '../action.js';
 
 export function meetingsCommand(ctx: Context): Command {
   return new Command('meetings')
@@ -8,8 +8,7 @@ export function meetingsCommand(ctx: Context): Command {
       'meetings booked or moved through schedctl in this workspace (the local record: the API has no list operation)',
     )
     .addCommand(
-      new Command('ls')
-        .alias('list')
+      command('ls')
         .description('list recorded meetings, upcoming first: time, lead, event, status, id')
         .option('--all', 'include past meetings')
         .option('--email <email>', "only this lead's meetings")

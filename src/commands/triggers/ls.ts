@@ -1,10 +1,9 @@
-import { Command } from 'commander';
+import type { Command } from 'commander';
 import type { Context } from '../../context.js';
-import { runs } from '../action.js';
+import { command, runs } from '../action.js';
 
 export function triggersLsCommand(ctx: Context): Command {
-  return new Command('ls')
-    .alias('list')
+  return command('ls')
     .description('list the API triggers: name, id, number of fields, description')
     .addHelpText('after', '\n--json prints {"triggers": [...]} as the API returns it.')
     .action(runs(ctx, 'triggers/ls'));

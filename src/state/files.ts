@@ -1,0 +1,24 @@
+/** The files of the config directory: each one's name, what it holds (for messages), shape and empty content. */
+import type { FileKind } from './json-file.js';
+import {
+  configSchema,
+  journalSchema,
+  meetingsSchema,
+  outcomesSchema,
+  type ConfigFile,
+  type JournalFile,
+  type MeetingsFile,
+  type OutcomesFile,
+} from './schemas.js';
+
+const kind = <T>(name: string, what: string, schema: FileKind<T>['schema'], empty: () => T): FileKind<T> => ({
+  name,
+  what,
+  schema,
+  empty,
+});
+
+export const PROFILES_FILE = kind<ConfigFile>('config.json', 'profile', configSchema, () => ({ profiles: {} }));
+export const JOURNAL_FILE = kind<JournalFile>('journal.json', 'journal', journalSchema, () => ({ entries: [] }));
+export const OUTCOMES_FILE = kind<OutcomesFile>('outcomes.json', 'outcomes', outcomesSchema, () => ({ outcomes: {} }));
+export const MEETINGS_FILE = kind<MeetingsFile>('meetings.json', 'meetings', meetingsSchema, () => ({ meetings: {} }));
