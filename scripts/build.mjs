@@ -39,6 +39,24 @@ const unusedFeatureStubs = {
   },
 };
 
+// The MCP server (lazy, `schedctl mcp`) brings the SDK, which uses classic zod and its JSON
+// Schema converter; the API layer uses zod/mini. Sharing one zod would put the union of both
+// into the chunk every API command loads (93 KB of zod instead of 36 KB: a measurable part of
+// a one-request command's start). So the SDK, its helpers and src/mcp/ get their own copy of
+// zod (the devDependency alias zod-mcp, the same version), in chunks only `schedctl mcp` loads.
+const MCP_IMPORTERS =
+  /[\\/](node_modules[\\/]@modelcontextprotocol|node_modules[\\/]zod-to-json-schema|src[\\/]mcp)[\\/]/;
+const mcpOwnZod = {
+  name: 'mcp-own-zod',
+  setup(b) {
+    b.onResolve({ filter: /^zod(\/|$)/ }, (args) =>
+      MCP_IMPORTERS.test(args.importer)
+        ? b.resolve(args.path.replace(/^zod/, 'zod-mcp'), { kind: args.kind, resolveDir: args.resolveDir })
+        : undefined,
+    );
+  },
+};
+
 const common = {
   absWorkingDir: root,
   bundle: true,
@@ -101,7 +119,7 @@ const back = await build({
   chunkNames: 'chunks/[name]-[hash]',
   // commander and others are CommonJS: esbuild's ESM output needs a real `require` for node: built-ins.
   banner: { js: "import{createRequire as __cr}from'node:module';const require=__cr(import.meta.url);" },
-  plugins: [unusedFeatureStubs],
+  plugins: [unusedFeatureStubs, mcpOwnZod],
 });
 const result = {
   metafile: {

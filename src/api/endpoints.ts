@@ -3,6 +3,8 @@
  * safety class (see client.ts). Commands and domain logic call these, never raw paths.
  */
 import type { HttpClient } from './client.js';
+import { PATHS } from './paths.js';
+import { schemas } from './schemas.js';
 import { type SendHook, withSendHook } from './send-hook.js';
 import type {
   SchemaSet,
@@ -17,27 +19,11 @@ import type {
   TriggersList,
 } from './schemas.js';
 
-const seg = (s: string) => encodeURIComponent(s);
-
-/** The API's paths (spec "Endpoints"), in one place: the endpoints below and the smoke checks use them. */
-export const PATHS = {
-  triggers: '/v1/triggers',
-  trigger: (triggerId: string) => `/v1/triggers/${seg(triggerId)}`,
-  events: '/v1/scheduling/events',
-  event: (event: string) => `/v1/scheduling/events/${seg(event)}`,
-  slots: (event: string) => `/v1/scheduling/events/${seg(event)}/slots`,
-  meetings: '/v1/scheduling/meetings',
-  meeting: (meetingId: string) => `/v1/scheduling/meetings/${seg(meetingId)}`,
-} as const;
-
-/**
- * The response schema, loaded while the request is in flight: zod is a measurable part of a
- * command's cold start, and on a real network the wait for the answer hides it.
- */
+/** The response schema of an operation, built on first use (see schemas.ts). */
 const schema =
   <K extends keyof SchemaSet>(key: K) =>
-  () =>
-    import('./schemas.js').then((m) => m.schemas[key]);
+  async () =>
+    schemas[key];
 
 export function createApi(http: HttpClient) {
   return {

@@ -5,6 +5,7 @@
  */
 import { HTTPError, TimeoutError } from 'ky';
 import { ApiError, BadResponseError, NetworkError, OutcomeUnknownError } from '../errors.js';
+import { schemas } from './schemas.js';
 
 /**
  * The server's TLS certificate was refused: nothing was sent, and asking again gets the same
@@ -151,7 +152,6 @@ export async function errorFromResponse(
   } catch {
     text = '';
   }
-  const { schemas } = await import('./schemas.js');
   let envelope: ReturnType<typeof schemas.apiError.safeParse> | undefined;
   try {
     envelope = schemas.apiError.safeParse(JSON.parse(text));

@@ -5,7 +5,7 @@
  * timers, but loading it costs about 20 ms, a measurable part of a one-request command; the
  * budget's critical section is synchronous and takes microseconds, so it needs no refresh.
  */
-import { mkdirSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, rmdirSync, statSync } from 'node:fs';
 
 export class LockTimeoutError extends Error {}
 
@@ -25,7 +25,7 @@ export async function withQuickLock<T>(
       const age = Date.now() - (statSync(lockDir, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
       if (age > opts.staleMs) {
         // Left by a process that died holding it: take it over (the next mkdir decides who wins).
-        rmSync(lockDir, { recursive: true, force: true });
+        removeLock(lockDir);
         continue;
       }
       if (Date.now() >= deadline) throw new LockTimeoutError(`${lockDir} is held by another process`);
@@ -37,6 +37,16 @@ export async function withQuickLock<T>(
   try {
     return critical();
   } finally {
-    rmSync(lockDir, { recursive: true, force: true });
+    removeLock(lockDir);
+  }
+}
+
+/** The lock is an empty directory: rmdir, not a recursive rm (which loads and runs Node's rimraf). */
+function removeLock(lockDir: string): void {
+  try {
+    rmdirSync(lockDir);
+  } catch (error) {
+    // Already gone: another process took a stale lock over and released it.
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
 }

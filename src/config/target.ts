@@ -104,7 +104,7 @@ export function resolveTarget(input: TargetInput): Target {
 }
 
 /** SCHEDCTL_RATE, else the profile's `rate`; a bad SCHEDCTL_RATE is bad input, before any request. */
-function rateOf(env: NodeJS.ProcessEnv, profile: Profile | undefined): number | undefined {
+export function rateOf(env: NodeJS.ProcessEnv, profile: Pick<Profile, 'rate'> | undefined): number | undefined {
   const raw = env.SCHEDCTL_RATE;
   if (raw === undefined || raw === '') return profile?.rate;
   if (!/^\d+$/.test(raw.trim()) || Number(raw) > 100_000) {

@@ -2,6 +2,7 @@
 import type { FileKind } from './json-file.js';
 import {
   configSchema,
+  isPlainConfig,
   journalSchema,
   meetingsSchema,
   outcomesSchema,
@@ -18,7 +19,10 @@ const kind = <T>(name: string, what: string, schema: FileKind<T>['schema'], empt
   empty,
 });
 
-export const PROFILES_FILE = kind<ConfigFile>('config.json', 'profile', configSchema, () => ({ profiles: {} }));
+export const PROFILES_FILE = {
+  ...kind<ConfigFile>('config.json', 'profile', configSchema, () => ({ profiles: {} })),
+  isPlain: isPlainConfig,
+};
 export const JOURNAL_FILE = kind<JournalFile>('journal.json', 'journal', journalSchema, () => ({ entries: [] }));
 export const OUTCOMES_FILE = kind<OutcomesFile>('outcomes.json', 'outcomes', outcomesSchema, () => ({ outcomes: {} }));
 export const MEETINGS_FILE = kind<MeetingsFile>('meetings.json', 'meetings', meetingsSchema, () => ({ meetings: {} }));

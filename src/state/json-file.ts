@@ -17,6 +17,11 @@ export interface FileKind<T> {
   /** Built on first read: building zod schemas is part of a command's cold start. */
   schema: () => z.ZodMiniType<T>;
   empty: () => T;
+  /**
+   * Optional: a cheap check that accepts only content the schema accepts unchanged (the usual,
+   * well-formed file), so that reading it builds no zod schema; anything else goes to the schema.
+   */
+  isPlain?: (json: unknown) => json is T;
 }
 
 export class JsonFile<T> {
@@ -48,6 +53,7 @@ export class JsonFile<T> {
       // Not the parser's message: it quotes the text around the fault, which may be an API key.
       throw this.unreadable('not JSON, maybe cut off');
     }
+    if (this.kind.isPlain?.(json)) return json;
     const parsed = this.kind.schema().safeParse(json);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];

@@ -28,6 +28,23 @@ export const configSchema = once(() =>
   ),
 );
 
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isPlainProfile = (p: unknown): boolean =>
+  isRecord(p) &&
+  typeof p.baseUrl === 'string' &&
+  typeof p.apiKey === 'string' &&
+  (p.rate === undefined || typeof p.rate === 'number');
+/**
+ * config.json is read by every command: this accepts the well-formed file (a subset of what
+ * configSchema accepts, unchanged by it) without building the schema; the schema judges and
+ * explains everything else. test/unit/state-files.test.ts holds them to agree.
+ */
+export const isPlainConfig = (json: unknown): json is ConfigFile =>
+  isRecord(json) &&
+  (json.defaultProfile === undefined || typeof json.defaultProfile === 'string') &&
+  isRecord(json.profiles) &&
+  Object.values(json.profiles).every(isPlainProfile);
+
 export const JOURNAL_OUTCOMES = ['unknown', 'booked', 'already_booked'] as const;
 const entryShape = () => ({
   id: z.string(),

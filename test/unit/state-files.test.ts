@@ -222,3 +222,43 @@ describe('locks', () => {
     expect(existsSync(`${path}.lock`)).toBe(true);
   });
 });
+
+describe("config.json's fast path (isPlainConfig)", () => {
+  const samples: unknown[] = [
+    { profiles: {} },
+    { defaultProfile: 'a', profiles: { a: profile } },
+    { defaultProfile: 'a', profiles: { a: { ...profile, rate: 10 }, b: { ...profile, extra: [1] } }, newer: true },
+    {},
+    { profiles: null },
+    { profiles: [] },
+    { defaultProfile: 3, profiles: {} },
+    { defaultProfile: null, profiles: {} },
+    { profiles: { a: { baseUrl: 'x' } } },
+    { profiles: { a: { ...profile, rate: '10' } } },
+    { profiles: { a: { ...profile, rate: null } } },
+    { profiles: { a: null } },
+    { profiles: { a: [] } },
+    [],
+    null,
+    'config',
+  ];
+
+  it('accepts only what the schema accepts, exactly as the schema returns it', async () => {
+    const { configSchema, isPlainConfig } = await import('../../src/state/schemas.js');
+    let plain = 0;
+    for (const sample of samples) {
+      const parsed = configSchema().safeParse(structuredClone(sample));
+      if (!isPlainConfig(structuredClone(sample))) continue;
+      plain++;
+      expect(parsed.success, JSON.stringify(sample)).toBe(true);
+      expect(parsed.data, JSON.stringify(sample)).toEqual(sample);
+    }
+    expect(plain).toBe(3); // the three well-formed files above
+  });
+
+  it('leaves every other file to the schema, which names what is wrong', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'config.json'), JSON.stringify({ profiles: { a: { ...profile, rate: '10' } } }));
+    await expect(open(dir).profiles.snapshot()).rejects.toThrow(/at profiles\.a\.rate/);
+  });
+});

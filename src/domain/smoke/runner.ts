@@ -5,7 +5,7 @@
  * each becomes a failed check, and checks that depend on it are skipped.
  */
 import type { HttpClient } from '../../api/client.js';
-import { PATHS } from '../../api/endpoints.js';
+import { PATHS } from '../../api/paths.js';
 import {
   schemas,
   strictSchemas,

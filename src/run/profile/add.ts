@@ -1,8 +1,6 @@
 import type { Command } from 'commander';
-import { createHttpClient } from '../../api/client.js';
-import { createApi } from '../../api/endpoints.js';
 import { maskKey } from '../../config/mask.js';
-import { checkBaseUrl, DEFAULT_BASE_URL } from '../../config/target.js';
+import { checkBaseUrl, DEFAULT_BASE_URL, rateOf } from '../../config/target.js';
 import type { Context } from '../../context.js';
 import { ApiError, BadResponseError, NetworkError, UsageError } from '../../errors.js';
 import { readAll } from '../../ui/stdin.js';
@@ -41,7 +39,7 @@ export async function run(ctx: Context, [name = '']: string[], opts: AddOptions,
   const apiKey = await readKey(opts, ctx);
   // Saving is the point: a directory that cannot take the file is said before the key check's request.
   (await ctx.state()).assertWritable();
-  const keyCheck: KeyCheck = opts.verify === false ? 'skipped' : await checkKey(ctx, name, baseUrl, apiKey);
+  const keyCheck: KeyCheck = opts.verify === false ? 'skipped' : await checkKey(ctx, name, { baseUrl, apiKey, rate });
   const { profiles } = await ctx.state();
   await profiles.set(name, { baseUrl, apiKey, ...(rate !== undefined ? { rate } : {}) }, Boolean(opts.default));
   const view: ProfileView = { name, baseUrl, key: maskKey(apiKey), isDefault: (await profiles.defaultName()) === name };
@@ -64,26 +62,17 @@ export async function run(ctx: Context, [name = '']: string[], opts: AddOptions,
  * (timeouts, retries of a read, 429 waits, --debug with the key redacted). Nothing is saved
  * unless it passes, or fails only for lack of the scope this one request needs.
  */
-async function checkKey(ctx: Context, name: string, baseUrl: string, apiKey: string): Promise<KeyCheck> {
-  ctx.secrets.push(apiKey);
-  const debug = ctx.globals.debug ? (line: string) => ctx.io.stderr.write(`debug: ${line}\n`) : undefined;
-  const env = ctx.env;
-  const proxied = Boolean(env.HTTPS_PROXY || env.https_proxy || env.HTTP_PROXY || env.http_proxy);
-  if (proxied) (await import('../../api/proxy.js')).installProxyFromEnv();
-  const transport = proxied ? undefined : (await import('../../api/transport.js')).nodeFetch;
-  const http = createHttpClient({
-    baseUrl,
-    apiKey,
-    timeoutMs: timeoutMs(ctx),
-    debug,
-    notify: (line, waitMs) => void ctx.ui().then((u) => u.waiting(line, waitMs)),
-    clock: ctx.clock,
-    ...(transport ? { fetch: transport } : {}),
-  });
+async function checkKey(
+  ctx: Context,
+  name: string,
+  { baseUrl, apiKey, rate }: { baseUrl: string; apiKey: string; rate: number | undefined },
+): Promise<KeyCheck> {
+  // Drawn from the new key's rate budget like any request: SCHEDCTL_RATE, else --rate.
+  const api = await ctx.apiWith({ baseUrl, apiKey, rate: rateOf(ctx.env, { rate }) });
   const notSaved = `profile "${name}" was not saved`;
   const orNoVerify = 'or pass --no-verify to save it without checking';
   try {
-    await createApi(http).listTriggers();
+    await api.listTriggers();
     return 'passed';
   } catch (error) {
     if (error instanceof ApiError && error.code === 'MISSING_SCOPE') return 'missing_scope';
@@ -110,18 +99,6 @@ async function checkKey(ctx: Context, name: string, baseUrl: string, apiKey: str
     }
     throw error;
   }
-}
-
-/** The global --timeout / SCHEDCTL_TIMEOUT, judged like every command's (src/context.ts). */
-function timeoutMs(ctx: Context): number {
-  const raw = ctx.globals.timeout ?? ctx.env.SCHEDCTL_TIMEOUT;
-  if (raw === undefined || raw === '') return 30_000;
-  const seconds = Number(raw);
-  if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 3600) {
-    const source = ctx.globals.timeout !== undefined ? '--timeout' : 'SCHEDCTL_TIMEOUT';
-    throw new UsageError(`invalid ${source} "${raw}": expected a number of seconds between 0 and 3600`);
-  }
-  return Math.round(seconds * 1000);
 }
 
 async function readKey(opts: AddOptions, ctx: Context): Promise<string> {

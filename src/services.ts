@@ -1,0 +1,119 @@
+/**
+ * The heavier services of a Context (state store, target, HTTP client, API, UI), built in
+ * the back on first use. The front's context (src/context.ts) reaches them through one
+ * `import()` of this module: one entry for the ES module loader to resolve, read and link
+ * instead of one per service (each also a re-exporting facade file), a measurable part of a
+ * one-request command's start. The HTTP client (ky) and the endpoints still load on their
+ * own, after the connection to the API has been started: the handshake overlaps loading them.
+ */
+import type { HttpClient } from './api/client.js';
+import type { Api } from './api/endpoints.js';
+import { createRateBudget } from './api/rate-budget.js';
+import { nodeFetch, preconnect } from './api/transport.js';
+import { resolveTarget, type Target } from './config/target.js';
+import type { Context } from './context.js';
+import { UsageError } from './errors.js';
+import { openState, type State } from './state/index.js';
+import { sanitizeText } from './ui/sanitize.js';
+import { createUi } from './ui/ui.js';
+
+export { createUi };
+
+export const DEFAULT_TIMEOUT_SECONDS = 30;
+/** Requests per minute of the shared budget when neither SCHEDCTL_RATE nor the profile says. */
+const DEFAULT_RATE = 30;
+
+export function openStateOf(ctx: Context): State {
+  return openState(ctx.configDir(), { now: () => ctx.clock.now() });
+}
+
+/** The global --timeout / SCHEDCTL_TIMEOUT in milliseconds; a bad value is a usage error naming its source. */
+export function timeoutMsOf(ctx: Context): number {
+  const raw = ctx.globals.timeout ?? ctx.env.SCHEDCTL_TIMEOUT;
+  if (raw === undefined || raw === '') return DEFAULT_TIMEOUT_SECONDS * 1000;
+  const seconds = Number(raw);
+  if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 3600) {
+    const source = ctx.globals.timeout !== undefined ? '--timeout' : 'SCHEDCTL_TIMEOUT';
+    throw new UsageError(`invalid ${source} "${raw}": expected a number of seconds between 0 and 3600`);
+  }
+  return Math.round(seconds * 1000);
+}
+
+export async function targetOf(ctx: Context): Promise<Target> {
+  // Global flags are judged together, before a command says anything ("Booking on …"):
+  // a bad --timeout must not first surface when the HTTP client is built.
+  timeoutMsOf(ctx);
+  const s = await ctx.state();
+  const { defaultProfile, profiles } = await s.profiles.snapshot();
+  const t = resolveTarget({
+    flagProfile: ctx.globals.profile,
+    flagBaseUrl: ctx.globals.baseUrl,
+    env: ctx.env,
+    defaultProfile,
+    profiles,
+  });
+  ctx.secrets.push(t.apiKey);
+  // schedctl keeps its files 0600 but never changes a directory it did not create: say when others can read the key.
+  if (t.keySource === 'profile' && s.profiles.keyFileExposed()) {
+    ctx.io.stderr.write(`warning: ${s.profiles.path} (it holds API keys) is readable by other users: chmod 600 it\n`);
+  }
+  // Profile names and URLs come from a local file: text from outside, never terminal control.
+  for (const note of t.notes) ctx.io.stderr.write(`${sanitizeText(`note: ${note}`)}\n`);
+  return t;
+}
+
+export async function httpOf(ctx: Context): Promise<HttpClient> {
+  // The target first: a missing key fails before any request is prepared.
+  const t = await ctx.target();
+  return httpClientFor(ctx, t);
+}
+
+/**
+ * An HTTP client for a key and base URL: the command's own (httpOf), or one `profile add`
+ * checks a new key with. Behind a proxy, Node's fetch with undici's proxy agent; otherwise
+ * schedctl's transport, with the connection to the API started before ky loads (the
+ * handshake overlaps loading it).
+ */
+async function httpClientFor(
+  ctx: Context,
+  to: { baseUrl: string; apiKey: string; rate?: number | undefined },
+): Promise<HttpClient> {
+  const { env, io } = ctx;
+  const debug = ctx.globals.debug ? (line: string) => io.stderr.write(`debug: ${sanitizeText(line)}\n`) : undefined;
+  const proxied = Boolean(env.HTTPS_PROXY || env.https_proxy || env.HTTP_PROXY || env.http_proxy);
+  if (!proxied) void preconnect(to.baseUrl, debug);
+  const { createHttpClient } = await import('./api/client.js');
+  if (proxied) (await import('./api/proxy.js')).installProxyFromEnv();
+  // One budget per key and base URL, shared by every schedctl process (0 turns it off).
+  const rate = to.rate ?? DEFAULT_RATE;
+  const budget =
+    rate > 0
+      ? createRateBudget({ dir: ctx.configDir(), baseUrl: to.baseUrl, apiKey: to.apiKey, limit: rate })
+      : undefined;
+  return createHttpClient({
+    ...(budget ? { budget } : {}),
+    baseUrl: to.baseUrl,
+    apiKey: to.apiKey,
+    timeoutMs: timeoutMsOf(ctx),
+    debug,
+    // Colors and spinners load only when there is something to say.
+    notify: (line, waitMs) => void ctx.ui().then((u) => u.waiting(line, waitMs)),
+    clock: ctx.clock,
+    ...(proxied ? {} : { fetch: nodeFetch }),
+  });
+}
+
+export async function apiOf(ctx: Context): Promise<Api> {
+  const [{ createApi }, http] = await Promise.all([import('./api/endpoints.js'), ctx.http()]);
+  return createApi(http);
+}
+
+/** The API with another key and base URL than the command's (`profile add` checks a key before saving it). */
+export async function apiWith(
+  ctx: Context,
+  to: { baseUrl: string; apiKey: string; rate?: number | undefined },
+): Promise<Api> {
+  ctx.secrets.push(to.apiKey);
+  const [{ createApi }, http] = await Promise.all([import('./api/endpoints.js'), httpClientFor(ctx, to)]);
+  return createApi(http);
+}
