@@ -40,7 +40,8 @@ export function timeCell(
 ): Date | undefined {
   let at: Date;
   try {
-    at = parseLoadedTimeExpression(value, { zone: ctx.zone, now: ctx.now, flag: 'value' });
+    // A row's error keeps the message (`invalid value "…": why`); the hints, which name the zone's input, are not shown.
+    at = parseLoadedTimeExpression(value, { zone: ctx.zone, now: ctx.now, name: 'value', zoneInput: 'the tz column' });
   } catch (error) {
     errors.push(`${column}: ${error instanceof CliError ? error.message : String(error)}`);
     return undefined;

@@ -5,7 +5,7 @@
  * - `email` (required): the lead; it also fills the form's email field.
  * - `trigger`: id or name; when empty, the run's default trigger (`--trigger`). A filled cell wins.
  * - one column per form field, by field name; select cells take an option value (or label).
- *   Checked by domain/triggers.ts's buildResponses, the same rules as `--field`.
+ *   Checked by domain/triggers.ts's checkResponses, the same rules as `--field`.
  * - `slot`: `first` (default when empty), or a future time in one of parseTimeInput's forms.
  * - `first_name`, `last_name`, `phone`: sent with the booking.
  * - `guests`: extra attendees' emails separated by `;`, at most 10.
@@ -17,7 +17,7 @@
  */
 import type { Trigger } from '../api/schemas.js';
 import { isValidEmail } from '../domain/inputs.js';
-import { buildResponses, resolveTrigger } from '../domain/triggers.js';
+import { checkResponses, type FireInputNames, problemLine, resolveTrigger } from '../domain/triggers.js';
 import { CliError } from '../errors.js';
 import { MAX_GUESTS } from '../limits.js';
 import { cell, type RowValidation, timeCell, unknownColumn, zoneCell } from './cells.js';
@@ -57,7 +57,7 @@ export function validateRouteRow(record: Record<string, string>, ctx: RouteRowCo
   const trigger = triggerOf(record, ctx, errors);
   const fields = formColumns(record, trigger, ctx.triggers, errors);
   let responses: Record<string, string> = {};
-  if (trigger) responses = checkResponses(trigger, email, fields, record, errors);
+  if (trigger) responses = rowResponses(trigger, email, fields, record, errors);
 
   const tz = zoneCell(record, 'tz', errors);
   const slotText = cell(record, 'slot');
@@ -115,7 +115,7 @@ function formColumns(
   errors: string[],
 ): Record<string, string> {
   // The `email` column is the lead's email, which fills the form's email field; another email
-  // field (say `work_email`) is a form column, checked against it by buildResponses.
+  // field (say `work_email`) is a form column, checked against it by checkResponses.
   const own = new Set((trigger?.fields ?? []).map((f) => f.name).filter((name) => name !== 'email'));
   const anyTrigger = knownColumns(triggers);
   const fields: Record<string, string> = {};
@@ -129,33 +129,22 @@ function formColumns(
   return fields;
 }
 
-/** buildResponses speaks of flags (`--field`, `--email`); a bulk row's problems speak of columns. */
-function checkResponses(
+/** The form's problems in a row's words: its columns. */
+function rowResponses(
   trigger: Trigger,
   email: string,
   fields: Record<string, string>,
   record: Record<string, string>,
   errors: string[],
 ): Record<string, string> {
-  try {
-    return buildResponses(trigger, { email, fields });
-  } catch (error) {
-    if (!(error instanceof CliError)) throw error;
-    for (const detail of error.details ?? [error.message]) {
-      // The lead's email is checked above, by its own column.
-      if (/^email: ".*" is not a valid email address/.test(detail)) continue;
-      errors.push(
-        detail
-          .replace(
-            /; pass --field ([^=\s]+)=.*$/,
-            (_all, name: string) => `; the column "${name}" is ${name in record ? 'empty' : 'missing'}`,
-          )
-          .replace(/ \(--email\)$/, '')
-          .replace(/--email/g, 'the email column'),
-      );
-    }
-    return {};
-  }
+  const { responses, problems } = checkResponses(trigger, { email, fields });
+  const columns: FireInputNames = {
+    email: 'the email column',
+    required: (f) => `the column "${f.name}" is ${f.name in record ? 'empty' : 'missing'}`,
+  };
+  // The lead's email is checked above, by its own column.
+  for (const p of problems) if (p.kind !== 'lead_email') errors.push(problemLine(p, columns));
+  return problems.length > 0 ? {} : responses;
 }
 
 function guestsOf(text: string, errors: string[]): string[] {

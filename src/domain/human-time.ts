@@ -12,8 +12,8 @@ import {
   isNotUnderstood,
   localToInstant,
   parseTimeInput,
-  TIME_FORMS,
   type TimeInputOptions,
+  timeForms,
   timeInputError,
   type WallTime,
 } from './time.js';
@@ -86,8 +86,14 @@ function readResult(
   opts: TimeInputOptions,
 ): Date {
   const raw = input.trim();
+  const forms = timeForms(opts.zoneInput);
   const bad = (why?: string, hint?: string) =>
-    timeInputError(input, opts, why, hint ?? (why ? `${hintFor(why)}accepted forms: ${TIME_FORMS}` : undefined));
+    timeInputError(
+      input,
+      opts,
+      why,
+      hint ?? (why ? `${hintFor(why, opts.zoneInput)}accepted forms: ${forms}` : undefined),
+    );
   const [result] = results;
   if (!result) throw bad();
   if (results.length > 1) throw bad(`more than one time in it (${results.map((r) => `"${r.text}"`).join(', ')})`);
@@ -100,7 +106,7 @@ function readResult(
   if (leftover !== '') {
     const hour = Number(TRAILING_HOUR.exec(after)?.[1]);
     if (before.trim() === '' && !c.isCertain('hour') && hour >= 1 && hour <= 12)
-      throw ambiguousHour(hour, dateOnly(c, nowWall, opts, bad), bad);
+      throw ambiguousHour(hour, dateOnly(c, nowWall, opts, bad), bad, forms);
     throw bad(`only "${result.text}" reads as a time, not "${leftover}"`);
   }
   if (result.end) throw bad('a range, not one time');
@@ -123,14 +129,14 @@ function readResult(
   const hour = c.get('hour') ?? 0;
   const exactWords = [...tags].some((t) => EXACT_WORDS.has(t));
   if (!c.isCertain('meridiem') && hour >= 1 && hour <= 12 && !HAS_MINUTES.test(result.text) && !exactWords) {
-    throw ambiguousHour(hour, dateOnly(c, nowWall, opts, bad), bad);
+    throw ambiguousHour(hour, dateOnly(c, nowWall, opts, bad), bad, forms);
   }
   return localToInstant(wallOf(c), opts, input).toJSDate();
 }
 
-function hintFor(why: string): string {
+function hintFor(why: string, zoneInput: string): string {
   if (why.startsWith('a time zone'))
-    return 'give the zone with --tz, or ISO 8601 with an offset (2026-12-01T14:00+01:00); ';
+    return `give the zone with ${zoneInput}, or ISO 8601 with an offset (2026-12-01T14:00+01:00); `;
   if (why.startsWith('a part of the day')) return 'give a clock time (tomorrow 09:00); ';
   if (why.startsWith('a range') || why.startsWith('more than one')) return 'give one time; ';
   return '';
@@ -180,13 +186,13 @@ function dateOnly(c: ParsedComponents, nowWall: DateTime, opts: TimeInputOptions
 
 type Bad = (why?: string, hint?: string) => Error;
 
-function ambiguousHour(hour: number, day: DateTime, bad: Bad): Error {
+function ambiguousHour(hour: number, day: DateTime, bad: Bad, forms: string): Error {
   const pad = (h: number) => `${String(h).padStart(2, '0')}:00`;
   const [am, pm] = [hour % 12, (hour % 12) + 12];
   const at = (h: number) => day.set({ hour: h, minute: 0 }).toFormat('yyyy-MM-dd HH:mm ZZZZ');
   return bad(
     `the hour "${hour}" could be ${pad(am)} or ${pad(pm)}: ${at(am)} or ${at(pm)}`,
-    `write ${pad(am)} or ${pad(pm)} (24-hour), or ${hour}am or ${hour}pm; accepted forms: ${TIME_FORMS}`,
+    `write ${pad(am)} or ${pad(pm)} (24-hour), or ${hour}am or ${hour}pm; accepted forms: ${forms}`,
   );
 }
 
@@ -221,6 +227,6 @@ function dayMonthAmbiguous(
   const show = (dt: DateTime) => `${dt.toFormat(timed ? 'yyyy-MM-dd HH:mm' : 'yyyy-MM-dd')} (${dt.toFormat('d LLLL')})`;
   return bad(
     `day and month could be either way round: ${show(monthFirst)} or ${show(dayFirst)}`,
-    `write the month as a word (${monthFirst.toFormat('LLL d').toLowerCase()} or ${dayFirst.toFormat('LLL d').toLowerCase()}) or the date as ${monthFirst.toFormat('yyyy-MM-dd')}; accepted forms: ${TIME_FORMS}`,
+    `write the month as a word (${monthFirst.toFormat('LLL d').toLowerCase()} or ${dayFirst.toFormat('LLL d').toLowerCase()}) or the date as ${monthFirst.toFormat('yyyy-MM-dd')}; accepted forms: ${timeForms(opts.zoneInput)}`,
   );
 }

@@ -1,14 +1,17 @@
-/** Checks of user input shared by the commands: each failure names its flag, before any request. */
+/**
+ * Checks of user input shared by the commands, before any request: each failure names the
+ * input as the caller names it (`name`: the CLI passes its flag).
+ */
 import * as z from '../api/zod.js';
 import { UsageError } from '../errors.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const emailSchema = z.email();
 
-export function requireUuid(value: string, flag: string, what: string): string {
+export function requireUuid(value: string, name: string, what: string): string {
   if (!UUID.test(value.trim())) {
     throw new UsageError(
-      `invalid ${flag} "${value}": expected a ${what} id (a uuid such as 3f2a9c1e-8b4d-4e6f-9a1b-2c3d4e5f6a7b)`,
+      `invalid ${name} "${value}": expected a ${what} id (a uuid such as 3f2a9c1e-8b4d-4e6f-9a1b-2c3d4e5f6a7b)`,
     );
   }
   return value.trim();
@@ -16,20 +19,20 @@ export function requireUuid(value: string, flag: string, what: string): string {
 
 export const isValidEmail = (value: string): boolean => emailSchema.safeParse(value).success;
 
-export function requireEmail(value: string, flag: string): string {
+export function requireEmail(value: string, name: string): string {
   if (!isValidEmail(value.trim())) {
-    throw new UsageError(`invalid ${flag} "${value}": expected an email address such as lead@company.com`);
+    throw new UsageError(`invalid ${name} "${value}": expected an email address such as lead@company.com`);
   }
   return value.trim();
 }
 
-/** Repeatable `key=value` flags into an object; the value may contain `=`. */
-export function parseKeyValues(pairs: string[], flag: string): Record<string, string> {
+/** Repeatable `key=value` inputs into an object; the value may contain `=`. */
+export function parseKeyValues(pairs: string[], name: string): Record<string, string> {
   const out: Record<string, string> = {};
   for (const pair of pairs) {
     const at = pair.indexOf('=');
     if (at <= 0) {
-      throw new UsageError(`invalid ${flag} "${pair}": expected key=value`, { hint: `e.g. ${flag} company=Acme` });
+      throw new UsageError(`invalid ${name} "${pair}": expected key=value`, { hint: `e.g. ${name} company=Acme` });
     }
     out[pair.slice(0, at)] = pair.slice(at + 1);
   }

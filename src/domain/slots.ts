@@ -50,7 +50,7 @@ export async function fetchSlots(api: Pick<Api, 'slots'>, event: string, range: 
       if (!seen.has(t)) seen.set(t, s);
     }
   }
-  if (!last) throw new Error('fetchSlots: empty range (validate --from/--to before calling)');
+  if (!last) throw new Error('fetchSlots: empty range (validate the range before calling)');
   const slots = [...seen.entries()].sort(([a], [b]) => a - b).map(([, s]) => s);
   return { ...last, slots };
 }

@@ -7,9 +7,10 @@
 import { DateTime, IANAZone, Settings } from 'luxon';
 import { UsageError } from '../errors.js';
 
-export const TIME_FORMS =
-  'ISO 8601 with an offset (2026-12-01T14:00:00Z, 2026-12-01T14:00+01:00), a local date-time read in --tz (2026-12-01 14:00 or 2026-12-01T14:00), a date (2026-12-01), today, tomorrow or now; ' +
-  'also times as people say them, read in --tz: tomorrow 15:00, tomorrow 3pm, thu 15:00, next monday 9:30, dec 3 14:00, thursday ' +
+/** The accepted forms, for hints; `zoneInput` names where the zone of a local time comes from (the CLI: its zone flag). */
+export const timeForms = (zoneInput: string): string =>
+  `ISO 8601 with an offset (2026-12-01T14:00:00Z, 2026-12-01T14:00+01:00), a local date-time read in ${zoneInput} (2026-12-01 14:00 or 2026-12-01T14:00), a date (2026-12-01), today, tomorrow or now; ` +
+  `also times as people say them, read in ${zoneInput}: tomorrow 15:00, tomorrow 3pm, thu 15:00, next monday 9:30, dec 3 14:00, thursday ` +
   '(24-hour clock unless am/pm is given; a weekday means the next one; no 3/4-style dates)';
 
 /** The system zone, as luxon sees it (TZ is honored). */
@@ -17,12 +18,12 @@ export function systemZone(): string {
   return Settings.defaultZone.name;
 }
 
-/** A valid IANA zone (or UTC), defaulting to the system zone; anything else is a UsageError naming the flag. */
-export function resolveZone(zone: string | undefined, flag: string): string {
+/** A valid IANA zone (or UTC), defaulting to the system zone; anything else is a UsageError naming the input (`name`). */
+export function resolveZone(zone: string | undefined, name: string): string {
   if (zone === undefined || zone === '') return systemZone();
   if (/^(utc|z|gmt)$/i.test(zone)) return 'UTC';
   if (!IANAZone.isValidZone(zone)) {
-    throw new UsageError(`unknown time zone "${zone}" for ${flag}`, {
+    throw new UsageError(`unknown time zone "${zone}" for ${name}`, {
       hint: 'use an IANA zone name such as Europe/Berlin, America/New_York or UTC',
     });
   }
@@ -40,19 +41,24 @@ const NOT_UNDERSTOOD = 'not a time schedctl understands';
 export interface TimeInputOptions {
   zone: string;
   now: Date;
-  flag: string;
+  /** This input as the caller names it in messages: `invalid <name> "…"` (the CLI: its flag). */
+  name: string;
+  /** Where the zone of a local time comes from, as the caller names it (the CLI: its zone flag), for the hints. */
+  zoneInput: string;
   /** For range ends: a whole day (`2026-12-01`, `today`) means up to the start of the next day. */
   endOfDay?: boolean;
 }
 
-/** `invalid --start "…": why`, with the accepted forms (or a more specific hint). */
+/** `invalid <name> "…": why`, with the accepted forms (or a more specific hint). */
 export function timeInputError(
   input: string,
-  opts: Pick<TimeInputOptions, 'flag'>,
+  opts: Pick<TimeInputOptions, 'name' | 'zoneInput'>,
   why = NOT_UNDERSTOOD,
   hint?: string,
 ): UsageError {
-  return new UsageError(`invalid ${opts.flag} "${input}": ${why}`, { hint: hint ?? `accepted forms: ${TIME_FORMS}` });
+  return new UsageError(`invalid ${opts.name} "${input}": ${why}`, {
+    hint: hint ?? `accepted forms: ${timeForms(opts.zoneInput)}`,
+  });
 }
 
 /** Only this failure lets a caller try other readings of the input (human-time.ts). */
@@ -122,7 +128,11 @@ export interface WallTime {
  * offsets in force a day before and a day after; a candidate holds if the zone really
  * has that offset at that instant.
  */
-export function localToInstant(wall: WallTime, opts: Pick<TimeInputOptions, 'zone' | 'flag'>, input: string): DateTime {
+export function localToInstant(
+  wall: WallTime,
+  opts: Pick<TimeInputOptions, 'zone' | 'name' | 'zoneInput'>,
+  input: string,
+): DateTime {
   const { zone } = opts;
   // luxon reads hour 24 as the next day's 00:00; a typo is likelier than that intent.
   if (wall.hour > 23) throw timeInputError(input, opts, 'no such time (hours run from 00 to 23)');
@@ -152,8 +162,8 @@ export function localToInstant(wall: WallTime, opts: Pick<TimeInputOptions, 'zon
   return DateTime.fromMillis(first, { zone });
 }
 
-/** A start time must not be in the past: `--start 2026-11-20 10:00 CET is in the past (now 2026-11-23 09:12 CET)`. */
-export function requireFuture(date: Date, now: Date, flag: string, zone: string): Date {
+/** A start time must not be in the past: `<name> 2026-11-20 10:00 CET is in the past (now 2026-11-23 09:12 CET)`. */
+export function requireFuture(date: Date, now: Date, name: string, zone: string): Date {
   if (date.getTime() >= now.getTime()) return date;
   let when = formatInZone(date, zone);
   let current = formatInZone(now, zone);
@@ -162,8 +172,8 @@ export function requireFuture(date: Date, now: Date, flag: string, zone: string)
     when = toZone(date, zone).toFormat('yyyy-MM-dd HH:mm:ss ZZZZ');
     current = toZone(now, zone).toFormat('yyyy-MM-dd HH:mm:ss ZZZZ');
   }
-  throw new UsageError(`${flag} ${when} is in the past (now ${current})`, {
-    hint: `give a time after now for ${flag}`,
+  throw new UsageError(`${name} ${when} is in the past (now ${current})`, {
+    hint: `give a time after now for ${name}`,
   });
 }
 

@@ -3,10 +3,10 @@
  * the responses against the trigger's form, so a typo never costs a workflow run
  * (every fire starts one: CRM writes and notifications repeat, routing fairness counts).
  */
-import type { FireRequest, Trigger, TriggerField } from '../api/schemas.js';
+import type { Trigger, TriggerField } from '../api/schemas.js';
 import { CliError, EXIT, UsageError } from '../errors.js';
 import { closest } from './closest.js';
-import { isValidEmail, parseKeyValues } from './inputs.js';
+import { isValidEmail } from './inputs.js';
 
 /** By id, else exact name, else case-insensitive name. */
 export function resolveTrigger(triggers: Trigger[], idOrName: string): Trigger {
@@ -37,117 +37,121 @@ export function isEmailField(field: TriggerField): boolean {
 
 export interface ResponsesInput {
   email: string;
-  /** From repeatable `--field key=value`; wins over the file. */
+  /** Answers given one by one; they win over the file. */
   fields: Record<string, string>;
-  /** From `--responses FILE|-`: a JSON object. */
+  /** Answers from a file of JSON: an object. */
   fromFile?: Record<string, unknown>;
 }
 
 /**
- * Merges the file and `--field` values and checks them against the form. All problems
- * are collected into one UsageError (details `<field>: <reason>`), so one run shows
- * everything to fix. Returns the `responses` to send: select labels mapped to their
- * values, the email field left out (the API fills it from `email`).
+ * How a caller names the inputs a fire's answers come from, for its problems: the CLI names
+ * its flags (run/trigger/flag-names.ts), a bulk row its columns. The domain never does.
  */
-export function buildResponses(trigger: Trigger, input: ResponsesInput): Record<string, string> {
-  const problems: string[] = [];
-  if (!isValidEmail(input.email)) problems.push(`email: "${input.email}" is not a valid email address (--email)`);
+export interface FireInputNames {
+  /** The lead's email input: the CLI's flag, or `the email column` of a bulk row. */
+  email: string;
+  /** The file of answers, for callers that read one. */
+  file?: string;
+  /** How to give a required field that is missing: `the column "region" is missing` (bulk). */
+  required(field: TriggerField): string;
+}
+
+/** One problem with a fire's answers, as data: each caller words it with its own input names. */
+export type ResponsesProblem =
+  | { kind: 'lead_email'; key: 'email'; email: string }
+  | { kind: 'not_text'; key: string; value: object }
+  | { kind: 'unknown_field'; key: string; suggestion: string | undefined; fields: string[] }
+  | { kind: 'email_differs'; key: string; value: string; email: string }
+  | { kind: 'not_an_option'; key: string; value: string; options: string[] }
+  | { kind: 'required'; key: string; field: TriggerField };
+
+/** `<field>: <reason>`, the form of the API's INVALID_REQUEST details. */
+export function problemLine(p: ResponsesProblem, names: FireInputNames): string {
+  switch (p.kind) {
+    case 'lead_email':
+      return `email: "${p.email}" is not a valid email address (${names.email})`;
+    case 'not_text':
+      return `${p.key}: must be a string, not ${Array.isArray(p.value) ? 'an array' : 'an object'}${names.file ? ` (${names.file})` : ''}`;
+    case 'unknown_field':
+      return `${p.key}: not a field of this trigger; ${p.suggestion ? `did you mean "${p.suggestion}"?` : `fields: ${p.fields.join(', ')}`}`;
+    case 'email_differs':
+      return `${p.key}: "${p.value}" differs from ${names.email} ${p.email}; leave it out (it is filled from ${names.email})`;
+    case 'not_an_option':
+      return `${p.key}: "${p.value}" is not an option; valid values: ${p.options.join(', ')}`;
+    case 'required':
+      return `${p.key}: required (${p.field.label}); ${names.required(p.field)}`;
+  }
+}
+
+/**
+ * Merges the file and the one-by-one answers and checks them against the form, collecting
+ * every problem, so one run shows everything to fix. `responses` is what to send: select
+ * labels mapped to their values, the email field left out (the API fills it from `email`).
+ */
+export function checkResponses(
+  trigger: Trigger,
+  input: ResponsesInput,
+): { responses: Record<string, string>; problems: ResponsesProblem[] } {
+  const problems: ResponsesProblem[] = [];
+  if (!isValidEmail(input.email)) problems.push({ kind: 'lead_email', key: 'email', email: input.email });
 
   const merged: Record<string, string> = {};
   for (const [key, value] of Object.entries(input.fromFile ?? {})) {
     if (value === null || value === undefined) continue;
     if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')
       merged[key] = String(value);
-    else
-      problems.push(`${key}: must be a string, not ${Array.isArray(value) ? 'an array' : 'an object'} (--responses)`);
+    else problems.push({ kind: 'not_text', key, value });
   }
   Object.assign(merged, input.fields);
 
   const byName = new Map(trigger.fields.map((f) => [f.name, f]));
-  const out: Record<string, string> = {};
+  const responses: Record<string, string> = {};
   for (const [key, value] of Object.entries(merged)) {
     const field = byName.get(key);
     if (!field) {
-      const suggestion = closest(
-        key,
-        trigger.fields.map((f) => f.name),
-      );
-      problems.push(
-        `${key}: not a field of this trigger; ${suggestion ? `did you mean "${suggestion}"?` : `fields: ${trigger.fields.map((f) => f.name).join(', ')}`}`,
-      );
+      const fields = trigger.fields.map((f) => f.name);
+      problems.push({ kind: 'unknown_field', key, suggestion: closest(key, fields), fields });
       continue;
     }
     if (isEmailField(field)) {
       // The API fills it from `email`; a different value is a conflict the server would reject.
-      if (value !== '' && value.trim().toLowerCase() !== input.email.trim().toLowerCase()) {
-        problems.push(
-          `${key}: "${value}" differs from --email ${input.email}; leave it out (it is filled from --email)`,
-        );
-      }
+      if (value !== '' && value.trim().toLowerCase() !== input.email.trim().toLowerCase())
+        problems.push({ kind: 'email_differs', key, value, email: input.email });
       continue;
     }
     if (value === '') continue;
     if (field.options) {
       const option = field.options.find((o) => o.value === value) ?? field.options.find((o) => o.label === value);
       if (!option) {
-        problems.push(
-          `${key}: "${value}" is not an option; valid values: ${field.options.map((o) => o.value).join(', ')}`,
-        );
+        problems.push({ kind: 'not_an_option', key, value, options: field.options.map((o) => o.value) });
         continue;
       }
-      out[key] = option.value;
+      responses[key] = option.value;
       continue;
     }
-    out[key] = value;
+    responses[key] = value;
   }
 
-  const missing = trigger.fields.filter(
-    (f) =>
-      f.required && !isEmailField(f) && out[f.name] === undefined && !problems.some((p) => p.startsWith(`${f.name}:`)),
-  );
-  for (const f of missing)
-    problems.push(
-      `${f.name}: required (${f.label}); pass --field ${f.name}=${f.options ? f.options.map((o) => o.value).join('|') : '…'}`,
-    );
+  for (const field of trigger.fields) {
+    const reported = problems.some((p) => p.key === field.name);
+    if (field.required && !isEmailField(field) && responses[field.name] === undefined && !reported)
+      problems.push({ kind: 'required', key: field.name, field });
+  }
+  return { responses, problems };
+}
 
+/**
+ * checkResponses, with every problem in one UsageError (details `<field>: <reason>`, inputs
+ * named as the caller names them). Returns the `responses` to send.
+ */
+export function buildResponses(trigger: Trigger, input: ResponsesInput, names: FireInputNames): Record<string, string> {
+  const { responses, problems } = checkResponses(trigger, input);
   if (problems.length > 0) {
-    const names = [...new Set(problems.map((p) => p.slice(0, p.indexOf(':'))))];
-    throw new UsageError(`invalid input for trigger "${trigger.name}": fix ${names.join(', ')}; nothing was fired`, {
-      details: problems,
+    const keys = [...new Set(problems.map((p) => p.key))];
+    throw new UsageError(`invalid input for trigger "${trigger.name}": fix ${keys.join(', ')}; nothing was fired`, {
+      details: problems.map((p) => problemLine(p, names)),
       hint: `see its fields with \`schedctl triggers show ${trigger.id}\``,
     });
   }
-  return out;
-}
-
-export const CONTEXT_KEYS = ['utmParams', 'gclid', 'pageUrl', 'referrer', 'userAgent', 'ipAddress'] as const;
-
-/**
- * `--context key=value` pairs into the fire's `context`. Only the spec's six members;
- * `utmParams` may be a JSON object (`utmParams={"source":"ads"}`), the rest are strings.
- */
-export function parseContext(pairs: string[]): FireRequest['context'] | undefined {
-  if (pairs.length === 0) return undefined;
-  const raw = parseKeyValues(pairs, '--context');
-  const context: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(raw)) {
-    if (!(CONTEXT_KEYS as readonly string[]).includes(key)) {
-      const suggestion = closest(key, CONTEXT_KEYS);
-      throw new UsageError(`invalid --context key "${key}"${suggestion ? `; did you mean "${suggestion}"?` : ''}`, {
-        hint: `allowed keys: ${CONTEXT_KEYS.join(', ')}`,
-      });
-    }
-    if (key === 'utmParams' && value.trim().startsWith('{')) {
-      try {
-        context[key] = JSON.parse(value);
-      } catch (error) {
-        throw new UsageError(`invalid --context utmParams: not valid JSON (${(error as Error).message})`, {
-          hint: `e.g. --context 'utmParams={"source":"ads","campaign":"spring"}'`,
-        });
-      }
-    } else {
-      context[key] = value;
-    }
-  }
-  return context;
+  return responses;
 }

@@ -101,7 +101,7 @@ export async function parseBookOptions(
   };
   const startInput = need(opts.start, '--start', 'pass one of the times `schedctl slots` lists');
   const start = requireFuture(
-    await parseTimeExpression(startInput, { zone, now, flag: '--start' }),
+    await parseTimeExpression(startInput, { zone, now, name: '--start', zoneInput: '--tz' }),
     now,
     '--start',
     zone,

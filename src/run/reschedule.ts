@@ -98,7 +98,12 @@ export async function parseRescheduleOptions(
   const email = opts.email !== undefined ? requireEmail(opts.email, '--email') : undefined;
   const start =
     opts.start !== undefined
-      ? requireFuture(await parseTimeExpression(opts.start, { zone, now, flag: '--start' }), now, '--start', zone)
+      ? requireFuture(
+          await parseTimeExpression(opts.start, { zone, now, name: '--start', zoneInput: '--tz' }),
+          now,
+          '--start',
+          zone,
+        )
       : undefined;
   return { byId, email, event: opts.event, start, zone };
 }

@@ -12,6 +12,7 @@ import { flagAsker } from './route/flag-asker.js';
 import { type ParsedRouteOptions, parseRouteOptions, type RouteOptionsInput } from './route/options.js';
 import { noticePrinter, routeDocument, routeLines } from './route/print.js';
 import type { RouteRun } from './route/types.js';
+import { FIRE_FLAGS } from './trigger/flag-names.js';
 
 interface RouteFlagsWithBatch extends RouteOptionsInput {
   from?: string;
@@ -112,6 +113,7 @@ export async function routeParsed(ctx: Context, parsed: ParsedRouteOptions, o: R
     days: parsed.days,
     leadTimezone: parsed.leadZone,
     rebook: o.rebook,
+    inputNames: FIRE_FLAGS,
   });
   return {
     result,

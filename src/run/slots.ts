@@ -64,10 +64,11 @@ export function parseSlotsOptions(event: string, opts: SlotsOptions, now: Date):
   const zone = resolveZone(opts.tz, '--tz');
   if (opts.to !== undefined && opts.days !== undefined)
     throw new UsageError('--to and --days cannot be used together: pass one of them');
-  const from = opts.from !== undefined ? parseTimeInput(opts.from, { zone, now, flag: '--from' }) : now;
+  const from =
+    opts.from !== undefined ? parseTimeInput(opts.from, { zone, now, name: '--from', zoneInput: '--tz' }) : now;
   let to: Date;
   if (opts.to !== undefined) {
-    to = parseTimeInput(opts.to, { zone, now, flag: '--to', endOfDay: true });
+    to = parseTimeInput(opts.to, { zone, now, name: '--to', zoneInput: '--tz', endOfDay: true });
     if (to <= from) throw new UsageError(`invalid --to "${opts.to}": it must be after --from (${from.toISOString()})`);
   } else {
     const raw = opts.days ?? String(DEFAULT_DAYS);

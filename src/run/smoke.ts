@@ -1,13 +1,13 @@
 import { writeFileSync } from 'node:fs';
 import type { Context } from '../context.js';
-import { SmokeFailedError } from '../domain/smoke/failed.js';
 import { problemLines, summaryLine, tableRows } from '../domain/smoke/render.js';
 import { runSmoke } from '../domain/smoke/runner.js';
 import type { SmokeReport } from '../domain/smoke/types.js';
 import { junitXml } from '../domain/smoke/junit.js';
 import { sanitizeText } from '../ui/sanitize.js';
 import { tables } from '../ui/table.js';
-import { parseSmokeFlags, type SmokeFlags } from './smoke/options.js';
+import { SmokeFailedError } from './smoke/failed.js';
+import { parseSmokeFlags, SMOKE_FLAGS, type SmokeFlags } from './smoke/options.js';
 
 /** Validates the flags (no request on a bad one), runs the checks, writes --junit, prints. */
 export async function run(ctx: Context, _args: string[], flags: SmokeFlags): Promise<void> {
@@ -17,7 +17,7 @@ export async function run(ctx: Context, _args: string[], flags: SmokeFlags): Pro
   const spinner = await ui.spinner('running smoke checks');
   let report: SmokeReport;
   try {
-    report = await runSmoke(input, { http, now: () => ctx.clock.now() });
+    report = await runSmoke(input, { http, now: () => ctx.clock.now(), names: SMOKE_FLAGS });
   } finally {
     spinner.stop();
   }

@@ -9,7 +9,8 @@ const now = new Date('2026-11-19T14:30:00Z');
 const at = (zone: string, extra: Partial<TimeInputOptions> = {}): TimeInputOptions => ({
   zone,
   now,
-  flag: '--start',
+  name: '--start',
+  zoneInput: '--tz',
   ...extra,
 });
 const berlin = at('Europe/Berlin');
@@ -143,7 +144,7 @@ describe('parseTimeExpression: ambiguity is refused with both readings', () => {
   });
   it('refuses what it cannot read at all, naming the flag and the accepted forms', async () => {
     for (const bad of ['', 'soonish', 'feb 30 10:00', 'next tuesday-ish at lunch']) {
-      const e = await refusal(bad, at('Europe/Berlin', { flag: '--from' }));
+      const e = await refusal(bad, at('Europe/Berlin', { name: '--from' }));
       expect(e.message, bad).toMatch(/^invalid --from "/);
       expect(e.hint, bad).toContain('accepted forms');
       expect(e.hint, bad).toContain('next monday 9:30');

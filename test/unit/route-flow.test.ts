@@ -12,6 +12,7 @@ import type { RouteAsker, RouteNotice, SlotPage } from '../../src/domain/route/t
 import { ApiError, CancelledError, CliError, OutcomeUnknownError } from '../../src/errors.js';
 import { flagAsker, type RouteFlags } from '../../src/run/route/flag-asker.js';
 import { routeCommandLine, shellWord } from '../../src/run/route/command-line.js';
+import { FIRE_FLAGS } from '../../src/run/trigger/flag-names.js';
 import { answersKey, openState, type State } from '../../src/state/index.js';
 
 // Every date below is relative to this injected clock (far from the real date on purpose).
@@ -177,6 +178,7 @@ function route(
     days: 7,
     leadTimezone: o.leadTimezone,
     ...(o.rebook !== undefined ? { rebook: o.rebook } : {}),
+    inputNames: FIRE_FLAGS,
   });
   return { promise, notices };
 }

@@ -4,13 +4,14 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { HttpClient, RequestOptions } from '../../src/api/client.js';
-import { SmokeFailedError } from '../../src/domain/smoke/failed.js';
 import { describeFailure, probe } from '../../src/domain/smoke/probe.js';
 import { plain, problemLines, summaryLine, tableRows } from '../../src/domain/smoke/render.js';
 import { runSmoke } from '../../src/domain/smoke/runner.js';
 import type { CheckResult, SmokeInput, SmokeReport } from '../../src/domain/smoke/types.js';
 import { schemas, strictSchemas } from '../../src/api/schemas.js';
 import { ApiError, BadResponseError, CliError, NetworkError } from '../../src/errors.js';
+import { SmokeFailedError } from '../../src/run/smoke/failed.js';
+import { SMOKE_FLAGS } from '../../src/run/smoke/options.js';
 
 // Every date below is relative to this injected clock (far from the real date on purpose).
 const NOW = new Date('2031-03-01T12:00:00.000Z');
@@ -137,7 +138,10 @@ const HAPPY = {
 
 const run = (input: Partial<SmokeInput>, routes: Record<string, Answer | Route> = HAPPY) => {
   const f = fakeHttp(routes);
-  return { report: runSmoke({ book: false, ...input }, { http: f.http, now: () => NOW }), calls: f.calls };
+  return {
+    report: runSmoke({ book: false, ...input }, { http: f.http, now: () => NOW, names: SMOKE_FLAGS }),
+    calls: f.calls,
+  };
 };
 const byName = (report: SmokeReport) => Object.fromEntries(report.checks.map((c) => [c.name, c]));
 const statuses = (report: SmokeReport) => report.checks.map((c) => `${c.name}:${c.status}`);

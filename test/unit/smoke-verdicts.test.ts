@@ -27,12 +27,14 @@ describe('smoke verdicts', () => {
 
   it('fails a passing check over the latency budget and leaves others alone', () => {
     const pass = { name: 'slots', status: 'pass' as const, latencyMs: 1200, detail: '3 slots' };
-    expect(overBudget(pass, 1000)).toMatchObject({
+    expect(overBudget(pass, 1000, '--max-latency')).toMatchObject({
       status: 'fail',
       detail: 'took 1200 ms, over the --max-latency budget of 1000 ms (3 slots)',
     });
-    expect(overBudget(pass, 1200)).toBe(pass);
-    expect(overBudget(pass, undefined)).toBe(pass);
-    expect(overBudget({ ...pass, status: 'skip', latencyMs: null }, 1)).toMatchObject({ status: 'skip' });
+    expect(overBudget(pass, 1200, '--max-latency')).toBe(pass);
+    expect(overBudget(pass, undefined, '--max-latency')).toBe(pass);
+    expect(overBudget({ ...pass, status: 'skip', latencyMs: null }, 1, '--max-latency')).toMatchObject({
+      status: 'skip',
+    });
   });
 });

@@ -8,12 +8,12 @@ import {
   requireFuture,
   resolveZone,
   serverNow,
-  TIME_FORMS,
+  timeForms,
   timeLabel,
 } from '../../src/domain/time.js';
 
 const now = new Date('2026-03-28T22:30:00Z'); // 23:30 in Berlin, the night before DST starts there
-const berlin = { zone: 'Europe/Berlin', now, flag: '--start' };
+const berlin = { zone: 'Europe/Berlin', now, name: '--start', zoneInput: '--tz' };
 
 describe('resolveZone', () => {
   it('accepts IANA names and UTC, defaults to the system zone', () => {
@@ -60,7 +60,7 @@ describe('parseTimeInput', () => {
     for (const bad of ['next tuesday', '2026-13-01', '2026-02-30 10:00', '14:00', '', '2026-12-01T25:00Z']) {
       let error: unknown;
       try {
-        parseTimeInput(bad, { ...berlin, flag: '--from' });
+        parseTimeInput(bad, { ...berlin, name: '--from' });
       } catch (e) {
         error = e;
       }
@@ -118,7 +118,7 @@ describe('offsets', () => {
       '2026-12-01T14:00+14:30',
       '2026-12-01T14:00:00-1500',
     ]) {
-      expect(usageError(() => parseTimeInput(bad, { ...berlin, flag: '--to' })).message, bad).toMatch(
+      expect(usageError(() => parseTimeInput(bad, { ...berlin, name: '--to' })).message, bad).toMatch(
         /^invalid --to ".*": offset [+-]\d\d:\d\d is out of range \(-14:00 to \+14:00\)$/,
       );
     }
@@ -215,8 +215,8 @@ describe('unreadable instants and the server clock', () => {
   });
 });
 
-describe('TIME_FORMS', () => {
-  it('lists the fixed forms and the spoken ones', () => {
+describe('timeForms', () => {
+  it('lists the fixed forms and the spoken ones, naming the zone input as the caller does', () => {
     for (const form of [
       '2026-12-01T14:00+01:00',
       '2026-12-01 14:00',
@@ -226,7 +226,8 @@ describe('TIME_FORMS', () => {
       'next monday 9:30',
       'dec 3 14:00',
     ]) {
-      expect(TIME_FORMS).toContain(form);
+      expect(timeForms('--tz')).toContain(form);
     }
+    expect(timeForms('--tz')).toContain('a local date-time read in --tz (');
   });
 });

@@ -8,7 +8,15 @@ import { closest, levenshtein } from '../../src/domain/closest.js';
 import { scopeOf } from '../../src/config/target.js';
 import { parseKeyValues } from '../../src/domain/inputs.js';
 import { answersKey, openState } from '../../src/state/index.js';
-import { buildResponses, parseContext, resolveTrigger } from '../../src/domain/triggers.js';
+import {
+  buildResponses as build,
+  checkResponses,
+  problemLine,
+  resolveTrigger,
+  type ResponsesInput,
+} from '../../src/domain/triggers.js';
+import { parseContext } from '../../src/run/trigger/context.js';
+import { FIRE_FLAGS } from '../../src/run/trigger/flag-names.js';
 
 const demo: Trigger = {
   id: '11111111-1111-4111-8111-111111111111',
@@ -86,6 +94,8 @@ describe('resolveTrigger', () => {
 });
 
 describe('buildResponses', () => {
+  // As `trigger fire` words the problems: its flags.
+  const buildResponses = (trigger: Trigger, input: ResponsesInput) => build(trigger, input, FIRE_FLAGS);
   const ok = { email: 'lead@acme.com', fields: { company: 'Acme', region: 'emea' } };
 
   it('returns the responses without the email field', () => {
@@ -132,6 +142,36 @@ describe('buildResponses', () => {
       }),
     );
     expect(e.details!.map((d) => d.split(':')[0])).toEqual(['email', 'notes', 'email']);
+  });
+
+  it("words every problem in the caller's names for its inputs (the CLI's flags)", () => {
+    const input = {
+      email: 'not-an-email',
+      fields: { team_size: 'huge', compnay: 'x' },
+      fromFile: { notes: ['a'], email: 'x@y.com' },
+    };
+    const e = usage(() => buildResponses(demo, input));
+    expect(e.message).toBe(
+      'invalid input for trigger "Inbound demo request": fix email, notes, team_size, compnay, company, region; nothing was fired',
+    );
+    expect(e.details).toEqual([
+      'email: "not-an-email" is not a valid email address (--email)',
+      'notes: must be a string, not an array (--responses)',
+      'email: "x@y.com" differs from --email not-an-email; leave it out (it is filled from --email)',
+      'team_size: "huge" is not an option; valid values: 1-10',
+      'compnay: not a field of this trigger; did you mean "company"?',
+      'company: required (Company); pass --field company=…',
+      'region: required (Region); pass --field region=emea|americas|apac',
+    ]);
+    const columns = { email: 'the email column', required: () => 'fill its column' };
+    expect(
+      checkResponses(demo, input)
+        .problems.map((p) => problemLine(p, columns))
+        .slice(1, 3),
+    ).toEqual([
+      'notes: must be a string, not an array',
+      'email: "x@y.com" differs from the email column not-an-email; leave it out (it is filled from the email column)',
+    ]);
   });
 
   it('treats a field of type email as the email field', () => {

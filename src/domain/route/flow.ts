@@ -17,7 +17,7 @@ import { answersKey, type Journal, type JournalEntry, type Meetings, type Outcom
 import { bookSlot, type BookRequest, type BookResult } from '../booking.js';
 import { fireTrigger } from '../fire.js';
 import { fetchSlots } from '../slots.js';
-import { buildResponses, isEmailField } from '../triggers.js';
+import { buildResponses, type FireInputNames, isEmailField } from '../triggers.js';
 import type { GuestDetails, RouteAsker, RouteNotice, RouteResult, SlotPage } from './types.js';
 
 export interface RouteDeps {
@@ -39,8 +39,10 @@ export interface RouteDeps {
   days: number;
   /** Sent as the booking's leadTimezone when known. */
   leadTimezone?: string | undefined;
-  /** --rebook: a booking known to exist does not stop this run (a lost attempt is still resolved first). */
+  /** A booking known to exist does not stop this run (a lost attempt is still resolved first). */
   rebook?: boolean | undefined;
+  /** How the caller names the fire's inputs when the answers do not fit the form. */
+  inputNames: FireInputNames;
 }
 
 /** Booking attempts per run: each recovery costs requests, and a server refusing forever must not loop. */
@@ -64,7 +66,7 @@ export async function runRoute(deps: RouteDeps): Promise<RouteResult> {
   const formFields = trigger.fields.filter((f) => !isEmailField(f));
   // The answers come first: a remembered outcome belongs to the answers it was fired with.
   const formAnswers = await asker.form(trigger, formFields, email);
-  const responses = buildResponses(trigger, { email, fields: formAnswers });
+  const responses = buildResponses(trigger, { email, fields: formAnswers }, deps.inputNames);
   /**
    * WORK_EMAIL_REQUIRED: on a terminal the lead's email is asked again and the run starts over
    * with it, keeping every other answer (no re-typing the form, no second triggers request).
@@ -84,8 +86,8 @@ export async function runRoute(deps: RouteDeps): Promise<RouteResult> {
   const base = { trigger, email, responses, refires: 0, guests: { guests: [] as string[] } };
 
   // An earlier run of the same lead and answers whose booking answer was lost is resolved first,
-  // whatever this run's --slot says: its attempt is sent again as it was. So is one known to
-  // have booked (unless --rebook): after a lost answer its meeting is in no local record.
+  // whatever slot this run asks for: its attempt is sent again as it was. So is one known to
+  // have booked (unless rebook): after a lost answer its meeting is in no local record.
   const open = await deps.journal.findOpenAttempt(scope, {
     personEmail: email,
     triggerId: trigger.id,

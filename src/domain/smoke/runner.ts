@@ -16,7 +16,7 @@ import {
 } from '../../api/schemas.js';
 import { buildResponses, resolveTrigger } from '../triggers.js';
 import { probe, type ProbeResult } from './probe.js';
-import type { CheckResult, SmokeInput, SmokeReport } from './types.js';
+import type { CheckResult, SmokeInput, SmokeInputNames, SmokeReport } from './types.js';
 import { cliMessage, describeOutcome, judgeAuth, overBudget } from './verdicts.js';
 
 const SLOT_DAYS = 7;
@@ -24,15 +24,17 @@ const SLOT_DAYS = 7;
 export interface SmokeDeps {
   http: HttpClient;
   now(): Date;
+  /** How the caller names the run's inputs in its texts (the CLI: its flags). */
+  names: SmokeInputNames;
 }
 
-export async function runSmoke(input: SmokeInput, { http, now }: SmokeDeps): Promise<SmokeReport> {
+export async function runSmoke(input: SmokeInput, { http, now, names }: SmokeDeps): Promise<SmokeReport> {
   const sentBefore = http.sent;
   const checks: CheckResult[] = [];
   let meetingId: string | undefined;
 
   const record = (check: CheckResult, budget = true): void => {
-    checks.push(budget ? overBudget(check, input.maxLatencyMs) : check);
+    checks.push(budget ? overBudget(check, input.maxLatencyMs, names.maxLatency) : check);
   };
   const skip = (name: string, why: string) =>
     checks.push({ name, status: 'skip', latencyMs: null, detail: `skipped: ${why}` });
@@ -115,7 +117,7 @@ export async function runSmoke(input: SmokeInput, { http, now }: SmokeDeps): Pro
     record(failed('events.list', events));
   }
 
-  // 4. events.detail for --event or the first listed event
+  // 4. events.detail for the requested event or the first listed event
   const firstEvent = dataOf(events)?.events[0];
   const target = input.event ?? firstEvent?.id;
   let slotsEvent: string | undefined;
@@ -123,8 +125,8 @@ export async function runSmoke(input: SmokeInput, { http, now }: SmokeDeps): Pro
     skip(
       'events.detail',
       events.ok
-        ? 'the first page lists no events (pass --event)'
-        : 'events.list failed (pass --event to check one anyway)',
+        ? `the first page lists no events (pass ${names.event})`
+        : `events.list failed (pass ${names.event} to check one anyway)`,
     );
   } else {
     const detail = await probe(
@@ -145,7 +147,7 @@ export async function runSmoke(input: SmokeInput, { http, now }: SmokeDeps): Pro
     } else {
       record(failed('events.detail', detail));
     }
-    // The id the detail answered with, so slots and booking use the event itself even when --event is a slug.
+    // The id the detail answered with, so slots and booking use the event itself even when the request named a slug.
     if (d) slotsEvent = d.id;
   }
 
@@ -171,7 +173,7 @@ export async function runSmoke(input: SmokeInput, { http, now }: SmokeDeps): Pro
   // 6. trigger.fire: resolve and validate locally first, so a typo costs no workflow run.
   let fire: ProbeResult<TriggerFireResult> | undefined;
   if (!input.trigger) {
-    skip('trigger.fire', 'pass --trigger, --email and --field to fire one');
+    skip('trigger.fire', `pass ${names.trigger}, ${names.email} and ${names.field} to fire one`);
   } else {
     const list = dataOf(triggers)?.triggers;
     if (!list) {
@@ -181,7 +183,7 @@ export async function runSmoke(input: SmokeInput, { http, now }: SmokeDeps): Pro
       let responses: Record<string, string> | undefined;
       try {
         trigger = resolveTrigger(list, input.trigger.ref);
-        responses = buildResponses(trigger, { email: input.trigger.email, fields: input.trigger.fields });
+        responses = buildResponses(trigger, { email: input.trigger.email, fields: input.trigger.fields }, names);
       } catch (error) {
         record({ name: 'trigger.fire', status: 'fail', latencyMs: null, detail: `not fired: ${cliMessage(error)}` });
       }
@@ -213,7 +215,7 @@ export async function runSmoke(input: SmokeInput, { http, now }: SmokeDeps): Pro
 
   // 7. booking (opt-in: it creates a real meeting)
   if (!input.book) {
-    skip('booking', 'pass --book to book a real meeting on the first slot');
+    skip('booking', `pass ${names.book} to book a real meeting on the first slot`);
   } else if (input.trigger) {
     const fired = dataOf(fire);
     const outcome = fired?.outcome as { type: string; schedulingLinkId?: unknown } | undefined;

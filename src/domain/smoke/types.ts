@@ -1,4 +1,6 @@
-/** The shape of a smoke run: what `--json` prints and what the JUnit report is built from. */
+/** The shape of a smoke run: the JSON document printed and what the JUnit report is built from. */
+import type { FireInputNames } from '../triggers.js';
+
 export type CheckStatus = 'pass' | 'fail' | 'skip';
 
 export interface CheckResult {
@@ -16,16 +18,29 @@ export interface SmokeReport {
   /** Requests sent, retries included (the API allows 30 per minute per key). */
   requests: number;
   checks: CheckResult[];
-  /** The meeting `--book` created, so a CI job can clean it up. */
+  /** The meeting the booking check created, so a CI job can clean it up. */
   meetingId?: string;
 }
 
-/** Validated flags, ready to run (see options.ts). */
+/** A validated request, ready to run (the CLI's comes from run/smoke/options.ts). */
 export interface SmokeInput {
   event?: string;
   trigger?: { ref: string; email: string; fields: Record<string, string> };
   book: boolean;
-  /** The lead's email for `--book` (the trigger's `--email` when routed). */
+  /** The lead's email for the booking check (the trigger's email when routed). */
   email?: string;
   maxLatencyMs?: number;
+}
+
+/**
+ * How the caller names the run's inputs, for the texts that say which one to give (a skipped
+ * check, the latency budget) and for the fire's answers: the CLI names its flags.
+ */
+export interface SmokeInputNames extends FireInputNames {
+  event: string;
+  trigger: string;
+  /** The form answers, one by one. */
+  field: string;
+  book: string;
+  maxLatency: string;
 }

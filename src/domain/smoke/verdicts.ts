@@ -40,13 +40,14 @@ export function judgeAuth(r: ProbeResult<unknown>): AuthVerdict {
   return { check: { name, status: 'fail', latencyMs: r.latencyMs, detail: r.detail }, undecided: true };
 }
 
-export function overBudget(check: CheckResult, maxMs: number | undefined): CheckResult {
+/** A passed check slower than the budget fails; `budgetName` is the budget's input as the caller names it. */
+export function overBudget(check: CheckResult, maxMs: number | undefined, budgetName: string): CheckResult {
   if (maxMs === undefined || check.status !== 'pass' || check.latencyMs === null || check.latencyMs <= maxMs)
     return check;
   return {
     ...check,
     status: 'fail',
-    detail: `took ${check.latencyMs} ms, over the --max-latency budget of ${maxMs} ms (${check.detail})`,
+    detail: `took ${check.latencyMs} ms, over the ${budgetName} budget of ${maxMs} ms (${check.detail})`,
   };
 }
 

@@ -50,10 +50,13 @@ export async function parseMeetingsFilter(opts: LsOptions, zone: string, now: Da
   return {
     email: opts.email !== undefined ? requireEmail(opts.email, '--email') : undefined,
     event: opts.event?.trim() || undefined,
-    from: opts.from !== undefined ? await parseTimeExpression(opts.from, { zone, now, flag: '--from' }) : undefined,
+    from:
+      opts.from !== undefined
+        ? await parseTimeExpression(opts.from, { zone, now, name: '--from', zoneInput: '--tz' })
+        : undefined,
     to:
       opts.to !== undefined
-        ? await parseTimeExpression(opts.to, { zone, now, flag: '--to', endOfDay: true })
+        ? await parseTimeExpression(opts.to, { zone, now, name: '--to', zoneInput: '--tz', endOfDay: true })
         : undefined,
     upcomingFrom: opts.all || opts.from !== undefined ? undefined : now,
   };

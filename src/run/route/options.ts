@@ -56,7 +56,12 @@ export async function parseRouteOptions(
     slot =
       o.slot.trim().toLowerCase() === 'first'
         ? 'first'
-        : requireFuture(await parseTimeExpression(o.slot, { zone, now, flag: '--slot' }), now, '--slot', zone);
+        : requireFuture(
+            await parseTimeExpression(o.slot, { zone, now, name: '--slot', zoneInput: '--tz' }),
+            now,
+            '--slot',
+            zone,
+          );
   }
   const guests = (o.guest ?? []).map((g) => requireEmail(g, '--guest'));
   if (guests.length > MAX_GUESTS)

@@ -6,7 +6,18 @@ import { existsSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { UsageError } from '../../errors.js';
 import { isValidEmail, parseKeyValues } from '../../domain/inputs.js';
-import type { SmokeInput } from '../../domain/smoke/types.js';
+import type { SmokeInput, SmokeInputNames } from '../../domain/smoke/types.js';
+import { FIRE_FLAGS } from '../trigger/flag-names.js';
+
+/** The run's inputs as the smoke checks' texts name them: `skipped: pass --book to …`. */
+export const SMOKE_FLAGS: SmokeInputNames = {
+  ...FIRE_FLAGS,
+  event: '--event',
+  trigger: '--trigger',
+  field: '--field',
+  book: '--book',
+  maxLatency: '--max-latency',
+};
 
 export interface SmokeFlags {
   event?: string;

@@ -3,11 +3,13 @@ import { scopeOf } from '../../config/target.js';
 import type { Context } from '../../context.js';
 import { fireTrigger } from '../../domain/fire.js';
 import { isValidEmail, parseKeyValues } from '../../domain/inputs.js';
-import { buildResponses, parseContext } from '../../domain/triggers.js';
+import { buildResponses } from '../../domain/triggers.js';
 import { UsageError } from '../../errors.js';
 import { answersKey } from '../../state/index.js';
 import { readJsonInput } from '../../ui/json-input.js';
 import { loadTrigger } from '../triggers/load.js';
+import { parseContext } from './context.js';
+import { FIRE_FLAGS } from './flag-names.js';
 import { outcomeLines, reuseWarning } from './print.js';
 
 export interface FireOptions {
@@ -84,11 +86,11 @@ export async function fireOrReuse(ctx: Context, input: FireInput, hooks: FireHoo
   // The outcome must be remembered after the fire: refuse before any request when it cannot be.
   (await ctx.state()).assertWritable();
   const trigger = await loadTrigger(ctx, input.idOrName);
-  const responses = buildResponses(trigger, {
-    email,
-    fields: input.fields,
-    ...(input.fromFile ? { fromFile: input.fromFile } : {}),
-  });
+  const responses = buildResponses(
+    trigger,
+    { email, fields: input.fields, ...(input.fromFile ? { fromFile: input.fromFile } : {}) },
+    FIRE_FLAGS,
+  );
 
   const { outcomes } = await ctx.state();
   const scope = scopeOf(target);

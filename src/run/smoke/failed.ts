@@ -2,10 +2,11 @@
  * A smoke run with a failed check exits 1 through the one error path (report.ts), which
  * prints a one-line summary on stderr. With --json, report.ts prints `toDocument()`, so
  * the document is the whole report (ok, requests, checks) plus the `error` member every
- * failure carries: still exactly one JSON document on stdout.
+ * failure carries: still exactly one JSON document on stdout. (A run module's, not the
+ * domain's: its hint speaks of the CLI's table and flags.)
  */
 import { CliError, EXIT, type ErrorDocument } from '../../errors.js';
-import type { SmokeReport } from './types.js';
+import type { SmokeReport } from '../../domain/smoke/types.js';
 
 export class SmokeFailedError extends CliError {
   readonly report: SmokeReport;
