@@ -1,6 +1,7 @@
 import type { BookRequest } from '../api/schemas.js';
 import { scopeOf } from '../config/target.js';
 import type { Context } from '../context.js';
+import { leadFields } from '../domain/lead-fields.js';
 import { bookSlot, type BookResult, SlotTakenError } from '../domain/booking.js';
 import { parseKeyValues, requireEmail, requireUuid } from '../domain/inputs.js';
 import { parseTimeExpression } from '../domain/human-time.js';
@@ -125,11 +126,13 @@ export async function parseBookOptions(
     reservationId,
     event,
     personEmail,
-    ...(opts.firstName !== undefined ? { guestFirstName: opts.firstName } : {}),
-    ...(opts.lastName !== undefined ? { guestLastName: opts.lastName } : {}),
-    ...(opts.phone !== undefined ? { guestPhone: opts.phone } : {}),
-    ...(guestEmails.length ? { guestEmails } : {}),
-    ...(leadTimezone !== undefined ? { leadTimezone } : {}),
+    ...leadFields({
+      firstName: opts.firstName,
+      lastName: opts.lastName,
+      phone: opts.phone,
+      guests: guestEmails,
+      leadTimezone,
+    }),
     ...(responses ? { responses } : {}),
     ...(workflowExecutionId !== undefined ? { workflowExecutionId } : {}),
   };

@@ -56,9 +56,9 @@ export function openState(dir: string, opts: StateOptions): State {
   };
   return {
     dir,
-    profiles: new Profiles(new JsonFile(dir, PROFILES_FILE, timing)),
+    profiles: new Profiles(new JsonFile(dir, PROFILES_FILE, timing), opts.now),
     journal: new Journal(new JsonFile(dir, JOURNAL_FILE, timing), opts.now),
-    outcomes: new Outcomes(new JsonFile(dir, OUTCOMES_FILE, timing)),
+    outcomes: new Outcomes(new JsonFile(dir, OUTCOMES_FILE, timing), opts.now),
     meetings: new Meetings(new JsonFile(dir, MEETINGS_FILE, timing), opts.now),
     assertWritable: () => assertWritable(dir),
   };

@@ -6,7 +6,7 @@
  * before leaving the machine) is not a lost response. It never stores the API key.
  */
 import { randomUUID } from 'node:crypto';
-import type { JsonFile } from './json-file.js';
+import { FileStore } from './json-file.js';
 import { sameEmail } from './records.js';
 import type { JournalEntry, JournalFile } from './schemas.js';
 
@@ -41,16 +41,7 @@ const DAY_MS = 86_400_000;
 /** False only for an attempt recorded but not sent (sentAt null); entries from before sentAt count as sent. */
 export const wasSent = (e: JournalEntry): boolean => e.sentAt !== null;
 
-export class Journal {
-  constructor(
-    private readonly file: JsonFile<JournalFile>,
-    private readonly now: () => Date,
-  ) {}
-
-  get path(): string {
-    return this.file.path;
-  }
-
+export class Journal extends FileStore<JournalFile> {
   async all(): Promise<JournalEntry[]> {
     return this.file.read().entries;
   }

@@ -83,3 +83,15 @@ export class JsonFile<T> {
     return new StateFileError(this.path, this.kind.what, reason);
   }
 }
+
+/** The base of each store of the state: its one file, and the clock of the timestamps it writes. */
+export abstract class FileStore<T> {
+  constructor(
+    protected readonly file: JsonFile<T>,
+    protected readonly now: () => Date,
+  ) {}
+
+  get path(): string {
+    return this.file.path;
+  }
+}

@@ -4,7 +4,7 @@
  * event it was booked with, and so that a lead is not booked twice by accident.
  */
 import type { Meeting } from '../api/schemas.js';
-import type { JsonFile } from './json-file.js';
+import { FileStore } from './json-file.js';
 import { own, put, sameEmail } from './records.js';
 import type { MeetingMove, MeetingRecord, MeetingsFile } from './schemas.js';
 
@@ -28,16 +28,7 @@ export interface UpcomingQuery {
 const keyOf = (scope: string, meetingId: string) => `${scope} ${meetingId}`;
 const byDate = (a: MeetingRecord, b: MeetingRecord) => Date.parse(a.date) - Date.parse(b.date);
 
-export class Meetings {
-  constructor(
-    private readonly file: JsonFile<MeetingsFile>,
-    private readonly now: () => Date,
-  ) {}
-
-  get path(): string {
-    return this.file.path;
-  }
-
+export class Meetings extends FileStore<MeetingsFile> {
   /**
    * Records (or refreshes) a meeting. For one already recorded, the server's fields are
    * refreshed while its first source, recordedAt and history stay: they tell how it got here.

@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Outcome } from '../api/schemas.js';
-import type { JsonFile } from './json-file.js';
+import { FileStore } from './json-file.js';
 import { normEmail, own, put } from './records.js';
 import type { OutcomesFile, RememberedOutcome } from './schemas.js';
 
@@ -47,13 +47,7 @@ const keyOf = (scope: string, triggerId: string, email: string) => `${scope} ${t
 const inScope = (key: string, record: RememberedOutcome, scope: string) =>
   record.scope !== undefined ? record.scope === scope : key.startsWith(`${scope} `);
 
-export class Outcomes {
-  constructor(private readonly file: JsonFile<OutcomesFile>) {}
-
-  get path(): string {
-    return this.file.path;
-  }
-
+export class Outcomes extends FileStore<OutcomesFile> {
   /** The held record for this lead, whatever its answers. */
   async get(scope: string, triggerId: string, email: string): Promise<RememberedOutcome | undefined> {
     return own(this.file.read().outcomes, keyOf(scope, triggerId, email));

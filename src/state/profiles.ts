@@ -4,7 +4,7 @@
  */
 import { statSync } from 'node:fs';
 import { UsageError } from '../errors.js';
-import type { JsonFile } from './json-file.js';
+import { FileStore } from './json-file.js';
 import { own, put } from './records.js';
 import type { ConfigFile, Profile } from './schemas.js';
 
@@ -15,13 +15,7 @@ export interface ProfileListing {
   isDefault: boolean;
 }
 
-export class Profiles {
-  constructor(private readonly file: JsonFile<ConfigFile>) {}
-
-  get path(): string {
-    return this.file.path;
-  }
-
+export class Profiles extends FileStore<ConfigFile> {
   /** The default name and all profiles from one read (what resolving the target needs). */
   async snapshot(): Promise<{ defaultProfile: string | undefined; profiles: Record<string, Profile> }> {
     const { defaultProfile, profiles } = this.file.read();

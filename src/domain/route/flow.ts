@@ -9,6 +9,7 @@
  *   for routing fairness) and restart from the slots step.
  * A remembered scheduler outcome for the same trigger and email is offered for reuse first.
  */
+import { leadFields } from '../lead-fields.js';
 import type { Api } from '../../api/endpoints.js';
 import type { Meeting, Outcome, Trigger, TriggerFireResult } from '../../api/schemas.js';
 import { ApiError, CancelledError, CliError, EXIT } from '../../errors.js';
@@ -376,17 +377,12 @@ function bookRequest(r: {
   guests: GuestDetails;
   leadTimezone: string | undefined;
 }): BookRequest {
-  const g = r.guests;
   return {
     startTime: r.slot,
     reservationId: r.reservationId,
     event: r.linkId,
     personEmail: r.email,
     workflowExecutionId: r.executionId,
-    ...(g.firstName ? { guestFirstName: g.firstName } : {}),
-    ...(g.lastName ? { guestLastName: g.lastName } : {}),
-    ...(g.phone ? { guestPhone: g.phone } : {}),
-    ...(g.guests.length ? { guestEmails: g.guests } : {}),
-    ...(r.leadTimezone ? { leadTimezone: r.leadTimezone } : {}),
+    ...leadFields({ ...r.guests, leadTimezone: r.leadTimezone }),
   };
 }

@@ -20,6 +20,8 @@ import type { CheckResult, SmokeInput, SmokeInputNames, SmokeReport } from './ty
 import { cliMessage, describeOutcome, judgeAuth, overBudget } from './verdicts.js';
 
 const SLOT_DAYS = 7;
+/** `1 slot`, `3 slots`. */
+const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
 
 export interface SmokeDeps {
   http: HttpClient;
@@ -44,6 +46,12 @@ export async function runSmoke(input: SmokeInput, { http, now, names }: SmokeDep
     latencyMs: r.latencyMs,
     detail: prefix + r.detail,
     ...(r.problems ? { problems: r.problems } : {}),
+  });
+  const passed = (name: string, r: { latencyMs: number }, detail: string): CheckResult => ({
+    name,
+    status: 'pass',
+    latencyMs: r.latencyMs,
+    detail,
   });
   const dataOf = <T>(r: ProbeResult<T> | undefined): T | undefined =>
     r === undefined ? undefined : r.ok ? r.data : r.usable;
@@ -76,12 +84,7 @@ export async function runSmoke(input: SmokeInput, { http, now, names }: SmokeDep
 
   // 2. triggers.list
   const triggersCheck: CheckResult = triggers.ok
-    ? {
-        name: 'triggers.list',
-        status: 'pass',
-        latencyMs: triggers.latencyMs,
-        detail: `${triggers.data.triggers.length} trigger${triggers.data.triggers.length === 1 ? '' : 's'}`,
-      }
+    ? passed('triggers.list', triggers, count(triggers.data.triggers.length, 'trigger'))
     : failed('triggers.list', triggers);
 
   // 3. events.list; when the triggers answer could not prove the key (a 5xx, a gateway page), this one decides auth.
@@ -107,12 +110,13 @@ export async function runSmoke(input: SmokeInput, { http, now, names }: SmokeDep
   }
   if (events.ok) {
     const n = events.data.events.length;
-    record({
-      name: 'events.list',
-      status: 'pass',
-      latencyMs: events.latencyMs,
-      detail: `${n} event${n === 1 ? '' : 's'} on the first page${events.data.nextCursor ? ', more pages follow' : ''}`,
-    });
+    record(
+      passed(
+        'events.list',
+        events,
+        `${count(n, 'event')} on the first page${events.data.nextCursor ? ', more pages follow' : ''}`,
+      ),
+    );
   } else {
     record(failed('events.list', events));
   }
@@ -138,12 +142,13 @@ export async function runSmoke(input: SmokeInput, { http, now, names }: SmokeDep
     const d = dataOf(detail);
     if (detail.ok) {
       const e = detail.data;
-      record({
-        name: 'events.detail',
-        status: 'pass',
-        latencyMs: detail.latencyMs,
-        detail: `${e.name} (${e.slug}): ${e.hosts.length} host${e.hosts.length === 1 ? '' : 's'}, ${e.questions.length} question${e.questions.length === 1 ? '' : 's'}`,
-      });
+      record(
+        passed(
+          'events.detail',
+          detail,
+          `${e.name} (${e.slug}): ${count(e.hosts.length, 'host')}, ${count(e.questions.length, 'question')}`,
+        ),
+      );
     } else {
       record(failed('events.detail', detail));
     }
@@ -159,12 +164,13 @@ export async function runSmoke(input: SmokeInput, { http, now, names }: SmokeDep
     eventSlots = await slotsFor(slotsEvent);
     if (eventSlots.ok) {
       const s = eventSlots.data;
-      record({
-        name: 'slots',
-        status: 'pass',
-        latencyMs: eventSlots.latencyMs,
-        detail: `${s.slots.length} slot${s.slots.length === 1 ? '' : 's'} in the next ${SLOT_DAYS} days; reservation ${s.reservationId} until ${s.expiresAt}`,
-      });
+      record(
+        passed(
+          'slots',
+          eventSlots,
+          `${count(s.slots.length, 'slot')} in the next ${SLOT_DAYS} days; reservation ${s.reservationId} until ${s.expiresAt}`,
+        ),
+      );
     } else {
       record(failed('slots', eventSlots));
     }
@@ -201,12 +207,7 @@ export async function runSmoke(input: SmokeInput, { http, now, names }: SmokeDep
         );
         record(
           fire.ok
-            ? {
-                name: 'trigger.fire',
-                status: 'pass',
-                latencyMs: fire.latencyMs,
-                detail: describeOutcome(trigger.name, fire.data),
-              }
+            ? passed('trigger.fire', fire, describeOutcome(trigger.name, fire.data))
             : failed('trigger.fire', fire),
         );
       }
@@ -286,7 +287,7 @@ export async function runSmoke(input: SmokeInput, { http, now, names }: SmokeDep
     const created = meeting
       ? `meeting ${meeting.id} booked for ${meeting.date}${executionId ? ` (routed, execution ${executionId})` : ''}; it is real: cancel it when done`
       : '';
-    if (booked.ok) return record({ name, status: 'pass', latencyMs, detail: created });
+    if (booked.ok) return record(passed(name, { latencyMs }, created));
     record({ ...failed(name, booked), latencyMs, ...(meeting ? { detail: `${booked.detail} [${created}]` } : {}) });
   }
 

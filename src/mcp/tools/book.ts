@@ -1,24 +1,11 @@
 /** find_slots and book_meeting: the CLI's `slots` and `book`, with the spec's lost-response rules. */
 import * as z from 'zod/v4';
-import { MAX_GUESTS, MAX_SLOTS_DAYS } from '../../limits.js';
+import { MAX_SLOTS_DAYS } from '../../limits.js';
+import { LEAD_DETAILS, nonEmpty, TZ } from './inputs.js';
 import { bookDocument, bookMeeting, parseBookOptions } from '../../run/book.js';
 import { findSlots, parseSlotsOptions } from '../../run/slots.js';
 import { bookText, slotsText } from '../format.js';
 import { BUDGET, defineTool } from '../tool.js';
-
-/** What a booking may say about the lead beside the email: book_meeting and route_lead take the same. */
-export const LEAD_DETAILS = {
-  first_name: z.string().optional(),
-  last_name: z.string().optional(),
-  phone: z.string().optional(),
-  guests: z.array(z.string()).max(MAX_GUESTS).optional().describe(`additional attendee emails (at most ${MAX_GUESTS})`),
-  lead_tz: z.string().optional().describe("the lead's IANA time zone (sent as leadTimezone)"),
-};
-
-export const TZ = z
-  .string()
-  .optional()
-  .describe('IANA time zone (e.g. Europe/Berlin) of local times given and of times shown; default: the system zone');
 
 export const findSlotsTool = defineTool({
   name: 'find_slots',
@@ -28,11 +15,7 @@ export const findSlotsTool = defineTool({
     BUDGET +
     '); to look further ahead with the same hosts, pass reservation_id back instead of starting a new reservation. Books nothing.',
   input: {
-    event: z
-      .string()
-      .trim()
-      .min(1)
-      .describe("event id or slug, or scheduling link id (e.g. a fired outcome's schedulingLinkId)"),
+    event: nonEmpty("event id or slug, or scheduling link id (e.g. a fired outcome's schedulingLinkId)"),
     from: z.string().optional().describe('start of the range (default now)'),
     to: z.string().optional().describe('end of the range (a date alone: through its end); not with days'),
     days: z
@@ -82,7 +65,7 @@ export const bookMeetingTool = defineTool({
     BUDGET +
     ').',
   input: {
-    event: z.string().trim().min(1).describe('the event or scheduling link id/slug used for find_slots'),
+    event: nonEmpty('the event or scheduling link id/slug used for find_slots'),
     start: z.string().describe('start time: one of the slots find_slots returned (ISO 8601), or a local time in tz'),
     reservation_id: z.string().describe('reservationId from find_slots'),
     email: z.string().describe("the lead's email"),

@@ -5,17 +5,7 @@ import { UsageError } from '../../errors.js';
 import { fireOrReuse } from '../../run/trigger/fire.js';
 import { outcomeText } from '../format.js';
 import { BUDGET, defineTool } from '../tool.js';
-
-/** Form answers as strings: a model may send a number or a boolean for a text field. */
-export const fieldsInput = z
-  .record(z.string(), z.union([z.string(), z.number(), z.boolean()]))
-  .optional()
-  .describe(
-    'form answers by field name (see list_triggers); select fields take an option value or its exact label; leave out the email field',
-  );
-
-export const stringFields = (fields: Record<string, string | number | boolean> | undefined): Record<string, string> =>
-  Object.fromEntries(Object.entries(fields ?? {}).map(([k, v]) => [k, String(v)]));
+import { fieldsInput, stringFields, TRIGGER_INPUT } from './inputs.js';
 
 const FIRE_LOST =
   'do not call fire_trigger again for this lead blindly: the workflow run may have started, and every fire repeats its CRM writes and notifications; check the run in the workflow history first';
@@ -28,7 +18,7 @@ export const fireTriggerTool = defineTool({
     BUDGET +
     '). To route and book in one step use route_lead instead.',
   input: {
-    trigger: z.string().trim().min(1).describe('trigger id or exact name (see list_triggers)'),
+    trigger: TRIGGER_INPUT,
     email: z.string().trim().describe("the lead's email (fills the form's email field)"),
     fields: fieldsInput,
     force: z

@@ -5,6 +5,7 @@ import { MAX_EVENTS_PAGE } from '../../limits.js';
 import { listMeetings, parseMeetingsFilter } from '../../run/meetings/ls.js';
 import { eventsText, eventText, meetingsText, triggersText } from '../format.js';
 import { BUDGET, defineTool } from '../tool.js';
+import { nonEmpty } from './inputs.js';
 
 const READ = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true } as const;
 
@@ -60,7 +61,7 @@ export const showEvent = defineTool({
     "Shows one event's booking configuration by id or slug: duration, conferencing, hosts, and the questions asked at booking (required ones, select options, and whether a work email is required, in which case booking a personal address such as gmail.com fails). A scheduling link id or slug resolves too and shows the link's hosts. Costs 1 API request (" +
     BUDGET +
     '). Read-only.',
-  input: { event: z.string().trim().min(1).describe('event id or slug, or a scheduling link id or slug') },
+  input: { event: nonEmpty('event id or slug, or a scheduling link id or slug') },
   annotations: READ,
   async run({ ctx }, args) {
     const detail = await (await ctx.api()).getEvent(args.event);

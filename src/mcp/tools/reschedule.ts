@@ -5,7 +5,7 @@ import { UsageError } from '../../errors.js';
 import { findMeetingToMove, moveMeeting, parseRescheduleOptions } from '../../run/reschedule.js';
 import { rescheduleText } from '../format.js';
 import { BUDGET, defineTool } from '../tool.js';
-import { TZ } from './book.js';
+import { TZ } from './inputs.js';
 
 const MOVE_LOST =
   'the meeting may already have moved: calling reschedule_meeting again with the same arguments is harmless (it moves it to the same time)';

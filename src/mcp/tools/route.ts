@@ -14,8 +14,7 @@ import { noticePrinter, routeDocument } from '../../run/route/print.js';
 import { renameFlags } from '../call.js';
 import { routeText } from '../format.js';
 import { BUDGET, defineTool } from '../tool.js';
-import { LEAD_DETAILS, TZ } from './book.js';
-import { fieldsInput, stringFields } from './fire.js';
+import { fieldsInput, LEAD_DETAILS, stringFields, TRIGGER_INPUT, TZ } from './inputs.js';
 
 const FLAGS = {
   trigger: '--trigger',
@@ -44,7 +43,7 @@ export const routeLeadTool = defineTool({
     BUDGET +
     ').',
   input: {
-    trigger: z.string().trim().min(1).describe('trigger id or exact name (see list_triggers)'),
+    trigger: TRIGGER_INPUT,
     email: z.string().describe("the lead's email"),
     fields: fieldsInput,
     slot: z
