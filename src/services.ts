@@ -3,11 +3,11 @@
  * the back on first use. The front's context (src/context.ts) reaches them through one
  * `import()` of this module: one entry for the ES module loader to resolve, read and link
  * instead of one per service (each also a re-exporting facade file), a measurable part of a
- * one-request command's start. The HTTP client (ky) and the endpoints still load on their
- * own, after the connection to the API has been started: the handshake overlaps loading them.
+ * one-request command's start. The HTTP client (ky) still loads on its own, after the
+ * connection to the API has been started: the handshake overlaps loading it.
  */
 import type { HttpClient } from './api/client.js';
-import type { Api } from './api/endpoints.js';
+import { createApi, type Api } from './api/endpoints.js';
 import { createRateBudget } from './api/rate-budget.js';
 import { nodeFetch, preconnect } from './api/transport.js';
 import { resolveTarget, type Target } from './config/target.js';
@@ -104,8 +104,7 @@ async function httpClientFor(
 }
 
 export async function apiOf(ctx: Context): Promise<Api> {
-  const [{ createApi }, http] = await Promise.all([import('./api/endpoints.js'), ctx.http()]);
-  return createApi(http);
+  return createApi(await ctx.http());
 }
 
 /** The API with another key and base URL than the command's (`profile add` checks a key before saving it). */
@@ -114,6 +113,5 @@ export async function apiWith(
   to: { baseUrl: string; apiKey: string; rate?: number | undefined },
 ): Promise<Api> {
   ctx.secrets.push(to.apiKey);
-  const [{ createApi }, http] = await Promise.all([import('./api/endpoints.js'), httpClientFor(ctx, to)]);
-  return createApi(http);
+  return createApi(await httpClientFor(ctx, to));
 }

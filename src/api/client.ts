@@ -40,7 +40,7 @@ import {
 import { sanitizeText } from '../ui/sanitize.js';
 import type { RateBudget } from './rate-budget.js';
 import { beforeSend } from './send-hook.js';
-import { formatSchemaIssues } from './validate.js';
+import { formatSchemaIssues } from './zod.js';
 
 export type Safety = 'retry' | 'once';
 

@@ -7,9 +7,17 @@
  * by default ("Invalid input"); the English locale restores classic's wording, which
  * error details and the sandbox's INVALID_REQUEST details show to people.
  */
-import { config } from 'zod/mini';
+import * as z from 'zod/mini';
 import en from 'zod/v4/locales/en.js';
 
-config(en());
+z.config(en());
 
 export * from 'zod/mini';
+
+/** One `<json path>: <problem>` line per schema issue, e.g. `$.meeting.status: invalid option`. */
+export function formatSchemaIssues(error: z.core.$ZodError): string[] {
+  return error.issues.map((issue) => {
+    const path = issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('');
+    return `$${path}: ${issue.message}`;
+  });
+}

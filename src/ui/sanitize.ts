@@ -4,7 +4,7 @@
  * hostile trigger name cannot retitle the window (OSC 0), plant a hyperlink (OSC 8), clear
  * the screen (CSI 2 J), overwrite the line (a bare \r) or reverse the text (U+202E).
  * `\n` and `\t` pass; so does every printable character (emoji, CJK, accents).
- * `--json` output does not pass through here: JSON.stringify escapes control characters itself.
+ * `--json` output keeps its data unchanged: jsonText (below) only escapes what JSON.stringify leaves raw.
  */
 
 // C0 controls except \t (0x09) and \n (0x0a), DEL and C1 controls, and the bidi
@@ -66,4 +66,18 @@ export function sanitizeOutput(s: string, opts: { keepSgr: boolean }): string {
   if (!UNSAFE.test(s)) return s;
   if (!opts.keepSgr) return s.replace(UNSAFE_ALL, escapeChar);
   return s.replace(SGR_OR_UNSAFE, (m) => (m.length > 1 ? m : escapeChar(m)));
+}
+
+/**
+ * JSON text for stdout (`--json`, `schedctl api`): the data unchanged, and still safe when it
+ * lands on a terminal. JSON.stringify already writes C0 controls as `\u001b`; DEL, C1 controls
+ * (a one-byte CSI, U+009B) and bidi overrides it leaves raw. They are written as `\uXXXX`
+ * escapes here: the same JSON value (a parser gets the exact strings back), but nothing a
+ * terminal acts on. Outside strings JSON text is ASCII, so only string contents change.
+ */
+const RAW_IN_JSON = /[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/g;
+
+export function jsonText(value: unknown, indent = 2): string {
+  const text = JSON.stringify(value, null, indent) ?? 'null';
+  return text.replace(RAW_IN_JSON, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }

@@ -6,7 +6,7 @@
 import type { ZodMiniType as ZodType } from '../../api/zod.js';
 import type { HttpClient, RequestOptions } from '../../api/client.js';
 import { SCOPES } from '../../api/schemas.js';
-import { formatSchemaIssues } from '../../api/validate.js';
+import { formatSchemaIssues } from '../../api/zod.js';
 import { ApiError, BadResponseError, CliError, NetworkError } from '../../errors.js';
 
 export type ProbeResult<T> =
