@@ -28,6 +28,12 @@ const STUBS = [
     from: 'node_modules/@modelcontextprotocol/sdk/',
     stub: 'scripts/stubs/mcp-ajv-provider.mjs',
   },
+  { module: 'zod/v3', from: 'node_modules/@modelcontextprotocol/sdk/', stub: 'scripts/stubs/mcp-zod-v3.mjs' },
+  {
+    module: 'zod-to-json-schema',
+    from: 'node_modules/@modelcontextprotocol/sdk/',
+    stub: 'scripts/stubs/mcp-zod-v3.mjs',
+  },
 ];
 const unusedFeatureStubs = {
   name: 'unused-feature-stubs',

@@ -1,5 +1,6 @@
 // Source maps exist so a crash points at src/. Mappings into node_modules would triple the
-// package for no such benefit, so they are removed (decode VLQ, drop, re-encode).
+// package for no such benefit, so they are removed (decode VLQ, drop, re-encode), and so are
+// the names only those mappings used (most of a map's size once its mappings are gone).
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -51,6 +52,12 @@ export function stripVendorMappings(map) {
     oSrcLine = 0,
     oSrcCol = 0,
     oName = 0;
+  const names = [];
+  const newName = new Map(); // old name index -> index in `names`
+  const nameIndex = (old) => {
+    if (!newName.has(old)) newName.set(old, names.push(map.names[old]) - 1);
+    return newName.get(old);
+  };
   const lines = map.mappings.split(';').map((line) => {
     let col = 0,
       oCol = 0;
@@ -71,8 +78,9 @@ export function stripVendorMappings(map) {
       oSrcLine = srcLine;
       oSrcCol = srcCol;
       if (f.length > 4) {
-        fields.push(name - oName);
-        oName = name;
+        const keptName = nameIndex(name);
+        fields.push(keptName - oName);
+        oName = keptName;
       }
       kept.push(encode(fields));
     }
@@ -81,6 +89,7 @@ export function stripVendorMappings(map) {
   return {
     ...map,
     sources: map.sources.filter((_, i) => keep[i]),
+    names,
     mappings: lines.join(';'),
     ...(map.sourcesContent ? { sourcesContent: map.sourcesContent.filter((_, i) => keep[i]) } : {}),
   };
