@@ -154,53 +154,57 @@ export async function bookMeeting(
   // The attempt is journaled before it is sent: refuse before any request when it cannot be.
   state.assertWritable();
   const scope = scopeOf(target);
-  // A re-run of an earlier attempt (same reservation or run) goes to the server, which knows;
-  // otherwise the local record is asked whether this lead already has a meeting here.
-  const prior = await state.journal.findPrior(scope, {
-    reservationId: request.reservationId,
-    workflowExecutionId: request.workflowExecutionId ?? null,
-    startTime: request.startTime,
-    personEmail: request.personEmail,
-  });
-  if (!prior) {
-    const held = await guardLead(ctx, state.meetings, {
-      scope,
-      email: request.personEmail,
-      event: request.event,
-      start: new Date(request.startTime),
-      zone,
-      rebook,
-      again: `schedctl book ${request.event} --start ${request.startTime} --reservation ${request.reservationId} --email ${request.personEmail}`,
+  // Checking the record and booking run as the only schedctl booking this lead (state/lead-lock.ts):
+  // a parallel run for the same lead waits, then finds this one's meeting on record.
+  return state.holdLead({ scope, email: request.personEmail }, async () => {
+    // A re-run of an earlier attempt (same reservation or run) goes to the server, which knows;
+    // otherwise the local record is asked whether this lead already has a meeting here.
+    const prior = await state.journal.findPrior(scope, {
+      reservationId: request.reservationId,
+      workflowExecutionId: request.workflowExecutionId ?? null,
+      startTime: request.startTime,
+      personEmail: request.personEmail,
     });
-    if (held) return { status: 'on_record', meeting: held };
-  }
-  const ui = await ctx.ui();
-  // It changes something: say where, before it happens.
-  if (!ctx.globals.json)
-    ui.info(
-      `Booking on ${target.profileName ? `profile "${target.profileName}"` : 'SCHEDCTL_API_KEY'} at ${target.baseUrl}`,
+    if (!prior) {
+      const held = await guardLead(ctx, state.meetings, {
+        scope,
+        email: request.personEmail,
+        event: request.event,
+        start: new Date(request.startTime),
+        zone,
+        rebook,
+        again: `schedctl book ${request.event} --start ${request.startTime} --reservation ${request.reservationId} --email ${request.personEmail}`,
+      });
+      if (held) return { status: 'on_record', meeting: held };
+    }
+    const ui = await ctx.ui();
+    // It changes something: say where, before it happens.
+    if (!ctx.globals.json)
+      ui.info(
+        `Booking on ${target.profileName ? `profile "${target.profileName}"` : 'SCHEDCTL_API_KEY'} at ${target.baseUrl}`,
+      );
+    const api = await ctx.api();
+    /**
+     * When a run's scheduling session ended, its remembered scheduler outcome (kept by
+     * `trigger fire`) is dead: forget it, so firing again needs no --force, and name the trigger.
+     */
+    const fireAgain = async (executionId: string, email: string): Promise<string | undefined> => {
+      const held = await state.outcomes.forgetExecution(scope, executionId);
+      return held && `schedctl trigger fire ${held.triggerId} --email ${email} --field ... (the same form responses)`;
+    };
+    return bookSlot(
+      {
+        api,
+        journal: state.journal,
+        meetings: state.meetings,
+        outcomes: state.outcomes,
+        scope,
+        now: () => ctx.clock.now(),
+        fireAgain,
+      },
+      request,
     );
-  const api = await ctx.api();
-  /**
-   * When a run's scheduling session ended, its remembered scheduler outcome (kept by
-   * `trigger fire`) is dead: forget it, so firing again needs no --force, and name the trigger.
-   */
-  const fireAgain = async (executionId: string, email: string): Promise<string | undefined> => {
-    const held = await state.outcomes.forgetExecution(scope, executionId);
-    return held && `schedctl trigger fire ${held.triggerId} --email ${email} --field ... (the same form responses)`;
-  };
-  return bookSlot(
-    {
-      api,
-      journal: state.journal,
-      meetings: state.meetings,
-      outcomes: state.outcomes,
-      scope,
-      now: () => ctx.clock.now(),
-      fireAgain,
-    },
-    request,
-  );
+  });
 }
 
 /** Human mode: list the nearest free times of a SLOT_TAKEN (the error line itself comes from the reporter). */

@@ -89,32 +89,38 @@ export async function routeParsed(ctx: Context, parsed: ParsedRouteOptions, o: R
     };
   const triggers = o.triggers;
   const listTriggers = triggers ? async () => ({ triggers }) : counted(api.listTriggers);
-  const result = await runRoute({
-    api: { listTriggers, fireTrigger: counted(api.fireTrigger), slots: counted(api.slots), book: counted(api.book) },
-    asker: flagAsker(parsed.flags, o.terminal),
-    notify: o.notify,
-    journal: state.journal,
-    outcomes: state.outcomes,
-    meetings: state.meetings,
-    guard: ({ trigger, email, answersKey }) =>
-      guardLead(ctx, state.meetings, {
-        scope,
-        email,
-        triggerId: trigger.id,
-        answersKey,
-        start: parsed.flags.slot ?? 'first',
-        zone: parsed.zone,
-        rebook: o.rebook,
-        again: o.again,
-        ...(o.noPrompt ? { noPrompt: true } : {}),
-      }),
-    scope,
-    now: () => ctx.clock.now(),
-    days: parsed.days,
-    leadTimezone: parsed.leadZone,
-    rebook: o.rebook,
-    inputNames: FIRE_FLAGS,
-  });
+  const routeLead = () =>
+    runRoute({
+      api: { listTriggers, fireTrigger: counted(api.fireTrigger), slots: counted(api.slots), book: counted(api.book) },
+      asker: flagAsker(parsed.flags, o.terminal),
+      notify: o.notify,
+      journal: state.journal,
+      outcomes: state.outcomes,
+      meetings: state.meetings,
+      guard: ({ trigger, email, answersKey }) =>
+        guardLead(ctx, state.meetings, {
+          scope,
+          email,
+          triggerId: trigger.id,
+          answersKey,
+          start: parsed.flags.slot ?? 'first',
+          zone: parsed.zone,
+          rebook: o.rebook,
+          again: o.again,
+          ...(o.noPrompt ? { noPrompt: true } : {}),
+        }),
+      scope,
+      now: () => ctx.clock.now(),
+      days: parsed.days,
+      leadTimezone: parsed.leadZone,
+      rebook: o.rebook,
+      inputNames: FIRE_FLAGS,
+    });
+  // A lead known up front is routed as the only schedctl booking it (state/lead-lock.ts): a
+  // parallel run for the same lead waits, then finds this one's meeting on record. A lead typed
+  // into the wizard is not held: the lock would outlast a conversation nobody may finish.
+  const lead = parsed.flags.email;
+  const result = lead ? await state.holdLead({ scope, email: lead }, routeLead) : await routeLead();
   return {
     result,
     requests,

@@ -55,6 +55,20 @@ export class StateLockError extends CliError {
   }
 }
 
+/** Another schedctl process kept booking the same lead past the wait (state/lead-lock.ts). */
+export class LeadBusyError extends CliError {
+  constructor(email: string, path: string, waitMs: number) {
+    super(
+      'LEAD_BUSY',
+      `another schedctl process has been booking ${email} for over ${Math.round(waitMs / 1000)} s; nothing was sent`,
+      EXIT.conflict,
+      {
+        hint: `run this again once it has finished (it will find that booking on record); if no schedctl is running, remove ${path}.lock`,
+      },
+    );
+  }
+}
+
 export function errnoCode(error: unknown): string | undefined {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' ? code : undefined;

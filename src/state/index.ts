@@ -8,13 +8,14 @@
 import { assertWritable } from './disk.js';
 import { JOURNAL_FILE, MEETINGS_FILE, OUTCOMES_FILE, PROFILES_FILE } from './files.js';
 import { Journal } from './journal.js';
+import { holdLead, LEAD_WAIT_MS } from './lead-lock.js';
 import { JsonFile } from './json-file.js';
 import { DEFAULT_LOCK_TIMING } from './lock.js';
 import { Meetings } from './meetings.js';
 import { Outcomes } from './outcomes.js';
 import { Profiles } from './profiles.js';
 
-export { StateFileError, StateLockError, StateWriteError } from './errors.js';
+export { LeadBusyError, StateFileError, StateLockError, StateWriteError } from './errors.js';
 export {
   KEEP_DAYS,
   wasSent,
@@ -37,6 +38,8 @@ export interface StateOptions {
   lockWaitMs?: number;
   /** Age after which a lock is taken over as left by a dead process (default 10 s, at least 2 s). */
   staleMs?: number;
+  /** Wait for another process booking the same lead before LeadBusyError (default 2 min). */
+  leadWaitMs?: number;
 }
 
 export interface State {
@@ -47,6 +50,8 @@ export interface State {
   readonly meetings: Meetings;
   /** Before sending something whose outcome must be written down: fails (StateWriteError) when nothing can be. */
   assertWritable(): void;
+  /** Runs `work` (a check of the record and the booking it allows) as the only schedctl booking this lead. */
+  holdLead<T>(lead: { scope: string; email: string }, work: () => Promise<T>): Promise<T>;
 }
 
 export function openState(dir: string, opts: StateOptions): State {
@@ -61,5 +66,6 @@ export function openState(dir: string, opts: StateOptions): State {
     outcomes: new Outcomes(new JsonFile(dir, OUTCOMES_FILE, timing), opts.now),
     meetings: new Meetings(new JsonFile(dir, MEETINGS_FILE, timing), opts.now),
     assertWritable: () => assertWritable(dir),
+    holdLead: (lead, work) => holdLead(dir, { ...timing, waitMs: opts.leadWaitMs ?? LEAD_WAIT_MS }, lead, work),
   };
 }

@@ -26,31 +26,58 @@ const loadLockfile = () =>
  * no timer can run inside it, so the lock cannot be found stale and taken over mid-write.
  */
 export async function withLock<T>(file: string, timing: LockTiming, critical: () => T): Promise<T> {
+  const release = await acquire(file, timing, { onTimeout: () => new StateLockError(file) });
+  try {
+    return critical();
+  } finally {
+    // A failed release leaves a lock that turns stale and is taken over: nothing to report.
+    await release().catch(() => {});
+  }
+}
+
+/**
+ * Runs `work` (asynchronous: it may wait for the network) while holding the lock on `file`,
+ * refreshed while held so that it is not taken for a dead process's. Waits `waitMs` for
+ * another holder, then fails with what `onTimeout` makes.
+ */
+export async function withHeldLock<T>(
+  file: string,
+  timing: LockTiming,
+  onTimeout: () => Error,
+  work: () => Promise<T>,
+): Promise<T> {
+  const release = await acquire(file, timing, { onTimeout, update: Math.max(1000, timing.staleMs / 2) });
+  try {
+    return await work();
+  } finally {
+    await release().catch(() => {});
+  }
+}
+
+async function acquire(
+  file: string,
+  timing: LockTiming,
+  opts: { onTimeout: () => Error; update?: number },
+): Promise<() => Promise<void>> {
   const { lock } = await loadLockfile();
   const options: LockOptions = {
     realpath: false,
     stale: timing.staleMs,
+    ...(opts.update !== undefined ? { update: opts.update } : {}),
     retries: 0,
     // The default throws from a timer (crashing the process); with a synchronous critical
     // section a compromise can only be noticed after the write, when there is nothing left to undo.
     onCompromised: () => {},
   };
   const deadline = Date.now() + timing.waitMs;
-  let release: (() => Promise<void>) | undefined;
-  for (let attempt = 0; release === undefined; attempt++) {
+  for (let attempt = 0; ; attempt++) {
     try {
-      release = await lock(file, options);
+      return await lock(file, options);
     } catch (error) {
       if (errnoCode(error) !== 'ELOCKED') throw new StateWriteError(file, error);
-      if (Date.now() >= deadline) throw new StateLockError(file);
+      if (Date.now() >= deadline) throw opts.onTimeout();
       await sleep(backoff(attempt));
     }
-  }
-  try {
-    return critical();
-  } finally {
-    // A failed release leaves a lock that turns stale and is taken over: nothing to report.
-    await release().catch(() => {});
   }
 }
 

@@ -38,6 +38,7 @@ const journal = () =>
   JSON.parse(readFileSync(join(t.dir, 'journal.json'), 'utf8')).entries as Array<Record<string, unknown>>;
 const meetings = async () => (await t.sb.state()).meetings;
 const BOOK = '/v1/scheduling/meetings';
+const bookRequests = async () => (await t.sb.state()).requests.filter((q) => q.method === 'POST' && q.path === BOOK);
 
 describe('book: success', () => {
   it('books a plain event and prints the meeting, its time in --tz, the link and how to reschedule', async () => {
@@ -256,6 +257,24 @@ describe('book: every error code of the spec', () => {
     ]);
     expect(again.code, show(again)).toBe(0);
     expect(await meetings()).toHaveLength(2);
+  });
+
+  it('two books of the same lead at once: one meeting; the other waits for it, then stops at the record (exit 5)', async () => {
+    const a = await slots('intro-call');
+    const b = await slots('intro-call');
+    expect(b.reservationId).not.toBe(a.reservationId);
+    // The first booking to reach the sandbox is held there for a while: without the lead lock the
+    // other one, on its own reservation and time, would be booked meanwhile.
+    await t.sb.fault({ method: 'POST', path: BOOK, fault: 'delay', delayMs: 1500, count: 1 });
+    const runs = await Promise.all([
+      book('intro-call', a.slots[0]!, a.reservationId, 'lead@acme.example', ['--json']),
+      book('intro-call', b.slots[1]!, b.reservationId, 'LEAD@acme.example', ['--json']),
+    ]);
+    expect(runs.map((r) => r.code).sort(), runs.map(show).join('\n')).toEqual([0, 5]);
+    const refused = runs.find((r) => r.code === 5)!;
+    expect(refused.json().error.code).toBe('LEAD_HAS_MEETING');
+    expect(await meetings()).toHaveLength(1);
+    expect((await bookRequests()).length).toBe(1);
   });
 
   it('RESERVATION_USED: the reservation was spent by an earlier booking (exit 5)', async () => {

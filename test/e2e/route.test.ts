@@ -25,6 +25,22 @@ const requests = async () =>
   (await t.sb.state()).requests.map((r) => `${r.method} ${r.path.replace(/[0-9a-f-]{36}/g, ':id')} ${r.status}`);
 
 describe('route (scriptable)', () => {
+  it('two runs for the same lead at once book one meeting: the second waits, then finds it (already booked)', async () => {
+    // The first booking to reach the sandbox is held there: without the lead lock the other run
+    // (its own workflow run and reservation) would book a second meeting meanwhile.
+    await t.sb.fault({ method: 'POST', path: '/v1/scheduling/meetings', fault: 'delay', delayMs: 1500, count: 1 });
+    const runs = await Promise.all([
+      cli([...DEMO, '--slot', 'first', '--yes', '--json']),
+      cli([...DEMO, '--slot', 'first', '--yes', '--json']),
+    ]);
+    expect(
+      runs.map((r) => r.code),
+      runs.map(show).join('\n'),
+    ).toEqual([0, 0]);
+    expect(runs.map((r) => r.json().status).sort()).toEqual(['already_booked', 'booked']);
+    expect((await t.sb.state()).meetings).toHaveLength(1);
+  });
+
   it('books the first free time in exactly 4 requests and prints one JSON document', async () => {
     const r = await cli([...DEMO, '--slot', 'first', '--yes', '--json']);
     expect(r.code, show(r)).toBe(0);
