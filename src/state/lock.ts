@@ -26,7 +26,7 @@ const loadLockfile = () =>
  * no timer can run inside it, so the lock cannot be found stale and taken over mid-write.
  */
 export async function withLock<T>(file: string, timing: LockTiming, critical: () => T): Promise<T> {
-  const release = await acquire(file, timing, { onTimeout: () => new StateLockError(file) });
+  const release = await acquire(file, timing, () => new StateLockError(file));
   try {
     return critical();
   } finally {
@@ -36,9 +36,9 @@ export async function withLock<T>(file: string, timing: LockTiming, critical: ()
 }
 
 /**
- * Runs `work` (asynchronous: it may wait for the network) while holding the lock on `file`,
- * refreshed while held so that it is not taken for a dead process's. Waits `waitMs` for
- * another holder, then fails with what `onTimeout` makes.
+ * Runs `work` (asynchronous: it may wait for the network) while holding the lock on `file`;
+ * proper-lockfile refreshes it meanwhile, so it is not taken for a dead process's. Waits
+ * `waitMs` for another holder, then fails with what `onTimeout` makes.
  */
 export async function withHeldLock<T>(
   file: string,
@@ -46,7 +46,7 @@ export async function withHeldLock<T>(
   onTimeout: () => Error,
   work: () => Promise<T>,
 ): Promise<T> {
-  const release = await acquire(file, timing, { onTimeout, update: Math.max(1000, timing.staleMs / 2) });
+  const release = await acquire(file, timing, onTimeout);
   try {
     return await work();
   } finally {
@@ -54,16 +54,12 @@ export async function withHeldLock<T>(
   }
 }
 
-async function acquire(
-  file: string,
-  timing: LockTiming,
-  opts: { onTimeout: () => Error; update?: number },
-): Promise<() => Promise<void>> {
+async function acquire(file: string, timing: LockTiming, onTimeout: () => Error): Promise<() => Promise<void>> {
   const { lock } = await loadLockfile();
   const options: LockOptions = {
     realpath: false,
+    // Refreshed every staleMs / 2 while held (proper-lockfile's default `update`).
     stale: timing.staleMs,
-    ...(opts.update !== undefined ? { update: opts.update } : {}),
     retries: 0,
     // The default throws from a timer (crashing the process); with a synchronous critical
     // section a compromise can only be noticed after the write, when there is nothing left to undo.
@@ -75,7 +71,7 @@ async function acquire(
       return await lock(file, options);
     } catch (error) {
       if (errnoCode(error) !== 'ELOCKED') throw new StateWriteError(file, error);
-      if (Date.now() >= deadline) throw opts.onTimeout();
+      if (Date.now() >= deadline) throw onTimeout();
       await sleep(backoff(attempt));
     }
   }

@@ -29,6 +29,19 @@ describe('holdLead: one booking of a lead at a time', () => {
     expect(events).toEqual(['first:start', 'first:end', 'second:start']);
   });
 
+  it('keeps holding a lead past the stale age while the work goes on (the lock is refreshed)', async () => {
+    const state = openState(tempDir(), { now: () => NOW, staleMs: 2000 });
+    const events: string[] = [];
+    const first = state.holdLead(lead, async () => {
+      await sleep(3200);
+      events.push('first:end');
+    });
+    await sleep(50);
+    await state.holdLead(lead, async () => events.push('second'));
+    await first;
+    expect(events).toEqual(['first:end', 'second']);
+  });
+
   it('lets other leads and other workspaces go at once', async () => {
     const state = openState(tempDir(), { now: () => NOW });
     const events: string[] = [];
