@@ -29,6 +29,8 @@ const STUBS = [
     stub: 'scripts/stubs/mcp-ajv-provider.mjs',
   },
   { module: 'zod/v3', from: 'node_modules/@modelcontextprotocol/sdk/', stub: 'scripts/stubs/mcp-zod-v3.mjs' },
+  // Its log would print the proxy URL with its password (DEBUG=https-proxy-agent): see the stub.
+  { module: 'debug', from: 'node_modules/https-proxy-agent/', stub: 'scripts/stubs/debug-off.mjs' },
   {
     module: 'zod-to-json-schema',
     from: 'node_modules/@modelcontextprotocol/sdk/',

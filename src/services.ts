@@ -9,7 +9,8 @@
 import type { HttpClient } from './api/client.js';
 import { createApi, type Api } from './api/endpoints.js';
 import { createRateBudget } from './api/rate-budget.js';
-import { nodeFetch, preconnect } from './api/transport.js';
+import { nodeFetch, preconnect, proxyFor, proxySecrets } from './api/transport.js';
+import { redact } from './config/mask.js';
 import { resolveTarget, type Target } from './config/target.js';
 import type { Context } from './context.js';
 import { UsageError } from './errors.js';
@@ -70,20 +71,26 @@ export async function httpOf(ctx: Context): Promise<HttpClient> {
 
 /**
  * An HTTP client for a key and base URL: the command's own (httpOf), or one `profile add`
- * checks a new key with. Behind a proxy, Node's fetch with undici's proxy agent; otherwise
- * schedctl's transport, with the connection to the API started before ky loads (the
- * handshake overlaps loading it).
+ * checks a new key with, over schedctl's transport. When the API is reached directly, the
+ * connection to it is started before ky loads (the handshake overlaps loading it); through a
+ * proxy it is not: that connection would go around the proxy.
  */
 async function httpClientFor(
   ctx: Context,
   to: { baseUrl: string; apiKey: string; rate?: number | undefined },
 ): Promise<HttpClient> {
-  const { env, io } = ctx;
-  const debug = ctx.globals.debug ? (line: string) => io.stderr.write(`debug: ${sanitizeText(line)}\n`) : undefined;
-  const proxied = Boolean(env.HTTPS_PROXY || env.https_proxy || env.HTTP_PROXY || env.http_proxy);
-  if (!proxied) void preconnect(to.baseUrl, debug);
+  const { io } = ctx;
+  // The same per-URL decision the transport makes (HTTPS_PROXY, NO_PROXY, …); a proxy URL it
+  // cannot use is a usage error here, before any request.
+  const proxy = proxyFor(to.baseUrl);
+  // Its password is a secret like the key: redacted from every message and debug line.
+  if (proxy) ctx.secrets.push(...proxySecrets(proxy));
+  const debug = ctx.globals.debug
+    ? (line: string) => io.stderr.write(`debug: ${sanitizeText(redact(line, ctx.secrets))}\n`)
+    : undefined;
+  if (proxy) debug?.(`through the proxy ${proxy.host}: no connection opened ahead`);
+  else void preconnect(to.baseUrl, debug);
   const { createHttpClient } = await import('./api/client.js');
-  if (proxied) (await import('./api/proxy.js')).installProxyFromEnv();
   // One budget per key and base URL, shared by every schedctl process (0 turns it off).
   const rate = to.rate ?? DEFAULT_RATE;
   const budget =
@@ -99,7 +106,7 @@ async function httpClientFor(
     // Colors and spinners load only when there is something to say.
     notify: (line, waitMs) => void ctx.ui().then((u) => u.waiting(line, waitMs)),
     clock: ctx.clock,
-    ...(proxied ? {} : { fetch: nodeFetch }),
+    fetch: nodeFetch,
   });
 }
 

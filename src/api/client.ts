@@ -31,7 +31,7 @@ import {
   isNetworkError,
   isNotConnected,
   isRedirect,
-  isTlsRefusal,
+  isRefusal,
   parseRetryAfter,
   redirectError,
   transportError,
@@ -39,7 +39,6 @@ import {
 } from './failures.js';
 import { sanitizeText } from '../ui/sanitize.js';
 import type { RateBudget } from './rate-budget.js';
-import { beforeSend } from './send-hook.js';
 import { formatSchemaIssues } from './zod.js';
 
 export type Safety = 'retry' | 'once';
@@ -81,8 +80,11 @@ export interface HttpClientOptions {
   notify: (line: string, waitMs: number) => void;
   clock: Clock;
   userAgent?: string;
-  /** The fetch under ky; defaults to Node's own. */
-  fetch?: (request: Request) => Promise<Response>;
+  /**
+   * The fetch under ky: schedctl's own transport (transport.ts), which calls the send hook
+   * (send-hook.ts) once the connection is up, proxied or not.
+   */
+  fetch: (request: Request) => Promise<Response>;
   /**
    * The key's rate budget shared by every schedctl process (rate-budget.ts): each try draws
    * from it before it goes out, and a 429's Retry-After is written to it for everyone.
@@ -107,15 +109,10 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   let skewMs = 0;
   // Every try goes through here (ky calls fetch once per attempt): count it, and take back the
   // ones that provably never left the machine.
-  const baseFetch = options.fetch ?? ((req: Request, init?: RequestInit) => fetch(req, init));
-  const countingFetch = async (req: Request, init?: RequestInit): Promise<Response> => {
+  const countingFetch = async (req: Request): Promise<Response> => {
     attempts++;
     try {
-      if (options.fetch) return await options.fetch(req);
-      // Node's own fetch (behind a proxy) cannot say when the request leaves: mark it sent now,
-      // before it can (send-hook.ts); the transport of our own does it once connected.
-      await beforeSend();
-      return await baseFetch(req, init);
+      return await options.fetch(req);
     } catch (error) {
       if (isNotConnected(error)) notConnected++;
       throw error;
@@ -188,7 +185,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
           const retryable =
             (error instanceof HTTPError && RETRYABLE_STATUS.includes(error.response.status)) ||
             error instanceof TimeoutError ||
-            (isNetworkError(error) && !isTlsRefusal(error));
+            (isNetworkError(error) && !isRefusal(error));
           if (!retryable || retryCount > MAX_RETRIES) return false;
           debug(`${label}: ${describeFailure(error)}; retrying (attempt ${retryCount + 1})`);
           return true;

@@ -7,6 +7,9 @@ import { HTTPError, TimeoutError } from 'ky';
 import { ApiError, BadResponseError, NetworkError, OutcomeUnknownError } from '../errors.js';
 import { schemas } from './schemas.js';
 
+/** The code of a proxy tunnel that did not open (proxy-tunnel.ts, loaded only behind a proxy). */
+const TUNNEL_FAILED = 'ERR_PROXY_TUNNEL';
+
 /**
  * The server's TLS certificate was refused: nothing was sent, and asking again gets the same
  * certificate, so these are never retried.
@@ -32,10 +35,39 @@ const NOT_CONNECTED = new Set([
   'ENETUNREACH',
   'EHOSTUNREACH',
   'UND_ERR_CONNECT_TIMEOUT',
+  // The proxy's tunnel to the API did not open (proxy-tunnel.ts): the request never left.
+  TUNNEL_FAILED,
   ...TLS_REFUSED,
 ]);
 
-export const isTlsRefusal = (error: unknown): boolean => TLS_REFUSED.has(errorCode(error) ?? '');
+const isTlsRefusal = (error: unknown): boolean => TLS_REFUSED.has(errorCode(error) ?? '');
+
+interface TunnelFailure {
+  message: string;
+  /** The proxy's answer to CONNECT when it refused the tunnel. */
+  status?: number;
+  cause?: unknown;
+}
+
+/** A proxy tunnel that did not open, anywhere in the error's chain of causes. */
+function tunnelFailure(error: unknown): TunnelFailure | undefined {
+  let e: unknown = error;
+  for (let depth = 0; e && depth < 4; depth++) {
+    if ((e as { code?: unknown }).code === TUNNEL_FAILED) return e as TunnelFailure;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/**
+ * Refusals that asking again would only repeat: a TLS certificate not trusted (the API's or an
+ * https:// proxy's), or a proxy that refused the tunnel with a 4xx (credentials, policy).
+ */
+export function isRefusal(error: unknown): boolean {
+  const tunnel = tunnelFailure(error);
+  if (!tunnel) return isTlsRefusal(error);
+  return (tunnel.status !== undefined && tunnel.status >= 400 && tunnel.status < 500) || isTlsRefusal(tunnel.cause);
+}
 /** The try never connected (refused, no such host, certificate refused): nothing was sent. */
 export const isNotConnected = (error: unknown): boolean =>
   !(error instanceof TimeoutError) && NOT_CONNECTED.has(errorCode(error) ?? '');
@@ -121,6 +153,13 @@ export function transportError(error: unknown, label: string, once: boolean, tim
           : "if a TLS-inspecting proxy or a private CA signs it, set NODE_EXTRA_CA_CERTS to that CA's certificate file (PEM)",
     });
   }
+  const tunnel = error instanceof TimeoutError ? undefined : tunnelFailure(error);
+  if (tunnel) {
+    // The proxy's host and port only (proxy-tunnel.ts): never the URL, which may carry a password.
+    return new NetworkError(`could not reach the API for ${label}: ${tunnel.message}; nothing was sent`, {
+      hint: tunnelHint(tunnel),
+    });
+  }
   if (!(error instanceof TimeoutError) && code && NOT_CONNECTED.has(code)) {
     return new NetworkError(`could not reach the API for ${label} (${code}); nothing was sent`, {
       hint: 'check --base-url / the profile, your network or proxy settings; for the local sandbox run `schedctl sandbox`',
@@ -136,6 +175,16 @@ export function transportError(error: unknown, label: string, once: boolean, tim
     });
   }
   return new NetworkError(`${label}: ${what}`, { hint: 'try again, or raise --timeout' });
+}
+
+function tunnelHint(tunnel: TunnelFailure): string {
+  if (tunnel.status === 407)
+    return 'the proxy wants credentials, or refused the ones given: put them in the proxy URL (http://user:password@host:port) in HTTPS_PROXY / HTTP_PROXY';
+  if (tunnel.status === 403)
+    return 'the proxy does not allow connections to this address: ask its administrators, or exempt the API host with NO_PROXY if it is reachable directly';
+  if (isTlsRefusal(tunnel.cause))
+    return "the proxy's TLS certificate was not accepted: if a private CA signs it, set NODE_EXTRA_CA_CERTS to that CA's certificate file (PEM)";
+  return 'check HTTPS_PROXY / HTTP_PROXY (and NO_PROXY), and that the proxy is up and can reach the API';
 }
 
 export async function errorFromResponse(

@@ -4,12 +4,22 @@
  * Why not Node's own fetch: on Node 20 the first fetch compiles undici's HTTP parser
  * (WebAssembly) and costs about 0.2 s and 40 MB per process, more than all of schedctl
  * besides; `npx` users and shell loops pay it on every run. ky keeps doing everything
- * above the wire (retries, timeouts, hooks, JSON); this only moves bytes. Behind a proxy
- * (HTTPS_PROXY/HTTP_PROXY) Node's fetch with undici's proxy agent is used instead.
+ * above the wire (retries, timeouts, hooks, JSON); this only moves bytes.
+ *
+ * Proxies: Node's http ignores HTTPS_PROXY/HTTP_PROXY/NO_PROXY, so this transport honors
+ * them itself, per request URL (`proxyFor`, with proxy-from-env's rules). A proxied request
+ * goes through a CONNECT tunnel (proxy-tunnel.ts, https-proxy-agent: one keep-alive agent per
+ * proxy URL, loaded only when a proxy is used), TLS to the API over it for https://, the plain
+ * socket for http://; everything else (send hook, abort, response) is the same path as a
+ * direct request. NODE_EXTRA_CA_CERTS needs nothing: Node adds those certificates to its
+ * trust store at start, and tls.connect uses it (for the API over the tunnel and for an
+ * https:// proxy alike).
  */
 import * as http from 'node:http';
 import { connect as netConnect, isIP } from 'node:net';
 import { Readable } from 'node:stream';
+import { getProxyForUrl } from 'proxy-from-env';
+import { UsageError } from '../errors.js';
 import { beforeSend } from './send-hook.js';
 import { connectionKey, withWarmConnections } from './warm.js';
 
@@ -46,6 +56,79 @@ async function wireFor(protocol: 'http:' | 'https:'): Promise<Wire> {
   return secure;
 }
 
+/** The variables that may name a proxy for a URL of `protocol`, in the order they are read. */
+const proxyVariables = (protocol: string) =>
+  (protocol === 'https:' ? ['https_proxy', 'all_proxy', 'http_proxy'] : ['http_proxy', 'all_proxy']).flatMap((v) => [
+    v,
+    v.toUpperCase(),
+  ]);
+
+/**
+ * The proxy a request to `target` goes through, or undefined for a direct connection:
+ * HTTPS_PROXY for an https:// URL, HTTP_PROXY for http://, ALL_PROXY for either, unless
+ * NO_PROXY exempts the host (each in lower or upper case, lower first; proxy-from-env's
+ * rules). Like undici's EnvHttpProxyAgent, which served proxies before, an https:// URL
+ * without HTTPS_PROXY/ALL_PROXY goes through HTTP_PROXY. A proxy URL schedctl cannot use is
+ * a usage error naming its variable but not its value, which may hold a password.
+ */
+export function proxyFor(target: string | URL): URL | undefined {
+  let url: URL;
+  try {
+    url = new URL(target);
+  } catch {
+    return undefined; // the request itself reports a bad URL
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
+  // NO_PROXY is judged on the same host and port for the HTTP_PROXY fallback.
+  const found =
+    getProxyForUrl(url) ||
+    (url.protocol === 'https:' ? getProxyForUrl(`http://${url.hostname}:${url.port || 443}/`) : '');
+  if (!found) return undefined;
+  let proxy: URL | undefined;
+  try {
+    proxy = new URL(found);
+  } catch {
+    proxy = undefined;
+  }
+  if (!proxy || (proxy.protocol !== 'http:' && proxy.protocol !== 'https:') || !proxy.hostname) {
+    const variable = proxyVariables(url.protocol).find((v) => process.env[v]) ?? 'HTTPS_PROXY';
+    throw new UsageError(`invalid ${variable}: not a proxy URL schedctl can use`, {
+      hint: `set it to http://host:port (or http://user:password@host:port, or https://…); SOCKS proxies are not supported`,
+    });
+  }
+  return proxy;
+}
+
+/**
+ * What the proxy's URL could show of its credentials, for the secrets redacted from every
+ * message (report.ts) and --debug line. No message of schedctl's names more than the proxy's
+ * host and port; this is the net under that. The whole `user:password@host:port` first (its
+ * mask shows only the end of the port or host), then the password alone, as written in the
+ * URL and decoded.
+ */
+export function proxySecrets(proxy: URL): string[] {
+  if (!proxy.username && !proxy.password) return [];
+  let password = proxy.password;
+  try {
+    password = decodeURIComponent(password);
+  } catch {
+    // Not percent-encoding after all: the password is as written.
+  }
+  return [`${proxy.username}:${proxy.password}@${proxy.host}`, proxy.password, password].filter(Boolean);
+}
+
+// One agent per proxy URL (like the one `plain` and `secure` wire): its tunnels are kept
+// alive and reused by the requests that follow.
+const tunnels = new Map<string, Promise<http.Agent>>();
+function tunnelAgentFor(proxy: URL): Promise<http.Agent> {
+  let agent = tunnels.get(proxy.href);
+  if (!agent) {
+    agent = import('./proxy-tunnel.js').then(({ ProxyTunnelAgent }) => new ProxyTunnelAgent(proxy));
+    tunnels.set(proxy.href, agent);
+  }
+  return agent;
+}
+
 /**
  * Starts connecting to the API now, while the rest of the HTTP layer loads; the first
  * request to that origin takes the connection if it is still fresh (see warm.ts).
@@ -75,11 +158,15 @@ export async function nodeFetch(input: Request): Promise<Response> {
   signal.throwIfAborted();
   const headers: Record<string, string> = Object.fromEntries(input.headers);
   if (body) headers['content-length'] = String(body.length);
+  const proxy = proxyFor(url);
   const wire = await wireFor(url.protocol);
+  // For an https:// URL through a proxy, wire.request is https.request all the same: the
+  // tunnel agent (agent-base) tells http from https by it.
+  const agent = proxy ? await tunnelAgentFor(proxy) : wire.agent;
   signal.throwIfAborted();
 
   return new Promise<Response>((resolve, reject) => {
-    const req = wire.request(url, { method: input.method, headers, agent: wire.agent }, (res) => {
+    const req = wire.request(url, { method: input.method, headers, agent }, (res) => {
       resolve(toResponse(res, input.method));
     });
     const onAbort = () => {
@@ -93,7 +180,12 @@ export async function nodeFetch(input: Request): Promise<Response> {
       if (req.writableFinished && !signal.aborted) signal.removeEventListener('abort', onAbort);
     });
     // The request is written only once the connection is up (and TLS is established), after the
-    // send hook (send-hook.ts) has recorded that it is about to leave.
+    // send hook (send-hook.ts) has recorded that it is about to leave. Through a proxy the agent
+    // (agent-base) hands the request its socket only once the tunnel is open: the proxy answered
+    // CONNECT with 200 (a refusal fails the request before it has a socket, proxy-tunnel.ts), and
+    // for https:// the socket is the TLS one over the tunnel, still handshaking, so the waits
+    // below hold for it as for a direct connection. A failure before this point never sent
+    // anything, and failures.ts says so.
     req.on('socket', (socket) => {
       const tls = socket as import('node:tls').TLSSocket;
       // getProtocol() names the version before the handshake ends on Node 20; no peer Finished message yet means it has not.

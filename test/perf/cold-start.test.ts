@@ -22,6 +22,8 @@ const HEAVY = [
   'ora',
   'cli-table3',
   'undici',
+  'https-proxy-agent',
+  'agent-base',
   'chrono-node',
   '@modelcontextprotocol',
   'proper-lockfile',
@@ -139,7 +141,7 @@ describe('cold start', () => {
     }
   });
 
-  it('a request over http:// loads neither TLS nor the sandbox', async () => {
+  it('a request over http:// loads neither TLS, the sandbox nor the proxy agent', async () => {
     const sandbox = await startSandbox({ rateLimit: 0 });
     try {
       const urls = await loadedUrlsAsync(['triggers', 'ls', '--json'], {
@@ -149,6 +151,13 @@ describe('cold start', () => {
       expect(urls).toContain('node:http');
       expect(urls).not.toContain('node:https');
       expect(urls.filter((u) => u.includes('/dist/sandbox'))).toEqual([]);
+      // The CONNECT tunnel's agent loads only when a proxy variable names a proxy for the API.
+      const meta = JSON.parse(readFileSync(join(root, 'dist/meta.json'), 'utf8')) as Meta;
+      const proxyOutputs = Object.entries(meta.outputs)
+        .filter(([, o]) => Object.keys(o.inputs).some((i) => i.includes('node_modules/https-proxy-agent/')))
+        .map(([f]) => f);
+      expect(proxyOutputs.length).toBeGreaterThan(0);
+      expect(urls.filter((u) => proxyOutputs.some((f) => u.endsWith(f)))).toEqual([]);
     } finally {
       await sandbox.close();
     }
