@@ -13,6 +13,7 @@ import { registerSecret, show } from '../helpers/cli.js';
 import { closedAddress, startConnectProxy, type ConnectProxyOptions } from '../helpers/connect-proxy.js';
 import { startGate, TLS_CERT } from '../helpers/parallel-gate.js';
 import { describeRun, sleep, startCli, waitFor } from '../helpers/parallel-run.js';
+import { bookSlotArgs, demoRouteArgs } from '../helpers/args.js';
 import { useSandbox } from '../helpers/sandbox.js';
 import {
   sendJson,
@@ -126,26 +127,10 @@ describe('through a proxy', () => {
 
   it('keeps one tunnel for the requests of a command (a routed booking: 4 requests)', async () => {
     const proxy = await proxyServer();
-    const r = await t.sb.cli(
-      [
-        'route',
-        '--trigger',
-        'Inbound demo request',
-        '--email',
-        'ada@acme.example',
-        '--field',
-        'company=Acme',
-        '--field',
-        'region=emea',
-        '--slot',
-        'first',
-        '--yes',
-        '--json',
-        '--days',
-        '14',
-      ],
-      { configDir: t.dir, env: { HTTP_PROXY: proxy.url() } },
-    );
+    const r = await t.sb.cli([...demoRouteArgs(), '--slot', 'first', '--yes', '--json', '--days', '14'], {
+      configDir: t.dir,
+      env: { HTTP_PROXY: proxy.url() },
+    });
     expect(r.code, show(r)).toBe(0);
     expect(r.json()).toMatchObject({ status: 'booked' });
     expect(proxy.connects.map((c) => c.target)).toEqual([new URL(t.sb.baseUrl).host]);
@@ -211,14 +196,7 @@ describe('a booking through a proxy', () => {
     return r.json();
   }
   const bookArgs = (s: { reservationId: string; slots: string[] }, email = 'kim@acme.example') => [
-    'book',
-    'intro-call',
-    '--start',
-    s.slots[0]!,
-    '--reservation',
-    s.reservationId,
-    '--email',
-    email,
+    ...bookSlotArgs('intro-call', s.slots[0]!, s.reservationId, email),
     '--json',
   ];
 

@@ -9,6 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { assertNoSecretsInFiles, show, type RunResult } from '../helpers/cli.js';
 import { startGate, TLS_CERT, type Gate } from '../helpers/parallel-gate.js';
 import { describeRun, readState, sleep, startCli, waitFor } from '../helpers/parallel-run.js';
+import { demoRouteArgs } from '../helpers/args.js';
 import { useSandbox } from '../helpers/sandbox.js';
 
 const HOLD_SECONDS = 60;
@@ -37,15 +38,7 @@ const cli = (args: string[], env: Record<string, string> = {}): Promise<RunResul
 const viaGate = (g: Gate, args: string[]) => cli(args, { SCHEDCTL_BASE_URL: g.baseUrl, NODE_EXTRA_CA_CERTS: TLS_CERT });
 
 const routeArgs = (email: string, region: string, slot: string, extra: string[] = []) => [
-  'route',
-  '--trigger',
-  TRIGGER,
-  '--email',
-  email,
-  '--field',
-  'company=Acme',
-  '--field',
-  `region=${region}`,
+  ...demoRouteArgs(email, region),
   '--slot',
   slot,
   '--yes',

@@ -5,22 +5,13 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { strictSchemas } from '../../src/api/schemas.js';
 import { assertNoSecretsInFiles, show, tempDir } from '../helpers/cli.js';
+import { demoRouteArgs } from '../helpers/args.js';
 import { useSandbox } from '../helpers/sandbox.js';
 
 const t = useSandbox();
 
 const cli = (args: string[]) => t.sb.cli(args, { configDir: t.dir });
-const DEMO = [
-  'route',
-  '--trigger',
-  'Inbound demo request',
-  '--email',
-  'ada@acme.example',
-  '--field',
-  'company=Acme',
-  '--field',
-  'region=emea',
-];
+const DEMO = demoRouteArgs();
 const requests = async () =>
   (await t.sb.state()).requests.map((r) => `${r.method} ${r.path.replace(/[0-9a-f-]{36}/g, ':id')} ${r.status}`);
 
