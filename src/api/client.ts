@@ -39,6 +39,7 @@ import {
 } from './failures.js';
 import { sanitizeText } from '../ui/sanitize.js';
 import type { RateBudget } from './rate-budget.js';
+import { asUnrepeatable } from './send-hook.js';
 import { formatSchemaIssues } from './zod.js';
 
 export type Safety = 'retry' | 'once';
@@ -223,7 +224,8 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
 
     let response: Response;
     try {
-      response = await client(url, { method: opts.method, ...(opts.body !== undefined ? { json: opts.body } : {}) });
+      const send = () => client(url, { method: opts.method, ...(opts.body !== undefined ? { json: opts.body } : {}) });
+      response = await (once ? asUnrepeatable(send) : send());
     } catch (error) {
       if (error instanceof HTTPError && isRedirect(error.response)) throw redirectError(error.response, label);
       if (error instanceof HTTPError)

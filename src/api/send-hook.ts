@@ -23,3 +23,17 @@ export async function beforeSend(): Promise<void> {
   slot.called = true;
   await slot.hook();
 }
+
+const unrepeatable = new AsyncLocalStorage<true>();
+
+/**
+ * Runs a request that must not be repeated (safety 'once': a booking, a fire, a move). The
+ * transport gives it a connection of its own, never the one opened ahead (warm.ts): that one
+ * was opened before the command knew what it would send, and a server or middlebox may drop
+ * it as it comes up, which a request already written into it could not tell from a lost answer.
+ */
+export function asUnrepeatable<T>(fn: () => Promise<T>): Promise<T> {
+  return unrepeatable.run(true, fn);
+}
+
+export const isUnrepeatable = (): boolean => unrepeatable.getStore() === true;

@@ -20,7 +20,7 @@ import { connect as netConnect, isIP } from 'node:net';
 import { Readable } from 'node:stream';
 import { getProxyForUrl } from 'proxy-from-env';
 import { UsageError } from '../errors.js';
-import { beforeSend } from './send-hook.js';
+import { beforeSend, isUnrepeatable } from './send-hook.js';
 import { connectionKey, withWarmConnections } from './warm.js';
 
 type Https = typeof import('node:https');
@@ -164,6 +164,8 @@ export async function nodeFetch(input: Request): Promise<Response> {
   // tunnel agent (agent-base) tells http from https by it.
   const agent = proxy ? await tunnelAgentFor(proxy) : wire.agent;
   signal.throwIfAborted();
+  if (!proxy && isUnrepeatable())
+    wire.agent.warm.discard('a request that must not be repeated gets a connection of its own');
 
   return new Promise<Response>((resolve, reject) => {
     const req = wire.request(url, { method: input.method, headers, agent }, (res) => {

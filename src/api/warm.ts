@@ -4,10 +4,11 @@
  * real network that load and the handshake each take tens of milliseconds, one after the
  * other otherwise.
  *
- * Only a fresh, open connection is handed to a request. One that waited too long (a command
- * that prompted first) or that the server or network closed is dropped, and the request
- * opens its own: a request never goes out on a connection that may already be dead, where a
- * lost booking would look like a lost response.
+ * Only a fresh, open connection is handed to a request, and only to one that may be repeated
+ * (a read, a slots request): one that waited too long (a command that prompted first) or that
+ * the server or network closed is dropped, and a request that must not be repeated (a
+ * booking) never takes it (send-hook.ts, asUnrepeatable): a server may drop a connection as
+ * it comes up, and a booking written into it could not tell that from a lost answer.
  */
 import type { Agent, ClientRequestArgs } from 'node:http';
 import type { Socket } from 'node:net';
@@ -53,6 +54,15 @@ export class WarmConnections {
     // An unclaimed connection must not keep the process alive.
     socket.unref();
     this.#held = held;
+  }
+
+  /** Closes the held connection unused (the request that would take it must not), saying why. */
+  discard(why: string): void {
+    const held = this.#held;
+    if (!held) return;
+    this.#held = undefined;
+    held.socket.destroy();
+    this.log?.(`not using the connection opened ahead to ${held.key} (${why}): opening a new one`);
   }
 
   /** The held connection to `key` if it is fresh and open; any other held one is closed. */

@@ -109,8 +109,8 @@ describe('killed before the booking left the machine', () => {
     ];
     g.silent = true; // every connection: accepted, no TLS handshake, so no request can be written
     await killBeforeSending(g, args);
-    // book's first request takes the connection opened ahead (api/warm.ts): it must wait for that
-    // connection's TLS handshake too before the attempt is marked sent (api/transport.ts).
+    // The booking goes on a connection of its own (never the one opened ahead, api/warm.ts): it
+    // must wait for that connection's TLS handshake before the attempt is marked sent (api/transport.ts).
     expect(journal(), 'marked sent, yet its TLS handshake never completed').toEqual([
       expect.objectContaining({ outcome: 'unknown', sentAt: null }),
     ]);
