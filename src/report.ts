@@ -2,8 +2,7 @@
 import { redact, redactKeyLike } from './config/mask.js';
 import type { Context } from './context.js';
 import { EXIT, isCliError, type ErrorDocument } from './errors.js';
-import { jsonText } from './ui/sanitize.js';
-import { sanitizeText } from './ui/sanitize.js';
+import { jsonText, sanitizeText } from './ui/sanitize.js';
 
 export function reportError(error: unknown, ctx: Context, json: boolean): number {
   const secrets = [ctx.env.SCHEDCTL_API_KEY ?? '', ...ctx.secrets];

@@ -10,8 +10,7 @@
  */
 import { Chalk, supportsColor, supportsColorStderr, type ChalkInstance } from 'chalk';
 import type { GlobalOptions, IO } from '../context.js';
-import { jsonText } from './sanitize.js';
-import { sanitizeOutput } from './sanitize.js';
+import { jsonText, sanitizeOutput } from './sanitize.js';
 
 export interface Spinner {
   update(text: string): void;

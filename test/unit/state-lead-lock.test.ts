@@ -60,7 +60,7 @@ describe('holdLead: one booking of a lead at a time', () => {
 
   it('gives up after the wait with LeadBusyError (exit 5), naming the lead and the lock, running nothing', async () => {
     const dir = tempDir();
-    const state = openState(dir, { now: () => NOW, leadWaitMs: 200 });
+    const state = openState(dir, { now: () => NOW, leadWaitMs: 1000 });
     let release!: () => void;
     const held = state.holdLead(lead, () => new Promise<void>((resolve) => (release = resolve)));
     await sleep(50);
@@ -74,7 +74,7 @@ describe('holdLead: one booking of a lead at a time', () => {
     expect((error as LeadBusyError).exitCode).toBe(5);
     expect((error as LeadBusyError).code).toBe('LEAD_BUSY');
     expect((error as Error).message).toBe(
-      'another schedctl process has been booking Ada@Acme.example for over 0 s; nothing was sent',
+      'another schedctl process has been booking Ada@Acme.example for over 1 s; nothing was sent',
     );
     expect((error as LeadBusyError).hint).toContain(`${leadLockFile(dir, lead.scope, lead.email)}.lock`);
     expect(ran).toBe(false);
