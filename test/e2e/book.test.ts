@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { strictSchemas } from '../../src/api/schemas.js';
+import { bookSlotArgs, demoFireArgs } from '../helpers/args.js';
 import { assertNoSecretsInFiles, show } from '../helpers/cli.js';
 import { useSandbox } from '../helpers/sandbox.js';
 
@@ -32,7 +33,7 @@ async function fire(region = 'emea', email = 'lead@acme.example'): Promise<{ exe
 }
 
 const book = (event: string, start: string, reservation: string, email = 'lead@acme.example', extra: string[] = []) =>
-  cli(['book', event, '--start', start, '--reservation', reservation, '--email', email, ...extra]);
+  cli([...bookSlotArgs(event, start, reservation, email), ...extra]);
 
 const journal = () =>
   JSON.parse(readFileSync(join(t.dir, 'journal.json'), 'utf8')).entries as Array<Record<string, unknown>>;
@@ -140,20 +141,9 @@ describe('book: every error code of the spec', () => {
 
   it('INVALID_API_KEY: a revoked key (exit 3)', async () => {
     const s = await slots('intro-call');
-    const r = await cli(
-      [
-        'book',
-        'intro-call',
-        '--start',
-        s.slots[0]!,
-        '--reservation',
-        s.reservationId,
-        '--email',
-        'a@acme.example',
-        '--json',
-      ],
-      { key: 'revoked' },
-    );
+    const r = await cli([...bookSlotArgs('intro-call', s.slots[0]!, s.reservationId, 'a@acme.example'), '--json'], {
+      key: 'revoked',
+    });
     expect(r.code, show(r)).toBe(3);
     expect(r.json().error).toMatchObject({
       code: 'INVALID_API_KEY',
@@ -164,20 +154,9 @@ describe('book: every error code of the spec', () => {
 
   it('MISSING_SCOPE: a read-only key (exit 3)', async () => {
     const s = await slots('intro-call');
-    const r = await cli(
-      [
-        'book',
-        'intro-call',
-        '--start',
-        s.slots[0]!,
-        '--reservation',
-        s.reservationId,
-        '--email',
-        'a@acme.example',
-        '--json',
-      ],
-      { key: 'readOnly' },
-    );
+    const r = await cli([...bookSlotArgs('intro-call', s.slots[0]!, s.reservationId, 'a@acme.example'), '--json'], {
+      key: 'readOnly',
+    });
     expect(r.code, show(r)).toBe(3);
     expect(r.json().error).toMatchObject({
       code: 'MISSING_SCOPE',
@@ -350,18 +329,7 @@ describe('book: every error code of the spec', () => {
   });
 
   it('CONFLICT after `schedctl trigger fire`: names the trigger, and firing again needs no --force', async () => {
-    const fireArgs = [
-      'trigger',
-      'fire',
-      'Inbound demo request',
-      '--email',
-      'lead@acme.example',
-      '--field',
-      'company=Acme',
-      '--field',
-      'region=emea',
-      '--json',
-    ];
+    const fireArgs = [...demoFireArgs('lead@acme.example'), '--json'];
     const fired = await cli(fireArgs);
     expect(fired.code, show(fired)).toBe(0);
     const { executionId, outcome } = fired.json();
@@ -519,7 +487,7 @@ describe('book: bad input is refused before any request (exit 2)', () => {
   it('the past is refused for book, reschedule and route --slot, naming the time and now', async () => {
     const past = '2020-01-06T10:00:00Z';
     for (const argv of [
-      ['book', 'intro-call', '--start', past, '--reservation', res, '--email', 'a@acme.example'],
+      bookSlotArgs('intro-call', past, res, 'a@acme.example'),
       ['reschedule', '00000000-0000-4000-8000-000000000000', '--start', past],
       [
         'route',

@@ -7,6 +7,7 @@
 import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { demoFireArgs, demoRouteFirstArgs } from '../helpers/args.js';
 import { show, tempDir } from '../helpers/cli.js';
 import { useSandbox } from '../helpers/sandbox.js';
 
@@ -27,18 +28,7 @@ describe('a damaged local file', () => {
       // The commands that read it: book (journal, meetings), trigger fire (outcomes), anything (profiles).
       const args =
         file === 'outcomes.json'
-          ? [
-              'trigger',
-              'fire',
-              'Inbound demo request',
-              '--email',
-              'ada@acme.example',
-              '--field',
-              'company=Acme',
-              '--field',
-              'region=emea',
-              '--json',
-            ]
+          ? [...demoFireArgs(), '--json']
           : file === 'config.json'
             ? ['triggers', 'ls', '--json']
             : ['meetings', 'ls', '--json'];
@@ -74,41 +64,10 @@ describe('a config directory that cannot be written', () => {
   it('a fire and a booking refuse before any request, naming the directory', async () => {
     const dir = unusable();
     const before = await t.sb.requestCount();
-    const fire = await cli(
-      [
-        'trigger',
-        'fire',
-        'Inbound demo request',
-        '--email',
-        'ada@acme.example',
-        '--field',
-        'company=Acme',
-        '--field',
-        'region=emea',
-        '--json',
-      ],
-      dir,
-    );
+    const fire = await cli([...demoFireArgs(), '--json'], dir);
     expect(fire.code, show(fire)).toBe(1);
     expect(fire.json().error).toMatchObject({ code: 'STATE_WRITE', message: expect.stringContaining(dir) });
-    const route = await cli(
-      [
-        'route',
-        '--trigger',
-        'Inbound demo request',
-        '--email',
-        'ada@acme.example',
-        '--field',
-        'company=Acme',
-        '--field',
-        'region=emea',
-        '--slot',
-        'first',
-        '--yes',
-        '--json',
-      ],
-      dir,
-    );
+    const route = await cli([...demoRouteFirstArgs(), '--json'], dir);
     expect(route.code, show(route)).toBe(1);
     expect(route.json().error.code).toBe('STATE_WRITE');
     const sent = (await t.sb.state()).requests.slice(before);

@@ -9,13 +9,12 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { assertNoSecretsInFiles, show, type RunResult } from '../helpers/cli.js';
 import { startGate, TLS_CERT, type Gate } from '../helpers/parallel-gate.js';
 import { describeRun, readState, sleep, startCli, waitFor } from '../helpers/parallel-run.js';
-import { demoRouteArgs } from '../helpers/args.js';
+import { bookSlotArgs, demoFireArgs, demoRouteArgs } from '../helpers/args.js';
 import { useSandbox } from '../helpers/sandbox.js';
 
 const HOLD_SECONDS = 60;
 const t = useSandbox({ holdSeconds: HOLD_SECONDS });
 const BOOK_PATH = '/v1/scheduling/meetings';
-const TRIGGER = 'Inbound demo request';
 
 // The sandbox a day ahead: no meeting of a test can be minutes away and slip into the past
 // before the test runs its command again with that time.
@@ -46,6 +45,13 @@ const routeArgs = (email: string, region: string, slot: string, extra: string[] 
   '--days',
   '14',
   ...extra,
+];
+/** `book` of the first of the times `s` offers, for kim@acme.example (JSON, a 20 s timeout). */
+const bookFirstSlot = (s: { reservationId: string; slots: string[] }) => [
+  ...bookSlotArgs('intro-call', s.slots[0]!, s.reservationId, 'kim@acme.example'),
+  '--json',
+  '--timeout',
+  '20',
 ];
 /** "2026-11-23 09:00": the instant as a local time, read with --tz UTC. */
 const localUtc = (iso: string) => new Date(iso).toISOString().slice(0, 16).replace('T', ' ');
@@ -94,19 +100,7 @@ describe('killed before the booking left the machine', () => {
   it('book: the re-run after the hold lapsed is a plain RESERVATION_EXPIRED refusal, never "already booked"', async () => {
     const g = await gate(true);
     const s = await sandboxSlots('intro-call');
-    const args = [
-      'book',
-      'intro-call',
-      '--start',
-      s.slots[0]!,
-      '--reservation',
-      s.reservationId,
-      '--email',
-      'kim@acme.example',
-      '--json',
-      '--timeout',
-      '20',
-    ];
+    const args = bookFirstSlot(s);
     g.silent = true; // every connection: accepted, no TLS handshake, so no request can be written
     await killBeforeSending(g, args);
     // The booking goes on a connection of its own (never the one opened ahead, api/warm.ts): it
@@ -132,19 +126,7 @@ describe('killed before the booking left the machine', () => {
   it('book: within the hold, the re-run books it (the attempt booked nothing), exactly one meeting', async () => {
     const g = await gate(true);
     const s = await sandboxSlots('intro-call');
-    const args = [
-      'book',
-      'intro-call',
-      '--start',
-      s.slots[0]!,
-      '--reservation',
-      s.reservationId,
-      '--email',
-      'kim@acme.example',
-      '--json',
-      '--timeout',
-      '20',
-    ];
+    const args = bookFirstSlot(s);
     g.silent = true;
     await killBeforeSending(g, args);
     g.silent = false;
@@ -239,18 +221,7 @@ describe('other answers', () => {
   });
 
   it('a fired americas outcome is not reused for emea, nor later: americas again fires anew', async () => {
-    const fired = await cli([
-      'trigger',
-      'fire',
-      TRIGGER,
-      '--email',
-      'bo@acme.example',
-      '--field',
-      'company=Acme',
-      '--field',
-      'region=americas',
-      '--json',
-    ]);
+    const fired = await cli([...demoFireArgs('bo@acme.example', 'americas'), '--json']);
     expect(fired.code, show(fired)).toBe(0);
     const americasRun = fired.json().executionId as string;
 
@@ -392,14 +363,7 @@ describe('a confirmed booking whose local record cannot be written', () => {
       }
     };
     const r = await viaGate(g, [
-      'book',
-      'intro-call',
-      '--start',
-      s.slots[1]!,
-      '--reservation',
-      s.reservationId,
-      '--email',
-      'lou@acme.example',
+      ...bookSlotArgs('intro-call', s.slots[1]!, s.reservationId, 'lou@acme.example'),
       '--tz',
       'UTC',
     ]);

@@ -4,6 +4,7 @@
  * the flow tests (test/unit/route-flow.test.ts); these check the prompts themselves.
  */
 import { describe, expect, it } from 'vitest';
+import { demoRouteFlags } from '../helpers/args.js';
 import { useSandbox } from '../helpers/sandbox.js';
 import { CTRL_C, DOWN, ENTER, UP, onTerminal, plainScreen, type Answer } from '../helpers/terminal.js';
 
@@ -12,6 +13,11 @@ const t = useSandbox();
 /** Runs `schedctl route <args>` on a fake terminal; each answer is typed once its text appears after the previous one. */
 const wizard = (args: string[], answers: Answer[]) =>
   onTerminal(['route', ...args], answers, { sb: t.sb, configDir: t.dir, env: { TZ: 'UTC' } });
+
+/** The demo trigger's optional fields, answered: no question of the form is left to ask. */
+const OPTIONAL_ANSWERS = ['--field', 'team_size=1-10', '--field', 'notes='];
+/** Every answer up to the times as flags, and `--yes`: the wizard starts at "Pick a time". */
+const ANSWERED = [...demoRouteFlags(), ...OPTIONAL_ANSWERS, '--yes'];
 
 const DEMO_FORM: Answer[] = [
   ['Trigger', `demo`],
@@ -69,25 +75,7 @@ describe('route wizard (real prompts)', () => {
 
   it("shows later times with the same reservation, and the lead's zone on request", async () => {
     const r = await wizard(
-      [
-        '--tz',
-        'UTC',
-        '--lead-tz',
-        'Asia/Tokyo',
-        '--trigger',
-        'Inbound demo request',
-        '--email',
-        'ada@acme.example',
-        '--field',
-        'company=Acme',
-        '--field',
-        'region=emea',
-        '--field',
-        'team_size=1-10',
-        '--field',
-        'notes=',
-        '--yes',
-      ],
+      ['--tz', 'UTC', '--lead-tz', 'Asia/Tokyo', ...ANSWERED],
       [
         // Up from the first time: the other zone, then later times.
         ['Pick a time (UTC)', `${UP}${ENTER}`],
@@ -137,23 +125,7 @@ describe('route wizard (real prompts)', () => {
   });
 
   it('pages to later times and back to earlier ones (same reservation)', async () => {
-    const flags = [
-      '--tz',
-      'UTC',
-      '--trigger',
-      'Inbound demo request',
-      '--email',
-      'ada@acme.example',
-      '--field',
-      'company=Acme',
-      '--field',
-      'region=emea',
-      '--field',
-      'team_size=1-10',
-      '--field',
-      'notes=',
-      '--yes',
-    ];
+    const flags = ['--tz', 'UTC', ...ANSWERED];
     const r = await wizard(flags, [
       // Up from the first time: "Show later times"; on the next page two up: "Show earlier times".
       ['Pick a time (UTC)', `${UP}${ENTER}`],
@@ -190,40 +162,14 @@ describe('route wizard (real prompts)', () => {
   });
 
   it('offers a remembered outcome for reuse: no new fire (3 requests)', async () => {
-    const fire = await wizard(
-      [
-        '--trigger',
-        'Inbound demo request',
-        '--email',
-        'ada@acme.example',
-        '--field',
-        'company=Acme',
-        '--field',
-        'region=emea',
-        '--field',
-        'team_size=1-10',
-        '--field',
-        'notes=',
-        '--yes',
-      ],
-      [['Pick a time', CTRL_C]],
-    );
+    const fire = await wizard(ANSWERED, [['Pick a time', CTRL_C]]);
     expect(fire.code).toBe(130);
     await t.sb.reset();
     // The sandbox forgot the run; the local memory did not: the same answers reuse it and book through its link.
     const before = (await t.sb.state()).requests.length;
-    const sameAnswers = [
-      '--field',
-      'company=Acme',
-      '--field',
-      'region=emea',
-      '--field',
-      'team_size=1-10',
-      '--field',
-      'notes=',
-    ];
+    // The same answers, without --yes: the wizard asks whether to reuse the remembered outcome.
     const r = await wizard(
-      ['--trigger', 'Inbound demo request', '--email', 'ada@acme.example', ...sameAnswers],
+      [...demoRouteFlags(), ...OPTIONAL_ANSWERS],
       [
         ['Reuse it instead of firing again?', ENTER],
         ['Pick a time', ENTER],

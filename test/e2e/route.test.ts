@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { strictSchemas } from '../../src/api/schemas.js';
 import { assertNoSecretsInFiles, show, tempDir } from '../helpers/cli.js';
-import { demoRouteArgs } from '../helpers/args.js';
+import { demoFireArgs, demoRouteArgs } from '../helpers/args.js';
 import { useSandbox } from '../helpers/sandbox.js';
 
 const t = useSandbox();
@@ -93,7 +93,7 @@ describe('route (scriptable)', () => {
   });
 
   it('redirect: prints the URL, exit 0, 2 requests', async () => {
-    const r = await cli([
+    const partner = [
       'route',
       '--trigger',
       'Partner application',
@@ -105,8 +105,8 @@ describe('route (scriptable)', () => {
       'partner_type=referral',
       '--slot',
       'first',
-      '--json',
-    ]);
+    ];
+    const r = await cli([...partner, '--json']);
     expect(r.code, show(r)).toBe(0);
     expect(r.json()).toMatchObject({
       status: 'redirect',
@@ -114,19 +114,7 @@ describe('route (scriptable)', () => {
       requests: 2,
       outcome: { type: 'redirect', url: 'https://partners.example.com/apply?type=referral' },
     });
-    const human = await cli([
-      'route',
-      '--trigger',
-      'Partner application',
-      '--email',
-      'p@partner.example',
-      '--field',
-      'company=P',
-      '--field',
-      'partner_type=referral',
-      '--slot',
-      'first',
-    ]);
+    const human = await cli(partner);
     expect(human.stdout).toContain('https://partners.example.com/apply?type=referral');
   });
 
@@ -182,18 +170,7 @@ describe('route (scriptable)', () => {
   });
 
   it('the "as one command" line reproduces a run that reused a remembered outcome, --field flags included', async () => {
-    const fired = await cli([
-      'trigger',
-      'fire',
-      'Inbound demo request',
-      '--email',
-      'ada@acme.example',
-      '--field',
-      'company=Acme',
-      '--field',
-      'region=emea',
-      '--json',
-    ]);
+    const fired = await cli([...demoFireArgs(), '--json']);
     expect(fired.code, show(fired)).toBe(0);
     const r = await cli([...DEMO, '--slot', 'first']);
     expect(r.code, show(r)).toBe(0);
@@ -204,18 +181,7 @@ describe('route (scriptable)', () => {
   });
 
   it('reuses a remembered scheduler outcome by default (3 requests), --refire fires anew', async () => {
-    const fire = [
-      'trigger',
-      'fire',
-      'Inbound demo request',
-      '--email',
-      'ada@acme.example',
-      '--field',
-      'company=Acme',
-      '--field',
-      'region=emea',
-      '--json',
-    ];
+    const fire = [...demoFireArgs(), '--json'];
     const fired = await cli(fire);
     expect(fired.code, show(fired)).toBe(0);
     const r = await cli([...DEMO, '--slot', 'first', '--json']);
@@ -236,18 +202,7 @@ describe('route (scriptable)', () => {
   });
 
   it('CONFLICT: a reused outcome whose session ended is fired again once with --yes, and books', async () => {
-    const fired = await cli([
-      'trigger',
-      'fire',
-      'Inbound demo request',
-      '--email',
-      'ada@acme.example',
-      '--field',
-      'company=Acme',
-      '--field',
-      'region=emea',
-      '--json',
-    ]);
+    const fired = await cli([...demoFireArgs(), '--json']);
     const executionId = fired.json().executionId;
     await fetch(`${t.sb.baseUrl}/_sandbox/executions/${executionId}/end`, { method: 'POST' });
 

@@ -11,8 +11,10 @@
  * stack trace; every exit code is a documented one.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_TRIGGER, demoRouteArgs } from '../helpers/args.js';
 import { show, tempDir, type RunResult } from '../helpers/cli.js';
 import { pool } from '../helpers/pool.js';
+import { prng, type Prng } from '../helpers/prng.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 
 const RUNS = Number(process.env.FAULT_RUNS ?? 200);
@@ -20,25 +22,7 @@ const SEED = Number(process.env.FAULT_SEED ?? Math.floor(Math.random() * 2 ** 31
 const CONCURRENCY = 4;
 const HOLD_SECONDS = 60;
 const DOCUMENTED_EXITS = new Set([0, 1, 2, 3, 4, 5, 6, 7, 130]);
-const TRIGGER = 'Inbound demo request';
 const REGIONS = ['emea', 'americas', 'apac'] as const;
-
-/** mulberry32: tiny, seedable, good enough to pick faults. */
-function prng(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  return {
-    next,
-    int: (lo: number, hi: number) => lo + Math.floor(next() * (hi - lo + 1)),
-    pick: <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)]!,
-  };
-}
 
 type FaultKind =
   | 'none'
@@ -80,7 +64,7 @@ beforeAll(async () => {
   sb = await startTestSandbox({ holdSeconds: HOLD_SECONDS, rateLimit: 0 });
   const res = await fetch(`${sb.baseUrl}/v1/triggers`, { headers: { authorization: `Bearer ${sb.keys.full}` } });
   const { triggers } = (await res.json()) as { triggers: Array<{ id: string; name: string }> };
-  triggerId = triggers.find((t) => t.name === TRIGGER)!.id;
+  triggerId = triggers.find((t) => t.name === DEMO_TRIGGER)!.id;
 });
 afterAll(async () => sb?.close());
 
@@ -167,7 +151,7 @@ async function rival(
   }
 }
 
-function plan(rng: ReturnType<typeof prng>, index: number, routes: ReturnType<typeof routesOf>): Plan {
+function plan(rng: Prng, index: number, routes: ReturnType<typeof routesOf>): Plan {
   const faults: Plan['faults'] = [];
   const n = rng.next() < 0.15 ? 2 : 1;
   for (let i = 0; i < n; i++) {
@@ -216,15 +200,7 @@ async function runOne(p: Plan, stats: { holdsExpired: number; rivalBookings: num
     }
   }
   const args = [
-    'route',
-    '--trigger',
-    TRIGGER,
-    '--email',
-    p.email,
-    '--field',
-    'company=Acme',
-    '--field',
-    `region=${p.region}`,
+    ...demoRouteArgs(p.email, p.region),
     '--slot',
     'first',
     '--yes',

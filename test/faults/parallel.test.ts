@@ -25,8 +25,10 @@
  * - no run that was not killed crashed or exited with an undocumented code.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_TRIGGER, demoRouteArgs } from '../helpers/args.js';
 import { tempDir } from '../helpers/cli.js';
 import { pool } from '../helpers/pool.js';
+import { prng, type Prng } from '../helpers/prng.js';
 import { startGate, type Gate, type GateRequest } from '../helpers/parallel-gate.js';
 import { describeRun, jsonOf, readState, sleep, startCli, type KillableResult } from '../helpers/parallel-run.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
@@ -35,35 +37,9 @@ const RUNS = Number(process.env.FAULT_RUNS ?? 200);
 const SEED = Number(process.env.FAULT_SEED ?? Math.floor(Math.random() * 2 ** 31));
 const PROCESSES = 8;
 const HOLD_SECONDS = 30;
-const TRIGGER = 'Inbound demo request';
 const REGIONS = ['emea', 'americas', 'apac'] as const;
 const DOCUMENTED_EXITS = new Set([0, 1, 2, 3, 4, 5, 6, 7, 130]);
 const BOOK = { method: 'POST', path: '/v1/scheduling/meetings' };
-
-/** mulberry32, as in campaign.test.ts. */
-function prng(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  return {
-    next,
-    int: (lo: number, hi: number) => lo + Math.floor(next() * (hi - lo + 1)),
-    pick: <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)]!,
-    shuffle: <T>(items: readonly T[]): T[] => {
-      const out = [...items];
-      for (let i = out.length - 1; i > 0; i--) {
-        const j = Math.floor(next() * (i + 1));
-        [out[i], out[j]] = [out[j]!, out[i]!];
-      }
-      return out;
-    },
-  };
-}
 
 type FaultKind = 'none' | 'drop-after-commit' | 'stall-after-commit' | 'status-500';
 type SlotForm = 'first' | 'iso' | 'local';
@@ -127,7 +103,7 @@ beforeAll(async () => {
   dir = tempDir('schedctl-parallel-');
   const res = await fetch(`${sb.baseUrl}/v1/triggers`, { headers: { authorization: `Bearer ${sb.keys.full}` } });
   const { triggers } = (await res.json()) as { triggers: Array<{ id: string; name: string }> };
-  triggerId = triggers.find((t) => t.name === TRIGGER)!.id;
+  triggerId = triggers.find((t) => t.name === DEMO_TRIGGER)!.id;
 });
 afterAll(async () => {
   await gate?.close();
@@ -143,7 +119,7 @@ async function addFault(rule: Record<string, unknown>): Promise<void> {
   if (res.status !== 201) throw new Error(`fault rule refused: ${await res.text()}`);
 }
 
-function plan(rng: ReturnType<typeof prng>, index: number): Plan {
+function plan(rng: Prng, index: number): Plan {
   const routes = [
     { method: 'GET', path: '/v1/triggers' },
     { method: 'POST', path: `/v1/triggers/${triggerId}` },
@@ -177,15 +153,7 @@ function plan(rng: ReturnType<typeof prng>, index: number): Plan {
 }
 
 const routeArgs = (p: Plan, slot: string[], timeout: string) => [
-  'route',
-  '--trigger',
-  TRIGGER,
-  '--email',
-  p.email,
-  '--field',
-  'company=Acme',
-  '--field',
-  `region=${p.region}`,
+  ...demoRouteArgs(p.email, p.region),
   '--slot',
   ...slot,
   '--yes',

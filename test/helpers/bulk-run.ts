@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { assertNoSecrets, BIN, baseEnv, type RunResult } from './cli.js';
 import type { SandboxState, TestSandbox } from './sandbox.js';
 
-export const DEMO_TRIGGER = 'Inbound demo request';
+export { DEMO_TRIGGER } from './args.js';
 
 export interface RowLine {
   row: number;

@@ -8,6 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { registerSecret, show, tempDir } from '../helpers/cli.js';
+import { demoFireArgs, demoRouteArgs, demoRouteFirstArgs } from '../helpers/args.js';
 import { assertOneLineError } from '../helpers/pool.js';
 import { startTestSandbox } from '../helpers/sandbox.js';
 
@@ -47,31 +48,8 @@ const BOOK = [
   '--email',
   'lead@acme.example',
 ];
-const FIRE = [
-  'trigger',
-  'fire',
-  T,
-  '--email',
-  'lead@acme.example',
-  '--field',
-  'company=Acme',
-  '--field',
-  'region=emea',
-];
-const ROUTE = [
-  'route',
-  '--trigger',
-  T,
-  '--email',
-  'lead@acme.example',
-  '--field',
-  'company=Acme',
-  '--field',
-  'region=emea',
-  '--slot',
-  'first',
-  '--yes',
-];
+const FIRE = demoFireArgs('lead@acme.example');
+const ROUTE = demoRouteFirstArgs('lead@acme.example');
 const elevenGuests = Array.from({ length: 11 }, (_, i) => ['--guest', `g${i}@acme.example`]).flat();
 
 const CASES: Case[] = [
@@ -248,18 +226,7 @@ const CASES: Case[] = [
   },
   {
     what: 'route: missing --slot',
-    args: [
-      'route',
-      '--trigger',
-      T,
-      '--email',
-      'a@acme.example',
-      '--field',
-      'company=Acme',
-      '--field',
-      'region=emea',
-      '--yes',
-    ],
+    args: [...demoRouteArgs('a@acme.example'), '--yes'],
     names: '--slot',
   },
   { what: 'route: bad --slot', args: [...ROUTE, '--slot', 'whenever'], names: '--slot' },

@@ -14,6 +14,7 @@ import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { demoRouteArgs } from '../helpers/args.js';
 import { registerSecret, runCli, show, tempDir } from '../helpers/cli.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { sendJson, startTestServer, TRIGGERS_BODY } from '../helpers/server.js';
@@ -312,15 +313,7 @@ describe.skipIf(!hasTmux)('in a real terminal (tmux)', () => {
   it("the wizard counts the hold down in the server's time (clock 35 min ahead)", async () => {
     await sb.advance(35 * 60);
     const pane = start('clock-route', [
-      'route',
-      '--trigger',
-      'Inbound demo request',
-      '--email',
-      'ada@acme.example',
-      '--field',
-      'company=Acme',
-      '--field',
-      'region=emea',
+      ...demoRouteArgs(),
       '--field',
       'team_size=1-10',
       '--field',

@@ -7,6 +7,7 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { demoFireArgs, demoRouteFirstArgs } from '../helpers/args.js';
 import { assertNoSecretsInFiles, registerSecret, runCli, show, tempDir } from '../helpers/cli.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 
@@ -35,19 +36,7 @@ describe('keys never appear in output', () => {
     const triggers = await run(['triggers', 'ls']);
     expect(triggers.stderr, 'the debug log is on').toMatch(/debug: → GET \/v1\/triggers/);
     await run(['triggers', 'show', T]);
-    const fired = (
-      await run([
-        'trigger',
-        'fire',
-        T,
-        '--email',
-        'ada@acme.example',
-        '--field',
-        'company=Acme',
-        '--field',
-        'region=emea',
-      ])
-    ).json();
+    const fired = (await run(demoFireArgs())).json();
     await run(['events', 'ls', '--limit', '2']);
     await run(['events', 'show', 'intro-call']);
     const slots = (await run(['slots', fired.outcome.schedulingLinkId, '--days', '14'])).json();
@@ -66,20 +55,7 @@ describe('keys never appear in output', () => {
       ])
     ).json();
     await run(['reschedule', meeting.id, '--start', slots.slots[1]]);
-    await run([
-      'route',
-      '--trigger',
-      T,
-      '--email',
-      'grace@acme.example',
-      '--field',
-      'company=Acme',
-      '--field',
-      'region=americas',
-      '--slot',
-      'first',
-      '--yes',
-    ]);
+    await run(demoRouteFirstArgs('grace@acme.example', 'americas'));
     await run(['api', 'GET', '/v1/scheduling/events']);
     await run(['smoke']);
     const all = (await sb.state()).requests;
@@ -109,29 +85,8 @@ describe('keys never appear in output', () => {
         ],
         3,
       ],
-      [
-        'readOnly',
-        ['trigger', 'fire', T, '--email', 'a@acme.example', '--field', 'company=Acme', '--field', 'region=emea'],
-        3,
-      ],
-      [
-        'readOnly',
-        [
-          'route',
-          '--trigger',
-          T,
-          '--email',
-          'a@acme.example',
-          '--field',
-          'company=Acme',
-          '--field',
-          'region=emea',
-          '--slot',
-          'first',
-          '--yes',
-        ],
-        3,
-      ],
+      ['readOnly', demoFireArgs('a@acme.example'), 3],
+      ['readOnly', demoRouteFirstArgs('a@acme.example'), 3],
     ] as const) {
       for (const extra of [[], ['--json'], ['--debug']]) {
         const r = await sb.cli([...args, ...extra], { configDir: dir, key });
@@ -168,37 +123,11 @@ describe('files schedctl writes', () => {
         env: { SCHEDCTL_API_KEY: undefined, SCHEDCTL_BASE_URL: undefined },
       });
 
-    const ok = await cli([
-      'route',
-      '--trigger',
-      T,
-      '--email',
-      'ada@acme.example',
-      '--field',
-      'company=Acme',
-      '--field',
-      'region=emea',
-      '--slot',
-      'first',
-      '--yes',
-    ]);
+    const ok = await cli(demoRouteFirstArgs());
     expect(ok.code, show(ok)).toBe(0);
     // A lost response: the sandbox books, then drops the connection.
     await sb.fault({ method: 'POST', path: '/v1/scheduling/meetings', fault: 'drop-after-commit' });
-    const lost = await cli([
-      'route',
-      '--trigger',
-      T,
-      '--email',
-      'grace@acme.example',
-      '--field',
-      'company=Acme',
-      '--field',
-      'region=americas',
-      '--slot',
-      'first',
-      '--yes',
-    ]);
+    const lost = await cli(demoRouteFirstArgs('grace@acme.example', 'americas'));
     expect(lost.code, show(lost)).toBe(7);
     const journal = statSync(join(dir, 'journal.json'));
     expect(journal.size).toBeGreaterThan(0);

@@ -6,27 +6,9 @@ import {
   unknownRouteColumns,
   validateRouteRow,
 } from '../../src/bulk/route-rows.js';
+import { demoTrigger, NOTES_FIELD, REGION } from '../helpers/demo-trigger.js';
 
-const demo: Trigger = {
-  id: '11111111-1111-4111-8111-111111111111',
-  name: 'Inbound demo request',
-  description: 'demo',
-  fields: [
-    { name: 'email', label: 'Email', type: 'text', required: true, options: null },
-    { name: 'company', label: 'Company', type: 'text', required: true, options: null },
-    {
-      name: 'region',
-      label: 'Region',
-      type: 'select',
-      required: true,
-      options: [
-        { value: 'emea', label: 'Europe, Middle East and Africa' },
-        { value: 'americas', label: 'Americas' },
-      ],
-    },
-    { name: 'notes', label: 'Notes', type: 'text', required: false, options: null },
-  ],
-};
+const demo = demoTrigger({ regions: [REGION.emea, REGION.americas], optional: [NOTES_FIELD] });
 const partners: Trigger = {
   id: '22222222-2222-4222-8222-222222222222',
   name: 'Partner referral',

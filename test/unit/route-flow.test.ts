@@ -14,31 +14,22 @@ import { flagAsker, type RouteFlags } from '../../src/run/route/flag-asker.js';
 import { routeCommandLine, shellWord } from '../../src/run/route/command-line.js';
 import { FIRE_FLAGS } from '../../src/run/trigger/flag-names.js';
 import { answersKey, openState, type State } from '../../src/state/index.js';
+import { demoTrigger } from '../helpers/demo-trigger.js';
 
 // Every date below is relative to this injected clock (far from the real date on purpose).
 const NOW = new Date('2031-03-03T08:00:00Z');
 const SCOPE = 'env@http://sandbox';
 const EMAIL = 'ada@acme.example';
 const uuid = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
-const TRIGGER: Trigger = {
+const TRIGGER = demoTrigger({
   id: uuid(1),
-  name: 'Inbound demo request',
   description: 'demo form',
-  fields: [
-    { name: 'email', label: 'Email', type: 'text', required: true, options: null },
-    { name: 'company', label: 'Company', type: 'text', required: true, options: null },
-    {
-      name: 'region',
-      label: 'Region',
-      type: 'select',
-      required: true,
-      options: [
-        { value: 'emea', label: 'EMEA' },
-        { value: 'apac', label: 'APAC' },
-      ],
-    },
+  regions: [
+    { value: 'emea', label: 'EMEA' },
+    { value: 'apac', label: 'APAC' },
   ],
-};
+  optional: [],
+});
 const ANSWERS = { company: 'Acme', region: 'emea' };
 // Computed inside each test, never at import: an error while collecting the file is not a failed test to Stryker.
 const KEY = () => answersKey(ANSWERS, {});

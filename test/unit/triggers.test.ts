@@ -16,36 +16,10 @@ import {
   type ResponsesInput,
 } from '../../src/domain/triggers.js';
 import { parseContext } from '../../src/run/trigger/context.js';
+import { demoTrigger } from '../helpers/demo-trigger.js';
 import { FIRE_FLAGS } from '../../src/run/trigger/flag-names.js';
 
-const demo: Trigger = {
-  id: '11111111-1111-4111-8111-111111111111',
-  name: 'Inbound demo request',
-  description: 'demo',
-  fields: [
-    { name: 'email', label: 'Email', type: 'text', required: true, options: null },
-    { name: 'company', label: 'Company', type: 'text', required: true, options: null },
-    {
-      name: 'region',
-      label: 'Region',
-      type: 'select',
-      required: true,
-      options: [
-        { value: 'emea', label: 'Europe, Middle East and Africa' },
-        { value: 'americas', label: 'Americas' },
-        { value: 'apac', label: 'Asia Pacific' },
-      ],
-    },
-    {
-      name: 'team_size',
-      label: 'Team size',
-      type: 'select',
-      required: false,
-      options: [{ value: '1-10', label: '1 to 10' }],
-    },
-    { name: 'notes', label: 'Notes', type: 'text', required: false, options: null },
-  ],
-};
+const demo = demoTrigger();
 const other = (id: string, name: string): Trigger => ({ id, name, description: '', fields: [] });
 
 function usage(fn: () => unknown): UsageError {
