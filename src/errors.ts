@@ -160,10 +160,27 @@ export class NetworkError extends CliError {
   }
 }
 
-/** A request that changes something may have been processed, but no answer came back. Never repeat it blindly. */
+/**
+ * A request that changes something may have been processed, but no answer came back. Never
+ * repeat it blindly. `lostBy` tells how (shared/ledger-rules.md): `no_answer` (timeout, dropped
+ * connection, unreadable 2xx, 3xx) or `error_answer` (an explicit 5xx, an HTML 502): after the
+ * latter, a retry's RESERVATION_EXPIRED or CONFLICT proves nothing.
+ */
 export class OutcomeUnknownError extends CliError {
-  constructor(message: string, opts: { hint?: string; cause?: unknown } = {}) {
+  readonly lostBy: 'no_answer' | 'error_answer';
+  constructor(
+    message: string,
+    opts: { hint?: string; cause?: unknown; lostBy?: 'no_answer' | 'error_answer' | undefined } = {},
+  ) {
     super('OUTCOME_UNKNOWN', message, EXIT.outcomeUnknown, opts);
+    this.lostBy = opts.lostBy ?? (opts.cause instanceof OutcomeUnknownError ? opts.cause.lostBy : 'no_answer');
+  }
+}
+
+/** The lead has a sent booking attempt whose outcome is unknown: a new booking is not sent by accident. */
+export class LeadOutcomeUnknownError extends CliError {
+  constructor(message: string, opts: { hint?: string } = {}) {
+    super('LEAD_OUTCOME_UNKNOWN', message, EXIT.conflict, opts);
   }
 }
 

@@ -30,14 +30,20 @@ export function createApi(http: HttpClient) {
     http,
     listTriggers: (): Promise<TriggersList> =>
       http.request({ method: 'GET', path: PATHS.triggers, schema: schema('triggersList'), safety: 'retry' }),
-    fireTrigger: (triggerId: string, body: FireRequest): Promise<TriggerFireResult> =>
-      http.request({
-        method: 'POST',
-        path: PATHS.trigger(triggerId),
-        body,
-        schema: schema('triggerFireResult'),
-        safety: 'once',
-      }),
+    fireTrigger: (
+      triggerId: string,
+      body: FireRequest,
+      opts: { beforeSend?: SendHook } = {},
+    ): Promise<TriggerFireResult> =>
+      withSendHook(opts.beforeSend, () =>
+        http.request({
+          method: 'POST',
+          path: PATHS.trigger(triggerId),
+          body,
+          schema: schema('triggerFireResult'),
+          safety: 'once',
+        }),
+      ),
     listEvents: (query: { cursor?: string; limit?: number } = {}): Promise<EventsList> =>
       http.request({ method: 'GET', path: PATHS.events, query, schema: schema('eventsList'), safety: 'retry' }),
     getEvent: (event: string): Promise<EventDetail> =>
@@ -49,14 +55,16 @@ export function createApi(http: HttpClient) {
       withSendHook(opts.beforeSend, () =>
         http.request({ method: 'POST', path: PATHS.meetings, body, schema: schema('meeting'), safety: 'once' }),
       ),
-    reschedule: (meetingId: string, startTime: string): Promise<Meeting> =>
-      http.request({
-        method: 'PATCH',
-        path: PATHS.meeting(meetingId),
-        body: { startTime },
-        schema: schema('meeting'),
-        safety: 'once',
-      }),
+    reschedule: (meetingId: string, startTime: string, opts: { beforeSend?: SendHook } = {}): Promise<Meeting> =>
+      withSendHook(opts.beforeSend, () =>
+        http.request({
+          method: 'PATCH',
+          path: PATHS.meeting(meetingId),
+          body: { startTime },
+          schema: schema('meeting'),
+          safety: 'once',
+        }),
+      ),
   };
 }
 

@@ -212,6 +212,7 @@ export async function errorFromResponse(
     const said = envelope?.success ? `${envelope.data.error.code}: ${envelope.data.error.message}` : `HTTP ${status}`;
     return new OutcomeUnknownError(`${label} failed with ${said}; the request may have been processed`, {
       hint: 'do not repeat it blindly; check its result first',
+      lostBy: 'error_answer',
     });
   }
   if (envelope?.success) {

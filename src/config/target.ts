@@ -6,6 +6,7 @@
  */
 import { ConfigError, UsageError } from '../errors.js';
 import { maskKey } from './mask.js';
+import { legacyScope, workspaceId } from '../state/identity.js';
 import type { Profile } from '../state/index.js';
 
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:4010';
@@ -23,6 +24,8 @@ export interface Target {
    * `rate` > the API's 30); 0 turns the budget off (a sandbox started with --rate-limit 0).
    */
   rate: number | undefined;
+  /** The profile's explicit workspace name (`profile add --workspace`), when its key is used. */
+  workspace?: string | undefined;
 }
 
 export interface TargetInput {
@@ -100,7 +103,17 @@ export function resolveTarget(input: TargetInput): Target {
     );
   }
   baseUrl = checkBaseUrl(baseUrl, baseUrlSource === 'default' ? 'the default base URL' : baseUrlSource);
-  return { profileName, baseUrl, apiKey, keySource, baseUrlSource, notes, rate: rateOf(input.env, profile) };
+  const workspace = keySource === 'profile' ? profile?.workspace : undefined;
+  return {
+    profileName,
+    baseUrl,
+    apiKey,
+    keySource,
+    baseUrlSource,
+    notes,
+    rate: rateOf(input.env, profile),
+    ...(workspace ? { workspace } : {}),
+  };
 }
 
 /** SCHEDCTL_RATE, else the profile's `rate`; a bad SCHEDCTL_RATE is bad input, before any request. */
@@ -178,11 +191,17 @@ export function checkBaseUrl(raw: string, source: string): string {
 }
 
 /**
- * Which workspace local records (lost-response journal, remembered outcomes) belong to:
- * the profile (or `env` when the key came from the environment) and its base URL.
+ * Which workspace the ledger's records belong to (state/identity.ts): what the key reaches at
+ * the API (normalised base URL + key fingerprint), or the profile's explicit workspace name;
+ * never the profile's name, nor the URL as typed.
  */
-export function scopeOf(target: Pick<Target, 'profileName' | 'baseUrl'>): string {
-  return `${target.profileName ?? 'env'}@${target.baseUrl}`;
+export function scopeOf(target: Pick<Target, 'baseUrl' | 'apiKey' | 'workspace'>): string {
+  return workspaceId(target);
+}
+
+/** The scope records were written under before workspaces (adopted on first use: State.adopt). */
+export function legacyScopeOf(target: Pick<Target, 'profileName' | 'baseUrl'>): string {
+  return legacyScope(target.profileName, target.baseUrl);
 }
 
 export function isLoopbackUrl(raw: string): boolean {

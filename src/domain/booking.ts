@@ -49,6 +49,13 @@ export interface BookDeps {
    * The route wizard turns this off: it refreshes the whole page itself.
    */
   suggestOnSlotTaken?: boolean;
+  /**
+   * Right before the booking's bytes leave: throws when this run no longer holds the lead's
+   * lock (taken over while it waited), so that nothing is sent.
+   */
+  assertHeld?: (() => void) | undefined;
+  /** Learns which eventId the event argument names (the ledger's event aliases). */
+  learnEvent?: ((event: string, eventId: string) => Promise<unknown>) | undefined;
 }
 
 /** After a lost response, these answers to a retry mean the first request booked (spec rules 2-4). */
@@ -92,18 +99,27 @@ export async function bookSlot(deps: BookDeps, request: BookRequest): Promise<Bo
   try {
     meeting = await api.book(request, {
       beforeSend: async () => {
+        deps.assertHeld?.();
         await journal.markSent(attempt.id);
         sent = true;
       },
     });
   } catch (error) {
-    if (error instanceof OutcomeUnknownError && sent) throw lostResponse(error, journal.path);
+    if (error instanceof OutcomeUnknownError && sent) {
+      // How it was lost decides what a retry's answer can prove (shared/ledger-rules.md).
+      await journal.update(attempt.id, { lostBy: error.lostBy }).catch(() => undefined);
+      throw lostResponse(error, journal.path);
+    }
     // Refused, or it never left the machine: this attempt booked nothing.
     await journal.remove(attempt.id);
     if (!(error instanceof ApiError)) throw error;
     if (prior && disproves(error.code, request, prior)) {
       // The run never booked (it would have answered CONFLICT): its unknown attempt booked nothing either.
       if (prior.outcome === 'unknown') await journal.remove(prior.id);
+    } else if (prior && provesNothing(error.code, prior)) {
+      // An explicit error answer first, then a code a lapsed hold or session gives as well:
+      // whether a meeting exists is unknown, and it is never reported as already booked.
+      throw unresolved(error, prior);
     } else if (prior && (ALREADY_BOOKED_CODES as readonly string[]).includes(error.code)) {
       // A known booking stays `booked` (with its meeting id); a lost one is now known to exist.
       const now = deps.now().toISOString();
@@ -123,18 +139,39 @@ export async function bookSlot(deps: BookDeps, request: BookRequest): Promise<Bo
 }
 
 /**
- * Spec rule 2: a retry for a workflow run that booked answers CONFLICT or RESERVATION_USED.
- * So for a retry of the same run, RESERVATION_EXPIRED only says that the hold lapsed before
- * the run ever booked (a 5xx the server did not act on, or a request that died on its way):
- * rules 3-4 (the meeting exists) are for a retry without a workflow run. And a reservation
- * that answers SLOT_TAKEN or NO_HOST_AVAILABLE is still usable (spec "Reservation"): unspent.
+ * A reservation that answers SLOT_TAKEN or NO_HOST_AVAILABLE is still usable (spec
+ * "Reservation"): unspent, so the earlier attempt on it booked nothing. (RESERVATION_EXPIRED
+ * disproves nothing: after a timeout it means the meeting exists, spec rule 4; after an
+ * explicit error answer it leaves the outcome unknown: provesNothing.)
  */
 function disproves(code: string, request: BookRequest, prior: JournalEntry): boolean {
-  const sameRun = !!request.workflowExecutionId && prior.workflowExecutionId === request.workflowExecutionId;
-  if (code === 'RESERVATION_EXPIRED') return sameRun;
   // The same reservation still usable (the time went to someone else, or has no host): it was
   // never spent, so the earlier attempt on it booked nothing.
   return (code === 'SLOT_TAKEN' || code === 'NO_HOST_AVAILABLE') && prior.reservationId === request.reservationId;
+}
+
+/**
+ * shared/ledger-rules.md: after an explicit error answer (5xx), only RESERVATION_USED (the
+ * reservation was this client's alone) proves the booking; RESERVATION_EXPIRED and CONFLICT
+ * may just mean the hold or the session lapsed. A prior already known to have booked stays so.
+ */
+function provesNothing(code: string, prior: JournalEntry): boolean {
+  return (
+    prior.outcome === 'unknown' &&
+    prior.lostBy === 'error_answer' &&
+    (code === 'RESERVATION_EXPIRED' || code === 'CONFLICT')
+  );
+}
+
+function unresolved(error: ApiError, prior: JournalEntry): OutcomeUnknownError {
+  return new OutcomeUnknownError(
+    `the earlier booking of ${prior.personEmail} got an error answer from the server, and this retry ${error.code}: whether it booked a meeting is unknown`,
+    {
+      hint: `check the host's calendar or ask the lead; if there is no meeting, book again with --rebook (the attempt stays on record until then)`,
+      cause: error,
+      lostBy: 'error_answer',
+    },
+  );
 }
 
 /**
@@ -176,11 +213,16 @@ async function recordBooked(
       }),
     );
   }
+  if (deps.learnEvent) {
+    const learn = deps.learnEvent;
+    await step('the event alias', () => learn(request.event, meeting.eventId));
+  }
   await step(`the journal entry in ${journal.path}`, async () => {
     await journal.update(attempt.id, {
       outcome: 'booked',
       meetingId: meeting.id,
       startTime: meeting.date,
+      eventId: meeting.eventId,
       updatedAt: now,
     });
     // An earlier lost attempt never reached the server: had it booked, this one would have been refused.

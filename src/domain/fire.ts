@@ -9,14 +9,38 @@ import type { FireRequest, Trigger, TriggerFireResult } from '../api/schemas.js'
 import { ApiError, OutcomeUnknownError } from '../errors.js';
 import { hintFor } from '../hints.js';
 
+/**
+ * The fires journal's side of a fire (state/fires.ts): written before it is sent, marked sent
+ * right before its bytes leave, answered with its run; forgotten when it never left or was refused.
+ */
+export interface FireJournal {
+  prepare(): Promise<string>;
+  markSent(id: string): Promise<void>;
+  answered(id: string, result: TriggerFireResult): Promise<void>;
+  forget(id: string): Promise<void>;
+}
+
 export async function fireTrigger(
   api: Pick<Api, 'fireTrigger'>,
   trigger: Trigger,
   body: FireRequest,
+  journal?: FireJournal,
 ): Promise<TriggerFireResult> {
+  const id = await journal?.prepare();
+  let sent = false;
   try {
-    return await api.fireTrigger(trigger.id, body);
+    const result = await api.fireTrigger(trigger.id, body, {
+      beforeSend: async () => {
+        if (journal && id) await journal.markSent(id);
+        sent = true;
+      },
+    });
+    // The run started: a failure to write that down must not hide it (the caller prints the run).
+    if (journal && id) await journal.answered(id, result).catch(() => undefined);
+    return result;
   } catch (error) {
+    if (journal && id && !(error instanceof OutcomeUnknownError && sent))
+      await journal.forget(id).catch(() => undefined);
     if (error instanceof OutcomeUnknownError) {
       throw new OutcomeUnknownError(
         `no answer to firing "${trigger.name}" (${error.message}): the workflow run may have started; do not fire again blindly`,

@@ -1,5 +1,5 @@
 import type { BookRequest } from '../api/schemas.js';
-import { scopeOf } from '../config/target.js';
+import { workspaceOf } from './workspace.js';
 import type { Context } from '../context.js';
 import { leadFields } from '../domain/lead-fields.js';
 import { bookSlot, type BookResult, SlotTakenError } from '../domain/booking.js';
@@ -8,10 +8,10 @@ import { parseTimeExpression } from '../domain/human-time.js';
 import { formatInZone, requireFuture, resolveZone } from '../domain/time.js';
 import { UsageError } from '../errors.js';
 import { MAX_GUESTS } from '../limits.js';
-import type { MeetingRecord } from '../state/index.js';
+import type { MeetingRecord, State } from '../state/index.js';
 import { describeMeeting } from '../ui/meeting-view.js';
 import { sanitizeText } from '../ui/sanitize.js';
-import { guardLead } from './lead-guard.js';
+import { guardLead, leadWaitPrinter } from './lead-guard.js';
 
 export interface BookOptions {
   start?: string;
@@ -49,6 +49,10 @@ export async function run(ctx: Context, [event = '']: string[], opts: BookOption
   if (result.status === 'already_booked') {
     const a = result.attempt;
     const run = a.workflowExecutionId ? `, workflow run ${a.workflowExecutionId}` : '';
+    if (result.code === 'ON_RECORD')
+      return ui.print(
+        `Already booked: the earlier attempt at ${formatInZone(a.attemptedAt, zone)} (reservation ${a.reservationId}${run}) booked the meeting${a.meetingId ? ` ${a.meetingId}` : ''} at ${formatInZone(a.startTime, zone)} for ${a.personEmail} (on record); nothing was sent.`,
+      );
     return ui.print(
       `Already booked: the earlier attempt at ${formatInZone(a.attemptedAt, zone)} (reservation ${a.reservationId}${run}) did book the meeting${a.meetingId ? ` ${a.meetingId}` : ''} at ${formatInZone(a.startTime, zone)} for ${a.personEmail}; the API answered ${result.code} to this retry, so no second meeting was created.`,
     );
@@ -148,63 +152,94 @@ export async function bookMeeting(
   request: BookRequest,
   zone: string,
   rebook: boolean,
+  o: { noPrompt?: boolean; rebookWord?: string; again?: string } = {},
 ): Promise<BookOutcome> {
   const target = await ctx.target();
   const state = await ctx.state();
   // The attempt is journaled before it is sent: refuse before any request when it cannot be.
   state.assertWritable();
-  const scope = scopeOf(target);
+  const scope = await workspaceOf(ctx);
   // Checking the record and booking run as the only schedctl booking this lead (state/lead-lock.ts):
   // a parallel run for the same lead waits, then finds this one's meeting on record.
-  return state.holdLead({ scope, email: request.personEmail }, async () => {
-    // A re-run of an earlier attempt (same reservation or run) goes to the server, which knows;
-    // otherwise the local record is asked whether this lead already has a meeting here.
-    const prior = await state.journal.findPrior(scope, {
-      reservationId: request.reservationId,
-      workflowExecutionId: request.workflowExecutionId ?? null,
-      startTime: request.startTime,
-      personEmail: request.personEmail,
-    });
-    if (!prior) {
-      const held = await guardLead(ctx, state.meetings, {
-        scope,
-        email: request.personEmail,
-        event: request.event,
-        start: new Date(request.startTime),
-        zone,
-        rebook,
-        again: `schedctl book ${request.event} --start ${request.startTime} --reservation ${request.reservationId} --email ${request.personEmail}`,
+  const waiting = leadWaitPrinter(ctx, request.personEmail);
+  return state.holdLead(
+    { scope, email: request.personEmail },
+    async (held) => {
+      // A re-run of an earlier attempt (same reservation or run) goes to the server, which knows;
+      // otherwise the ledger is asked whether this lead already has a meeting, or an unknown attempt.
+      const prior = await state.journal.findPrior(scope, {
+        reservationId: request.reservationId,
+        workflowExecutionId: request.workflowExecutionId ?? null,
+        startTime: request.startTime,
+        personEmail: request.personEmail,
       });
-      if (held) return { status: 'on_record', meeting: held };
-    }
-    const ui = await ctx.ui();
-    // It changes something: say where, before it happens.
-    if (!ctx.globals.json)
-      ui.info(
-        `Booking on ${target.profileName ? `profile "${target.profileName}"` : 'SCHEDCTL_API_KEY'} at ${target.baseUrl}`,
+      if (!prior) {
+        const verdict = await guardLead(ctx, state, {
+          scope,
+          email: request.personEmail,
+          intent: { kind: 'book', event: request.event, start: new Date(request.startTime) },
+          zone,
+          rebook,
+          again:
+            o.again ??
+            `schedctl book ${request.event} --start ${request.startTime} --reservation ${request.reservationId} --email ${request.personEmail}`,
+          ...(o.rebookWord ? { rebookWord: o.rebookWord } : {}),
+          ...(o.noPrompt ? { noPrompt: true } : {}),
+        });
+        if (verdict.kind === 'repeat') return { status: 'on_record', meeting: verdict.meeting };
+        if (verdict.kind === 'repeat_attempt')
+          return { status: 'already_booked', code: 'ON_RECORD', attempt: verdict.attempt, warnings: [] };
+      }
+      const ui = await ctx.ui();
+      // It changes something: say where, before it happens.
+      if (!ctx.globals.json)
+        ui.info(
+          `Booking on ${target.profileName ? `profile "${target.profileName}"` : 'SCHEDCTL_API_KEY'} at ${target.baseUrl}`,
+        );
+      const api = await ctx.api();
+      /**
+       * When a run's scheduling session ended, its remembered scheduler outcome (kept by
+       * `trigger fire`) is dead: forget it, so firing again needs no --force, and name the trigger.
+       */
+      const fireAgain = async (executionId: string, email: string): Promise<string | undefined> => {
+        const held = await state.outcomes.forgetExecution(scope, executionId);
+        return held && `schedctl trigger fire ${held.triggerId} --email ${email} --field ... (the same form responses)`;
+      };
+      return bookSlot(
+        {
+          api,
+          journal: state.journal,
+          meetings: state.meetings,
+          outcomes: state.outcomes,
+          scope,
+          now: () => ctx.clock.now(),
+          fireAgain,
+          origin: await originOf(state, scope, request.workflowExecutionId),
+          assertHeld: () => held.assertHeld(),
+          learnEvent: (event, eventId) => state.events.learn(scope, event, eventId),
+        },
+        request,
       );
-    const api = await ctx.api();
-    /**
-     * When a run's scheduling session ended, its remembered scheduler outcome (kept by
-     * `trigger fire`) is dead: forget it, so firing again needs no --force, and name the trigger.
-     */
-    const fireAgain = async (executionId: string, email: string): Promise<string | undefined> => {
-      const held = await state.outcomes.forgetExecution(scope, executionId);
-      return held && `schedctl trigger fire ${held.triggerId} --email ${email} --field ... (the same form responses)`;
-    };
-    return bookSlot(
-      {
-        api,
-        journal: state.journal,
-        meetings: state.meetings,
-        outcomes: state.outcomes,
-        scope,
-        now: () => ctx.clock.now(),
-        fireAgain,
-      },
-      request,
-    );
-  });
+    },
+    waiting,
+  );
+}
+
+/**
+ * The trigger and answers of the workflow run a booking names (`book --execution`, after
+ * `trigger fire`): kept with the meeting, so that a later `route` of the same lead, trigger and
+ * answers finds it as the same booking.
+ */
+async function originOf(
+  state: State,
+  scope: string,
+  executionId: string | undefined,
+): Promise<{ triggerId?: string; answersKey?: string } | undefined> {
+  if (!executionId) return undefined;
+  const fired =
+    (await state.fires.byExecution(scope, executionId)) ?? (await state.outcomes.findExecution(scope, executionId));
+  if (!fired) return undefined;
+  return { triggerId: fired.triggerId, ...(fired.answersKey ? { answersKey: fired.answersKey } : {}) };
 }
 
 /** Human mode: list the nearest free times of a SLOT_TAKEN (the error line itself comes from the reporter). */

@@ -1,60 +1,129 @@
 /**
- * "A lead is not booked twice by accident": before a new booking (book) or a new routed booking
- * (route), the local record of meetings booked through schedctl is asked for an upcoming one of
- * the same lead on the same event or link (book) or trigger (route). The same request again is
- * reported as already booked with that meeting; anything else is refused (exit 5) naming the
- * meeting and `--rebook`, or asked about on a terminal.
+ * "One lead, one meeting": before any new booking (book, route, bulk rows, the MCP tools) the
+ * lead's record in the workspace is asked (state/ledger.ts) and the ledger's rule applied
+ * (domain/ledger.ts). The identical request again is answered from the record; an upcoming
+ * meeting, or a sent attempt whose outcome is unknown, on any event, trigger or answers, is a
+ * refusal (exit 5) naming it and how to resolve it, or a question on a terminal. `rebook` books
+ * anyway, warning when an earlier outcome is unknown.
  */
 import type { Context } from '../context.js';
+import { decide, type BookingIntent, type Verdict } from '../domain/ledger.js';
 import { formatInZone } from '../domain/time.js';
-import { CancelledError, LeadHasMeetingError } from '../errors.js';
-import type { MeetingRecord, Meetings } from '../state/index.js';
+import { CancelledError, LeadHasMeetingError, LeadOutcomeUnknownError } from '../errors.js';
+import type { JournalEntry, LockWait, MeetingRecord, State } from '../state/index.js';
+import { describeHolder } from '../state/errors.js';
+import { leadRecord } from '../state/ledger.js';
 
 export interface LeadGuardQuery {
   scope: string;
   email: string;
-  /** book: the event or link id; route: the trigger id with the answers' key. */
-  event?: string | undefined;
-  triggerId?: string | undefined;
-  answersKey?: string | undefined;
-  /** The time asked for; 'first' (route) matches any time. */
-  start?: Date | 'first' | undefined;
+  intent: BookingIntent;
   zone: string;
   rebook: boolean;
-  /** The command that books another one anyway, for the refusal's hint. */
+  /** The command that books another one anyway (without its --rebook), for the refusal's hint. */
   again: string;
-  /** Bulk runs never ask: a row that would book again fails with the refusal. */
+  /** How to name the rebook switch in hints (`--rebook`; MCP: `rebook: true`). */
+  rebookWord?: string;
+  /** Bulk runs and the MCP server never ask: a request that would book again fails with the refusal. */
   noPrompt?: boolean;
 }
 
-/** The meeting that makes this request a repeat (report it as already booked), or undefined to go ahead. */
+/** What the caller does next: book, or answer from the record (the identical request again). */
+export type GuardResult =
+  { kind: 'go' } | { kind: 'repeat'; meeting: MeetingRecord } | { kind: 'repeat_attempt'; attempt: JournalEntry };
+
 export async function guardLead(
   ctx: Context,
-  meetings: Pick<Meetings, 'findUpcoming'>,
+  state: Pick<State, 'journal' | 'meetings' | 'events'>,
   q: LeadGuardQuery,
-): Promise<MeetingRecord | undefined> {
-  if (q.rebook) return undefined;
-  const upcoming = await meetings.findUpcoming(q.scope, {
-    email: q.email,
-    ...(q.triggerId !== undefined ? { triggerId: q.triggerId } : {}),
-    ...(q.event !== undefined ? { event: q.event } : {}),
-  });
-  const held = upcoming.at(-1);
-  if (!held) return undefined;
-  const sameTime = q.start === 'first' || (q.start !== undefined && Date.parse(held.date) === q.start.getTime());
-  const sameAnswers = q.triggerId === undefined || held.answersKey === q.answersKey;
-  if (sameTime && sameAnswers) return held;
-  const what = `${q.email} already has meeting ${held.id} at ${formatInZone(held.date, q.zone)} (booked through schedctl${held.triggerId ? ' by the same trigger' : ` on ${held.event}`})`;
+): Promise<GuardResult> {
+  const [record, aliases] = await Promise.all([
+    leadRecord(state, q.scope, q.email, ctx.clock.now()),
+    state.events.of(q.scope),
+  ]);
+  const verdict = decide(record, q.intent, { rebook: q.rebook, aliases });
+  switch (verdict.kind) {
+    case 'send':
+      for (const a of verdict.maybeBooked)
+        (await ctx.ui()).warn(
+          `booking anyway (rebook), but an earlier booking of ${a.personEmail} has an unknown outcome: ${attemptPhrase(a, q.zone)}; a meeting may already exist`,
+        );
+      return { kind: 'go' };
+    case 'repeat':
+      return { kind: 'repeat', meeting: verdict.meeting };
+    case 'repeat_attempt':
+      return { kind: 'repeat_attempt', attempt: verdict.attempt };
+    default:
+      return refuseOrAsk(ctx, verdict, q);
+  }
+}
+
+async function refuseOrAsk(
+  ctx: Context,
+  verdict: Exclude<Verdict, { kind: 'send' | 'repeat' | 'repeat_attempt' }>,
+  q: LeadGuardQuery,
+): Promise<GuardResult> {
+  const rebook = q.rebookWord ?? '--rebook';
+  const unknown = verdict.kind === 'unknown_attempt';
+  const what = describeBlock(verdict, q);
   if (ctx.canPrompt() && !ctx.globals.json && !q.noPrompt) {
     const { confirm } = await import('@inquirer/prompts');
     const ok = await confirm(
-      { message: `${what}. Book another one anyway?`, default: false },
+      {
+        message: `${what}. ${unknown ? 'Book anyway (a meeting may already exist)?' : 'Book another one anyway?'}`,
+        default: false,
+      },
       { input: ctx.io.stdin, output: ctx.io.stderr },
     );
     if (!ok) throw new CancelledError('nothing was booked');
-    return undefined;
+    return { kind: 'go' };
   }
+  if (verdict.kind === 'unknown_attempt') {
+    throw new LeadOutcomeUnknownError(`${what}; nothing was sent`, {
+      hint: `to learn its outcome, send that booking again as it was: ${resendHint(verdict.attempt)}; to book anyway (a meeting may already exist): ${q.again} ${rebook}`,
+    });
+  }
+  const id = verdict.kind === 'has_meeting' ? verdict.meeting.id : verdict.attempt.meetingId;
   throw new LeadHasMeetingError(`${what}; nothing was sent`, {
-    hint: `to move it: schedctl reschedule ${held.id} --start <time>; to book another one anyway: ${q.again} --rebook`,
+    hint: `${id ? `to move it: schedctl reschedule ${id} --start <time>; ` : ''}to book another one anyway: ${q.again} ${rebook}`,
   });
+}
+
+function describeBlock(verdict: Exclude<Verdict, { kind: 'send' | 'repeat' | 'repeat_attempt' }>, q: LeadGuardQuery) {
+  if (verdict.kind === 'has_meeting') {
+    const m = verdict.meeting;
+    const how = m.triggerId ? `routed by trigger ${m.triggerId}` : `on ${m.event}`;
+    return `${q.email} already has meeting ${m.id} at ${formatInZone(m.date, q.zone)} (${how}, on record since ${formatInZone(m.recordedAt, q.zone)})`;
+  }
+  const a = verdict.attempt;
+  if (verdict.kind === 'has_booked_attempt')
+    return `${q.email} already has a meeting${a.meetingId ? ` ${a.meetingId}` : ''} at ${formatInZone(a.startTime, q.zone)} (booked on ${a.event}; a retry proved it)`;
+  return `an earlier booking of ${q.email} has an unknown outcome: ${attemptPhrase(a, q.zone)}`;
+}
+
+function attemptPhrase(a: JournalEntry, zone: string): string {
+  const how = a.lostBy === 'error_answer' ? 'the server answered an error' : 'its answer was lost';
+  return `${a.event} at ${formatInZone(a.startTime, zone)}, sent ${a.sentAt ? formatInZone(a.sentAt, zone) : 'earlier'}, ${how}`;
+}
+
+/** How to send an earlier attempt again as it was (the spec's retry: it cannot book twice). */
+export function resendHint(a: JournalEntry): string {
+  if (a.triggerId) return 'run the same route again for this lead with the same answers';
+  const run = a.workflowExecutionId ? ` --execution ${a.workflowExecutionId}` : '';
+  return `schedctl book ${a.event} --start ${a.startTime} --reservation ${a.reservationId} --email ${a.personEmail}${run}`;
+}
+
+/**
+ * What a run waiting for another run's lead lock says on stderr: at once who holds it, then how
+ * long it has waited (every few seconds, one line each).
+ */
+export function leadWaitPrinter(ctx: Context, label: string): (wait: LockWait) => void {
+  let first = true;
+  return (wait) => {
+    const line = first
+      ? `waiting for another schedctl run booking ${label}: ${describeHolder(wait.owner)}`
+      : `still waiting for ${label} (${Math.round(wait.waitedMs / 1000)} s of at most ${Math.round(wait.waitMs / 1000)} s)`;
+    first = false;
+    void ctx.ui().then((ui) => ui.info(line));
+  };
 }

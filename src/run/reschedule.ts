@@ -1,5 +1,7 @@
 import type { Meeting } from '../api/schemas.js';
-import { scopeOf } from '../config/target.js';
+import { workspaceOf } from './workspace.js';
+import { leadWaitPrinter } from './lead-guard.js';
+import type { HeldLock } from '../state/index.js';
 import type { Context } from '../context.js';
 import { parseTimeExpression } from '../domain/human-time.js';
 import { requireEmail, requireUuid } from '../domain/inputs.js';
@@ -50,7 +52,7 @@ export async function run(ctx: Context, [meetingId]: string[], opts: RescheduleO
   }
 
   const [target, state] = await Promise.all([ctx.target(), ctx.state()]);
-  const found = await findMeetingToMove(ctx, state, scopeOf(target), request);
+  const found = await findMeetingToMove(ctx, state, await workspaceOf(ctx), request);
   const { id, was } = found;
   let start = request.start;
   if (!start) {
@@ -155,17 +157,33 @@ export async function findMeetingToMove(
   };
 }
 
-/** One PATCH (never repeated: a lost answer is outcome unknown), then the local record follows the move. */
+/**
+ * One PATCH (never repeated: a lost answer is outcome unknown), then the local record follows
+ * the move. The PATCH and the record's update run under the meeting's lock: parallel moves of
+ * one meeting reach the server one at a time, so the record ends at the server's last answer
+ * with its history in order.
+ */
 export async function moveMeeting(ctx: Context, found: MeetingToMove, start: Date): Promise<Meeting> {
-  const { id, scope, journaled, event } = found;
+  const state = await ctx.state();
+  return state.holdMeeting(
+    { scope: found.scope, id: found.id },
+    (held) => moveHeld(ctx, found, start, held),
+    leadWaitPrinter(ctx, `meeting ${found.id}`),
+  );
+}
+
+async function moveHeld(ctx: Context, found: MeetingToMove, start: Date, held: HeldLock): Promise<Meeting> {
+  const { id, scope, event } = found;
   const [target, state, api] = await Promise.all([ctx.target(), ctx.state(), ctx.api()]);
+  // Another run may have moved it while this one waited: its journal entry is read afresh.
+  const journaled = await state.journal.findMeeting(scope, id);
   if (!ctx.globals.json)
     (await ctx.ui()).info(
       `Rescheduling on ${target.profileName ? `profile "${target.profileName}"` : 'SCHEDCTL_API_KEY'} at ${target.baseUrl}`,
     );
   let meeting: Meeting;
   try {
-    meeting = await api.reschedule(id, start.toISOString());
+    meeting = await api.reschedule(id, start.toISOString(), { beforeSend: async () => held.assertHeld() });
   } catch (error) {
     if (error instanceof OutcomeUnknownError) {
       const reason = error.message.replace(/; the request may have been processed$/, '');

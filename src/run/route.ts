@@ -1,4 +1,4 @@
-import { scopeOf } from '../config/target.js';
+import { workspaceOf } from './workspace.js';
 import type { Trigger } from '../api/schemas.js';
 import type { Context } from '../context.js';
 import { runRoute } from '../domain/route/flow.js';
@@ -6,7 +6,9 @@ import type { RouteAsker, RouteNotice } from '../domain/route/types.js';
 import { UsageError } from '../errors.js';
 import { BATCH_ONLY_FLAGS } from './bulk/batch.js';
 import { routeBatch } from './bulk/route-batch.js';
-import { guardLead } from './lead-guard.js';
+import { guardLead, leadWaitPrinter } from './lead-guard.js';
+import { fireJournalOf } from './trigger/fire-journal.js';
+import type { HeldLock } from '../state/index.js';
 import { routeCommandLine } from './route/command-line.js';
 import { flagAsker } from './route/flag-asker.js';
 import { type ParsedRouteOptions, parseRouteOptions, type RouteOptionsInput } from './route/options.js';
@@ -69,6 +71,8 @@ export interface RouteParsedOptions {
   again: string;
   /** Never ask (the MCP server, bulk rows). */
   noPrompt?: boolean;
+  /** How to name the rebook switch in a refusal's hint (MCP: `rebook: true`). */
+  rebookWord?: string;
   /** The trigger list, when the caller has it already (a bulk run lists them once for the file). */
   triggers?: Trigger[] | undefined;
 }
@@ -79,7 +83,7 @@ export async function routeParsed(ctx: Context, parsed: ParsedRouteOptions, o: R
   const [api, state] = await Promise.all([ctx.api(), ctx.state()]);
   // Outcomes, attempts and meetings are written along the way: refuse before any request when they cannot be.
   state.assertWritable();
-  const scope = scopeOf(target);
+  const scope = await workspaceOf(ctx);
   let requests = 0;
   const counted =
     <A extends unknown[], R>(fn: (...a: A) => Promise<R>) =>
@@ -89,26 +93,35 @@ export async function routeParsed(ctx: Context, parsed: ParsedRouteOptions, o: R
     };
   const triggers = o.triggers;
   const listTriggers = triggers ? async () => ({ triggers }) : counted(api.listTriggers);
-  const routeLead = () =>
+  let unansweredFires: { sentAt?: string | undefined }[] | undefined;
+  const notify = (n: RouteNotice) => {
+    if (n.type === 'unanswered_fires') unansweredFires = n.fires.map((f) => ({ sentAt: f.sentAt }));
+    o.notify(n);
+  };
+  const routeLead = (held: HeldLock | undefined) =>
     runRoute({
       api: { listTriggers, fireTrigger: counted(api.fireTrigger), slots: counted(api.slots), book: counted(api.book) },
       asker: flagAsker(parsed.flags, o.terminal),
-      notify: o.notify,
+      notify,
       journal: state.journal,
       outcomes: state.outcomes,
       meetings: state.meetings,
       guard: ({ trigger, email, answersKey }) =>
-        guardLead(ctx, state.meetings, {
+        guardLead(ctx, state, {
           scope,
           email,
-          triggerId: trigger.id,
-          answersKey,
-          start: parsed.flags.slot ?? 'first',
+          intent: { kind: 'route', triggerId: trigger.id, answersKey, start: parsed.flags.slot ?? 'first' },
           zone: parsed.zone,
           rebook: o.rebook,
           again: o.again,
+          ...(o.rebookWord ? { rebookWord: o.rebookWord } : {}),
           ...(o.noPrompt ? { noPrompt: true } : {}),
         }),
+      assertHeld: held ? () => held.assertHeld() : undefined,
+      learnEvent: (event, eventId) => state.events.learn(scope, event, eventId),
+      fireJournal: (trigger, email, answersKey) =>
+        fireJournalOf(state, { scope, triggerId: trigger.id, email, answersKey }),
+      unansweredFires: (trigger, email) => state.fires.unanswered(scope, email, trigger.id),
       scope,
       now: () => ctx.clock.now(),
       days: parsed.days,
@@ -120,7 +133,10 @@ export async function routeParsed(ctx: Context, parsed: ParsedRouteOptions, o: R
   // parallel run for the same lead waits, then finds this one's meeting on record. A lead typed
   // into the wizard is not held: the lock would outlast a conversation nobody may finish.
   const lead = parsed.flags.email;
-  const result = lead ? await state.holdLead({ scope, email: lead }, routeLead) : await routeLead();
+  const routed = lead
+    ? await state.holdLead({ scope, email: lead }, routeLead, leadWaitPrinter(ctx, lead))
+    : await routeLead(undefined);
+  const result = unansweredFires ? { ...routed, unansweredFires } : routed;
   return {
     result,
     requests,

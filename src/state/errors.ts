@@ -55,16 +55,42 @@ export class StateLockError extends CliError {
   }
 }
 
-/** Another schedctl process kept booking the same lead past the wait (state/lead-lock.ts). */
+/** Who holds a lead lock, in one phrase: "pid 4242 on host-a (bob, since 18:40:01Z: schedctl route …)". */
+export function describeHolder(owner: HolderInfo | undefined): string {
+  if (!owner) return 'a schedctl run that has not said who it is';
+  return `pid ${owner.pid} on ${owner.host} (${owner.user}, since ${owner.since}: ${oneLine(owner.command)})`;
+}
+
+interface HolderInfo {
+  pid: number;
+  host: string;
+  user: string;
+  command: string;
+  since: string;
+}
+
+/** Another schedctl run kept booking the same lead past the wait (state/lead-lock.ts). */
 export class LeadBusyError extends CliError {
-  constructor(email: string, path: string, waitMs: number) {
+  constructor(label: string, lockDir: string, waitMs: number, owner?: HolderInfo) {
     super(
       'LEAD_BUSY',
-      `another schedctl process has been booking ${email} for over ${Math.round(waitMs / 1000)} s; nothing was sent`,
+      `another schedctl run has been booking ${label} for over ${Math.round(waitMs / 1000)} s: ${describeHolder(owner)}; nothing was sent`,
       EXIT.conflict,
       {
-        hint: `run this again once it has finished (it will find that booking on record); if no schedctl is running, remove ${path}.lock`,
+        hint: `run this again once it has finished (it will find that booking on record); if that run is stuck, end it${owner ? ` (kill ${owner.pid} on ${owner.host})` : ''} and its lock is taken over at once; if it is gone for good, remove ${lockDir}`,
       },
+    );
+  }
+}
+
+/** This run's lead lock was taken over while it waited (forced, or a race of two takers): it sends nothing. */
+export class LeadLockLostError extends CliError {
+  constructor(label: string, now: HolderInfo | undefined) {
+    super(
+      'LEAD_LOCK_LOST',
+      `this run lost its lock on ${label} before sending (now held by ${describeHolder(now)}); nothing was sent`,
+      EXIT.conflict,
+      { hint: 'run the command again: it will find what the other run did on record' },
     );
   }
 }

@@ -2,11 +2,15 @@
 import type { FileKind } from './json-file.js';
 import {
   configSchema,
+  eventsSchema,
+  firesSchema,
   isPlainConfig,
   journalSchema,
   meetingsSchema,
   outcomesSchema,
   type ConfigFile,
+  type EventsFile,
+  type FiresFile,
   type JournalFile,
   type MeetingsFile,
   type OutcomesFile,
@@ -26,3 +30,5 @@ export const PROFILES_FILE = {
 export const JOURNAL_FILE = kind<JournalFile>('journal.json', 'journal', journalSchema, () => ({ entries: [] }));
 export const OUTCOMES_FILE = kind<OutcomesFile>('outcomes.json', 'outcomes', outcomesSchema, () => ({ outcomes: {} }));
 export const MEETINGS_FILE = kind<MeetingsFile>('meetings.json', 'meetings', meetingsSchema, () => ({ meetings: {} }));
+export const FIRES_FILE = kind<FiresFile>('fires.json', 'fires journal', firesSchema, () => ({ fires: [] }));
+export const EVENTS_FILE = kind<EventsFile>('events.json', 'event aliases', eventsSchema, () => ({ aliases: {} }));

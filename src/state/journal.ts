@@ -132,6 +132,19 @@ export class Journal extends FileStore<JournalFile> {
       .at(-1);
   }
 
+  /** This lead's entries in the workspace, oldest first (the ledger's view of its attempts). */
+  async ofLead(scope: string, email: string): Promise<JournalEntry[]> {
+    return this.file.read().entries.filter((e) => e.scope === scope && sameEmail(e.personEmail, email));
+  }
+
+  /** Entries written under a legacy scope move to the workspace (state/identity.ts). */
+  async adopt(from: string, to: string): Promise<void> {
+    if (!this.file.read().entries.some((e) => e.scope === from)) return;
+    await this.file.update((journal) => {
+      for (const e of journal.entries) if (e.scope === from) e.scope = to;
+    });
+  }
+
   /** Booked entries stay (reschedule needs them); an unreadable date is kept rather than guessed old. */
   private kept(entries: JournalEntry[]): JournalEntry[] {
     const cutoff = this.now().getTime() - KEEP_DAYS * DAY_MS;

@@ -1,36 +1,239 @@
 /**
- * One booking of a lead at a time, across processes. `book` and a `route` whose lead is known
- * up front check the local record (the lead guard, the journal of lost answers) and then book;
- * two schedctl runs for the same lead at once could both find nothing and both book. So that
- * check-then-book runs under a lock per workspace and lead (`leads/<id>.lock`, id = the first
- * 32 hex digits of sha256(scope + "\n" + email): no email in a file name); the second run waits,
- * then finds the first one's meeting on record.
+ * One booking of a lead at a time, across processes (shared/ledger-rules.md, "Locks"). `book`,
+ * `route`, bulk rows and the MCP tools check the ledger and book under a lock per workspace and
+ * lead; `reschedule` moves a meeting under a lock per meeting. The lock is a directory
+ * (`leads/<id>.lock`, id = 32 hex digits of sha256(workspace + "\n" + key): no email in a file
+ * name, made with an atomic mkdir) holding `owner.json`: who holds it (pid, host, user, the
+ * command, since when) and a token only the holder knows.
+ *
+ * Deterministic by design, whatever the clocks say:
+ * - a lock whose holder is a live process on this host is never taken over: a run that was
+ *   stopped (Ctrl-Z, a paused container) keeps it, and the waiter says who holds it;
+ * - a holder that is gone (its pid no longer runs on this host) is taken over at once;
+ * - a holder elsewhere (a shared directory) is taken over once its heartbeat (the owner file's
+ *   mtime, touched every staleMs/3) has not moved for staleMs as measured by the waiter's own
+ *   monotonic clock: mtimes are compared with each other, never with the waiter's wall clock;
+ * - the holder checks the token right before a booking's bytes leave (`assertHeld`): a run
+ *   whose lock was taken over (forced, or by a race of two takers) sends nothing.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { hostname, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { ensureDir } from './disk.js';
-import { LeadBusyError } from './errors.js';
-import { withHeldLock, type LockTiming } from './lock.js';
-import { normEmail } from './records.js';
+import { LeadBusyError, LeadLockLostError, StateWriteError, errnoCode } from './errors.js';
+import { leadId } from './identity.js';
+import type { LockTiming } from './lock.js';
 
 /** How long a run waits for another one booking the same lead: a few requests, or a wizard's prompts. */
 export const LEAD_WAIT_MS = 120_000;
 
-export function leadLockFile(dir: string, scope: string, email: string): string {
-  const id = createHash('sha256')
-    .update(`${scope}\n${normEmail(email)}`)
-    .digest('hex')
-    .slice(0, 32);
+export interface LockOwner {
+  token: string;
+  pid: number;
+  host: string;
+  user: string;
+  command: string;
+  /** ISO instant the lock was taken. */
+  since: string;
+}
+
+/** What a waiting run is told, at once and then every few seconds. */
+export interface LockWait {
+  owner: LockOwner | undefined;
+  waitedMs: number;
+  waitMs: number;
+}
+
+export interface HeldLock {
+  /** Throws LeadLockLostError when this run no longer holds the lock (call right before sending). */
+  assertHeld(): void;
+}
+
+export interface HoldOptions {
+  /** What to call the thing locked in messages (the lead's email, "meeting <id>"). */
+  label: string;
+  onWait?: ((wait: LockWait) => void) | undefined;
+  /** The command holding it, shown to waiters (default: this process's arguments). */
+  command?: string | undefined;
+}
+
+const OWNER = 'owner.json';
+
+export function lockFileOf(dir: string, scope: string, key: string): string {
+  const id = createHash('sha256').update(`${scope}\n${key}`).digest('hex').slice(0, 32);
   return join(dir, 'leads', id);
+}
+
+export function leadLockFile(dir: string, scope: string, email: string): string {
+  return lockFileOf(dir, scope, leadId(email));
+}
+
+export function meetingLockFile(dir: string, scope: string, meetingId: string): string {
+  return lockFileOf(dir, scope, `meeting ${meetingId.toLowerCase()}`);
 }
 
 export async function holdLead<T>(
   dir: string,
   timing: LockTiming,
   lead: { scope: string; email: string },
-  work: () => Promise<T>,
+  work: (held: HeldLock) => Promise<T>,
+  onWait?: (wait: LockWait) => void,
 ): Promise<T> {
-  const file = leadLockFile(dir, lead.scope, lead.email);
-  ensureDir(join(dir, 'leads'));
-  return withHeldLock(file, timing, () => new LeadBusyError(lead.email, file, timing.waitMs), work);
+  return holdLock(leadLockFile(dir, lead.scope, lead.email), timing, { label: lead.email, onWait }, work);
 }
+
+/** Runs `work` as the only holder of the lock `file` (`<file>.lock`). */
+export async function holdLock<T>(
+  file: string,
+  timing: LockTiming,
+  o: HoldOptions,
+  work: (held: HeldLock) => Promise<T>,
+): Promise<T> {
+  const lockDir = `${file}.lock`;
+  ensureDir(join(lockDir, '..'));
+  const owner = await acquire(lockDir, timing, o);
+  const ownerFile = join(lockDir, OWNER);
+  let lost = false;
+  const beat = setInterval(
+    () => {
+      try {
+        const now = new Date();
+        utimesSync(ownerFile, now, now);
+      } catch {
+        lost = true;
+      }
+    },
+    Math.max(50, Math.floor(timing.staleMs / 3)),
+  );
+  beat.unref();
+  const held: HeldLock = {
+    assertHeld() {
+      const current = readOwner(lockDir);
+      if (lost || current?.token !== owner.token) throw new LeadLockLostError(o.label, current);
+    },
+  };
+  try {
+    return await work(held);
+  } finally {
+    clearInterval(beat);
+    // Only our own lock is removed: one taken over belongs to its new holder.
+    if (readOwner(lockDir)?.token === owner.token) rmSync(lockDir, { recursive: true, force: true });
+  }
+}
+
+async function acquire(lockDir: string, timing: LockTiming, o: HoldOptions): Promise<LockOwner> {
+  const started = performance.now();
+  let seen: { key: string; at: number } | undefined;
+  let told = -Infinity;
+  for (let attempt = 0; ; attempt++) {
+    const mine = tryCreate(lockDir, o.command);
+    if (mine) return mine;
+    const owner = readOwner(lockDir);
+    // The heartbeat as this waiter sees it: token and mtime, noted on the waiter's own clock.
+    const key = `${owner?.token ?? '-'} ${mtimeOf(lockDir, owner)}`;
+    const now = performance.now();
+    if (seen?.key !== key) seen = { key, at: now };
+    if (mayTakeOver(owner, now - seen.at, timing.staleMs)) {
+      takeOver(lockDir, owner);
+      continue;
+    }
+    const waited = now - started;
+    if (waited >= timing.waitMs) throw new LeadBusyError(o.label, lockDir, timing.waitMs, owner);
+    if (o.onWait && now - told >= WAIT_NOTICE_MS) {
+      told = now;
+      o.onWait({ owner, waitedMs: waited, waitMs: timing.waitMs });
+    }
+    await sleep(backoff(attempt));
+  }
+}
+
+/** A waiting run hears at once, then every 5 s. */
+const WAIT_NOTICE_MS = 5_000;
+
+function tryCreate(lockDir: string, command: string | undefined): LockOwner | undefined {
+  try {
+    mkdirSync(lockDir, { mode: 0o700 });
+  } catch (error) {
+    if (errnoCode(error) === 'EEXIST') return undefined;
+    throw new StateWriteError(lockDir, error);
+  }
+  const owner: LockOwner = {
+    token: randomUUID(),
+    pid: process.pid,
+    host: hostname(),
+    user: currentUser(),
+    command: command ?? `schedctl ${process.argv.slice(2).join(' ')}`.slice(0, 200),
+    since: new Date().toISOString(),
+  };
+  const temp = join(lockDir, `${OWNER}.${owner.token}.tmp`);
+  try {
+    writeFileSync(temp, `${JSON.stringify(owner)}\n`, { mode: 0o600 });
+    renameSync(temp, join(lockDir, OWNER));
+  } catch (error) {
+    // Taken over between our mkdir and this write (we looked dead for a moment): try again.
+    if (errnoCode(error) === 'ENOENT') return undefined;
+    throw new StateWriteError(lockDir, error);
+  }
+  return owner;
+}
+
+/**
+ * A live holder on this host keeps its lock, however long it is stopped. A holder that is gone
+ * loses it at once. Anything else (another host, or no owner written: a run that died between
+ * mkdir and writing it, or a lock left by an older schedctl) once its heartbeat stood still.
+ */
+export function mayTakeOver(owner: LockOwner | undefined, stillForMs: number, staleMs: number): boolean {
+  if (owner && owner.host === hostname()) return !isAlive(owner.pid);
+  return stillForMs >= staleMs;
+}
+
+function takeOver(lockDir: string, seen: LockOwner | undefined): void {
+  // Another waiter may have taken it over already: remove only what we judged.
+  if (readOwner(lockDir)?.token !== seen?.token) return;
+  rmSync(lockDir, { recursive: true, force: true });
+}
+
+export function readOwner(lockDir: string): LockOwner | undefined {
+  try {
+    const owner = JSON.parse(readFileSync(join(lockDir, OWNER), 'utf8')) as LockOwner;
+    return typeof owner?.token === 'string' ? owner : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function mtimeOf(lockDir: string, owner: LockOwner | undefined): number {
+  try {
+    return statSync(owner ? join(lockDir, OWNER) : lockDir).mtimeMs;
+  } catch {
+    return 0;
+  }
+}
+
+export function isAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it runs, as another user.
+    return errnoCode(error) === 'EPERM';
+  }
+}
+
+function currentUser(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return process.env.USER ?? '?';
+  }
+}
+
+/** Jittered, growing waits: runs started together do not retry in lockstep. */
+function backoff(attempt: number): number {
+  const base = Math.min(10 * 1.5 ** attempt, 250);
+  return base / 2 + Math.random() * base;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

@@ -79,6 +79,18 @@ export class Meetings extends FileStore<MeetingsFile> {
     });
   }
 
+  /** Records written under a legacy scope move to the workspace (state/identity.ts). */
+  async adopt(from: string, to: string): Promise<void> {
+    if (!Object.values(this.file.read().meetings).some((m) => m.scope === from)) return;
+    await this.file.update(({ meetings }) => {
+      for (const [key, m] of Object.entries(meetings)) {
+        if (m.scope !== from) continue;
+        delete meetings[key];
+        put(meetings, keyOf(to, m.id), { ...m, scope: to });
+      }
+    });
+  }
+
   async get(scope: string, meetingId: string): Promise<MeetingRecord | undefined> {
     return own(this.file.read().meetings, keyOf(scope, meetingId));
   }

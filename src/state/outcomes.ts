@@ -94,6 +94,19 @@ export class Outcomes extends FileStore<OutcomesFile> {
     });
   }
 
+  /** Records written under a legacy scope move to the workspace (state/identity.ts). */
+  async adopt(from: string, to: string): Promise<void> {
+    const held = (outcomes: Record<string, RememberedOutcome>) =>
+      Object.entries(outcomes).filter(([k, r]) => inScope(k, r, from));
+    if (held(this.file.read().outcomes).length === 0) return;
+    await this.file.update(({ outcomes }) => {
+      for (const [key, r] of held(outcomes)) {
+        delete outcomes[key];
+        put(outcomes, keyOf(to, r.triggerId, r.email), { ...r, scope: to });
+      }
+    });
+  }
+
   async forget(scope: string, triggerId: string, email: string): Promise<RememberedOutcome | undefined> {
     const key = keyOf(scope, triggerId, email);
     return this.file.update(({ outcomes }) => {

@@ -9,6 +9,5 @@ export function put<V>(map: Record<string, V>, key: string, value: V): void {
   Object.defineProperty(map, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
-/** Emails compare case-insensitively and without stray spaces (Lead@X.com and lead@x.com are one lead). */
-export const sameEmail = (a: string, b: string) => normEmail(a) === normEmail(b);
-export const normEmail = (email: string) => email.trim().toLowerCase();
+/** Emails compare as leads (state/identity.ts): Lead@X.com and lead@x.com are one lead. */
+export { leadId as normEmail, sameLead as sameEmail } from './identity.js';

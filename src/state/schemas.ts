@@ -15,7 +15,13 @@ function once<T>(build: () => T): () => T {
   return () => (value ??= build());
 }
 
-const profileShape = () => ({ baseUrl: z.string(), apiKey: z.string(), rate: z.optional(z.number()) });
+const profileShape = () => ({
+  baseUrl: z.string(),
+  apiKey: z.string(),
+  rate: z.optional(z.number()),
+  /** An explicit workspace name: profiles with other keys of one organisation share its ledger. */
+  workspace: z.optional(z.string()),
+});
 export type Profile = Plain<ReturnType<typeof profileShape>>;
 export type ConfigFile = { defaultProfile?: string; profiles: Record<string, Profile> };
 export const configSchema = once(() =>
@@ -33,7 +39,8 @@ const isPlainProfile = (p: unknown): boolean =>
   isRecord(p) &&
   typeof p.baseUrl === 'string' &&
   typeof p.apiKey === 'string' &&
-  (p.rate === undefined || typeof p.rate === 'number');
+  (p.rate === undefined || typeof p.rate === 'number') &&
+  (p.workspace === undefined || typeof p.workspace === 'string');
 /**
  * config.json is read by every command: this accepts the well-formed file (a subset of what
  * configSchema accepts, unchanged by it) without building the schema; the schema judges and
@@ -48,7 +55,7 @@ export const isPlainConfig = (json: unknown): json is ConfigFile =>
 export const JOURNAL_OUTCOMES = ['unknown', 'booked', 'already_booked'] as const;
 const entryShape = () => ({
   id: z.string(),
-  /** `${profile ?? 'env'}@${baseUrl}`: attempts against one workspace never match another's. */
+  /** The workspace id (state/identity.ts); `${profile ?? 'env'}@${baseUrl}` in entries written before workspaces. */
   scope: z.string(),
   event: z.string(),
   reservationId: z.string(),
@@ -65,6 +72,14 @@ const entryShape = () => ({
   answersKey: z.optional(z.string()),
   /** The whole book request, so that a re-run can resolve a lost attempt by sending it again as it was. */
   request: z.optional(z.record(z.string(), z.unknown())),
+  /** The event's id, once known (an alias, or the booked meeting's eventId). */
+  eventId: z.optional(z.string()),
+  /**
+   * How an unknown outcome came about: `no_answer` (timeout, dropped connection, unreadable
+   * 2xx, 3xx: rule 4 applies to a retry) or `error_answer` (an explicit 5xx: a retry's
+   * RESERVATION_EXPIRED or CONFLICT proves nothing). Absent: written before this was kept (no_answer).
+   */
+  lostBy: z.optional(z.enum(['no_answer', 'error_answer'])),
 });
 export type JournalEntry = Plain<ReturnType<typeof entryShape>>;
 export type JournalFile = { entries: JournalEntry[] };
@@ -113,5 +128,37 @@ export const meetingsSchema = once(() =>
   z.pipe(
     z.looseObject({ meetings: z.optional(z.record(z.string(), z.extend(schemas.meeting, recordShape()))) }),
     z.transform((m) => ({ ...m, meetings: m.meetings ?? {} }) as MeetingsFile),
+  ),
+);
+
+export const FIRE_STATES = ['prepared', 'sent', 'answered'] as const;
+const fireShape = () => ({
+  id: z.string(),
+  scope: z.string(),
+  triggerId: z.string(),
+  personEmail: z.string(),
+  answersKey: z.string(),
+  preparedAt: z.string(),
+  state: z.enum(FIRE_STATES),
+  sentAt: z.optional(z.string()),
+  answeredAt: z.optional(z.string()),
+  executionId: z.optional(z.string()),
+  outcomeType: z.optional(z.string()),
+});
+export type FireEntry = Plain<ReturnType<typeof fireShape>>;
+export type FiresFile = { fires: FireEntry[] };
+export const firesSchema = once(() =>
+  z.pipe(
+    z.looseObject({ fires: z.optional(z.array(z.looseObject(fireShape()))) }),
+    z.transform((f) => ({ ...f, fires: f.fires ?? [] }) as FiresFile),
+  ),
+);
+
+/** `{"<workspace> <alias>": eventId}`: slugs and scheduling link ids the slots results and meetings resolved. */
+export type EventsFile = { aliases: Record<string, string> };
+export const eventsSchema = once(() =>
+  z.pipe(
+    z.looseObject({ aliases: z.optional(z.record(z.string(), z.string())) }),
+    z.transform((e) => ({ ...e, aliases: e.aliases ?? {} }) as EventsFile),
   ),
 );

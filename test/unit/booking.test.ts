@@ -174,6 +174,7 @@ describe('bookSlot: a booking', () => {
       updatedAt: NOW.toISOString(),
       outcome: 'booked',
       meetingId: MEETING_ID,
+      eventId: meeting.eventId,
       triggerId: 'trig-1',
       answersKey: 'k-1',
       request: request(),
@@ -363,15 +364,41 @@ describe('bookSlot: lost responses', () => {
     expect(await state.outcomes.get(SCOPE, 't1', LEAD)).toBeUndefined();
   });
 
-  it('takes RESERVATION_EXPIRED on a retry of the same workflow run as proof the run never booked', async () => {
-    // Spec rule 2: a run that booked answers CONFLICT or RESERVATION_USED to a retry.
+  it('takes RESERVATION_EXPIRED on a retry of the same workflow run after a lost answer as booked (rule 4)', async () => {
+    // shared/ledger-rules.md: after a timeout or a dropped connection, any of the three codes means the meeting exists.
     const { d } = deps([lost(), apiError('RESERVATION_EXPIRED')]);
     await failure(bookSlot(d, request({ workflowExecutionId: EXEC })));
-    const e = await apiFailure(bookSlot(d, request({ workflowExecutionId: EXEC })));
-    expect(e.code).toBe('RESERVATION_EXPIRED');
-    expect(e.hint).toContain('without a reservation (`schedctl slots intro-call`)');
-    // The lost attempt booked nothing: it is gone, and nothing is reported already booked later.
-    expect(await entries()).toEqual([]);
+    expect(alreadyBooked(await bookSlot(d, request({ workflowExecutionId: EXEC }))).code).toBe('RESERVATION_EXPIRED');
+    expect(await outcomesOf()).toEqual([`${LEAD} already_booked`]);
+  });
+
+  it.each(['RESERVATION_EXPIRED', 'CONFLICT'])(
+    'never reports already_booked when the first attempt got an explicit error answer and the retry %s',
+    async (code) => {
+      const serverError = new OutcomeUnknownError('POST /v1/scheduling/meetings failed with HTTP 500', {
+        lostBy: 'error_answer',
+      });
+      const { d } = deps([serverError, apiError(code)]);
+      await failure(bookSlot(d, request({ workflowExecutionId: EXEC })));
+      expect((await entries())[0]).toMatchObject({ outcome: 'unknown', lostBy: 'error_answer' });
+      const e = (await failure(bookSlot(d, request({ workflowExecutionId: EXEC })))) as OutcomeUnknownError;
+      expect(e).toBeInstanceOf(OutcomeUnknownError);
+      expect(e.exitCode).toBe(7);
+      expect(e.message).toBe(
+        `the earlier booking of ${LEAD} got an error answer from the server, and this retry ${code}: whether it booked a meeting is unknown`,
+      );
+      expect(e.hint).toContain('--rebook');
+      // Still unknown: it keeps blocking a new booking of this lead.
+      expect(await outcomesOf()).toEqual([`${LEAD} unknown`]);
+    },
+  );
+
+  it('takes RESERVATION_USED after an explicit error answer as booked (only this client held the reservation)', async () => {
+    const serverError = new OutcomeUnknownError('HTTP 502', { lostBy: 'error_answer' });
+    const { d } = deps([serverError, apiError('RESERVATION_USED')]);
+    await failure(bookSlot(d, request()));
+    expect(alreadyBooked(await bookSlot(d, request())).code).toBe('RESERVATION_USED');
+    expect(await outcomesOf()).toEqual([`${LEAD} already_booked`]);
   });
 
   it('keeps RESERVATION_EXPIRED meaning "booked" for a retry without the run, or of another run', async () => {
@@ -389,11 +416,11 @@ describe('bookSlot: lost responses', () => {
     );
   });
 
-  it('leaves an attempt already known to have booked alone when the same run later meets RESERVATION_EXPIRED', async () => {
+  it('keeps an attempt known to have booked as booked when the same run later meets RESERVATION_EXPIRED', async () => {
     const { d } = deps([lost(), apiError('CONFLICT'), apiError('RESERVATION_EXPIRED')]);
     await failure(bookSlot(d, request({ workflowExecutionId: EXEC })));
     alreadyBooked(await bookSlot(d, request({ workflowExecutionId: EXEC })));
-    expect((await apiFailure(bookSlot(d, request({ workflowExecutionId: EXEC })))).code).toBe('RESERVATION_EXPIRED');
+    expect(alreadyBooked(await bookSlot(d, request({ workflowExecutionId: EXEC }))).code).toBe('RESERVATION_EXPIRED');
     expect(await outcomesOf()).toEqual([`${LEAD} already_booked`]);
   });
 

@@ -460,7 +460,7 @@ describe('route flow: an earlier run whose booking answer was lost', () => {
       flags: { slot: new Date(SLOTS[2]!) },
       guard: async () => {
         guarded++;
-        return undefined;
+        return { kind: 'go' as const };
       },
     });
     const r = await promise;
@@ -607,7 +607,9 @@ describe('route flow: a re-run of a booking known to exist', () => {
     // The guard finds the meeting on record: reported from the record, nothing sent.
     const held = meeting({ startTime: SLOTS[0]!, reservationId: 'r', event: 'e', personEmail: EMAIL });
     const g = fakeApi({ ids: 10 });
-    expect(await route(g.api, { guard: async () => held }).promise).toMatchObject({ alreadyBookedCode: 'ON_RECORD' });
+    expect(
+      await route(g.api, { guard: async () => ({ kind: 'repeat' as const, meeting: held }) }).promise,
+    ).toMatchObject({ alreadyBookedCode: 'ON_RECORD' });
     expect(g.calls).toEqual(['list']);
     // Not on record (it could not be written): the server is asked again.
     const h = fakeApi({ bookErrors: [apiError('RESERVATION_USED')], ids: 20 });
@@ -615,7 +617,7 @@ describe('route flow: a re-run of a booking known to exist', () => {
     const r = await route(h.api, {
       guard: async () => {
         guarded++;
-        return undefined;
+        return { kind: 'go' as const };
       },
     }).promise;
     expect(guarded).toBe(1);
@@ -626,7 +628,7 @@ describe('route flow: a re-run of a booking known to exist', () => {
   it('goes on as a new booking when the re-sent booked attempt is refused for another reason', async () => {
     await route(fakeApi().api).promise;
     const h = fakeApi({ bookErrors: [apiError('SLOT_TAKEN')], ids: 20 });
-    const r = await route(h.api, { guard: async () => undefined }).promise;
+    const r = await route(h.api, { guard: async () => ({ kind: 'go' as const }) }).promise;
     expect(h.calls).toEqual(['list', 'book', 'fire', 'slots', 'book']);
     expect(r).toMatchObject({ status: 'booked', executionId: uuid(221) });
   });
@@ -656,7 +658,7 @@ describe('route flow: the lead already has a meeting on record', () => {
     const r = await route(f.api, {
       guard: async (q) => {
         asked.push(q);
-        return held;
+        return { kind: 'repeat' as const, meeting: held };
       },
     }).promise;
     expect(f.calls).toEqual(['list']);
@@ -678,7 +680,7 @@ describe('route flow: the lead already has a meeting on record', () => {
 
   it('goes on when the guard finds nothing, and stops before any fire when it refuses', async () => {
     const f = fakeApi();
-    expect((await route(f.api, { guard: async () => undefined }).promise).status).toBe('booked');
+    expect((await route(f.api, { guard: async () => ({ kind: 'go' as const }) }).promise).status).toBe('booked');
     expect(f.calls).toEqual(['list', 'fire', 'slots', 'book']);
     const g = fakeApi();
     const refusal = new CliError('LEAD_HAS_MEETING', 'has one', 5);

@@ -192,8 +192,8 @@ describe('remembered outcomes (state store)', () => {
 
   it('remembers only scheduler outcomes, per scope, trigger and case-insensitive email, in a 0600 file', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'schedctl-outcomes-'));
-    const scope = scopeOf({ profileName: undefined, baseUrl: 'http://127.0.0.1:4010' });
-    expect(scope).toBe('env@http://127.0.0.1:4010');
+    const scope = scopeOf({ baseUrl: 'http://127.0.0.1:4010', apiKey: 'sk_test' });
+    expect(scope).toMatch(/^http:\/\/loopback:4010#key:[0-9a-f]{16}$/);
     const key = answersKey({ company: 'Acme' });
     const memory = open(dir);
     expect(

@@ -16,7 +16,7 @@ import { ApiError, CancelledError, CliError, EXIT } from '../../errors.js';
 import { refireHint } from '../../hints.js';
 import { answersKey, type Journal, type JournalEntry, type Meetings, type Outcomes } from '../../state/index.js';
 import { bookSlot, type BookRequest, type BookResult } from '../booking.js';
-import { fireTrigger } from '../fire.js';
+import { fireTrigger, type FireJournal } from '../fire.js';
 import { fetchSlots } from '../slots.js';
 import { buildResponses, type FireInputNames, isEmailField } from '../triggers.js';
 import type { GuestDetails, RouteAsker, RouteNotice, RouteResult, SlotPage } from './types.js';
@@ -32,7 +32,15 @@ export interface RouteDeps {
    * The lead already has an upcoming meeting from this trigger (local record): returns it when
    * this run repeats that booking (report it), throws or asks when it is something else.
    */
-  guard?: (q: { trigger: Trigger; email: string; answersKey: string }) => Promise<Meeting | undefined>;
+  guard?: (q: { trigger: Trigger; email: string; answersKey: string }) => Promise<RouteGuardResult>;
+  /** Right before a booking's bytes leave: throws when the lead's lock was taken over (nothing is sent). */
+  assertHeld?: (() => void) | undefined;
+  /** The ledger's event aliases learn which eventId a scheduling link books. */
+  learnEvent?: ((event: string, eventId: string) => Promise<unknown>) | undefined;
+  /** The fires journal of this lead and trigger (a fire is written down before it is sent). */
+  fireJournal?: ((trigger: Trigger, email: string, answersKey: string) => FireJournal) | undefined;
+  /** Sent fires of this lead and trigger whose answer was lost (each may have started a run). */
+  unansweredFires?: ((trigger: Trigger, email: string) => Promise<{ sentAt?: string | undefined }[]>) | undefined;
   /** `${profile ?? 'env'}@${baseUrl}` (journal and outcome memory). */
   scope: string;
   now: () => Date;
@@ -45,6 +53,10 @@ export interface RouteDeps {
   /** How the caller names the fire's inputs when the answers do not fit the form. */
   inputNames: FireInputNames;
 }
+
+/** The lead guard's verdict (run/lead-guard.ts): book, or answer from the ledger. */
+export type RouteGuardResult =
+  { kind: 'go' } | { kind: 'repeat'; meeting: Meeting } | { kind: 'repeat_attempt'; attempt: JournalEntry };
 
 /** Booking attempts per run: each recovery costs requests, and a server refusing forever must not loop. */
 export const MAX_BOOK_ATTEMPTS = 6;
@@ -108,6 +120,8 @@ export async function runRoute(deps: RouteDeps): Promise<RouteResult> {
           now: deps.now,
           origin,
           suggestOnSlotTaken: false,
+          assertHeld: deps.assertHeld,
+          learnEvent: deps.learnEvent,
         },
         attempt.request as BookRequest,
       );
@@ -124,14 +138,17 @@ export async function runRoute(deps: RouteDeps): Promise<RouteResult> {
     const resolved = await resolve(open);
     if (resolved) return resolved;
   }
-  const held = await deps.guard?.({ trigger, email, answersKey: key });
-  if (held) {
-    const outcome = { type: 'scheduler' };
+  // The ledger's rule: an upcoming meeting or an unknown outcome of this lead, on any event,
+  // trigger or answers, is not booked again (the guard refuses or asks); the same booking again
+  // is answered from the record.
+  const verdict = await deps.guard?.({ trigger, email, answersKey: key });
+  if (verdict?.kind === 'repeat') {
+    const held = verdict.meeting;
     return {
       ...base,
       status: 'already_booked',
       executionId: '',
-      outcome,
+      outcome: { type: 'scheduler' },
       reused: true,
       meeting: held,
       slot: held.date,
@@ -140,8 +157,10 @@ export async function runRoute(deps: RouteDeps): Promise<RouteResult> {
     };
   }
   // Booked, but not on record (the meetings record could not be written): the server says so again.
-  if (open?.request && open.outcome === 'booked') {
-    const resolved = await resolve(open);
+  const bookedBefore =
+    verdict?.kind === 'repeat_attempt' ? verdict.attempt : open?.outcome === 'booked' ? open : undefined;
+  if (bookedBefore?.request) {
+    const resolved = await resolve(bookedBefore);
     if (resolved) return resolved;
   }
 
@@ -257,6 +276,8 @@ export async function runRoute(deps: RouteDeps): Promise<RouteResult> {
           outcomes: deps.outcomes,
           origin,
           suggestOnSlotTaken: false,
+          assertHeld: deps.assertHeld,
+          learnEvent: deps.learnEvent,
         },
         request,
       );
@@ -331,8 +352,15 @@ async function fire(
   email: string,
   responses: Record<string, string>,
 ): Promise<TriggerFireResult> {
+  const earlier = (await deps.unansweredFires?.(trigger, email)) ?? [];
+  if (earlier.length > 0) deps.notify({ type: 'unanswered_fires', trigger, email, fires: earlier });
   deps.notify({ type: 'firing', trigger, email });
-  const result = await fireTrigger(deps.api, trigger, { email, responses });
+  const result = await fireTrigger(
+    deps.api,
+    trigger,
+    { email, responses },
+    deps.fireJournal?.(trigger, email, answersKey(responses, {})),
+  );
   await deps.outcomes.remember(deps.scope, trigger.id, email, {
     ...result,
     firedAt: deps.now().toISOString(),

@@ -78,7 +78,9 @@ export type RouteNotice =
   | { type: 'slot_taken'; slot: string }
   | { type: 'no_host'; slot: string }
   | { type: 'expired' }
-  | { type: 'session_ended'; executionId: string };
+  | { type: 'session_ended'; executionId: string }
+  /** Earlier fires of this lead and trigger whose answer was lost: each may have started a workflow run. */
+  | { type: 'unanswered_fires'; trigger: Trigger; email: string; fires: { sentAt?: string | undefined }[] };
 
 export type RouteStatus = 'booked' | 'already_booked' | 'redirect' | 'none' | 'other';
 
@@ -98,6 +100,8 @@ export interface RouteResult {
   guests: GuestDetails;
   /** Local warnings (a confirmed booking the local record could not keep). */
   warnings?: string[];
+  /** Earlier fires of this lead and trigger whose answer was lost, told before this run fired again. */
+  unansweredFires?: { sentAt?: string | undefined }[];
   /** already_booked: the API's answer to the retry that showed the earlier attempt booked (ON_RECORD: the local record of meetings). */
   alreadyBookedCode?: string;
 }

@@ -1,6 +1,6 @@
 /** reschedule_meeting and the lead's meeting by email: the CLI's `reschedule` without its terminal picker. */
 import * as z from 'zod/v4';
-import { scopeOf } from '../../config/target.js';
+import { workspaceOf } from '../../run/workspace.js';
 import { UsageError } from '../../errors.js';
 import { findMeetingToMove, moveMeeting, parseRescheduleOptions } from '../../run/reschedule.js';
 import { rescheduleText } from '../format.js';
@@ -33,7 +33,7 @@ export const rescheduleMeetingTool = defineTool({
     const { ctx } = call;
     const request = await parseRescheduleOptions(args.meeting_id, args, ctx.clock.now());
     const [target, state] = await Promise.all([ctx.target(), ctx.state()]);
-    const found = await findMeetingToMove(ctx, state, scopeOf(target), request);
+    const found = await findMeetingToMove(ctx, state, await workspaceOf(ctx), request);
     if (!request.start) throw new UsageError('missing --start: pass the new start time');
     call.lostHint = MOVE_LOST;
     const meeting = await moveMeeting(ctx, found, request.start);

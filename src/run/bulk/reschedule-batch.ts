@@ -7,7 +7,7 @@
 import { RESCHEDULE_COST } from '../../bulk/plan.js';
 import type { RowResult } from '../../bulk/results.js';
 import { type RescheduleRow, validateRescheduleRow } from '../../bulk/reschedule-rows.js';
-import { scopeOf } from '../../config/target.js';
+import { workspaceOf } from '../workspace.js';
 import type { Context } from '../../context.js';
 import { loadTimeExpressions } from '../../domain/human-time.js';
 import { resolveZone } from '../../domain/time.js';
@@ -30,7 +30,7 @@ export async function rescheduleBatch(ctx: Context, o: RescheduleBatchOptions): 
   const source = await openSource(ctx, o.from, '--from');
   await loadTimeExpressions();
   const [ui, target, state] = await Promise.all([ctx.ui(), ctx.target(), ctx.state()]);
-  const scope = scopeOf(target);
+  const scope = await workspaceOf(ctx);
   await runBatch<Move>(
     ctx,
     ui,
@@ -54,8 +54,13 @@ export async function rescheduleBatch(ctx: Context, o: RescheduleBatchOptions): 
       async run(move, line, key): Promise<RowResult> {
         try {
           const api = await ctx.api();
-          const moved = await api.reschedule(move.meeting, move.start.toISOString());
-          await state.meetings.recordMove(scope, move.meeting, moved, ctx.clock.now()).catch(() => undefined);
+          // Under the meeting's lock, like `reschedule`: parallel moves land in the record in order.
+          await state.holdMeeting({ scope, id: move.meeting }, async (held) => {
+            const m = await api.reschedule(move.meeting, move.start.toISOString(), {
+              beforeSend: async () => held.assertHeld(),
+            });
+            await state.meetings.recordMove(scope, move.meeting, m, ctx.clock.now()).catch(() => undefined);
+          });
           return { row: line, key, status: 'moved', meetingId: move.meeting };
         } catch (error) {
           if (!(error instanceof CliError)) throw error;

@@ -11,7 +11,7 @@ import type { Trigger } from '../../api/schemas.js';
 import { ROUTE_COST } from '../../bulk/plan.js';
 import type { RowResult, RowStatus } from '../../bulk/results.js';
 import { type RouteRow, unknownRouteColumns, validateRouteRow } from '../../bulk/route-rows.js';
-import { scopeOf } from '../../config/target.js';
+import { workspaceOf } from '../workspace.js';
 import type { Context } from '../../context.js';
 import { loadTimeExpressions } from '../../domain/human-time.js';
 import { resolveZone } from '../../domain/time.js';
@@ -42,7 +42,7 @@ export async function routeBatch(ctx: Context, o: RouteBatchOptions): Promise<vo
     source,
     {
       command: 'route',
-      scope: scopeOf(target),
+      scope: await workspaceOf(ctx),
       cost: ROUTE_COST,
       ratePerMinute: target.rate ?? RATE_PER_MINUTE,
       keyOf: (record) => record.email ?? '',

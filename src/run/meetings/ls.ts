@@ -1,4 +1,4 @@
-import { scopeOf } from '../../config/target.js';
+import { workspaceOf } from '../workspace.js';
 import type { Context } from '../../context.js';
 import { parseTimeExpression } from '../../domain/human-time.js';
 import { requireEmail } from '../../domain/inputs.js';
@@ -65,5 +65,5 @@ export async function parseMeetingsFilter(opts: LsOptions, zone: string, now: Da
 /** The meetings of this workspace on record that pass the filter, earliest first: the `meetings ls --json` document. */
 export async function listMeetings(ctx: Context, filter: MeetingFilter): Promise<AnyMeetingView[]> {
   const [target, state] = await Promise.all([ctx.target(), ctx.state()]);
-  return filterMeetings(await allMeetings(state, scopeOf(target)), filter);
+  return filterMeetings(await allMeetings(state, await workspaceOf(ctx)), filter);
 }

@@ -1,4 +1,4 @@
-import { scopeOf } from '../../config/target.js';
+import { workspaceOf } from '../workspace.js';
 import type { Context } from '../../context.js';
 import { formatInZone, formatUtc, resolveZone } from '../../domain/time.js';
 import { CliError, EXIT, UsageError } from '../../errors.js';
@@ -8,7 +8,7 @@ export async function run(ctx: Context, [id = '']: string[], opts: { tz?: string
   if (!id.trim()) throw new UsageError('missing <meeting-id>: pass a meeting id (see `schedctl meetings ls`)');
   const zone = resolveZone(opts.tz, '--tz');
   const target = await ctx.target();
-  const record = await (await ctx.state()).meetings.get(scopeOf(target), id.trim());
+  const record = await (await ctx.state()).meetings.get(await workspaceOf(ctx), id.trim());
   if (!record) {
     throw new CliError('NOT_FOUND', `no meeting ${id} in the local record of this workspace`, EXIT.notFound, {
       hint: 'only meetings booked or moved through schedctl with this profile are recorded: `schedctl meetings ls --all` lists them',

@@ -26,7 +26,21 @@ export function routeDocument(r: RouteRun) {
     reused: x.reused,
     refires: x.refires,
     ...(x.alreadyBookedCode ? { alreadyBookedCode: x.alreadyBookedCode } : {}),
+    ...(x.unansweredFires?.length ? { unansweredFires: x.unansweredFires } : {}),
   };
+}
+
+/** One wording for `trigger fire` and `route`: an earlier fire may have started a workflow run. */
+export function unansweredFiresLine(
+  fires: { sentAt?: string | undefined }[],
+  email: string,
+  trigger: string,
+  time: (iso: string) => string,
+): string {
+  const when = fires.map((f) => (f.sentAt ? time(f.sentAt) : 'earlier')).join(', ');
+  return sanitizeText(
+    `an earlier fire of "${trigger}" for ${email} (sent ${when}) got no answer: it may have started a workflow run (CRM writes and routing fairness repeat); firing again`,
+  );
 }
 
 /** Human result (stdout): the meeting, how to move it, and the same run as one scriptable command (server text escaped). */
@@ -121,6 +135,9 @@ export function noticePrinter(o: { ui: Ui; json: boolean; target: Target; zone: 
         return;
       case 'expired':
         ui.warn('the hold lapsed (RESERVATION_EXPIRED): fetching a new reservation');
+        return;
+      case 'unanswered_fires':
+        o.ui.warn(unansweredFiresLine(n.fires, n.email, n.trigger.name, time));
         return;
       case 'session_ended':
         ui.warn(`the scheduling session of workflow run ${n.executionId} ended (CONFLICT): it can no longer book`);

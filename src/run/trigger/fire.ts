@@ -1,5 +1,5 @@
 import type { FireRequest, Outcome, Trigger } from '../../api/schemas.js';
-import { scopeOf } from '../../config/target.js';
+import { workspaceOf } from '../workspace.js';
 import type { Context } from '../../context.js';
 import { fireTrigger } from '../../domain/fire.js';
 import { isValidEmail, parseKeyValues } from '../../domain/inputs.js';
@@ -11,6 +11,9 @@ import { loadTrigger } from '../triggers/load.js';
 import { parseContext } from './context.js';
 import { FIRE_FLAGS } from './flag-names.js';
 import { outcomeLines, reuseWarning } from './print.js';
+import { fireJournalOf } from './fire-journal.js';
+import { unansweredFiresLine } from '../route/print.js';
+import { formatInZone } from '../../domain/time.js';
 
 export interface FireOptions {
   email?: string;
@@ -32,7 +35,12 @@ export interface FireInput {
 
 /** The `trigger fire --json` document: the API's fire result, or the remembered outcome reused instead. */
 export type FireDocument =
-  | { executionId: string; outcome: Outcome | { type: string } }
+  | {
+      executionId: string;
+      outcome: Outcome | { type: string };
+      /** Earlier fires of this lead and trigger whose answer was lost (each may have started a run). */
+      unansweredFires?: { sentAt?: string | undefined }[];
+    }
   | { status: 'reused'; executionId: string; outcome: Outcome | { type: string }; firedAt: string };
 
 export interface FireRun {
@@ -93,7 +101,7 @@ export async function fireOrReuse(ctx: Context, input: FireInput, hooks: FireHoo
   );
 
   const { outcomes } = await ctx.state();
-  const scope = scopeOf(target);
+  const scope = await workspaceOf(ctx);
   // A remembered outcome is shown instead of firing only for the very same answers.
   const key = answersKey(responses, context ?? {});
   const remembered = await outcomes.lookup(scope, trigger.id, email, key);
@@ -110,18 +118,36 @@ export async function fireOrReuse(ctx: Context, input: FireInput, hooks: FireHoo
     );
   }
 
+  // A fire whose answer was lost may have started a run: said before firing again.
+  const state = await ctx.state();
+  const unanswered = await state.fires.unanswered(scope, email, trigger.id);
+  if (unanswered.length > 0)
+    hooks.warn(unansweredFiresLine(unanswered, email, trigger.name, (iso) => formatInZone(iso, 'UTC')));
   hooks.info(
     `firing "${trigger.name}" for ${email} ${target.profileName ? `on profile ${target.profileName}` : 'with the key from SCHEDCTL_API_KEY'} at ${target.baseUrl}`,
   );
   const api = await ctx.api();
-  const result = await fireTrigger(api, trigger, { email, responses, ...(context ? { context } : {}) });
+  const result = await fireTrigger(
+    api,
+    trigger,
+    { email, responses, ...(context ? { context } : {}) },
+    fireJournalOf(state, { scope, triggerId: trigger.id, email, answersKey: key }),
+  );
   await outcomes.remember(scope, trigger.id, email, {
     executionId: result.executionId,
     outcome: result.outcome,
     firedAt: ctx.clock.now().toISOString(),
     answersKey: key,
   });
-  return { trigger, email, document: { executionId: result.executionId, outcome: result.outcome } };
+  return {
+    trigger,
+    email,
+    document: {
+      executionId: result.executionId,
+      outcome: result.outcome,
+      ...(unanswered.length ? { unansweredFires: unanswered.map((f) => ({ sentAt: f.sentAt })) } : {}),
+    },
+  };
 }
 
 async function readResponsesFile(spec: string, ctx: Context): Promise<Record<string, unknown>> {

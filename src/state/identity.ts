@@ -1,0 +1,99 @@
+/**
+ * What things are, not how they were typed (shared/ledger-rules.md, "Identities"). Every
+ * comparison of the lead ledger goes through here:
+ * - a workspace is what an API key reaches at an API: the normalised base URL plus the key's
+ *   fingerprint (never the key), or an explicit workspace name that joins several keys of one
+ *   organisation; never the profile's name;
+ * - a lead is its email, trimmed and lower-cased (a `+tag` is another address);
+ * - an event is its eventId; a slug or a scheduling link resolves to it through the aliases the
+ *   slots results and the booked meetings taught the ledger.
+ * Pure: unit-tested and mutation-tested on its own.
+ */
+import { createHash } from 'node:crypto';
+
+/** Loopback names and addresses are one host: `localhost`, 127.0.0.0/8, `::1` (any spelling). */
+const LOOPBACK_HOST =
+  /^(localhost|127\.\d{1,3}\.\d{1,3}\.\d{1,3}|\[(0{0,4}:){0,7}:?0{0,3}1\]|\[::ffff:127\.\d{1,3}\.\d{1,3}\.\d{1,3}\])$/;
+const DEFAULT_PORTS: Record<string, string> = { 'http:': '80', 'https:': '443' };
+
+/**
+ * The base URL as one spelling: lower-case scheme and host (URL does that), default port
+ * dropped, loopback written `loopback`, no trailing slash, path kept (it is case-sensitive).
+ * A string that is not a URL is returned trimmed: it can only equal itself.
+ */
+export function normaliseBaseUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    return raw.trim();
+  }
+  const host = LOOPBACK_HOST.test(url.hostname) ? 'loopback' : url.hostname;
+  const port = url.port === '' || url.port === DEFAULT_PORTS[url.protocol] ? '' : `:${url.port}`;
+  const path = url.pathname.replace(/\/+$/, '');
+  return `${url.protocol}//${host}${port}${path}`;
+}
+
+/** Identifies a key without revealing it: 16 hex digits of its sha256. */
+export function keyFingerprint(apiKey: string): string {
+  return createHash('sha256').update(apiKey.trim()).digest('hex').slice(0, 16);
+}
+
+export interface WorkspaceInput {
+  baseUrl: string;
+  apiKey: string;
+  /** An explicit workspace name (`profile add --workspace`): profiles with other keys join it. */
+  workspace?: string | undefined;
+}
+
+/** The ledger's workspace id: `<url>#key:<fingerprint>`, or `<url>#ws:<name>` when named. */
+export function workspaceId(input: WorkspaceInput): string {
+  const url = normaliseBaseUrl(input.baseUrl);
+  const name = input.workspace?.trim();
+  return name ? `${url}#ws:${name}` : `${url}#key:${keyFingerprint(input.apiKey)}`;
+}
+
+/**
+ * The scope records were written under before workspaces existed: the profile name (`env` for
+ * a key from the environment) and the base URL as the profile held it. Such records are
+ * adopted into the workspace the first time a command of that profile opens the ledger.
+ */
+export function legacyScope(profileName: string | undefined, baseUrl: string): string {
+  return `${profileName ?? 'env'}@${baseUrl}`;
+}
+
+/** Whether a scope string is a workspace id (anything else is a legacy scope). */
+export const isWorkspaceId = (scope: string): boolean => /#(key|ws):/.test(scope);
+
+/** A lead's identity. */
+export const leadId = (email: string): string => email.trim().toLowerCase();
+export const sameLead = (a: string, b: string): boolean => leadId(a) === leadId(b);
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The eventId an event argument stands for: itself when it is the id, else what the aliases
+ * know (slugs, scheduling link ids and link slugs, as slots results and meetings taught them).
+ * A uuid that an alias maps (a scheduling link id) resolves through the alias.
+ */
+export function resolveEventId(arg: string, aliases: Readonly<Record<string, string>>): string | undefined {
+  const key = eventAliasKey(arg);
+  if (Object.hasOwn(aliases, key)) return aliases[key];
+  return UUID.test(arg.trim()) ? arg.trim().toLowerCase() : undefined;
+}
+
+/** Slugs compare without case; uuids are lower-cased. */
+export const eventAliasKey = (arg: string): string => arg.trim().toLowerCase();
+
+/**
+ * Whether `arg` names the event `eventId`: the id itself, an alias of it, or the very string a
+ * meeting was booked with (`typed`).
+ */
+export function sameEvent(
+  arg: string,
+  meeting: { eventId: string; typed?: string | undefined },
+  aliases: Readonly<Record<string, string>>,
+): boolean {
+  if (meeting.typed !== undefined && eventAliasKey(meeting.typed) === eventAliasKey(arg)) return true;
+  return resolveEventId(arg, aliases) === meeting.eventId.toLowerCase();
+}
