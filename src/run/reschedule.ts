@@ -51,7 +51,7 @@ export async function run(ctx: Context, [meetingId]: string[], opts: RescheduleO
     });
   }
 
-  const [target, state] = await Promise.all([ctx.target(), ctx.state()]);
+  const state = await ctx.state();
   const found = await findMeetingToMove(ctx, state, await workspaceOf(ctx), request);
   const { id, was } = found;
   let start = request.start;

@@ -79,7 +79,6 @@ export interface RouteParsedOptions {
 
 /** One routed booking from parsed options: shared by `schedctl route` and the MCP server's route_lead. */
 export async function routeParsed(ctx: Context, parsed: ParsedRouteOptions, o: RouteParsedOptions): Promise<RouteRun> {
-  const target = await ctx.target();
   const [api, state] = await Promise.all([ctx.api(), ctx.state()]);
   // Outcomes, attempts and meetings are written along the way: refuse before any request when they cannot be.
   state.assertWritable();

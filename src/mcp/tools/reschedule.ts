@@ -32,7 +32,7 @@ export const rescheduleMeetingTool = defineTool({
   async run(call, args) {
     const { ctx } = call;
     const request = await parseRescheduleOptions(args.meeting_id, args, ctx.clock.now());
-    const [target, state] = await Promise.all([ctx.target(), ctx.state()]);
+    const state = await ctx.state();
     const found = await findMeetingToMove(ctx, state, await workspaceOf(ctx), request);
     if (!request.start) throw new UsageError('missing --start: pass the new start time');
     call.lostHint = MOVE_LOST;

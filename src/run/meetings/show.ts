@@ -7,7 +7,6 @@ import { view } from './records.js';
 export async function run(ctx: Context, [id = '']: string[], opts: { tz?: string }): Promise<void> {
   if (!id.trim()) throw new UsageError('missing <meeting-id>: pass a meeting id (see `schedctl meetings ls`)');
   const zone = resolveZone(opts.tz, '--tz');
-  const target = await ctx.target();
   const record = await (await ctx.state()).meetings.get(await workspaceOf(ctx), id.trim());
   if (!record) {
     throw new CliError('NOT_FOUND', `no meeting ${id} in the local record of this workspace`, EXIT.notFound, {
