@@ -48,7 +48,7 @@ _schedctl_value() {
   case "$1" in
     'profile add')
       case "$2" in
-        '--rate'|'--base-url'|'--timeout') r='text' ;;
+        '--rate'|'--workspace'|'--base-url'|'--timeout') r='text' ;;
         '-p'|'--profile') r='profiles' ;;
         *) return 1 ;;
       esac ;;
@@ -169,7 +169,7 @@ _schedctl_flags() {
   case "$1" in
     '') r='-v --version --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet -h --help' ;;
     'profile') r='-h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
-    'profile add') r='--key-stdin --default --no-verify --rate -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
+    'profile add') r='--key-stdin --default --no-verify --rate --workspace -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'profile ls') r='-h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'profile use') r='-h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'profile rm') r='-h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;

@@ -80,7 +80,7 @@ function __schedctl_value --argument-names cmdpath flag
     switch "$cmdpath"
         case 'profile add'
             switch "$flag"
-                case '--rate' '--base-url' '--timeout'
+                case '--rate' '--workspace' '--base-url' '--timeout'
                     echo 'text'
                 case '-p' '--profile'
                     echo 'profiles'
@@ -327,6 +327,7 @@ function __schedctl_flags --argument-names cmdpath
             printf '%s\t%s\n' '--default' 'make it the default profile (the first profile added always becomes the default)'
             printf '%s\t%s\n' '--no-verify' 'save without checking the key against the API'
             printf '%s\t%s\n' '--rate' 'requests per minute the API allows this key (default 30): the budget every schedctl process shares; 0 turns it off'
+            printf '%s\t%s\n' '--workspace' 'join the ledger of this workspace name: profiles with other keys of one organisation share one record of each lead\'s meetings and attempts'
             printf '%s\t%s\n' '-h' 'display help for command'
             printf '%s\t%s\n' '--help' 'display help for command'
             printf '%s\t%s\n' '--json' 'print one JSON document on stdout (for scripts)'

@@ -231,6 +231,9 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       if (error instanceof HTTPError)
         return Promise.reject(await errorFromResponse(error.response, label, once, readBody));
       if (error instanceof CliError) throw error;
+      // The send hook refused to let the request leave (a lead lock lost): nothing was sent.
+      const cause = (error as { cause?: unknown } | null)?.cause;
+      if (cause instanceof CliError) throw cause;
       throw transportError(error, label, once, options.timeoutMs);
     }
     if (isRedirect(response)) throw redirectError(response, label);

@@ -88,7 +88,7 @@ export class LeadLockLostError extends CliError {
   constructor(label: string, now: HolderInfo | undefined) {
     super(
       'LEAD_LOCK_LOST',
-      `this run lost its lock on ${label} before sending (now held by ${describeHolder(now)}); nothing was sent`,
+      `this run lost its lock on ${label} before sending (${now ? `now held by ${describeHolder(now)}` : 'it was removed'}); nothing was sent`,
       EXIT.conflict,
       { hint: 'run the command again: it will find what the other run did on record' },
     );

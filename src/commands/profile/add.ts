@@ -23,6 +23,12 @@ Rate:
   --rate N is for a workspace whose limit is not the API's 30 requests per minute; every
   schedctl process paces its requests on this key to it (SCHEDCTL_RATE wins over it).
 
+Workspace:
+  schedctl keeps one ledger (attempts, meetings, lead locks) per workspace: what the key
+  reaches at the API (the base URL normalised, and the key's fingerprint), whatever the
+  profile is called. Teammates holding different keys of one organisation can join one
+  ledger with --workspace NAME (the same NAME and API on each profile).
+
 Examples:
   schedctl profile add prod --base-url https://api.example.com --key-stdin < prod-key.txt
   schedctl profile add staging --base-url https://staging.example.com --default
@@ -44,6 +50,10 @@ export function profileAddCommand(ctx: Context): Command {
       .option(
         '--rate <n>',
         'requests per minute the API allows this key (default 30): the budget every schedctl process shares; 0 turns it off',
+      )
+      .option(
+        '--workspace <name>',
+        "join the ledger of this workspace name: profiles with other keys of one organisation share one record of each lead's meetings and attempts",
       )
       .addOption(new Option('--key <key>').hideHelp())
       .addOption(new Option('--api-key <key>').hideHelp())

@@ -1,10 +1,9 @@
 import type { Command } from 'commander';
-import { maskKey } from '../../config/mask.js';
 import { checkBaseUrl, DEFAULT_BASE_URL, rateOf } from '../../config/target.js';
 import type { Context } from '../../context.js';
 import { ApiError, BadResponseError, NetworkError, UsageError } from '../../errors.js';
 import { readAll } from '../../ui/stdin.js';
-import type { ProfileView } from './view.js';
+import { type ProfileView, profileView } from './view.js';
 
 interface AddOptions {
   default?: boolean;
@@ -14,6 +13,7 @@ interface AddOptions {
   /** false with --no-verify */
   verify?: boolean;
   rate?: string;
+  workspace?: string;
 }
 
 /** What the one read request said about the key before it was saved (`keyCheck` in --json). */
@@ -35,14 +35,18 @@ export async function run(ctx: Context, [name = '']: string[], opts: AddOptions,
     });
   }
   if (!NAME.test(name)) throw new UsageError(`invalid profile name "${name}": use letters, digits, _ . - (at most 64)`);
+  const workspace = opts.workspace?.trim();
+  if (workspace !== undefined && !NAME.test(workspace))
+    throw new UsageError(`invalid --workspace "${workspace}": use letters, digits, _ . - (at most 64)`);
   const baseUrl = checkBaseUrl(ctx.globals.baseUrl ?? DEFAULT_BASE_URL, '--base-url');
   const apiKey = await readKey(opts, ctx);
   // Saving is the point: a directory that cannot take the file is said before the key check's request.
   (await ctx.state()).assertWritable();
   const keyCheck: KeyCheck = opts.verify === false ? 'skipped' : await checkKey(ctx, name, { baseUrl, apiKey, rate });
   const { profiles } = await ctx.state();
-  await profiles.set(name, { baseUrl, apiKey, ...(rate !== undefined ? { rate } : {}) }, Boolean(opts.default));
-  const view: ProfileView = { name, baseUrl, key: maskKey(apiKey), isDefault: (await profiles.defaultName()) === name };
+  const profile = { baseUrl, apiKey, ...(rate !== undefined ? { rate } : {}), ...(workspace ? { workspace } : {}) };
+  await profiles.set(name, profile, Boolean(opts.default));
+  const view: ProfileView = profileView(name, profile, (await profiles.defaultName()) === name);
   const ui = await ctx.ui();
   if (ctx.globals.json) return ui.json({ profile: view, keyCheck });
   ui.info(

@@ -1,16 +1,12 @@
-import { maskKey } from '../../config/mask.js';
 import type { Context } from '../../context.js';
 import { tables } from '../../ui/table.js';
-import type { ProfileView } from './view.js';
+import { type ProfileView, profileView } from './view.js';
 
 export async function run(ctx: Context): Promise<void> {
   const { profiles: store } = await ctx.state();
-  const profiles: ProfileView[] = (await store.list()).map(({ name, profile, isDefault }) => ({
-    name,
-    baseUrl: profile.baseUrl,
-    key: maskKey(profile.apiKey),
-    isDefault,
-  }));
+  const profiles: ProfileView[] = (await store.list()).map(({ name, profile, isDefault }) =>
+    profileView(name, profile, isDefault),
+  );
   const ui = await ctx.ui();
   if (ctx.globals.json) return ui.json({ profiles });
   const renderTable = await tables();

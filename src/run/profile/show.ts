@@ -1,8 +1,7 @@
-import { maskKey } from '../../config/mask.js';
 import { resolveProfileName } from '../../config/target.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { type ProfileView, unknownProfile } from './view.js';
+import { type ProfileView, profileView, unknownProfile } from './view.js';
 
 interface ShowView extends ProfileView {
   configFile: string;
@@ -17,6 +16,7 @@ export async function run(ctx: Context, [name]: string[]): Promise<void> {
       `name:      ${view.name}${view.isDefault ? ' (default)' : ''}`,
       `base URL:  ${view.baseUrl}`,
       `key:       ${view.key}`,
+      `workspace: ${view.workspace}`,
       `stored in: ${view.configFile}`,
     ].join('\n'),
   );
@@ -30,11 +30,5 @@ async function showView(ctx: Context, name: string | undefined): Promise<ShowVie
   if (!chosen) throw new UsageError('no profile in use', { hint: 'add one with `schedctl profile add <name>`' });
   const profile = profiles[chosen];
   if (!profile) throw unknownProfile(chosen, Object.keys(profiles).sort());
-  return {
-    name: chosen,
-    baseUrl: profile.baseUrl,
-    key: maskKey(profile.apiKey),
-    isDefault: defaultProfile === chosen,
-    configFile: store.path,
-  };
+  return { ...profileView(chosen, profile, defaultProfile === chosen), configFile: store.path };
 }

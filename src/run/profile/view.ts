@@ -1,4 +1,7 @@
+import { maskKey } from '../../config/mask.js';
 import { UsageError } from '../../errors.js';
+import { workspaceId } from '../../state/identity.js';
+import type { Profile } from '../../state/index.js';
 
 /** The JSON shape of a profile in every profile command's output (the key masked). */
 export interface ProfileView {
@@ -6,6 +9,21 @@ export interface ProfileView {
   baseUrl: string;
   key: string;
   isDefault: boolean;
+  /**
+   * The ledger workspace its records belong to (state/identity.ts): the normalised base URL
+   * and the key's fingerprint, or the explicit name given with --workspace.
+   */
+  workspace: string;
+}
+
+export function profileView(name: string, profile: Profile, isDefault: boolean): ProfileView {
+  return {
+    name,
+    baseUrl: profile.baseUrl,
+    key: maskKey(profile.apiKey),
+    isDefault,
+    workspace: workspaceId(profile),
+  };
 }
 
 export function unknownProfile(name: string, known: string[]): UsageError {

@@ -1,0 +1,115 @@
+import { describe, expect, it } from 'vitest';
+import {
+  eventAliasKey,
+  isWorkspaceId,
+  keyFingerprint,
+  leadId,
+  legacyScope,
+  normaliseBaseUrl,
+  resolveEventId,
+  sameEvent,
+  sameLead,
+  workspaceId,
+} from '../../src/state/identity.js';
+
+const EVENT = '7a3c9f10-1b2d-4e5f-8a9b-0c1d2e3f4a5b';
+const LINK = '00000000-0000-4000-8000-00000000a1a1';
+
+describe('identity: a workspace is what a key reaches, not how the URL was typed', () => {
+  it.each([
+    ['https://API.Example.com', 'https://api.example.com'],
+    ['https://api.example.com/', 'https://api.example.com'],
+    ['https://api.example.com:443', 'https://api.example.com'],
+    ['https://api.example.com:8443/', 'https://api.example.com:8443'],
+    ['HTTPS://api.example.com//', 'https://api.example.com'],
+    ['https://api.example.com/v2/', 'https://api.example.com/v2'],
+    ['https://api.example.com/V2', 'https://api.example.com/V2'],
+    ['http://127.0.0.1:4010', 'http://loopback:4010'],
+    ['http://localhost:4010/', 'http://loopback:4010'],
+    ['http://LOCALHOST:4010', 'http://loopback:4010'],
+    ['http://127.1.2.3:4010', 'http://loopback:4010'],
+    ['http://[::1]:4010', 'http://loopback:4010'],
+    ['http://[0:0:0:0:0:0:0:1]:4010', 'http://loopback:4010'],
+    ['http://localhost:80', 'http://loopback'],
+    ['http://localhost', 'http://loopback'],
+    ['http://127.0.0.1:443', 'http://loopback:443'],
+    ['  https://api.example.com  ', 'https://api.example.com'],
+  ])('%s is %s', (raw, normal) => {
+    expect(normaliseBaseUrl(raw)).toBe(normal);
+  });
+
+  it('keeps other hosts apart: a look-alike of loopback is not loopback', () => {
+    expect(normaliseBaseUrl('http://localhost.example.com:4010')).toBe('http://localhost.example.com:4010');
+    expect(normaliseBaseUrl('http://128.0.0.1:4010')).toBe('http://128.0.0.1:4010');
+    expect(normaliseBaseUrl('http://10.127.0.1')).toBe('http://10.127.0.1');
+    expect(normaliseBaseUrl('http://[::2]:4010')).toBe('http://[::2]:4010');
+    expect(normaliseBaseUrl('http://a127.0.0.1x')).toBe('http://a127.0.0.1x');
+  });
+
+  it('leaves a string that is not a URL as it is (trimmed): it can only equal itself', () => {
+    expect(normaliseBaseUrl(' not a url ')).toBe('not a url');
+  });
+
+  it('fingerprints a key without revealing it: 16 hex digits, stable, the same for stray spaces', () => {
+    const f = keyFingerprint('sk_test_secret');
+    expect(f).toMatch(/^[0-9a-f]{16}$/);
+    expect(f).toBe(keyFingerprint(' sk_test_secret\n'));
+    expect(f).not.toBe(keyFingerprint('sk_test_other'));
+    expect(f).not.toContain('secret');
+  });
+
+  it('names a workspace by the normalised URL and the key, or by an explicit name', () => {
+    const a = workspaceId({ baseUrl: 'http://127.0.0.1:4010/', apiKey: 'sk_1' });
+    expect(a).toBe(`http://loopback:4010#key:${keyFingerprint('sk_1')}`);
+    expect(workspaceId({ baseUrl: 'http://localhost:4010', apiKey: 'sk_1' })).toBe(a);
+    expect(workspaceId({ baseUrl: 'http://localhost:4010', apiKey: 'sk_2' })).not.toBe(a);
+    expect(workspaceId({ baseUrl: 'http://localhost:4010', apiKey: 'sk_2', workspace: ' acme ' })).toBe(
+      'http://loopback:4010#ws:acme',
+    );
+    expect(workspaceId({ baseUrl: 'http://localhost:4010', apiKey: 'sk_1', workspace: 'acme' })).toBe(
+      'http://loopback:4010#ws:acme',
+    );
+    expect(workspaceId({ baseUrl: 'http://localhost:4010', apiKey: 'sk_1', workspace: '  ' })).toBe(a);
+    expect(isWorkspaceId(a)).toBe(true);
+    expect(isWorkspaceId('http://loopback:4010#ws:acme')).toBe(true);
+    expect(isWorkspaceId(legacyScope('sandbox', 'http://127.0.0.1:4010'))).toBe(false);
+  });
+
+  it('spells the legacy scope as older versions wrote it', () => {
+    expect(legacyScope('sandbox', 'http://127.0.0.1:4010')).toBe('sandbox@http://127.0.0.1:4010');
+    expect(legacyScope(undefined, 'https://api.example.com')).toBe('env@https://api.example.com');
+  });
+});
+
+describe('identity: a lead is its normalised email', () => {
+  it('trims and lower-cases; a +tag is another address', () => {
+    expect(leadId('  Ada@Acme.COM ')).toBe('ada@acme.com');
+    expect(sameLead('Ada@Acme.com', 'ada@acme.com ')).toBe(true);
+    expect(sameLead('ada+x@acme.com', 'ada@acme.com')).toBe(false);
+  });
+});
+
+describe('identity: an event is its eventId', () => {
+  const aliases = { 'intro-call': EVENT, [LINK]: EVENT };
+
+  it('resolves a uuid to itself (lower-cased), a known slug or link through the aliases, anything else to nothing', () => {
+    expect(resolveEventId(EVENT.toUpperCase(), {})).toBe(EVENT);
+    expect(resolveEventId(' Intro-Call ', aliases)).toBe(EVENT);
+    expect(resolveEventId(LINK, aliases)).toBe(EVENT);
+    expect(resolveEventId('intro-call', {})).toBeUndefined();
+    expect(resolveEventId('not-a-uuid-7a3c9f10-1b2d-4e5f-8a9b-0c1d2e3f4a5b', {})).toBeUndefined();
+    expect(resolveEventId('constructor', {})).toBeUndefined();
+  });
+
+  it('compares an argument with a meeting by id, alias or the very string it was booked with', () => {
+    const meeting = { eventId: EVENT, typed: 'intro-call' };
+    expect(sameEvent(EVENT, meeting, {})).toBe(true);
+    expect(sameEvent('INTRO-CALL', meeting, {})).toBe(true);
+    expect(sameEvent(LINK, meeting, aliases)).toBe(true);
+    expect(sameEvent(LINK, meeting, {})).toBe(false);
+    expect(sameEvent('demo', meeting, aliases)).toBe(false);
+    expect(sameEvent('intro-call', { eventId: EVENT.toUpperCase() }, aliases)).toBe(true);
+    expect(sameEvent('intro-call', { eventId: EVENT }, {})).toBe(false);
+    expect(eventAliasKey(' A-b ')).toBe('a-b');
+  });
+});
