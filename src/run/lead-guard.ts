@@ -37,17 +37,18 @@ export async function guardLead(
   state: Pick<State, 'journal' | 'meetings' | 'events'>,
   q: LeadGuardQuery,
 ): Promise<GuardResult> {
-  const [record, aliases] = await Promise.all([
-    leadRecord(state, q.scope, q.email, ctx.clock.now()),
-    state.events.of(q.scope),
-  ]);
+  const now = ctx.clock.now();
+  const [record, aliases] = await Promise.all([leadRecord(state, q.scope, q.email, now), state.events.of(q.scope)]);
   const verdict = decide(record, q.intent, { rebook: q.rebook, aliases });
   switch (verdict.kind) {
     case 'send':
-      for (const a of verdict.maybeBooked)
+      for (const a of verdict.maybeBooked) {
         (await ctx.ui()).warn(
           `booking anyway (rebook), but an earlier booking of ${a.personEmail} has an unknown outcome: ${attemptPhrase(a, q.zone)}; a meeting may already exist`,
         );
+        // Said once: the user chose to book past it, so it blocks this lead no more.
+        await state.journal.update(a.id, { acknowledgedAt: now.toISOString() });
+      }
       return { kind: 'go' };
     case 'repeat':
       return { kind: 'repeat', meeting: verdict.meeting };

@@ -21,7 +21,7 @@ export async function leadRecord(
   const recorded = new Set(meetings.map((m) => m.id));
   return {
     meetings,
-    unknown: attempts.filter((a) => a.outcome === 'unknown' && wasSent(a)),
+    unknown: attempts.filter((a) => a.outcome === 'unknown' && wasSent(a) && a.acknowledgedAt === undefined),
     bookedUnrecorded: attempts.filter(
       (a) =>
         a.outcome !== 'unknown' &&

@@ -80,6 +80,8 @@ const entryShape = () => ({
    * RESERVATION_EXPIRED or CONFLICT proves nothing). Absent: written before this was kept (no_answer).
    */
   lostBy: z.optional(z.enum(['no_answer', 'error_answer'])),
+  /** An unknown outcome the user booked past with rebook (warned that a meeting may exist): it blocks no more. */
+  acknowledgedAt: z.optional(z.string()),
 });
 export type JournalEntry = Plain<ReturnType<typeof entryShape>>;
 export type JournalFile = { entries: JournalEntry[] };

@@ -9,6 +9,7 @@ import { registerSecret } from '../helpers/cli.js';
 import { barrier, startGate } from '../helpers/parallel-gate.js';
 import { describeRun, jsonOf, readState, runKillable, type KillableResult } from '../helpers/parallel-run.js';
 import { useSandbox } from '../helpers/sandbox.js';
+import { keyFingerprint } from '../../src/state/identity.js';
 
 const t = useSandbox();
 const N_PROFILES = 12;
@@ -108,7 +109,7 @@ describe('bookings, in parallel', () => {
       const ids = first.map((r) => jsonOf(r).id as string);
       expect(new Set(ids).size).toBe(N_BOOKS);
 
-      const scope = `env@${gate.baseUrl}`;
+      const scope = `http://loopback:${new URL(gate.baseUrl).port}#key:${keyFingerprint(t.sb.keys.full)}`;
       const journal = readState<{ entries: Array<{ outcome: string; meetingId?: string }> }>(t.dir, 'journal.json', {
         entries: [],
       }).entries;

@@ -40,7 +40,13 @@ describe('profile add checks the key before saving it', () => {
     const r = await add('sbx', 'full', ['--json']);
     expect(r.code, show(r)).toBe(0);
     expect(r.json()).toEqual({
-      profile: { name: 'sbx', baseUrl: t.sb.baseUrl, key: expect.stringMatching(/^sk_…/), isDefault: true },
+      profile: {
+        name: 'sbx',
+        baseUrl: t.sb.baseUrl,
+        key: expect.stringMatching(/^sk_…/),
+        isDefault: true,
+        workspace: expect.stringMatching(/#key:[0-9a-f]{16}$/),
+      },
       keyCheck: 'passed',
     });
     const { requests } = await t.sb.state();

@@ -8,6 +8,8 @@ const KEY_A = 'sk_test_profileA_0123456789abcd';
 const KEY_B = 'sk_test_profileB_9876543210wxyz';
 const KEY_ENV = 'sk_test_fromenv_55555555aaaa';
 registerSecret(KEY_A, KEY_B, KEY_ENV);
+/** A profile's ledger workspace: its normalised base URL and key fingerprint (state/identity.ts). */
+const WORKSPACE = expect.stringMatching(/^http:\/\/loopback:\d+#key:[0-9a-f]{16}$/);
 
 describe('profiles and the key store', () => {
   let serverA: Awaited<ReturnType<typeof startTestServer>>;
@@ -42,8 +44,8 @@ describe('profiles and the key store', () => {
     expect(ls.code, show(ls)).toBe(0);
     expect(ls.json()).toEqual({
       profiles: [
-        { name: 'alpha', baseUrl: serverA.baseUrl, key: 'sk_…abcd', isDefault: true },
-        { name: 'beta', baseUrl: serverB.baseUrl, key: 'sk_…wxyz', isDefault: false },
+        { name: 'alpha', baseUrl: serverA.baseUrl, key: 'sk_…abcd', isDefault: true, workspace: WORKSPACE },
+        { name: 'beta', baseUrl: serverB.baseUrl, key: 'sk_…wxyz', isDefault: false, workspace: WORKSPACE },
       ],
     });
     const human = await runCli(['profile', 'ls'], { configDir });

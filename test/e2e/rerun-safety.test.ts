@@ -168,7 +168,7 @@ describe('killed before the booking left the machine', () => {
     expect(after.meetings[0]!.id).toBe(again.json().meeting.id);
   });
 
-  it('route: a booking answered 500 (never processed) is not "already booked" once the hold lapsed: the re-run books', async () => {
+  it('route: a booking answered 500, then RESERVATION_EXPIRED to the re-sent attempt: outcome unknown (exit 7), never "already booked"; --rebook books', async () => {
     await t.sb.fault({ method: 'POST', path: BOOK_PATH, fault: 'status', status: 500 });
     const args = routeArgs('max@acme.example', 'apac', 'first');
     const first = await cli(args);
@@ -176,13 +176,18 @@ describe('killed before the booking left the machine', () => {
     expect(journal()).toEqual([expect.objectContaining({ outcome: 'unknown' })]);
     expect((await state()).meetings).toEqual([]);
     await t.sb.advance(HOLD_SECONDS + 5);
-    // The run never booked: re-sent, its attempt answers RESERVATION_EXPIRED, not CONFLICT (spec rule 2).
+    // An explicit error answer first: a lapsed hold proves nothing either way (shared/ledger-rules.md).
     const again = await cli(args);
-    expect(again.code, show(again)).toBe(0);
-    expect(again.json()).toMatchObject({ status: 'booked' });
+    expect(again.code, show(again)).toBe(7);
+    expect(again.json().error.message).toContain('whether it booked a meeting is unknown');
+    expect(again.stdout + again.stderr).not.toMatch(/already.booked/i);
+    expect((await state()).meetings).toEqual([]);
+    const rebooked = await cli([...args, '--rebook']);
+    expect(rebooked.code, show(rebooked)).toBe(0);
+    expect(rebooked.json()).toMatchObject({ status: 'booked' });
     const after = await state();
     expect(after.meetings).toHaveLength(1);
-    expect(after.meetings[0]).toMatchObject({ id: again.json().meeting.id, personEmail: 'max@acme.example' });
+    expect(after.meetings[0]).toMatchObject({ id: rebooked.json().meeting.id, personEmail: 'max@acme.example' });
     const rerun = await cli(args);
     expect(rerun.code, show(rerun)).toBe(0);
     expect(rerun.json()).toMatchObject({ status: 'already_booked' });
@@ -191,27 +196,31 @@ describe('killed before the booking left the machine', () => {
 });
 
 describe('other answers', () => {
-  it('a lost americas booking, then emea: fires anew (says the answers differ) and books with the EMEA host', async () => {
+  it('a lost americas booking, then emea: refused (the earlier outcome is unknown, nothing fired); --rebook books with the EMEA host, warning', async () => {
     await t.sb.fault({ method: 'POST', path: BOOK_PATH, fault: 'drop-after-commit' });
     const americas = await cli(routeArgs('ana@acme.example', 'americas', 'first'));
     expect(americas.code, show(americas)).toBe(7);
     const [lost] = (await state()).meetings;
     expect(lost).toMatchObject({ hosts: ['Ben Carter'] });
 
+    // The ledger's rule: an unknown outcome of this lead blocks other answers too (shared/ledger-rules.md).
     const emea = await cli(routeArgs('ana@acme.example', 'emea', 'first'));
-    expect(emea.code, show(emea)).toBe(0);
-    expect(emea.stderr).toContain('was fired with other answers: firing anew');
-    expect(emea.stderr).not.toContain('was lost');
-    const doc = emea.json();
+    expect(emea.code, show(emea)).toBe(5);
+    expect(emea.json().error).toMatchObject({ code: 'LEAD_OUTCOME_UNKNOWN' });
+    expect(emea.json().error.hint).toContain('run the same route again for this lead with the same answers');
+    expect((await state()).executions).toHaveLength(1);
+    expect((await state()).meetings).toHaveLength(1);
+
+    const rebooked = await cli(routeArgs('ana@acme.example', 'emea', 'first', ['--rebook']));
+    expect(rebooked.code, show(rebooked)).toBe(0);
+    expect(rebooked.stderr).toContain('a meeting may already exist');
+    expect(rebooked.stderr).toContain('was fired with other answers: firing anew');
+    const doc = rebooked.json();
     expect(doc).toMatchObject({ status: 'booked', reused: false });
     const s = await state();
     const booked = s.meetings.find((m) => m.id === doc.meeting.id) as (typeof s.meetings)[number] & { hosts: string[] };
     expect(booked).toMatchObject({ hosts: ['Amelia Hart'] });
     expect(booked.workflowExecutionId).not.toBe(lost!.workflowExecutionId);
-    expect(s.executions.map((e) => e.outcome)).toEqual([
-      expect.objectContaining({ schedulingLinkId: expect.any(String) }),
-      expect.objectContaining({ schedulingLinkId: expect.any(String) }),
-    ]);
     // The americas outcome is held no more: it cannot be reused for this lead.
     const held = Object.values(
       readState<{ outcomes: Record<string, { executionId: string }> }>(t.dir, 'outcomes.json', { outcomes: {} })

@@ -134,7 +134,14 @@ export async function runRoute(deps: RouteDeps): Promise<RouteResult> {
       return undefined;
     }
   };
-  if (open?.request && open.outcome !== 'booked') {
+  // Not one the user already booked past (rebook after an unknown outcome): resending it again
+  // would only repeat the answer that left it unknown.
+  if (
+    open?.request &&
+    open.outcome !== 'booked' &&
+    open.acknowledgedAt === undefined &&
+    !(deps.rebook && open.lostBy === 'error_answer')
+  ) {
     const resolved = await resolve(open);
     if (resolved) return resolved;
   }
