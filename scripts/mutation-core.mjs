@@ -18,6 +18,10 @@ const CORE = [
   'src/state/json-file.ts',
   'src/state/lock.ts',
   'src/state/profiles.ts',
+  // The lead ledger: what counts as the same workspace, lead and event, the rule, and the lead's record.
+  'src/state/identity.ts',
+  'src/domain/ledger.ts',
+  'src/state/ledger.ts',
 ];
 const MIN_SCORE = 90;
 
