@@ -112,9 +112,11 @@ export const OUTPUT = {
   book_meeting: z.looseObject({
     ...partial(meetingShape),
     status: z
-      .literal('already_booked')
+      .string()
       .optional()
-      .describe('present when nothing new was booked: the lead already has this meeting (see code and meetingId)'),
+      .describe(
+        "the new meeting's status (scheduled), or already_booked: nothing new was booked (see code and meetingId)",
+      ),
     code: z
       .string()
       .optional()
