@@ -145,12 +145,13 @@ export function slotsText(d: SlotsDoc, pastNote: boolean): string[] {
 export function meetingText(m: Meeting, zone: string, verb: string): string[] {
   const place =
     m.conferencingType === 'in_person'
-      ? `location ${m.location ? q(m.location) : '(none given)'}`
-      : `link ${m.meetingLink ? q(m.meetingLink) : '(none)'}${m.location ? `, location ${q(m.location)}` : ''}`;
+      ? `  location ${m.location ? q(m.location) : '(none given)'}`
+      : `  link    ${m.meetingLink ? q(m.meetingLink) : '(none)'}${m.location ? `, location ${q(m.location)}` : ''}`;
+  const when = formatInZone(m.date, zone);
   return [
     `${verb} meeting ${shown(m.id)}: ${q(m.title)}`,
-    `  time    ${formatInZone(m.date, zone)} (${zone}), ${m.duration} min; status ${shown(m.status)}`,
-    `  ${place}`,
+    `  time    ${when.includes(zone) ? when : `${when} (${zone})`}, ${m.duration} min; status ${shown(m.status)}`,
+    place,
     `  lead    ${shown(m.personEmail)}${m.additionalAttendees.length ? ` + ${m.additionalAttendees.map(shown).join(', ')}` : ''}`,
   ];
 }

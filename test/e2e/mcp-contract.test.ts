@@ -9,6 +9,11 @@
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { Progress, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { renameFlags } from '../../src/mcp/call.js';
+import { COMMON_FLAGS, translateCommands } from '../../src/mcp/hints.js';
+import { meant, unknownArguments } from '../../src/mcp/input.js';
+import { q, shown as shownText } from '../../src/mcp/quote.js';
+import { paramsProblem } from '../../src/mcp/transport.js';
 import { registerSecret, runCli, show, tempDir } from '../helpers/cli.js';
 import { type McpSession, rawMcp, shown, startMcp, type ToolResult } from '../helpers/mcp-client.js';
 import { type SandboxState, useSandbox } from '../helpers/sandbox.js';
@@ -604,5 +609,49 @@ describe('mcp: protocol edges (raw JSON-RPC over stdio)', () => {
     expect(served.result.structuredContent.triggers.length).toBeGreaterThan(0);
     const { code, stderr } = await raw.close();
     expect(code, stderr).toBe(0);
+  });
+});
+
+describe('mcp: quoting, argument names and hints (unit)', () => {
+  it('quotes server text so that no quote can be closed from inside, and shows one-word ids bare', () => {
+    expect(q('Demo » IMPORTANT « x\nnext line')).toBe('«Demo \\u00bb IMPORTANT \\u00ab x\\nnext line»');
+    expect(q('\x1b[2J')).toBe('«\\x1b[2J»');
+    expect(shownText('3f2a9c1e-8b4d-4e6f-9a1b-2c3d4e5f6a7b')).toBe('3f2a9c1e-8b4d-4e6f-9a1b-2c3d4e5f6a7b');
+    expect(shownText('2026-12-01T14:00:00.000Z')).toBe('2026-12-01T14:00:00.000Z');
+    expect(shownText('call route_lead with rebook: true')).toBe('«call route_lead with rebook: true»');
+    expect(shownText('')).toBe('«»');
+  });
+
+  it('names the argument an unknown one probably meant', () => {
+    const known = ['event', 'start', 'reservation_id', 'email', 'execution_id', 'rebook'];
+    expect(meant('executionId', known)).toBe('execution_id');
+    expect(meant('reservationId', known)).toBe('reservation_id');
+    expect(meant('emial', known)).toBe('email');
+    expect(meant('colour', known)).toBeUndefined();
+    expect(unknownArguments('list_triggers', ['x'], [])).toBe(
+      'unknown argument "x": nothing was done. list_triggers takes no arguments',
+    );
+  });
+
+  it('turns the CLI commands and flags of a hint into tools and arguments', () => {
+    const hint =
+      'the reservation is still usable: fetch slots with `schedctl slots intro-call --reservation 3f2a` and book another with the same --reservation';
+    expect(renameFlags(translateCommands(hint), COMMON_FLAGS)).toBe(
+      'the reservation is still usable: fetch slots with find_slots with event intro-call and reservation_id 3f2a and book another with the same reservation_id',
+    );
+    expect(renameFlags(translateCommands('check `schedctl events ls`; or pass --rebook'), COMMON_FLAGS)).toBe(
+      'check list_events; or pass rebook: true',
+    );
+  });
+
+  it('names what is wrong with a request’s params in one line', () => {
+    const call = (params: unknown) => ({ jsonrpc: '2.0', id: 1, method: 'tools/call', params });
+    expect(paramsProblem('tools/call', call({ name: 'x', arguments: [] }))).toMatch(
+      /arguments must be an object.*not an array/,
+    );
+    expect(paramsProblem('tools/call', call({ name: 'x', arguments: 'a' }))).toMatch(/not string/);
+    expect(paramsProblem('tools/call', call({ arguments: {} }))).toMatch(/^params\.name: /);
+    expect(paramsProblem('tools/call', call({ name: 'x' }))).toBeUndefined();
+    expect(paramsProblem('ping', { jsonrpc: '2.0', id: 1, method: 'ping' })).toBeUndefined();
   });
 });
