@@ -110,12 +110,18 @@ export function newCall(base: Context, args: Record<string, unknown> = {}, repor
   return call;
 }
 
-const notesText = (call: ToolCall) => (call.notes.length ? ['', 'Notes:', ...call.notes.map((n) => `- ${q(n)}`)] : []);
+/** The CLI's words in a line, as this tool's: commands as tools, flags as arguments. */
+const toolWords = (s: string, def: Pick<ToolDef, 'flags'>) =>
+  renameFlags(translateCommands(s), { ...COMMON_FLAGS, ...(def.flags ?? {}) });
+
+/** Warnings of the run, quoted: schedctl's words, but they may repeat server text. */
+const notesText = (call: ToolCall, def: Pick<ToolDef, 'flags'>) =>
+  call.notes.length ? ['', 'Notes:', ...call.notes.map((n) => `- ${q(toolWords(n, def))}`)] : [];
 
 /** A finished call: the document as structuredContent, the lines (and notes) as text. */
-export function replyResult(reply: ToolReply, call: ToolCall): CallToolResult {
+export function replyResult(reply: ToolReply, call: ToolCall, def: Pick<ToolDef, 'flags'> = {}): CallToolResult {
   return {
-    content: [{ type: 'text', text: safeText([...reply.text, ...notesText(call)]) }],
+    content: [{ type: 'text', text: safeText([...reply.text, ...notesText(call, def)]) }],
     structuredContent: reply.doc,
   };
 }
@@ -165,7 +171,7 @@ export function errorResult(
     e instanceof OutcomeUnknownError && call.lostHint
       ? err.hint
       : (toolHint({ tool: def.name, code: err.code, args: call.args, cliHint: err.hint, message: err.message }) ??
-        (err.hint === undefined ? undefined : rename(translateCommands(err.hint))));
+        (err.hint === undefined ? undefined : toolWords(err.hint, def)));
   if (hint !== undefined) err.hint = hint;
   // SLOT_TAKEN's nearest free times and reservation ride beside the error (book --json does the same).
   const extra = Object.fromEntries(Object.entries(doc).filter(([k]) => k !== 'error'));
@@ -183,7 +189,7 @@ export function errorResult(
   ];
   return {
     isError: true,
-    content: [{ type: 'text', text: safeText([...lines, ...notesText(call)]) }],
+    content: [{ type: 'text', text: safeText([...lines, ...notesText(call, def)]) }],
     _meta: { [ERROR_META]: { ...err, ...extra } },
   };
 }

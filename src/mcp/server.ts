@@ -83,7 +83,7 @@ function register(server: McpServer, base: Context, def: ToolDef): void {
                 .catch(() => undefined);
       const call = newCall(base, args, report);
       try {
-        return replyResult(await def.run(call, args as never), call);
+        return replyResult(await def.run(call, args as never), call, def);
       } catch (error) {
         return errorResult(error, call, def, base.io.stderr, typeof args.tz === 'string' ? args.tz : undefined);
       }

@@ -108,7 +108,7 @@ describe('mcp: typed results', () => {
     expect([...seen].sort()).toEqual(tools.map((x) => x.name).sort());
   });
 
-  it('gives every tool a title that reads well, in the tool and in its annotations', async () => {
+  it('gives every tool a title that reads well (in the tool and its annotations) and a description in tool words', async () => {
     const s = await mcp();
     const { tools } = await s.client.listTools();
     for (const tool of tools) {
@@ -116,6 +116,8 @@ describe('mcp: typed results', () => {
       expect(tool.title, tool.name).toMatch(/^[A-Z][a-z]+ [\w ()]+$/);
       expect(tool.title, tool.name).not.toMatch(/_/);
       expect(tool.title!.length, tool.name).toBeLessThan(50);
+      // Descriptions speak tools and arguments, as results do.
+      expect(tool.description, tool.name).not.toMatch(CLI_WORDS);
       expect(tool.annotations?.title, tool.name).toBe(tool.title);
     }
   });

@@ -11,7 +11,6 @@ import { MAX_SLOTS_RANGE_DAYS } from '../../limits.js';
 import { routeParsed } from '../../run/route.js';
 import { parseRouteOptions } from '../../run/route/options.js';
 import { noticePrinter, routeDocument } from '../../run/route/print.js';
-import { renameFlags } from '../call.js';
 import { routeText } from '../format.js';
 import { OUTPUT } from '../output.js';
 import { BUDGET, defineTool } from '../tool.js';
@@ -103,7 +102,7 @@ export const routeLeadTool = defineTool({
     );
     parsed.flags.fields = stringFields(args.fields);
     const [target, ui] = await Promise.all([ctx.target(), ctx.ui()]);
-    // The CLI's notices (warnings only, as with --json) become the call's notes, in its words.
+    // The CLI's notices (warnings only, as with --json) become the call's notes (in tool words: ../call.ts).
     const print = noticePrinter({ ui, json: true, target, zone: parsed.zone, yes: parsed.flags.yes });
     const notify = (n: RouteNotice) => {
       if (n.type === 'booking' || n.type === 'resolving') call.lostHint = BOOK_LOST;
@@ -116,7 +115,6 @@ export const routeLeadTool = defineTool({
       again: 'route_lead with the same arguments plus',
       noPrompt: true,
     });
-    for (let i = 0; i < call.notes.length; i++) call.notes[i] = renameFlags(call.notes[i] ?? '', FLAGS);
     call.notes.push(...(result.warnings ?? []));
     const doc = routeDocument({ result, requests, zone: parsed.zone, commandLine: '' });
     return { doc, text: routeText(doc, parsed.zone) };
