@@ -131,7 +131,8 @@ export const OUTPUT = {
     status: z.string().describe('booked | already_booked | redirect | none | other'),
     executionId: z.string(),
     outcome,
-    meeting: nullable(meeting),
+    // booked: the API's Meeting; already_booked: the meeting on record (schedctl's local record of it).
+    meeting: nullable(z.looseObject({ ...partial(meetingShape), id: z.string(), date: time() })),
     requests: z.number().int(),
     trigger: z.object({ id: z.string(), name: z.string() }),
     email: z.string(),
