@@ -56,7 +56,6 @@ const meetingShape = {
   personEmail: z.string(),
   additionalAttendees: z.array(z.string()),
 };
-const meeting = z.looseObject(meetingShape);
 const partial = (shape: Record<string, z.ZodType>) =>
   Object.fromEntries(Object.entries(shape).map(([k, v]) => [k, v.optional()]));
 /** The scheduler, redirect or none outcome of a fired trigger (or one this schedctl does not know). */
