@@ -81,7 +81,7 @@ export function outcomeText(doc: FireDocument, email: string): string[] {
     case 'none':
       return [head, 'Outcome none: the workflow finished without offering a meeting; nothing to book.'];
     default:
-      return [head, `Outcome ${q(o.type)} (not known to this schedctl): see structuredContent.outcome.`];
+      return [head, `Outcome ${q(o.type)} (not known to this schedctl), as the API sent it: ${q(JSON.stringify(o))}`];
   }
 }
 
@@ -208,7 +208,7 @@ export function routeText(doc: ReturnType<typeof routeDocument>, zone: string): 
       return [`The workflow (run ${run}) finished without offering a meeting; nothing was booked ${cost}.`];
     default:
       return [
-        `The workflow (run ${run}) answered an outcome this schedctl does not know (${q(o.type)}); nothing was booked ${cost}.`,
+        `The workflow (run ${run}) answered an outcome this schedctl does not know (${q(o.type)}): ${q(JSON.stringify(o))}; nothing was booked ${cost}.`,
       ];
   }
 }
