@@ -1,16 +1,21 @@
 /**
  * Running one tool call safely: a context of its own that never prompts and never writes the
  * protocol's stdout, and every outcome, errors included, as a tool result. The data goes out
- * unchanged in structuredContent; the text content is sanitized, so a hostile server string
- * cannot drive the terminal of whoever reads a client's log.
+ * unchanged in structuredContent; in the text content server text is quoted (./quote.ts) and
+ * control characters are shown escaped, so a hostile server string can neither pose as an
+ * instruction to the model nor drive the terminal of whoever reads a client's log.
  */
 import { Readable, Writable } from 'node:stream';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Api } from '../api/endpoints.js';
 import type { Context, IO } from '../context.js';
+import { formatInZone } from '../domain/time.js';
 import { CliError, OutcomeUnknownError, UsageError } from '../errors.js';
 import { reportError } from '../report.js';
 import { sanitizeText } from '../ui/sanitize.js';
 import { createUi, type Ui } from '../ui/ui.js';
+import { COMMON_FLAGS, toolHint, translateCommands } from './hints.js';
+import { q } from './quote.js';
 import type { ToolCall, ToolDef, ToolReply } from './tool.js';
 
 function lineSink(onLine: (line: string) => void): Writable {
@@ -35,12 +40,52 @@ function textSink(into: string[]): Writable {
   });
 }
 
+/** Reports one step of a call's progress (notifications/progress), when the client asked for it. */
+export type ProgressSink = (step: { progress: number; total?: number; message: string }) => void;
+
+const STEP: Record<string, string> = {
+  listTriggers: 'listed the triggers',
+  fireTrigger: 'fired the trigger',
+  listEvents: 'listed events',
+  getEvent: 'read the event',
+  slots: 'fetched free times',
+  book: 'sent the booking',
+  reschedule: 'sent the move',
+};
+
+/** The API with each request counted as one step of progress, once it is answered (or fails). */
+function withProgress(api: Api, call: ToolCall, report: ProgressSink): Api {
+  let done = 0;
+  const counted =
+    <A extends unknown[], R>(name: string, fn: (...a: A) => Promise<R>) =>
+    (...a: A): Promise<R> =>
+      fn(...a).finally(() => {
+        done += 1;
+        const total = call.progress.total;
+        report({
+          progress: done,
+          ...(total !== undefined ? { total: Math.max(total, done) } : {}),
+          message: STEP[name] ?? name,
+        });
+      });
+  return {
+    ...api,
+    listTriggers: counted('listTriggers', api.listTriggers),
+    fireTrigger: counted('fireTrigger', api.fireTrigger),
+    listEvents: counted('listEvents', api.listEvents),
+    getEvent: counted('getEvent', api.getEvent),
+    slots: counted('slots', api.slots),
+    book: counted('book', api.book),
+    reschedule: counted('reschedule', api.reschedule),
+  };
+}
+
 /**
  * The call's context: the server's state store, target and HTTP layer (one rate budget), but
  * its own IO. Human notices are dropped (quiet), warnings become the call's notes, and anything
  * written to its stdout goes to stderr: stdout belongs to the protocol.
  */
-export function newCall(base: Context): ToolCall {
+export function newCall(base: Context, args: Record<string, unknown> = {}, report?: ProgressSink): ToolCall {
   const notes: string[] = [];
   const io: IO = {
     stdout: lineSink((line) => base.io.stderr.write(`schedctl mcp: ${sanitizeText(line)}\n`)),
@@ -52,43 +97,62 @@ export function newCall(base: Context): ToolCall {
   };
   const globals = { ...base.globals, json: true, input: false, quiet: true, color: false };
   let ui: Promise<Ui> | undefined;
-  const ctx: Context = {
+  let api: Promise<Api> | undefined;
+  const call: ToolCall = { ctx: base, notes, lostHint: undefined, progress: { total: undefined }, args };
+  call.ctx = {
     ...base,
     io,
     globals,
     ui: () => (ui ??= Promise.resolve(createUi(io, { ...base.env, NO_COLOR: '1' }, globals))),
+    api: report ? () => (api ??= base.api().then((a) => withProgress(a, call, report))) : base.api,
     canPrompt: () => false,
   };
-  return { ctx, notes, lostHint: undefined };
+  return call;
 }
 
-/** A finished call: the document as structuredContent, the lines (and notes) as sanitized text. */
-export function replyResult(reply: ToolReply, call: ToolCall): CallToolResult {
-  const notes = call.notes.length ? ['', 'Notes:', ...call.notes.map((n) => `- ${n}`)] : [];
-  return { content: [{ type: 'text', text: safeText([...reply.text, ...notes]) }], structuredContent: reply.doc };
+/** The CLI's words in a line, as this tool's: commands as tools, flags as arguments. */
+const toolWords = (s: string, def: Pick<ToolDef, 'flags'>) =>
+  renameFlags(translateCommands(s), { ...COMMON_FLAGS, ...(def.flags ?? {}) });
+
+/** Warnings of the run, quoted: schedctl's words, but they may repeat server text. */
+const notesText = (call: ToolCall, def: Pick<ToolDef, 'flags'>) =>
+  call.notes.length ? ['', 'Notes:', ...call.notes.map((n) => `- ${q(toolWords(n, def))}`)] : [];
+
+/** A finished call: the document as structuredContent, the lines (and notes) as text. */
+export function replyResult(reply: ToolReply, call: ToolCall, def: Pick<ToolDef, 'flags'> = {}): CallToolResult {
+  return {
+    content: [{ type: 'text', text: safeText([...reply.text, ...notesText(call, def)]) }],
+    structuredContent: reply.doc,
+  };
 }
 
-/** Server text is data: every control and bidi character shown escaped. */
+/** The final pass over a text content: any control or bidi character left is shown escaped. */
 export function safeText(lines: string[]): string {
   return sanitizeText(lines.join('\n'));
 }
 
+/** Where a failed call's document goes: clients validate structuredContent against the outputSchema. */
+export const ERROR_META = 'schedctl/error';
+
 /**
- * A failed call as the CLI reports it with --json: `{error: {code, message, details, status,
- * hint}}` (secrets redacted) in structuredContent, the human error lines as text. A lost
- * answer's hint says what calling this tool again does; bad input names the tool's argument.
+ * A failed call: isError, no structuredContent (it would not match the tool's outputSchema),
+ * the error document (`{code, message, details, status, hint}`, as `--json` reports it, secrets
+ * redacted) in `_meta["schedctl/error"]`, and as text: the code, the message and details
+ * quoted (they may repeat the API's words), the nearest free times of a SLOT_TAKEN, and a hint
+ * that names tools and arguments.
  */
 export function errorResult(
   error: unknown,
   call: ToolCall,
   def: Pick<ToolDef, 'flags' | 'name'>,
   log: NodeJS.WritableStream,
+  zone?: string,
 ): CallToolResult {
   let e = error;
   if (e instanceof OutcomeUnknownError && call.lostHint)
     e = new OutcomeUnknownError(e.message, { hint: call.lostHint, cause: e });
+  const rename = (s: string) => renameFlags(s, { ...COMMON_FLAGS, ...(def.flags ?? {}) });
   if (e instanceof UsageError && def.flags) {
-    const rename = (s: string) => renameFlags(s, def.flags ?? {});
     e = new UsageError(rename(e.message), {
       ...(e.hint ? { hint: e.hint } : {}),
       ...(e.details ? { details: e.details.map(rename) } : {}),
@@ -99,15 +163,34 @@ export function errorResult(
     log.write(`schedctl mcp: ${def.name} failed unexpectedly: ${sanitizeText(why)}\n`);
   }
   const out: string[] = [];
-  const err: string[] = [];
-  const io: IO = { ...call.ctx.io, stdout: textSink(out), stderr: textSink(err) };
-  reportError(e, { ...call.ctx, io, globals: { ...call.ctx.globals, json: true, quiet: false, debug: false } }, true);
-  const doc = JSON.parse(out.join('')) as Record<string, unknown>;
-  const notes = call.notes.length ? ['', 'Notes:', ...call.notes.map((n) => `- ${n}`)] : [];
+  const io: IO = { ...call.ctx.io, stdout: textSink(out), stderr: textSink([]) };
+  reportError(e, { ...call.ctx, io, globals: { ...call.ctx.globals, json: true, quiet: true, debug: false } }, true);
+  const doc = JSON.parse(out.join('')) as { error: Record<string, unknown> } & Record<string, unknown>;
+  const err = doc.error as { code: string; message: string; details?: string[]; status?: number; hint?: string };
+  const hint =
+    e instanceof OutcomeUnknownError && call.lostHint
+      ? err.hint
+      : (toolHint({ tool: def.name, code: err.code, args: call.args, cliHint: err.hint, message: err.message }) ??
+        (err.hint === undefined ? undefined : toolWords(err.hint, def)));
+  if (hint !== undefined) err.hint = hint;
+  // SLOT_TAKEN's nearest free times and reservation ride beside the error (book --json does the same).
+  const extra = Object.fromEntries(Object.entries(doc).filter(([k]) => k !== 'error'));
+  const nearest = Array.isArray(extra.nearestSlots) ? (extra.nearestSlots as string[]) : [];
+  const lines = [
+    `Error ${err.code}${err.status !== undefined ? ` (HTTP ${err.status})` : ''}: ${q(err.message)}`,
+    ...(err.details ?? []).map((d) => `- ${q(d)}`),
+    ...(nearest.length
+      ? [
+          `Nearest free times (reservation_id ${String(extra.reservationId)} stays usable):`,
+          ...nearest.map((s) => `- ${s}${zone ? ` (${formatInZone(s, zone)})` : ''}`),
+        ]
+      : []),
+    ...(err.hint ? [`hint: ${err.hint}`] : []),
+  ];
   return {
     isError: true,
-    content: [{ type: 'text', text: safeText([err.join('').trimEnd(), ...notes]) }],
-    structuredContent: doc,
+    content: [{ type: 'text', text: safeText([...lines, ...notesText(call, def)]) }],
+    _meta: { [ERROR_META]: { ...err, ...extra } },
   };
 }
 

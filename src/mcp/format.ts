@@ -1,141 +1,214 @@
 /**
- * The short text content of each tool result, built from the same documents that go out as
- * structuredContent. Lines only: the caller sanitizes the whole text once (call.ts safeText),
- * so server strings (trigger names, labels, URLs) may appear here raw. Next steps name the
- * tools, not the CLI.
+ * The text content of each tool result, built from the same documents that go out as
+ * structuredContent, and carrying the data it refers to (ids, times, the free times listed, the
+ * nearest ones after SLOT_TAKEN), bounded where the document is. Every piece of server text is
+ * quoted (q: «…»); ids, slugs, emails and ISO times are shown bare when they are one word
+ * (shown). Next steps name the tools and their arguments, never the CLI.
  */
-import type { EventDetail, EventsList, Meeting, SlotsResult, TriggersList } from '../api/schemas.js';
+import type { EventDetail, EventsList, Meeting, TriggersList } from '../api/schemas.js';
 import { formatInZone } from '../domain/time.js';
 import { isEmailField } from '../domain/triggers.js';
 import type { FireDocument } from '../run/trigger/fire.js';
 import type { AnyMeetingView } from '../run/meetings/records.js';
 import type { routeDocument } from '../run/route/print.js';
-import { describeMeeting } from '../ui/meeting-view.js';
+import { q, shown } from './quote.js';
 
-/** At most this many free times are listed in the text; structuredContent holds all of them. */
-export const SLOTS_IN_TEXT = 40;
+/** At most this many days of free times are summarised in the text; structuredContent.days holds all. */
+export const DAYS_IN_TEXT = 31;
+/** At most this many meetings are listed in the text. */
+export const MEETINGS_IN_TEXT = 50;
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 export function triggersText(list: TriggersList): string[] {
   if (list.triggers.length === 0) return ['This workspace has no API triggers.'];
   return [
-    `${list.triggers.length} API trigger${list.triggers.length === 1 ? '' : 's'} (* = required; the email field is filled from email):`,
+    `${plural(list.triggers.length, 'API trigger')} (* = required; the email field is filled from email; names and descriptions in «» are the API's text):`,
     ...list.triggers.map((t) => {
       const fields = t.fields
         .filter((f) => !isEmailField(f))
         .map(
-          (f) => `${f.name}${f.required ? '*' : ''}${f.options ? ` (${f.options.map((o) => o.value).join('|')})` : ''}`,
+          (f) =>
+            `${shown(f.name)}${f.required ? '*' : ''}${f.options ? ` (${f.options.map((o) => shown(o.value)).join('|')})` : ''}`,
         );
-      return `- "${t.name}" (id ${t.id})${t.description ? `: ${t.description}` : ''}; fields: ${fields.join(', ') || 'none'}`;
+      return `- ${q(t.name)} (id ${shown(t.id)})${t.description ? `: ${q(t.description)}` : ''}; fields: ${fields.join(', ') || 'none'}`;
     }),
   ];
 }
 
 export function eventsText(page: EventsList): string[] {
   return [
-    page.events.length
-      ? `${page.events.length} event${page.events.length === 1 ? '' : 's'}:`
-      : 'No events on this page.',
-    ...page.events.map((e) => `- ${e.name} (slug ${e.slug}, id ${e.id}): ${e.duration} min, ${e.conferencingType}`),
-    page.nextCursor ? `More events: call list_events with cursor "${page.nextCursor}".` : 'This is the last page.',
+    page.events.length ? `${plural(page.events.length, 'event')}:` : 'No events on this page.',
+    ...page.events.map(
+      (e) =>
+        `- ${q(e.name)} (slug ${shown(e.slug)}, id ${shown(e.id)}): ${e.duration} min, ${shown(e.conferencingType)}`,
+    ),
+    page.nextCursor ? `More events: call list_events with cursor ${shown(page.nextCursor)}.` : 'This is the last page.',
   ];
 }
 
 export function eventText(d: EventDetail): string[] {
   const questions = [...d.questions].sort((a, b) => a.order - b.order);
   return [
-    `${d.name} (slug ${d.slug}, id ${d.id}): ${d.duration} min, a start every ${d.timeslotIncrement} min, ${d.conferencingType}${d.location ? `, ${d.location}` : ''}`,
-    `Hosts: ${d.hosts.map((h) => `${h.name}${h.isPrimary ? ' (primary)' : ''}${h.isQueue ? ' (queue)' : ''}`).join(', ') || 'none'}`,
+    `${q(d.name)} (slug ${shown(d.slug)}, id ${shown(d.id)}): ${d.duration} min, a start every ${d.timeslotIncrement} min, ${shown(d.conferencingType)}${d.location ? `, location ${q(d.location)}` : ''}`,
+    `Hosts: ${d.hosts.map((h) => `${q(h.name)}${h.isPrimary ? ' (primary)' : ''}${h.isQueue ? ' (queue)' : ''}`).join(', ') || 'none'}`,
     ...(questions.length ? ['Questions:'] : []),
     ...questions.map(
-      (q, i) =>
-        `${i + 1}. ${q.title} (${q.type}${q.isRequired ? ', required' : ''}${q.requireWorkEmail ? ', work email required' : ''})${q.options.length ? `: ${q.options.map((o) => o.value).join('|')}` : ''}`,
+      (x, i) =>
+        `${i + 1}. ${q(x.title)} (${shown(x.type)}${x.isRequired ? ', required' : ''}${x.requireWorkEmail ? ', work email required' : ''})${x.options.length ? `: ${x.options.map((o) => shown(o.value)).join('|')}` : ''}`,
     ),
   ];
 }
 
 export function outcomeText(doc: FireDocument, email: string): string[] {
   const o = doc.outcome as { type: string; schedulerUrl?: unknown; schedulingLinkId?: unknown; url?: unknown };
+  const run = shown(doc.executionId);
   const head =
     'status' in doc
-      ? `Reused the scheduler outcome remembered for ${email} (workflow run ${doc.executionId}, fired ${doc.firedAt}): nothing was fired, no new workflow run. Pass force: true only if a new run is really wanted.`
-      : `Fired: workflow run ${doc.executionId}.`;
+      ? `Reused the scheduler outcome remembered for ${shown(email)} (workflow run ${run}, fired ${shown(doc.firedAt)}): nothing was fired, no new workflow run. Pass force: true only if the person asked for a new run.`
+      : `Fired: workflow run ${run}.`;
   switch (o.type) {
-    case 'scheduler':
+    case 'scheduler': {
+      const link = shown(o.schedulingLinkId);
       return [
         head,
-        `Outcome scheduler: the lead can book. schedulingLinkId ${String(o.schedulingLinkId)}; booking page ${String(o.schedulerUrl)}`,
-        `Next: find_slots with event "${String(o.schedulingLinkId)}", then book_meeting with that event, the reservation, email ${email} and execution_id ${doc.executionId}.`,
+        `Outcome scheduler: the lead can book. schedulingLinkId ${link}; booking page ${q(o.schedulerUrl)}`,
+        `Next: find_slots with event ${link}, then book_meeting with that event, the reservation_id, email ${shown(email)} and execution_id ${run}.`,
       ];
+    }
     case 'redirect':
-      return [head, `Outcome redirect: the workflow sends the lead to ${String(o.url)}; nothing to book.`];
+      return [head, `Outcome redirect: the workflow sends the lead to ${q(o.url)}; nothing to book.`];
     case 'none':
       return [head, 'Outcome none: the workflow finished without offering a meeting; nothing to book.'];
     default:
-      return [head, `Outcome "${o.type}" (not known to this schedctl): see structuredContent.`];
+      return [head, `Outcome ${q(o.type)} (not known to this schedctl), as the API sent it: ${q(JSON.stringify(o))}`];
   }
 }
 
-export function slotsText(r: SlotsResult, q: { event: string; from: Date; to: Date; zone: string }): string[] {
-  const shown = r.slots.slice(0, SLOTS_IN_TEXT);
+/** find_slots' document (tools/book.ts slotsDocument). */
+export interface SlotsDoc {
+  reservationId: string;
+  expiresAt: string;
+  event: string;
+  from: string;
+  to: string;
+  zone: string;
+  total: number;
+  offset: number;
+  slots: string[];
+  nextOffset: number | null;
+  days: Array<{ date: string; count: number; first: string; last: string }>;
+  requests: number;
+}
+
+const hhmm = (iso: string, zone: string) => formatInZone(iso, zone).slice(11, 16);
+
+export function slotsText(d: SlotsDoc, pastNote: boolean): string[] {
+  const z = d.zone;
+  const res = shown(d.reservationId);
+  const lines = [
+    `Reservation ${res} (expires ${formatInZone(d.expiresAt, z)}): ${plural(d.total, 'free time')} for ${shown(d.event)} from ${formatInZone(d.from, z)} to ${formatInZone(d.to, z)} (${plural(d.requests, 'API request')}).`,
+  ];
+  if (pastNote) lines.push('The range starts in the past: only times from now on can be free.');
+  if (d.days.length) {
+    const days = d.days.slice(0, DAYS_IN_TEXT);
+    lines.push(`By day (${z}), ${plural(d.days.length, 'day')} with free times:`);
+    lines.push(...days.map((x) => `- ${x.date}: ${x.count} free, ${hhmm(x.first, z)} to ${hhmm(x.last, z)}`));
+    if (d.days.length > days.length) {
+      const rest = d.days.slice(days.length);
+      lines.push(
+        `Left out of this list: ${plural(rest.length, 'more day')} with free times, ${rest[0]!.date} to ${rest.at(-1)!.date} (structuredContent.days lists every day; or call find_slots with a narrower from/to).`,
+      );
+    }
+  }
+  if (d.slots.length) {
+    lines.push(
+      `Free times ${d.offset + 1} to ${d.offset + d.slots.length} of ${d.total} (ISO; pass one as start to book_meeting):`,
+    );
+    lines.push(...d.slots.map((s) => `- ${shown(s)} (${formatInZone(s, z)})`));
+  } else if (d.total > 0) {
+    lines.push(`No free times from offset ${d.offset}: there are ${d.total}; pass a smaller offset.`);
+  }
+  if (d.nextOffset !== null) {
+    lines.push(
+      `Left out: ${plural(d.total - d.nextOffset, 'more free time')} after these. For the next ones call find_slots again with the same event, from and to, offset ${d.nextOffset} and reservation_id ${res} (the same hold; costs the same requests again), or with a narrower from/to.`,
+    );
+  }
+  if (d.slots.length)
+    lines.push(
+      `To book one: book_meeting with event ${shown(d.event)}, start = one of these ISO times, reservation_id ${res} and the lead's email.`,
+    );
+  return lines;
+}
+
+/** A meeting, its server text quoted. */
+export function meetingText(m: Meeting, zone: string, verb: string): string[] {
+  const place =
+    m.conferencingType === 'in_person'
+      ? `  location ${m.location ? q(m.location) : '(none given)'}`
+      : `  link    ${m.meetingLink ? q(m.meetingLink) : '(none)'}${m.location ? `, location ${q(m.location)}` : ''}`;
+  const when = formatInZone(m.date, zone);
   return [
-    `Reservation ${r.reservationId} (expires ${formatInZone(r.expiresAt, q.zone)}): ${r.slots.length} free time${r.slots.length === 1 ? '' : 's'} for ${q.event} from ${formatInZone(q.from, q.zone)} to ${formatInZone(q.to, q.zone)}.`,
-    ...shown.map((s) => `- ${s} (${formatInZone(s, q.zone)})`),
-    ...(r.slots.length > shown.length
-      ? [`…and ${r.slots.length - shown.length} more (structuredContent.slots lists them all).`]
-      : []),
-    ...(r.slots.length
-      ? [
-          `To book one: book_meeting with event "${q.event}", start = one of these ISO times, reservation_id ${r.reservationId}.`,
-        ]
-      : []),
+    `${verb} meeting ${shown(m.id)}: ${q(m.title)}`,
+    `  time    ${when.includes(zone) ? when : `${when} (${zone})`}, ${m.duration} min; status ${shown(m.status)}`,
+    place,
+    `  lead    ${shown(m.personEmail)}${m.additionalAttendees.length ? ` + ${m.additionalAttendees.map(shown).join(', ')}` : ''}`,
   ];
 }
 
 /** book_meeting's document: a Meeting, or already_booked. */
 export function bookText(doc: Record<string, unknown>, zone: string): string[] {
   if (doc.status === 'already_booked') {
-    const known = doc.meetingId ? ` (meeting ${String(doc.meetingId)})` : '';
+    const known = doc.meetingId ? ` (meeting ${shown(doc.meetingId)})` : '';
     const why =
       doc.code === 'ON_RECORD'
         ? 'this lead already has this meeting on record; nothing was sent'
-        : `the API answered ${String(doc.code)} to this retry`;
+        : `the API answered ${shown(doc.code)} to this retry`;
     return [
-      `Already booked${known} at ${formatInZone(String(doc.startTime), zone)} on ${String(doc.event)}: ${why}. No second meeting was created.`,
+      `Already booked${known} at ${formatInZone(String(doc.startTime), zone)} on ${shown(doc.event)}: ${why}. No second meeting was created.`,
+      ...(doc.meetingId ? [`To move it: reschedule_meeting with meeting_id ${shown(doc.meetingId)} and start.`] : []),
     ];
   }
   const m = doc as unknown as Meeting;
-  return [describeMeeting(m, zone, 'Booked'), `To move it: reschedule_meeting with meeting_id ${m.id}.`];
+  return [
+    ...meetingText(m, zone, 'Booked'),
+    `To move it: reschedule_meeting with meeting_id ${shown(m.id)} and start.`,
+  ];
 }
 
 /** route_lead's document (run/route/print.ts routeDocument). */
 export function routeText(doc: ReturnType<typeof routeDocument>, zone: string): string[] {
   const o = doc.outcome as { type: string; url?: unknown };
-  const cost = `(${doc.requests} API request${doc.requests === 1 ? '' : 's'}${doc.reused ? ', remembered outcome reused: no new workflow run' : ''}${doc.refires ? `, ${doc.refires} re-fire` : ''})`;
+  const cost = `(${plural(doc.requests, 'API request')}${doc.reused ? ', remembered outcome reused: no new workflow run' : ''}${doc.refires ? `, ${doc.refires} re-fire` : ''})`;
+  const run = shown(doc.executionId);
   switch (doc.status) {
     case 'booked': {
       const m = doc.meeting;
       if (!m) return [`Booked ${cost}.`];
       return [
-        describeMeeting(m, zone, 'Booked'),
-        `Workflow run ${doc.executionId} ${cost}.`,
-        `To move it: reschedule_meeting with meeting_id ${m.id}.`,
+        ...meetingText(m, zone, 'Booked'),
+        `Trigger ${q(doc.trigger.name)}, workflow run ${run} ${cost}.`,
+        `To move it: reschedule_meeting with meeting_id ${shown(m.id)} and start.`,
       ];
     }
     case 'already_booked':
       return doc.alreadyBookedCode === 'ON_RECORD' && doc.meeting
         ? [
-            `Already booked: ${doc.email} has meeting ${doc.meeting.id} at ${formatInZone(doc.meeting.date, zone)} from "${doc.trigger.name}" with the same answers; nothing was sent, no second meeting.`,
+            `Already booked: ${shown(doc.email)} has meeting ${shown(doc.meeting.id)} at ${formatInZone(doc.meeting.date, zone)} from trigger ${q(doc.trigger.name)} with the same answers; nothing was sent, no second meeting.`,
+            `To move it: reschedule_meeting with meeting_id ${shown(doc.meeting.id)} and start.`,
           ]
         : [
-            `Already booked: an earlier attempt whose answer was lost did book ${doc.email} at ${formatInZone(doc.slot ?? '', zone)}; the API answered ${doc.alreadyBookedCode} to this retry, so no second meeting was created ${cost}.`,
+            `Already booked: an earlier attempt whose answer was lost did book ${shown(doc.email)} at ${formatInZone(doc.slot ?? '', zone)}; the API answered ${shown(doc.alreadyBookedCode)} to this retry, so no second meeting was created ${cost}.`,
           ];
     case 'redirect':
-      return [`The workflow sends ${doc.email} elsewhere: ${String(o.url)}; nothing was booked ${cost}.`];
+      return [
+        `The workflow (run ${run}) sends ${shown(doc.email)} elsewhere: ${q(o.url)}; nothing was booked ${cost}.`,
+      ];
     case 'none':
-      return [`The workflow finished without offering a meeting; nothing was booked ${cost}.`];
+      return [`The workflow (run ${run}) finished without offering a meeting; nothing was booked ${cost}.`];
     default:
       return [
-        `The workflow answered an outcome this schedctl does not know ("${o.type}"); nothing was booked ${cost}.`,
+        `The workflow (run ${run}) answered an outcome this schedctl does not know (${q(o.type)}): ${q(JSON.stringify(o))}; nothing was booked ${cost}.`,
       ];
   }
 }
@@ -143,18 +216,24 @@ export function routeText(doc: ReturnType<typeof routeDocument>, zone: string): 
 export function meetingsText(meetings: AnyMeetingView[], zone: string): string[] {
   if (meetings.length === 0)
     return ['No meetings on record for this filter (the record holds meetings booked or moved through schedctl).'];
+  const listed = meetings.slice(0, MEETINGS_IN_TEXT);
   return [
-    `${meetings.length} meeting${meetings.length === 1 ? '' : 's'} on record:`,
-    ...meetings.map(
+    `${plural(meetings.length, 'meeting')} on record (${zone}):`,
+    ...listed.map(
       (m) =>
-        `- ${formatInZone(m.date, zone)}  ${m.personEmail}  ${m.title ?? m.event}  ${m.status}  ${m.id ?? '(id unknown: booked, answer lost)'}`,
+        `- ${formatInZone(m.date, zone)}  ${shown(m.personEmail)}  ${m.title ? q(m.title) : shown(m.event)}  ${shown(m.status)}  ${m.id ? `meeting_id ${shown(m.id)}` : '(id unknown: booked, answer lost)'}`,
     ),
+    ...(meetings.length > listed.length
+      ? [
+          `Left out: ${meetings.length - listed.length} later meetings (structuredContent.meetings lists them all; or narrow with email, event, from/to).`,
+        ]
+      : []),
   ];
 }
 
 export function rescheduleText(m: Meeting, was: string | undefined, zone: string): string[] {
   return [
-    describeMeeting(m, zone, 'Rescheduled'),
+    ...meetingText(m, zone, 'Rescheduled'),
     was ? `Was ${formatInZone(was, zone)}.` : 'Its earlier time is not on record here.',
   ];
 }

@@ -82,7 +82,7 @@ describe('mcp: tools', () => {
     const triggers = await s.call('list_triggers');
     expect(triggers.isError, shown(triggers)).toBe(false);
     expect(triggers.doc).toEqual(await cliJson(['triggers', 'ls']));
-    expect(triggers.text).toContain(`"${TRIGGER}"`);
+    expect(triggers.text).toContain(`«${TRIGGER}»`);
     expect(triggers.text).toContain('region* (emea|americas|apac)');
 
     const events = await s.call('list_events', { limit: 3 });

@@ -2,17 +2,24 @@
  * Drives `schedctl mcp` the way an AI assistant's client does: the MCP SDK's own Client over
  * stdio, spawning the built bin/schedctl.js. Every result's text and the server's stderr are
  * checked for leaked keys; anything on stdout that is not a protocol message surfaces as a
- * client error, collected in `protocolErrors`.
+ * client error, collected in `protocolErrors`. `rawMcp` speaks JSON-RPC lines by hand, for the
+ * protocol's edges that a well-behaved client never reaches.
  */
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
 import { assertNoSecrets, baseEnv, BIN } from './cli.js';
 
 export interface McpSession {
   client: Client;
   /** Calls a tool; the result as the client received it, with its text content joined. */
-  call(name: string, args?: Record<string, unknown>): Promise<ToolResult>;
+  call(
+    name: string,
+    args?: Record<string, unknown>,
+    opts?: { onprogress?: (p: Progress) => void },
+  ): Promise<ToolResult>;
   stderr(): string;
   /** Errors the client saw outside tool results (e.g. a line on stdout that is not JSON-RPC). */
   protocolErrors: Error[];
@@ -22,8 +29,22 @@ export interface McpSession {
 export interface ToolResult {
   isError: boolean;
   text: string;
-  /** structuredContent, read by path in the tests. */
+  /**
+   * structuredContent, read by path in the tests; for an error result (which carries none),
+   * `{error}` from its `_meta["schedctl/error"]`.
+   */
   doc: any;
+  /** The result as received. */
+  raw: CallToolResult;
+}
+
+function envFor(configDir: string, extra: Record<string, string | undefined> = {}): Record<string, string> {
+  const env: Record<string, string> = { ...baseEnv(configDir), SCHEDCTL_RATE: '0' };
+  for (const [k, v] of Object.entries(extra)) {
+    if (v === undefined) delete env[k];
+    else env[k] = v;
+  }
+  return env;
 }
 
 export async function startMcp(opts: {
@@ -31,15 +52,10 @@ export async function startMcp(opts: {
   env?: Record<string, string | undefined>;
   args?: string[];
 }): Promise<McpSession> {
-  const env: Record<string, string> = { ...baseEnv(opts.configDir), SCHEDCTL_RATE: '0' };
-  for (const [k, v] of Object.entries(opts.env ?? {})) {
-    if (v === undefined) delete env[k];
-    else env[k] = v;
-  }
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [BIN, 'mcp', ...(opts.args ?? [])],
-    env,
+    env: envFor(opts.configDir, opts.env),
     stderr: 'pipe',
   });
   let stderr = '';
@@ -54,11 +70,20 @@ export async function startMcp(opts: {
     client,
     protocolErrors,
     stderr: () => stderr,
-    async call(name, args = {}) {
-      const r = (await client.callTool({ name, arguments: args })) as CallToolResult;
+    async call(name, args = {}, callOpts = {}) {
+      const r = (await client.callTool(
+        { name, arguments: args },
+        undefined,
+        callOpts.onprogress ? { onprogress: callOpts.onprogress } : undefined,
+      )) as CallToolResult;
       const text = r.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
-      assertNoSecrets(`mcp ${name}`, { text, structuredContent: JSON.stringify(r.structuredContent ?? null) });
-      return { isError: Boolean(r.isError), text, doc: r.structuredContent };
+      assertNoSecrets(`mcp ${name}`, {
+        text,
+        structuredContent: JSON.stringify(r.structuredContent ?? null),
+        meta: JSON.stringify(r._meta ?? null),
+      });
+      const error = r._meta?.['schedctl/error'];
+      return { isError: Boolean(r.isError), text, doc: r.structuredContent ?? (error ? { error } : undefined), raw: r };
     },
     async close() {
       await client.close();
@@ -67,7 +92,64 @@ export async function startMcp(opts: {
   };
 }
 
+/** A JSON-RPC peer that writes lines as given and reads the server's answers by id. */
+export interface RawMcp {
+  /** Writes one line (a message, or anything at all) to the server's stdin. */
+  send(line: string): void;
+  /** The next answer whose id is `id` (null: an error that could not name its request). */
+  answer(id: string | number | null): Promise<any>;
+  /** Sends initialize and initialized; resolves with the initialize result. */
+  initialize(): Promise<any>;
+  close(): Promise<{ code: number | null; stderr: string }>;
+}
+
+export function rawMcp(opts: { configDir: string; env?: Record<string, string | undefined>; args?: string[] }): RawMcp {
+  const child = spawn(process.execPath, [BIN, 'mcp', ...(opts.args ?? [])], {
+    env: envFor(opts.configDir, opts.env),
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const received: any[] = [];
+  const waiters: Array<() => void> = [];
+  createInterface({ input: child.stdout }).on('line', (line) => {
+    received.push(JSON.parse(line));
+    for (const w of waiters.splice(0)) w();
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+  const answer = async (id: string | number | null): Promise<any> => {
+    for (;;) {
+      const i = received.findIndex((m) => 'id' in m && m.id === id && ('result' in m || 'error' in m));
+      if (i !== -1) return received.splice(i, 1)[0];
+      await new Promise<void>((resolve) => waiters.push(resolve));
+    }
+  };
+  const send = (line: string) => child.stdin.write(`${line}\n`);
+  return {
+    send,
+    answer,
+    async initialize() {
+      send(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: 'init',
+          method: 'initialize',
+          params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+        }),
+      );
+      const init = await answer('init');
+      send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
+      return init;
+    },
+    async close() {
+      child.stdin.end();
+      const code = await exited;
+      return { code, stderr };
+    },
+  };
+}
+
 /** A message for expect(): what the tool answered. */
 export function shown(r: ToolResult): string {
-  return `isError ${r.isError}\ntext:\n${r.text}\nstructuredContent:\n${JSON.stringify(r.doc, null, 2)}`;
+  return `isError ${r.isError}\ntext:\n${r.text}\nstructuredContent:\n${JSON.stringify(r.raw.structuredContent, null, 2)}\n_meta:\n${JSON.stringify(r.raw._meta ?? null)}`;
 }

@@ -4,10 +4,9 @@ import { resolveZone } from '../../domain/time.js';
 import { MAX_EVENTS_PAGE } from '../../limits.js';
 import { listMeetings, parseMeetingsFilter } from '../../run/meetings/ls.js';
 import { eventsText, eventText, meetingsText, triggersText } from '../format.js';
-import { BUDGET, defineTool } from '../tool.js';
+import { OUTPUT } from '../output.js';
+import { ANNOTATIONS, BUDGET, defineTool } from '../tool.js';
 import { nonEmpty } from './inputs.js';
-
-const READ = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true } as const;
 
 export const listTriggers = defineTool({
   name: 'list_triggers',
@@ -17,7 +16,8 @@ export const listTriggers = defineTool({
     BUDGET +
     '); the list rarely changes, so call it once per conversation, not before every action. Read-only.',
   input: {},
-  annotations: READ,
+  output: OUTPUT.list_triggers,
+  annotations: ANNOTATIONS.read,
   async run({ ctx }) {
     const list = await (await ctx.api()).listTriggers();
     return { doc: list, text: triggersText(list) };
@@ -41,7 +41,8 @@ export const listEvents = defineTool({
       .describe(`page size, 1 to ${MAX_EVENTS_PAGE} (default: the server's)`),
     cursor: z.string().min(1).optional().describe('nextCursor of the previous page'),
   },
-  annotations: READ,
+  output: OUTPUT.list_events,
+  annotations: ANNOTATIONS.read,
   async run({ ctx }, args) {
     const page = await (
       await ctx.api()
@@ -62,7 +63,8 @@ export const showEvent = defineTool({
     BUDGET +
     '). Read-only.',
   input: { event: nonEmpty('event id or slug, or a scheduling link id or slug') },
-  annotations: READ,
+  output: OUTPUT.show_event,
+  annotations: ANNOTATIONS.read,
   async run({ ctx }, args) {
     const detail = await (await ctx.api()).getEvent(args.event);
     return { doc: detail, text: eventText(detail) };
@@ -71,7 +73,7 @@ export const showEvent = defineTool({
 
 export const listMeetingsTool = defineTool({
   name: 'list_meetings',
-  title: 'List meetings booked through schedctl',
+  title: 'List meetings on record',
   description:
     "Lists the meetings booked or moved through schedctl with this profile, from schedctl's local record (the API has no list operation, so meetings booked elsewhere are not included). By default only upcoming ones; filter by the lead's email, the event or link, or a from/to range (ISO 8601, or as people say them such as 'tomorrow' or 'next monday', read in tz); all: true includes past meetings. An entry whose id is null is a booking known to exist after its answer was lost. Costs no API request. Read-only.",
   input: {
@@ -83,7 +85,8 @@ export const listMeetingsTool = defineTool({
     tz: z.string().optional().describe('IANA time zone of from/to and of the times shown (default: the system zone)'),
   },
   flags: { email: '--email', from: '--from', to: '--to', tz: '--tz' },
-  annotations: { ...READ, openWorldHint: false },
+  output: OUTPUT.list_meetings,
+  annotations: ANNOTATIONS.local,
   async run({ ctx }, args) {
     const zone = resolveZone(args.tz, '--tz');
     const filter = await parseMeetingsFilter(args, zone, ctx.clock.now());

@@ -4,6 +4,7 @@ import { workspaceOf } from '../../run/workspace.js';
 import { UsageError } from '../../errors.js';
 import { findMeetingToMove, moveMeeting, parseRescheduleOptions } from '../../run/reschedule.js';
 import { rescheduleText } from '../format.js';
+import { OUTPUT } from '../output.js';
 import { BUDGET, defineTool } from '../tool.js';
 import { TZ } from './inputs.js';
 
@@ -12,7 +13,7 @@ const MOVE_LOST =
 
 export const rescheduleMeetingTool = defineTool({
   name: 'reschedule_meeting',
-  title: 'Move a meeting',
+  title: 'Reschedule a meeting',
   description:
     "Moves a meeting to a new start time; it keeps its host. Name it by meeting_id, or by the lead's email (their one upcoming meeting in schedctl's local record; when there are several the error lists them, then pass meeting_id or event). start is ISO 8601 or as people say it ('tomorrow 15:00', 'next monday 9:30', 'dec 3 14:00', '2026-12-01 14:00'), read in tz; a time that could be read two ways is refused with both readings, never guessed. The host must be free then (CONFLICT otherwise: look with find_slots on the meeting's event). Costs 1 API request (" +
     BUDGET +
@@ -28,6 +29,8 @@ export const rescheduleMeetingTool = defineTool({
     tz: TZ,
   },
   flags: { meeting_id: '<meeting-id>', email: '--email', event: '--event', start: '--start', tz: '--tz' },
+  output: OUTPUT.reschedule_meeting,
+  // Destructive: the meeting's earlier time is given up. Idempotent: the same call again moves it to the same time.
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
   async run(call, args) {
     const { ctx } = call;

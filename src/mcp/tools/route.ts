@@ -11,8 +11,8 @@ import { MAX_SLOTS_RANGE_DAYS } from '../../limits.js';
 import { routeParsed } from '../../run/route.js';
 import { parseRouteOptions } from '../../run/route/options.js';
 import { noticePrinter, routeDocument } from '../../run/route/print.js';
-import { renameFlags } from '../call.js';
 import { routeText } from '../format.js';
+import { OUTPUT } from '../output.js';
 import { BUDGET, defineTool } from '../tool.js';
 import { fieldsInput, LEAD_DETAILS, stringFields, TRIGGER_INPUT, TZ } from './inputs.js';
 
@@ -25,9 +25,9 @@ const FLAGS = {
   tz: '--tz',
   lead_tz: '--lead-tz',
   days: '--days',
-  refire_on_conflict: '--yes',
-  force_fire: '--refire',
-  rebook: '--rebook',
+  'refire_on_conflict: true': '--yes',
+  'force_fire: true': '--refire',
+  'rebook: true': '--rebook',
 };
 
 const BOOK_LOST =
@@ -37,7 +37,7 @@ const FIRE_LOST =
 
 export const routeLeadTool = defineTool({
   name: 'route_lead',
-  title: 'Route a lead and book',
+  title: 'Route a lead and book a meeting',
   description:
     "The whole routed booking in one call, with no questions asked: looks up the trigger, fires it for the lead with the given fields (or reuses the scheduler outcome remembered for the same trigger, email and answers: no new workflow run), fetches the free times of the hosts the workflow chose, and books slot ('first' = the earliest free time, or a time in ISO 8601 or as people say it, read in tz). It books a real meeting and sends invitations: call it only when the person asked to book. Repeating the same call never books twice: it answers status already_booked (the lead's meeting on record, or, after a lost answer, the recorded attempt sent again). A redirect or none outcome comes back as the status, with nothing booked. If the workflow's scheduling session has ended (CONFLICT) it fires again once only with refire_on_conflict: true (a new run repeats CRM writes). Costs 4 API requests: triggers, fire, slots, book (3 when an outcome is reused; 1 more slots request per further days window searched for a later slot; " +
     BUDGET +
@@ -76,7 +76,9 @@ export const routeLeadTool = defineTool({
       ),
   },
   flags: FLAGS,
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+  output: OUTPUT.route_lead,
+  // Not idempotent: a call that fires starts a workflow run (CRM writes, routing fairness), even when it books nothing.
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   async run(call, args) {
     const { ctx } = call;
     const parsed = await parseRouteOptions(
@@ -100,7 +102,7 @@ export const routeLeadTool = defineTool({
     );
     parsed.flags.fields = stringFields(args.fields);
     const [target, ui] = await Promise.all([ctx.target(), ctx.ui()]);
-    // The CLI's notices (warnings only, as with --json) become the call's notes, in its words.
+    // The CLI's notices (warnings only, as with --json) become the call's notes (in tool words: ../call.ts).
     const print = noticePrinter({ ui, json: true, target, zone: parsed.zone, yes: parsed.flags.yes });
     const notify = (n: RouteNotice) => {
       if (n.type === 'booking' || n.type === 'resolving') call.lostHint = BOOK_LOST;
@@ -110,10 +112,9 @@ export const routeLeadTool = defineTool({
     const { result, requests } = await routeParsed(ctx, parsed, {
       rebook: Boolean(args.rebook),
       notify,
-      again: 'route_lead with the same arguments plus rebook: true; CLI flag',
+      again: 'route_lead with the same arguments plus',
       noPrompt: true,
     });
-    for (let i = 0; i < call.notes.length; i++) call.notes[i] = renameFlags(call.notes[i] ?? '', FLAGS);
     call.notes.push(...(result.warnings ?? []));
     const doc = routeDocument({ result, requests, zone: parsed.zone, commandLine: '' });
     return { doc, text: routeText(doc, parsed.zone) };

@@ -1,0 +1,160 @@
+/**
+ * The outputSchema of every tool: the shape of its structuredContent on success. API objects are
+ * loose (a server that adds a field stays valid, and the field passes through, as with --json);
+ * the fields schedctl itself builds are described exactly. Error results carry no
+ * structuredContent (a client validates any structuredContent against this schema): their
+ * document is in the text and in `_meta["schedctl/error"]` (./call.ts).
+ */
+import * as z from 'zod/v4';
+
+const time = () => z.string().describe('ISO 8601 date-time');
+const nullable = <T extends z.ZodType>(t: T) => t.nullable();
+
+const option = z.looseObject({ value: z.string(), label: z.string() });
+const triggerField = z.looseObject({
+  name: z.string(),
+  label: z.string(),
+  type: z.string(),
+  required: z.boolean(),
+  options: nullable(z.array(option)),
+});
+const trigger = z.looseObject({
+  id: z.string(),
+  name: z.string(),
+  description: z.string().nullish(),
+  fields: z.array(triggerField),
+});
+const eventSummary = z.looseObject({
+  id: z.string(),
+  slug: z.string(),
+  name: z.string(),
+  duration: z.number(),
+  timeslotIncrement: z.number(),
+  conferencingType: z.string(),
+});
+const host = z.looseObject({ name: z.string(), isQueue: z.boolean(), isPrimary: z.boolean() });
+const question = z.looseObject({
+  id: z.string(),
+  type: z.string(),
+  title: z.string(),
+  isRequired: z.boolean(),
+  order: z.number(),
+  options: z.array(option),
+  requireWorkEmail: z.boolean(),
+});
+/** The API's Meeting. */
+const meetingShape = {
+  id: z.string(),
+  eventId: z.string(),
+  title: z.string(),
+  status: z.string(),
+  date: time(),
+  duration: z.number(),
+  meetingLink: nullable(z.string()),
+  conferencingType: z.string(),
+  location: nullable(z.string()),
+  personEmail: z.string(),
+  additionalAttendees: z.array(z.string()),
+};
+const partial = (shape: Record<string, z.ZodType>) =>
+  Object.fromEntries(Object.entries(shape).map(([k, v]) => [k, v.optional()]));
+/** The scheduler, redirect or none outcome of a fired trigger (or one this schedctl does not know). */
+const outcome = z
+  .looseObject({
+    type: z.string().describe('scheduler | redirect | none (another value: an outcome this schedctl does not know)'),
+    schedulingLinkId: z.string().optional().describe('scheduler: pass as event to find_slots and book_meeting'),
+    schedulerUrl: z.string().optional(),
+    url: z.string().optional().describe('redirect: where the workflow sends the lead'),
+  })
+  .describe("the workflow's outcome");
+
+export const OUTPUT = {
+  list_triggers: z.object({ triggers: z.array(trigger) }),
+  list_events: z.object({
+    events: z.array(eventSummary),
+    nextCursor: z.string().describe('pass as cursor for the next page; empty: this was the last page'),
+  }),
+  show_event: z.looseObject({
+    ...eventSummary.shape,
+    location: z.string(),
+    hosts: z.array(host),
+    questions: z.array(question),
+  }),
+  fire_trigger: z.object({
+    status: z
+      .literal('reused')
+      .optional()
+      .describe('present when a remembered outcome was returned: nothing was fired'),
+    executionId: z.string().describe('the workflow run: pass as execution_id to book_meeting'),
+    outcome,
+    firedAt: time().optional().describe('reused: when the remembered run was fired'),
+  }),
+  find_slots: z.object({
+    reservationId: z.string().describe('pass as reservation_id to book_meeting (and to find_slots to keep the hold)'),
+    expiresAt: time().describe('book before this instant'),
+    event: z.string(),
+    from: time(),
+    to: time(),
+    zone: z.string().describe('the time zone of days'),
+    total: z.number().int().describe('free times in [from, to)'),
+    offset: z.number().int().describe('how many free times were skipped before slots'),
+    slots: z.array(time()).describe('at most limit free times, from offset on'),
+    nextOffset: nullable(z.number().int()).describe(
+      'pass as offset (with reservation_id) for the next times; null: none left',
+    ),
+    days: z
+      .array(z.object({ date: z.string(), count: z.number().int(), first: time(), last: time() }))
+      .describe('every day (in zone) with free times: how many, the first and the last'),
+    requests: z.number().int().describe('API requests this call made'),
+  }),
+  // `book --json`: the new Meeting, or {status: already_booked, ...} when no second meeting was made.
+  book_meeting: z.looseObject({
+    ...partial(meetingShape),
+    status: z
+      .string()
+      .optional()
+      .describe(
+        "the new meeting's status (scheduled), or already_booked: nothing new was booked (see code and meetingId)",
+      ),
+    code: z
+      .string()
+      .optional()
+      .describe('already_booked: ON_RECORD (on record, nothing sent) or the API code answered to a retry'),
+    meetingId: nullable(z.string()).optional(),
+    event: z.string().optional(),
+    startTime: time().optional(),
+    reservationId: nullable(z.string()).optional(),
+    workflowExecutionId: nullable(z.string()).optional(),
+  }),
+  route_lead: z.object({
+    status: z.string().describe('booked | already_booked | redirect | none | other'),
+    executionId: z.string(),
+    outcome,
+    // booked: the API's Meeting; already_booked: the meeting on record (schedctl's local record of it).
+    meeting: nullable(z.looseObject({ ...partial(meetingShape), id: z.string(), date: time() })),
+    requests: z.number().int(),
+    trigger: z.object({ id: z.string(), name: z.string() }),
+    email: z.string(),
+    schedulingLinkId: nullable(z.string()),
+    reservationId: nullable(z.string()),
+    slot: nullable(z.string()),
+    reused: z.boolean().describe('a remembered outcome was used: no new workflow run'),
+    refires: z.number().int(),
+    alreadyBookedCode: z.string().optional(),
+  }),
+  list_meetings: z.object({
+    meetings: z.array(
+      z
+        .looseObject({
+          id: nullable(z.string()).describe('null: a booking known to exist after its answer was lost'),
+          date: time(),
+          personEmail: z.string(),
+          status: z.string(),
+          event: z.string().optional(),
+          title: nullable(z.string()).optional(),
+        })
+        .describe("a meeting in schedctl's local record"),
+    ),
+  }),
+  reschedule_meeting: z.looseObject(meetingShape),
+} satisfies Record<string, z.ZodObject>;

@@ -1,0 +1,149 @@
+/**
+ * stdio for the MCP server: one JSON-RPC message per line, as the SDK's StdioServerTransport
+ * reads them, plus the answers JSON-RPC 2.0 asks for where that transport stays silent or the
+ * SDK answers -32603 with a zod dump:
+ * - a line that is not JSON: -32700 Parse error (id null);
+ * - JSON that is not a JSON-RPC message: -32600 Invalid Request (its id when it has one);
+ * - a request of a known method whose params do not fit (tools/call with `arguments: null`):
+ *   -32602 Invalid params naming the field.
+ */
+import type { Readable, Writable } from 'node:stream';
+import { StringDecoder } from 'node:string_decoder';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  GetPromptRequestSchema,
+  JSONRPCMessageSchema,
+  ListResourcesRequestSchema,
+  ListToolsRequestSchema,
+  ReadResourceRequestSchema,
+  type JSONRPCMessage,
+} from '@modelcontextprotocol/sdk/types.js';
+import type * as z from 'zod/v4';
+
+const MAX_LINE = 10 * 1024 * 1024;
+
+/** The requests whose params are checked here, before the SDK parses them. */
+const PARAMS: Record<string, z.ZodType> = {
+  'tools/call': CallToolRequestSchema,
+  'tools/list': ListToolsRequestSchema,
+  'resources/list': ListResourcesRequestSchema,
+  'resources/read': ReadResourceRequestSchema,
+  'prompts/get': GetPromptRequestSchema,
+};
+
+type Id = string | number | null;
+const idOf = (v: unknown): Id => {
+  const id = (v as { id?: unknown } | null)?.id;
+  return typeof id === 'string' || typeof id === 'number' ? id : null;
+};
+
+const typeName = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v);
+
+/** What is wrong with a request's params, in one line ("params.arguments must be an object, not null"). */
+export function paramsProblem(method: string, message: Record<string, unknown>): string | undefined {
+  const schema = PARAMS[method];
+  if (!schema) return undefined;
+  const params = message.params as Record<string, unknown> | undefined;
+  if (method === 'tools/call' && params && 'arguments' in params) {
+    const a = params.arguments;
+    if (a !== undefined && (a === null || typeof a !== 'object' || Array.isArray(a)))
+      return `params.arguments must be an object of the tool's arguments (or left out), not ${typeName(a)}`;
+  }
+  const parsed = schema.safeParse(message);
+  if (parsed.success) return undefined;
+  return parsed.error.issues.map((i) => `${i.path.map(String).join('.') || 'params'}: ${i.message}`).join('; ');
+}
+
+export class LineTransport implements Transport {
+  onclose?: (() => void) | undefined;
+  onerror?: ((error: Error) => void) | undefined;
+  onmessage?: ((message: JSONRPCMessage) => void) | undefined;
+  private buffer = '';
+  private started = false;
+  /** A character split across two chunks is kept until its last byte arrives. */
+  private readonly decoder = new StringDecoder('utf8');
+
+  constructor(
+    private readonly stdin: Readable,
+    private readonly stdout: Writable,
+  ) {}
+
+  private readonly onData = (chunk: Buffer | string) => {
+    this.buffer += typeof chunk === 'string' ? chunk : this.decoder.write(chunk);
+    let nl: number;
+    while ((nl = this.buffer.indexOf('\n')) !== -1) {
+      const line = this.buffer.slice(0, nl).replace(/\r$/, '');
+      this.buffer = this.buffer.slice(nl + 1);
+      this.receive(line);
+    }
+    if (this.buffer.length > MAX_LINE) {
+      this.buffer = '';
+      void this.reply(null, ErrorCode.InvalidRequest, `Invalid Request: a line longer than ${MAX_LINE} bytes`);
+    }
+  };
+
+  private readonly onError = (error: Error) => this.onerror?.(error);
+
+  async start(): Promise<void> {
+    if (this.started) throw new Error('LineTransport already started');
+    this.started = true;
+    this.stdin.on('data', this.onData);
+    this.stdin.on('error', this.onError);
+  }
+
+  /** One line: answered here when it is not a message the SDK can take, else handed on. */
+  receive(line: string): void {
+    if (!line.trim()) return;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch (error) {
+      void this.reply(null, ErrorCode.ParseError, `Parse error: the line is not JSON (${(error as Error).message})`);
+      return;
+    }
+    const parsed = JSONRPCMessageSchema.safeParse(value);
+    if (!parsed.success) {
+      void this.reply(
+        idOf(value),
+        ErrorCode.InvalidRequest,
+        'Invalid Request: not a JSON-RPC 2.0 message (jsonrpc "2.0", a method, and an id for a request)',
+      );
+      return;
+    }
+    const message = parsed.data;
+    if ('method' in message && 'id' in message) {
+      const problem = paramsProblem(message.method, message as unknown as Record<string, unknown>);
+      if (problem) {
+        void this.reply(message.id, ErrorCode.InvalidParams, `Invalid params for ${message.method}: ${problem}`);
+        return;
+      }
+    }
+    this.onmessage?.(message);
+  }
+
+  private reply(id: Id, code: number, message: string): Promise<void> {
+    // JSON-RPC 2.0: an error whose request id could not be read has id null.
+    return this.write(JSON.stringify({ jsonrpc: '2.0', id, error: { code, message } }));
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    return this.write(JSON.stringify(message));
+  }
+
+  private write(json: string): Promise<void> {
+    return new Promise((resolve) => {
+      if (this.stdout.write(`${json}\n`)) resolve();
+      else this.stdout.once('drain', resolve);
+    });
+  }
+
+  async close(): Promise<void> {
+    this.stdin.off('data', this.onData);
+    this.stdin.off('error', this.onError);
+    if (this.stdin.listenerCount('data') === 0) this.stdin.pause();
+    this.buffer = '';
+    this.onclose?.();
+  }
+}
