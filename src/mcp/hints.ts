@@ -31,6 +31,11 @@ export function toolHint(h: HintInput): string | undefined {
       const move = id ? `reschedule_meeting with meeting_id ${shown(id)} and start` : 'reschedule_meeting';
       return `to move the meeting it has, call ${move}; to book a second meeting anyway, first ask the person, and only if they say so call ${h.tool} again with the same arguments plus rebook: true`;
     }
+    case 'LEAD_OUTCOME_UNKNOWN':
+      return `an earlier booking of this lead may have made a meeting: to learn its outcome, repeat that earlier call exactly as it was (it cannot book twice); to book anyway, first ask the person, and only if they say so call ${h.tool} again with the same arguments plus rebook: true (a meeting may already exist)`;
+    case 'LEAD_LOCK_LOST':
+    case 'LEAD_BUSY':
+      return `another schedctl run is booking this lead: call ${h.tool} again with the same arguments once it has finished; it will find that booking`;
     case 'SLOT_TAKEN':
       return h.tool === 'book_meeting'
         ? `the reservation is still usable: call book_meeting again with one of the nearest free times above as start (same event, reservation_id and email), or look further with ${slotsSame}`
