@@ -139,12 +139,17 @@ export async function bookSlot(deps: BookDeps, request: BookRequest): Promise<Bo
 }
 
 /**
- * A reservation that answers SLOT_TAKEN or NO_HOST_AVAILABLE is still usable (spec
- * "Reservation"): unspent, so the earlier attempt on it booked nothing. (RESERVATION_EXPIRED
- * disproves nothing: after a timeout it means the meeting exists, spec rule 4; after an
- * explicit error answer it leaves the outcome unknown: provesNothing.)
+ * Spec rule 2: a retry for a workflow run that booked answers CONFLICT or RESERVATION_USED.
+ * So for a retry of the same run, RESERVATION_EXPIRED says that the hold lapsed before the run
+ * ever booked (a request that died on its way, a 5xx the server did not act on): the more
+ * specific rule, over rule 4 (which speaks of a retry without a run). And a reservation that
+ * answers SLOT_TAKEN or NO_HOST_AVAILABLE is still usable (spec "Reservation"): unspent.
+ * Without a run, RESERVATION_EXPIRED after a lost answer means the meeting exists (rule 4);
+ * after an explicit error answer it proves nothing (provesNothing).
  */
 function disproves(code: string, request: BookRequest, prior: JournalEntry): boolean {
+  const sameRun = !!request.workflowExecutionId && prior.workflowExecutionId === request.workflowExecutionId;
+  if (code === 'RESERVATION_EXPIRED') return sameRun;
   // The same reservation still usable (the time went to someone else, or has no host): it was
   // never spent, so the earlier attempt on it booked nothing.
   return (code === 'SLOT_TAKEN' || code === 'NO_HOST_AVAILABLE') && prior.reservationId === request.reservationId;

@@ -13,6 +13,14 @@
  * that instant as a local time with --tz UTC (leads whose meeting already exists get the three
  * forms in a random order, so an explicit time may come first).
  *
+ * After the slot forms, each lead is tried the ways that used to book a second meeting: its
+ * route with other answers, and `book` of its meeting's event by its uuid (not the link it was
+ * routed with), both through a profile whose base URL spells the same API another way
+ * (`http://LOCALHOST:<port>/`): the ledger is one per workspace, so these are refused
+ * (LEAD_HAS_MEETING) or answered already booked, never booked. A lead whose first booking got an
+ * explicit 500 and whose re-sent attempt then met RESERVATION_EXPIRED stays "outcome unknown"
+ * (exit 7, never already_booked); the campaign then books it with --rebook, as a user would.
+ *
  * Seeded: the seed is printed and FAULT_SEED=<n> replays the same plan (faults, kills, order);
  * process timing still varies. FAULT_RUNS=<n> changes the number of leads.
  *
@@ -26,7 +34,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_TRIGGER, demoRouteArgs } from '../helpers/args.js';
-import { tempDir } from '../helpers/cli.js';
+import { runCli, tempDir } from '../helpers/cli.js';
+import { keyFingerprint } from '../../src/state/identity.js';
 import { pool } from '../helpers/pool.js';
 import { prng, type Prng } from '../helpers/prng.js';
 import { startGate, type Gate, type GateRequest } from '../helpers/parallel-gate.js';
@@ -43,6 +52,8 @@ const BOOK = { method: 'POST', path: '/v1/scheduling/meetings' };
 
 type FaultKind = 'none' | 'drop-after-commit' | 'stall-after-commit' | 'status-500';
 type SlotForm = 'first' | 'iso' | 'local';
+/** The re-runs after the slot forms: other answers, another spelling of the event; and the rebook of an unknown outcome. */
+type Other = 'answers' | 'event slots' | 'event' | 'rebook';
 /**
  * timer: SIGKILL after `ms`; at the booking request: in-flight-booked (killed, then the request
  * goes on to the server), in-flight-lost (killed, the request never arrives), answered (killed
@@ -60,11 +71,14 @@ interface Plan {
 }
 interface Run {
   plan: Plan;
-  phase: 'first' | `rerun ${SlotForm}`;
+  phase: 'first' | `rerun ${SlotForm}` | `other ${Other}`;
   result: KillableResult;
   status: string;
   meetingId: string | null;
   slot: string | null;
+  /** Exit 7 after an explicit error answer and an ambiguous retry: outcome unknown by design. */
+  unknownAfterError?: boolean;
+  reservationId?: string | undefined;
 }
 
 let sb: TestSandbox;
@@ -101,6 +115,20 @@ beforeAll(async () => {
     setTimeout(() => k.kill() && k.done(), k.ms);
   };
   dir = tempDir('schedctl-parallel-');
+  // The same key and API as the campaign's SCHEDCTL_API_KEY/BASE_URL, the URL spelled another way.
+  const added = await runCli(
+    [
+      'profile',
+      'add',
+      OTHER_PROFILE,
+      '--key-stdin',
+      '--no-verify',
+      '--base-url',
+      gate.baseUrl.replace('127.0.0.1', 'LOCALHOST') + '/',
+    ],
+    { configDir: dir, input: `${sb.keys.full}\n` },
+  );
+  if (added.code !== 0) throw new Error(`profile add: ${added.stderr}`);
   const res = await fetch(`${sb.baseUrl}/v1/triggers`, { headers: { authorization: `Bearer ${sb.keys.full}` } });
   const { triggers } = (await res.json()) as { triggers: Array<{ id: string; name: string }> };
   triggerId = triggers.find((t) => t.name === DEMO_TRIGGER)!.id;
@@ -165,8 +193,19 @@ const routeArgs = (p: Plan, slot: string[], timeout: string) => [
 ];
 const localUtc = (iso: string) => new Date(iso).toISOString().slice(0, 16).replace('T', ' ');
 
-async function execute(p: Plan, phase: Run['phase'], args: string[], kill?: Plan['kill']): Promise<Run> {
-  const env = { SCHEDCTL_BASE_URL: gate.baseUrl, SCHEDCTL_API_KEY: sb.keys.full };
+/** The profile that reaches the gate's API with the campaign's key, its URL spelled another way. */
+const OTHER_PROFILE = 'same-api';
+
+async function execute(
+  p: Plan,
+  phase: Run['phase'],
+  args: string[],
+  kill?: Plan['kill'],
+  viaProfile = false,
+): Promise<Run> {
+  const env = viaProfile
+    ? { SCHEDCTL_BASE_URL: undefined, SCHEDCTL_API_KEY: undefined, SCHEDCTL_PROFILE: OTHER_PROFILE }
+    : { SCHEDCTL_BASE_URL: gate.baseUrl, SCHEDCTL_API_KEY: sb.keys.full };
   const running = startCli(args, {
     configDir: dir,
     env,
@@ -184,10 +223,30 @@ async function execute(p: Plan, phase: Run['phase'], args: string[], kill?: Plan
   atBooking.delete(p.email);
   if (result.killed && kill?.mode === 'timer') bump(killsDone, 'timer');
   const doc = jsonOf(result) as
-    | { status?: string; meeting?: { id: string; date: string } | null; slot?: string | null; error?: { code: string } }
+    | {
+        status?: string;
+        id?: string;
+        meeting?: { id: string; date: string } | null;
+        slot?: string | null;
+        error?: { code: string; message?: string };
+        reservationId?: string;
+      }
     | undefined;
-  const status = result.killed ? 'killed' : (doc?.status ?? doc?.error?.code ?? `no JSON (exit ${result.code})`);
-  return { plan: p, phase, result, status, meetingId: doc?.meeting?.id ?? null, slot: doc?.slot ?? null };
+  // `book` prints the Meeting itself when it books.
+  const booked = doc?.id && !doc.status ? 'booked' : undefined;
+  const status = result.killed
+    ? 'killed'
+    : (doc?.status ?? booked ?? doc?.error?.code ?? (doc?.reservationId ? 'slots' : `no JSON (exit ${result.code})`));
+  return {
+    plan: p,
+    phase,
+    result,
+    status,
+    meetingId: doc?.meeting?.id ?? doc?.id ?? null,
+    slot: doc?.slot ?? null,
+    unknownAfterError: /whether it booked a meeting is unknown/.test(doc?.error?.message ?? ''),
+    reservationId: doc?.reservationId,
+  };
 }
 
 async function firstPass(p: Plan): Promise<Run> {
@@ -197,7 +256,10 @@ async function firstPass(p: Plan): Promise<Run> {
   return execute(p, 'first', routeArgs(p, ['first'], f.kind === 'stall-after-commit' ? '1' : '3'), p.kill);
 }
 
-/** Every form of --slot, one after the other for this lead (leads run in parallel). */
+/**
+ * Every form of --slot, one after the other for this lead (leads run in parallel); an outcome left
+ * unknown by an explicit error answer is booked past with --rebook. Then the other ways.
+ */
 async function reruns(p: Plan, knownTime: string | undefined): Promise<Run[]> {
   const runs: Run[] = [];
   let time = knownTime;
@@ -206,7 +268,45 @@ async function reruns(p: Plan, knownTime: string | undefined): Promise<Run[]> {
     const slot = form === 'first' || !time ? ['first'] : form === 'iso' ? [time] : [localUtc(time), '--tz', 'UTC'];
     const run = await execute(p, `rerun ${form}`, routeArgs(p, slot, '10'));
     runs.push(run);
+    if (run.unknownAfterError) {
+      const rebooked = await execute(p, 'other rebook', [...routeArgs(p, ['first'], '10'), '--rebook']);
+      runs.push(rebooked);
+      time ??= rebooked.slot ?? undefined;
+    }
     time ??= run.slot ?? undefined;
+  }
+  const other = REGIONS.find((r) => r !== p.region)!;
+  runs.push(await execute(p, 'other answers', routeArgs({ ...p, region: other }, ['first'], '10'), undefined, true));
+  const meeting = (await sb.state()).meetings.find((m) => m.personEmail === p.email);
+  if (meeting) {
+    const slots = await execute(
+      p,
+      'other event slots',
+      ['slots', meeting.eventId, '--json', '--days', '28'],
+      undefined,
+      true,
+    );
+    runs.push(slots);
+    if (slots.reservationId)
+      runs.push(
+        await execute(
+          p,
+          'other event',
+          [
+            'book',
+            meeting.eventId,
+            '--start',
+            meeting.date,
+            '--reservation',
+            slots.reservationId,
+            '--email',
+            p.email,
+            '--json',
+          ],
+          undefined,
+          true,
+        ),
+      );
   }
   return runs;
 }
@@ -238,7 +338,7 @@ describe('parallel-process campaign', () => {
     const plans = Array.from({ length: RUNS }, (_, i) => plan(rng, i));
     const started = Date.now();
     const failures: string[] = [];
-    const scope = `env@${gate.baseUrl}`;
+    const scope = `http://loopback:${new URL(gate.baseUrl).port}#key:${keyFingerprint(sb.keys.full)}`;
     const leadOf = new Map(plans.map((p) => [p.email, p]));
 
     const meetingsPerLead = (s: Awaited<ReturnType<TestSandbox['state']>>) => {
@@ -364,7 +464,20 @@ describe('parallel-process campaign', () => {
       if (/\n\s+at /.test(r.result.stderr) || /unexpected failure|UNEXPECTED/.test(r.result.stderr + r.result.stdout))
         failures.push(`${r.plan.email} ${r.phase}: crashed\n${describeRun(r.result)}`);
     }
+    const forms = second.filter((r) => r.phase.startsWith('rerun'));
     for (const r of second) {
+      if (r.phase === 'other answers' && !(r.result.code === 5 && r.status === 'LEAD_HAS_MEETING'))
+        failures.push(`${r.plan.email} ${r.phase}: not refused as LEAD_HAS_MEETING\n${describeRun(r.result)}`);
+      if (
+        r.phase === 'other event' &&
+        !(r.result.code === 0 ? r.status === 'already_booked' : r.status === 'LEAD_HAS_MEETING')
+      )
+        failures.push(`${r.plan.email} ${r.phase}: neither already booked nor refused\n${describeRun(r.result)}`);
+      if (r.phase === 'other event slots' && r.result.code !== 0)
+        failures.push(`${r.plan.email} ${r.phase} failed\n${describeRun(r.result)}`);
+      if (!r.phase.startsWith('rerun') && r.phase !== 'other rebook') continue;
+      // Exit 7 "unknown" only where an explicit error answer left it so (then rebooked).
+      if (r.unknownAfterError) continue;
       if (r.result.code !== 0 || !['booked', 'already_booked'].includes(r.status))
         failures.push(`${r.plan.email} ${r.phase} failed\n${describeRun(r.result)}`);
       const m = per.get(r.plan.email)?.[0];
@@ -404,7 +517,9 @@ describe('parallel-process campaign', () => {
     // The campaign really exercised what it is about.
     expect(kills).toBeGreaterThan(RUNS / 10);
     expect(taken.size, 'faults of several kinds were taken').toBeGreaterThanOrEqual(3);
-    expect(second.length).toBe(RUNS * 3);
+    expect(forms.length).toBe(RUNS * 3);
+    expect(second.filter((r) => r.phase === 'other answers').length).toBe(RUNS);
+    expect(second.filter((r) => r.phase === 'other event').length).toBe(RUNS);
     expect(spread(final)).toBe(`0 with 0 meetings, ${RUNS} with 1 meeting, 0 with 2+ meetings`);
   }, 900_000);
 });

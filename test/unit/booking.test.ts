@@ -364,24 +364,31 @@ describe('bookSlot: lost responses', () => {
     expect(await state.outcomes.get(SCOPE, 't1', LEAD)).toBeUndefined();
   });
 
-  it('takes RESERVATION_EXPIRED on a retry of the same workflow run after a lost answer as booked (rule 4)', async () => {
-    // shared/ledger-rules.md: after a timeout or a dropped connection, any of the three codes means the meeting exists.
+  it('takes RESERVATION_EXPIRED on a retry of the same workflow run as proof the run never booked', async () => {
+    // Spec rule 2: a run that booked answers CONFLICT or RESERVATION_USED to a retry.
     const { d } = deps([lost(), apiError('RESERVATION_EXPIRED')]);
     await failure(bookSlot(d, request({ workflowExecutionId: EXEC })));
-    expect(alreadyBooked(await bookSlot(d, request({ workflowExecutionId: EXEC }))).code).toBe('RESERVATION_EXPIRED');
-    expect(await outcomesOf()).toEqual([`${LEAD} already_booked`]);
+    const e = await apiFailure(bookSlot(d, request({ workflowExecutionId: EXEC })));
+    expect(e.code).toBe('RESERVATION_EXPIRED');
+    expect(e.hint).toContain('without a reservation (`schedctl slots intro-call`)');
+    // The lost attempt booked nothing: it is gone, and nothing is reported already booked later.
+    expect(await entries()).toEqual([]);
   });
 
-  it.each(['RESERVATION_EXPIRED', 'CONFLICT'])(
+  it.each([
+    ['RESERVATION_EXPIRED', undefined],
+    ['CONFLICT', EXEC],
+  ] as const)(
     'never reports already_booked when the first attempt got an explicit error answer and the retry %s',
-    async (code) => {
+    async (code, run) => {
       const serverError = new OutcomeUnknownError('POST /v1/scheduling/meetings failed with HTTP 500', {
         lostBy: 'error_answer',
       });
       const { d } = deps([serverError, apiError(code)]);
-      await failure(bookSlot(d, request({ workflowExecutionId: EXEC })));
+      const req = run ? request({ workflowExecutionId: run }) : request();
+      await failure(bookSlot(d, req));
       expect((await entries())[0]).toMatchObject({ outcome: 'unknown', lostBy: 'error_answer' });
-      const e = (await failure(bookSlot(d, request({ workflowExecutionId: EXEC })))) as OutcomeUnknownError;
+      const e = (await failure(bookSlot(d, req))) as OutcomeUnknownError;
       expect(e).toBeInstanceOf(OutcomeUnknownError);
       expect(e.exitCode).toBe(7);
       expect(e.message).toBe(
@@ -416,11 +423,11 @@ describe('bookSlot: lost responses', () => {
     );
   });
 
-  it('keeps an attempt known to have booked as booked when the same run later meets RESERVATION_EXPIRED', async () => {
+  it('leaves an attempt already known to have booked alone when the same run later meets RESERVATION_EXPIRED', async () => {
     const { d } = deps([lost(), apiError('CONFLICT'), apiError('RESERVATION_EXPIRED')]);
     await failure(bookSlot(d, request({ workflowExecutionId: EXEC })));
     alreadyBooked(await bookSlot(d, request({ workflowExecutionId: EXEC })));
-    expect(alreadyBooked(await bookSlot(d, request({ workflowExecutionId: EXEC }))).code).toBe('RESERVATION_EXPIRED');
+    expect((await apiFailure(bookSlot(d, request({ workflowExecutionId: EXEC })))).code).toBe('RESERVATION_EXPIRED');
     expect(await outcomesOf()).toEqual([`${LEAD} already_booked`]);
   });
 
