@@ -3,7 +3,7 @@
  * loads the SDK), or with --print-config the snippet that registers it with an MCP client.
  */
 import { realpathSync } from 'node:fs';
-import { resolveProfileName } from '../config/target.js';
+import { checkBaseUrl, resolveProfileName } from '../config/target.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { mcpConfig, registrationHelp } from '../mcp/config.js';
@@ -27,6 +27,8 @@ async function printConfig(ctx: Context): Promise<void> {
   const { profiles, defaultProfile } = await (await ctx.state()).profiles.snapshot();
   // An unknown --profile (or SCHEDCTL_PROFILE) fails here, not later inside the client.
   const resolved = resolveProfileName({ flagProfile: ctx.globals.profile, env: ctx.env, defaultProfile, profiles });
+  // A URL with user:password@ would be written into the client's configuration: refused here too.
+  if (ctx.globals.baseUrl) checkBaseUrl(ctx.globals.baseUrl, '--base-url');
   const explicit = ctx.globals.profile ?? (ctx.env.SCHEDCTL_PROFILE || undefined);
   const bin = process.argv[1];
   if (!bin) throw new UsageError('cannot tell where schedctl is installed (no script path in argv)');

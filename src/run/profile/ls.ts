@@ -1,4 +1,5 @@
 import { maskKey } from '../../config/mask.js';
+import { withoutUserinfo } from '../../config/target.js';
 import type { Context } from '../../context.js';
 import { tables } from '../../ui/table.js';
 import type { ProfileView } from './view.js';
@@ -7,7 +8,7 @@ export async function run(ctx: Context): Promise<void> {
   const { profiles: store } = await ctx.state();
   const profiles: ProfileView[] = (await store.list()).map(({ name, profile, isDefault }) => ({
     name,
-    baseUrl: profile.baseUrl,
+    baseUrl: withoutUserinfo(profile.baseUrl),
     key: maskKey(profile.apiKey),
     isDefault,
   }));

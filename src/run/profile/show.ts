@@ -1,5 +1,5 @@
 import { maskKey } from '../../config/mask.js';
-import { resolveProfileName } from '../../config/target.js';
+import { resolveProfileName, withoutUserinfo } from '../../config/target.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { type ProfileView, unknownProfile } from './view.js';
@@ -32,7 +32,7 @@ async function showView(ctx: Context, name: string | undefined): Promise<ShowVie
   if (!profile) throw unknownProfile(chosen, Object.keys(profiles).sort());
   return {
     name: chosen,
-    baseUrl: profile.baseUrl,
+    baseUrl: withoutUserinfo(profile.baseUrl),
     key: maskKey(profile.apiKey),
     isDefault: defaultProfile === chosen,
     configFile: store.path,
