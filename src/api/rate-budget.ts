@@ -152,7 +152,8 @@ export function createRateBudget(options: RateBudgetOptions): RateBudget {
     state.sent = state.sent.filter((s) => s > t - span).sort((a, b) => a - b);
     if (state.blockedUntil !== undefined && state.blockedUntil <= t) delete state.blockedUntil;
     // A block past the bound (a file written before it, or by hand) is cut back to it.
-    if (state.blockedUntil !== undefined && state.blockedUntil > t + MAX_BLOCK_MS) state.blockedUntil = t + MAX_BLOCK_MS;
+    if (state.blockedUntil !== undefined && state.blockedUntil > t + MAX_BLOCK_MS)
+      state.blockedUntil = t + MAX_BLOCK_MS;
   }
 
   return { file, draw, recordRetryAfter };

@@ -9,7 +9,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Context, IO } from '../context.js';
 import { CliError, OutcomeUnknownError, UsageError } from '../errors.js';
 import { reportError } from '../report.js';
-import { sanitizeText } from '../ui/sanitize.js';
+import { sanitizeMultiline, sanitizeText } from '../ui/sanitize.js';
 import { createUi, type Ui } from '../ui/ui.js';
 import type { ToolCall, ToolDef, ToolReply } from './tool.js';
 
@@ -68,9 +68,9 @@ export function replyResult(reply: ToolReply, call: ToolCall): CallToolResult {
   return { content: [{ type: 'text', text: safeText([...reply.text, ...notes]) }], structuredContent: reply.doc };
 }
 
-/** Server text is data: every control and bidi character shown escaped. */
+/** Server text is data: every control and bidi character shown escaped (the lines themselves kept). */
 export function safeText(lines: string[]): string {
-  return sanitizeText(lines.join('\n'));
+  return sanitizeMultiline(lines.join('\n'), '');
 }
 
 /**

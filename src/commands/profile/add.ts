@@ -40,10 +40,7 @@ export function profileAddCommand(ctx: Context): Command {
       .description(
         'add (or, asked or with --force, replace) a profile: a named API key and base URL, checked with one read request before it is saved',
       )
-      .argument(
-        '<name>',
-        'profile name: 1–64 letters, digits, _ . - (starting with a letter or digit)',
-      )
+      .argument('<name>', 'profile name: 1–64 letters, digits, _ . - (starting with a letter or digit)')
       .option('--key-stdin', 'read the API key from stdin, one line (without it: a hidden prompt, on a terminal only)')
       .option('--default', 'make it the default profile (the first profile added always becomes the default)')
       .option('--no-verify', 'save without checking the key against the API')

@@ -7,6 +7,7 @@ import { buildResponses } from '../../domain/triggers.js';
 import { UsageError } from '../../errors.js';
 import { answersKey } from '../../state/index.js';
 import { readJsonInput } from '../../ui/json-input.js';
+import { sanitizeText } from '../../ui/sanitize.js';
 import { loadTrigger } from '../triggers/load.js';
 import { parseContext } from './context.js';
 import { FIRE_FLAGS } from './flag-names.js';
@@ -106,12 +107,12 @@ export async function fireOrReuse(ctx: Context, input: FireInput, hooks: FireHoo
   }
   if (remembered.kind === 'different-answers') {
     hooks.warn(
-      `the remembered outcome for ${email} (workflow run ${remembered.previous.executionId}) was fired with other answers: firing anew; it will not be reused`,
+      `the remembered outcome for ${email} (workflow run ${sanitizeText(remembered.previous.executionId)}) was fired with other answers: firing anew; it will not be reused`,
     );
   }
 
   hooks.info(
-    `firing "${trigger.name}" for ${email} ${target.profileName ? `on profile ${target.profileName}` : 'with the key from SCHEDCTL_API_KEY'} at ${target.baseUrl}`,
+    `firing "${sanitizeText(trigger.name)}" for ${email} ${target.profileName ? `on profile ${target.profileName}` : 'with the key from SCHEDCTL_API_KEY'} at ${target.baseUrl}`,
   );
   const api = await ctx.api();
   const result = await fireTrigger(api, trigger, { email, responses, ...(context ? { context } : {}) });
