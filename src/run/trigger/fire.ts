@@ -1,7 +1,7 @@
 import type { FireRequest, Outcome, Trigger } from '../../api/schemas.js';
 import { scopeOf } from '../../config/target.js';
 import type { Context } from '../../context.js';
-import { fireTrigger } from '../../domain/fire.js';
+import { FiredNotRecordedError, fireTrigger, rememberFired } from '../../domain/fire.js';
 import { isValidEmail, parseKeyValues } from '../../domain/inputs.js';
 import { buildResponses } from '../../domain/triggers.js';
 import { UsageError } from '../../errors.js';
@@ -116,12 +116,21 @@ export async function fireOrReuse(ctx: Context, input: FireInput, hooks: FireHoo
   );
   const api = await ctx.api();
   const result = await fireTrigger(api, trigger, { email, responses, ...(context ? { context } : {}) });
-  await outcomes.remember(scope, trigger.id, email, {
-    executionId: result.executionId,
-    outcome: result.outcome,
-    firedAt: ctx.clock.now().toISOString(),
-    answersKey: key,
-  });
+  try {
+    await rememberFired(trigger, result, () =>
+      outcomes.remember(scope, trigger.id, email, {
+        executionId: result.executionId,
+        outcome: result.outcome,
+        firedAt: ctx.clock.now().toISOString(),
+        answersKey: key,
+      }),
+    );
+  } catch (error) {
+    // The run exists and its result is in hand: shown (exit 0), as a booking the server
+    // confirmed is, with a warning saying what was not recorded.
+    if (!(error instanceof FiredNotRecordedError)) throw error;
+    hooks.warn(`${sanitizeText(error.message)}; a repeat fire for these answers will not be recognised`);
+  }
   return { trigger, email, document: { executionId: result.executionId, outcome: result.outcome } };
 }
 
