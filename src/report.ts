@@ -2,7 +2,7 @@
 import { redact, redactKeyLike } from './config/mask.js';
 import type { Context } from './context.js';
 import { EXIT, isCliError, type ErrorDocument } from './errors.js';
-import { jsonText, sanitizeMultiline, sanitizeText } from './ui/sanitize.js';
+import { jsonText, sanitizeText } from './ui/sanitize.js';
 
 export function reportError(error: unknown, ctx: Context, json: boolean): number {
   const secrets = [ctx.env.SCHEDCTL_API_KEY ?? '', ...ctx.secrets];
@@ -31,7 +31,7 @@ export function reportError(error: unknown, ctx: Context, json: boolean): number
     };
     exitCode = EXIT.error;
     if (ctx.globals.debug && error instanceof Error && error.stack)
-      ctx.io.stderr.write(`${sanitizeMultiline(clean(error.stack), '')}\n`);
+      ctx.io.stderr.write(`${clean(error.stack).split('\n').map(sanitizeText).join('\n')}\n`);
   }
   doc.error.message = clean(doc.error.message);
   if (doc.error.details) doc.error.details = doc.error.details.map(clean);

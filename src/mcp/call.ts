@@ -9,7 +9,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Context, IO } from '../context.js';
 import { CliError, OutcomeUnknownError, UsageError } from '../errors.js';
 import { reportError } from '../report.js';
-import { sanitizeMultiline, sanitizeText } from '../ui/sanitize.js';
+import { sanitizeText } from '../ui/sanitize.js';
 import { createUi, type Ui } from '../ui/ui.js';
 import type { ToolCall, ToolDef, ToolReply } from './tool.js';
 
@@ -70,7 +70,8 @@ export function replyResult(reply: ToolReply, call: ToolCall): CallToolResult {
 
 /** Server text is data: every control and bidi character shown escaped (the lines themselves kept). */
 export function safeText(lines: string[]): string {
-  return sanitizeMultiline(lines.join('\n'), '');
+  // Only schedctl's own line breaks (\n) separate lines; any other (a bare \r, U+2028) is shown escaped.
+  return lines.join('\n').split('\n').map(sanitizeText).join('\n');
 }
 
 /**

@@ -49,8 +49,8 @@ export function sanitizeText(s: string): string {
 /**
  * A multi-line field (a description): each of its lines sanitized, the second and later ones
  * starting with `indent`, so no line of the server's can begin a line of output on its own
- * (pose as "error: …"). Every kind of line break counts as one. With `indent` '' (schedctl's
- * own multi-line text, a stack trace) the lines are kept as they are, each sanitized.
+ * (pose as "error: …"). Every kind of line break counts as one. (schedctl's own multi-line
+ * text splits on \n only: there a bare \r or U+2028 is shown escaped, see mcp/call.ts.)
  */
 export function sanitizeMultiline(s: string, indent = '  '): string {
   return s
