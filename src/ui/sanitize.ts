@@ -19,8 +19,8 @@ const UNSAFE = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a
 // eslint-disable-next-line no-control-regex -- as above.
 const UNSAFE_ALL = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 /** Exactly SGR (colors and styles): ESC [ digits/semicolons m; or any other unsafe character. */
-// eslint-disable-next-line no-control-regex -- as above.
 const SGR_OR_UNSAFE =
+  // eslint-disable-next-line no-control-regex -- as above.
   /\x1b\[[0-9;]*m|[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 // In one field of server text: all of the above and \n too.
 // eslint-disable-next-line no-control-regex -- as above.
@@ -28,6 +28,7 @@ const UNSAFE_IN_LINE = /[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u20
 // eslint-disable-next-line no-control-regex -- as above.
 const UNSAFE_IN_LINE_ALL = /[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 /** Every line break a terminal or a reader may honor: CRLF, LF, CR, VT, FF, NEL, U+2028, U+2029. */
+// eslint-disable-next-line no-control-regex -- as above.
 const LINE_BREAK = /\r\n|[\n\r\x0b\x0c\x85\u2028\u2029]/;
 
 function escapeChar(ch: string): string {
