@@ -174,7 +174,11 @@ export function describeFailure(error: unknown): string {
 
 /** A request that failed before it reached the transport (it could not even be built): nothing was sent. */
 export function notSent(error: unknown, label: string): CliError {
-  const why = error instanceof Error ? error.message : String(error);
+  // The message may quote the URL: any user:password@ in it is not shown.
+  const why = (error instanceof Error ? error.message : String(error)).replace(
+    /([a-z][a-z0-9+.-]*:\/\/)[^/?#\s]*@/gi,
+    '$1***@',
+  );
   return new CliError('REQUEST_NOT_SENT', `${label} could not be sent (${why}); nothing was sent`, EXIT.error, {
     hint: 'check --base-url / the profile; if they look right, this is a bug in schedctl: rerun with --debug and report it',
   });
