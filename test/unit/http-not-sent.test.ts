@@ -17,7 +17,7 @@ describe('a request that never reached the transport', () => {
       timeoutMs: 1000,
       debug: undefined,
       notify: () => undefined,
-      clock: { now: () => new Date() },
+      clock: { now: () => new Date(), sleep: async () => undefined },
       fetch: async () => {
         fetched++;
         throw new Error('must not be called');
