@@ -31,7 +31,7 @@ export function reportError(error: unknown, ctx: Context, json: boolean): number
     };
     exitCode = EXIT.error;
     if (ctx.globals.debug && error instanceof Error && error.stack)
-      ctx.io.stderr.write(`${sanitizeText(clean(error.stack))}\n`);
+      ctx.io.stderr.write(`${clean(error.stack).split('\n').map(sanitizeText).join('\n')}\n`);
   }
   doc.error.message = clean(doc.error.message);
   if (doc.error.details) doc.error.details = doc.error.details.map(clean);

@@ -32,6 +32,9 @@ import {
   isNotConnected,
   isRedirect,
   isRefusal,
+  capRetryAfter,
+  MAX_RETRY_AFTER_SECONDS,
+  notSent,
   parseRetryAfter,
   redirectError,
   transportError,
@@ -115,7 +118,8 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     try {
       return await options.fetch(req);
     } catch (error) {
-      if (isNotConnected(error)) notConnected++;
+      // schedctl's own refusal in the transport (a key that would travel in clear) sent nothing either.
+      if (isNotConnected(error) || error instanceof CliError) notConnected++;
       throw error;
     }
   };
@@ -137,13 +141,18 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     let started = 0;
     // Aborts a body that trickles in past the timeout (ky's timeout covers only the headers).
     const bodyAbort = new AbortController();
+    // Whether any try reached the transport: a failure before that (a URL fetch refuses) sent nothing.
+    let reachedTransport = false;
 
     const client = ky.create({
       timeout: options.timeoutMs,
       throwHttpErrors: true,
       redirect: 'manual',
       signal: bodyAbort.signal,
-      fetch: countingFetch as typeof fetch,
+      fetch: ((req: Request) => {
+        reachedTransport = true;
+        return countingFetch(req);
+      }) as typeof fetch,
       headers: {
         authorization: `Bearer ${options.apiKey}`,
         accept: 'application/json',
@@ -154,17 +163,22 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
         methods: ['get', 'post', 'patch', 'put', 'delete'],
         statusCodes: [429, ...RETRYABLE_STATUS],
         afterStatusCodes: [429],
-        maxRetryAfter: budgetMs,
+        // ky reads Retry-After itself when shouldRetry leaves the wait to it (below): never past the API's window.
+        maxRetryAfter: Math.min(budgetMs, MAX_RETRY_AFTER_SECONDS * 1000),
         backoffLimit: 4000,
         shouldRetry: ({ error, retryCount }) => {
           // schedctl's own refusals (the rate budget's wait is over the limit) are final.
           if (error instanceof CliError) return false;
           if (error instanceof HTTPError && error.response.status === 429) {
-            const seconds = parseRetryAfter(error.response.headers.get('retry-after'));
-            // Another client uses this key too: every schedctl process waits, not only this one.
-            if (seconds !== undefined) void options.budget?.recordRetryAfter(seconds, { debug });
-            const waitMs = seconds === undefined ? 1000 : seconds * 1000;
-            if (waitedMs + waitMs > budgetMs || retryCount > MAX_RATE_LIMIT_RETRIES) {
+            const { headers } = error.response;
+            const seconds = parseRetryAfter(headers.get('retry-after'), Date.now(), headers.get('date'));
+            // Another client uses this key too: every schedctl process waits, not only this one;
+            // for at most the API's one-minute window, whatever the server says (capRetryAfter).
+            if (seconds !== undefined) void options.budget?.recordRetryAfter(capRetryAfter(seconds), { debug });
+            // A server that asks for longer than this command may wait is answered with exit 6 at
+            // once; a shorter wait counts for at most the API's one-minute window.
+            const waitMs = seconds === undefined ? 1000 : capRetryAfter(seconds) * 1000;
+            if (waitedMs + (seconds ?? 1) * 1000 > budgetMs || retryCount > MAX_RATE_LIMIT_RETRIES) {
               debug(
                 `${label}: 429, Retry-After ${error.response.headers.get('retry-after') ?? '(none)'}; over the wait budget, giving up`,
               );
@@ -227,16 +241,17 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       const send = () => client(url, { method: opts.method, ...(opts.body !== undefined ? { json: opts.body } : {}) });
       response = await (once ? asUnrepeatable(send) : send());
     } catch (error) {
-      if (error instanceof HTTPError && isRedirect(error.response)) throw redirectError(error.response, label);
+      if (error instanceof HTTPError && isRedirect(error.response)) throw redirectError(error.response, label, once);
       if (error instanceof HTTPError)
         return Promise.reject(await errorFromResponse(error.response, label, once, readBody));
       if (error instanceof CliError) throw error;
+      if (!reachedTransport) throw notSent(error, label);
       // The send hook refused to let the request leave (a lead lock lost): nothing was sent.
       const cause = (error as { cause?: unknown } | null)?.cause;
       if (cause instanceof CliError) throw cause;
       throw transportError(error, label, once, options.timeoutMs);
     }
-    if (isRedirect(response)) throw redirectError(response, label);
+    if (isRedirect(response)) throw redirectError(response, label, once);
     const text = await readBody(response).catch((error: unknown) => {
       throw once
         ? new OutcomeUnknownError(

@@ -4,7 +4,7 @@
  * request may have reached the server (the difference decides "outcome unknown").
  */
 import { HTTPError, TimeoutError } from 'ky';
-import { ApiError, BadResponseError, NetworkError, OutcomeUnknownError } from '../errors.js';
+import { ApiError, BadResponseError, CliError, EXIT, NetworkError, OutcomeUnknownError } from '../errors.js';
 import { schemas } from './schemas.js';
 
 /** The code of a proxy tunnel that did not open (proxy-tunnel.ts, loaded only behind a proxy). */
@@ -104,8 +104,18 @@ export function isRedirect(response: Response): boolean {
   return response.status >= 300 && response.status < 400;
 }
 
-/** fetch would otherwise follow it, perhaps to another host; the key is never sent onward. */
-export function redirectError(response: Response, label: string): BadResponseError {
+/**
+ * fetch would otherwise follow it, perhaps to another host; the key is never sent onward.
+ * For a request that changes something (a booking, a fire, a move) a 3xx means the server
+ * took it (a 303 "see other" is how a POST is answered once processed): outcome unknown.
+ */
+export function redirectError(response: Response, label: string, once = false): BadResponseError | OutcomeUnknownError {
+  if (once) {
+    return new OutcomeUnknownError(
+      `${label} answered a redirect (HTTP ${response.status}), which schedctl does not follow: the request was probably processed, but its result is unknown`,
+      { hint: 'do not repeat it blindly; check its result first (and set --base-url to the final address)' },
+    );
+  }
   return new BadResponseError(
     `${label} answered a redirect (HTTP ${response.status}) to ${response.headers.get('location') ?? '(no location)'}; schedctl does not follow redirects, so the key is never sent to another address`,
     { status: response.status, hint: 'set --base-url to the final address' },
@@ -116,11 +126,31 @@ export function isJson(response: Response): boolean {
   return /\bjson\b/i.test(response.headers.get('content-type') ?? '');
 }
 
-/** Integer seconds, or undefined when missing, negative or not a number (then a short backoff is used). */
-export function parseRetryAfter(raw: string | null): number | undefined {
-  if (raw === null || !/^\s*\d+\s*$/.test(raw)) return undefined;
-  return Number(raw);
+/**
+ * The most a server's Retry-After can impose on the shared rate budget and the hints: the
+ * API's rate window is one minute (spec "Limits"), so no wait it asks for can be longer.
+ */
+export const MAX_RETRY_AFTER_SECONDS = 60;
+
+/**
+ * Retry-After (RFC 9110): whole seconds, or an HTTP-date (counted from the response's Date when
+ * there is one, so the two clocks need not agree). Undefined when missing, negative or
+ * malformed (then a short backoff is used). Not capped here: a command gives up at once on a
+ * wait longer than it may wait; `capRetryAfter` bounds what is recorded and shown.
+ */
+export function parseRetryAfter(raw: string | null, now = Date.now(), serverDate?: string | null): number | undefined {
+  if (raw === null) return undefined;
+  const text = raw.trim();
+  if (/^\d+$/.test(text)) return Number(text);
+  if (!/^[A-Za-z]{3},/.test(text)) return undefined; // IMF-fixdate (and the obsolete forms) start with a day name
+  const at = Date.parse(text);
+  if (!Number.isFinite(at)) return undefined;
+  const from = serverDate ? Date.parse(serverDate) : NaN;
+  return Math.max(0, Math.ceil((at - (Number.isFinite(from) ? from : now)) / 1000));
 }
+
+/** A Retry-After bounded by the API's one-minute window. */
+export const capRetryAfter = (seconds: number): number => Math.min(seconds, MAX_RETRY_AFTER_SECONDS);
 
 export function errorCode(error: unknown): string | undefined {
   let e: unknown = error;
@@ -140,6 +170,18 @@ export function describeFailure(error: unknown): string {
   if (error instanceof HTTPError) return `HTTP ${error.response.status}`;
   if (error instanceof TimeoutError) return 'timed out';
   return errorCode(error) ?? (error instanceof Error ? error.message : String(error));
+}
+
+/** A request that failed before it reached the transport (it could not even be built): nothing was sent. */
+export function notSent(error: unknown, label: string): CliError {
+  // The message may quote the URL: any user:password@ in it is not shown.
+  const why = (error instanceof Error ? error.message : String(error)).replace(
+    /([a-z][a-z0-9+.-]*:\/\/)[^/?#\s]*@/gi,
+    '$1***@',
+  );
+  return new CliError('REQUEST_NOT_SENT', `${label} could not be sent (${why}); nothing was sent`, EXIT.error, {
+    hint: 'check --base-url / the profile; if they look right, this is a bug in schedctl: rerun with --debug and report it',
+  });
 }
 
 export function transportError(error: unknown, label: string, once: boolean, timeoutMs: number): Error {
@@ -207,7 +249,8 @@ export async function errorFromResponse(
   } catch {
     envelope = undefined;
   }
-  const retryAfter = parseRetryAfter(response.headers.get('retry-after'));
+  const said = parseRetryAfter(response.headers.get('retry-after'), Date.now(), response.headers.get('date'));
+  const retryAfter = said === undefined ? undefined : capRetryAfter(said);
   if (once && status >= 500) {
     const said = envelope?.success ? `${envelope.data.error.code}: ${envelope.data.error.message}` : `HTTP ${status}`;
     return new OutcomeUnknownError(`${label} failed with ${said}; the request may have been processed`, {

@@ -4,7 +4,7 @@
  * allows 30 requests per rolling minute per key (spec "Limits").
  *
  * The budget is `<configDir>/rate/<id>.json`, `{ sent: [epoch ms of draws within the window],
- * blockedUntil?: epoch ms }`, id = the first 32 hex digits of sha256(baseUrl + "\n" + apiKey):
+ * blockedUntil?: epoch ms, at most a minute ahead (MAX_BLOCK_MS) }`, id = the first 32 hex digits of sha256(baseUrl + "\n" + apiKey):
  * the key itself is never written. Each draw reads and rewrites it under a lock
  * (quick-lock.ts: an atomic mkdir of `<file>.lock`; a lock left by a killed process is taken over once stale).
  *
@@ -61,14 +61,23 @@ export interface RateBudget {
   recordRetryAfter(seconds: number, opts?: Pick<DrawOptions, 'debug'>): Promise<void>;
 }
 
+/**
+ * The longest a 429's Retry-After blocks the budget: the API's window is one minute, so a
+ * server asking for more (or a file written before this bound) cannot lock a key out longer.
+ */
+export const MAX_BLOCK_MS = 60_000;
+
 export class RateBudgetWaitError extends CliError {
   readonly waitMs: number;
-  constructor(waitMs: number, limit: number, windowMs: number) {
+  constructor(waitMs: number, limit: number, windowMs: number, file: string) {
     const per = windowMs === 60_000 ? 'minute' : `${windowMs / 1000} s`;
     super(
       'RATE_LIMITED',
       `the rate budget for this key is spent for ${Math.ceil(waitMs / 1000)} s more (${limit} requests per ${per}, shared by every schedctl process); try again then`,
       EXIT.rateLimited,
+      {
+        hint: `it clears by itself within a minute; to clear it now (no other schedctl using this key), delete ${file}`,
+      },
     );
     this.waitMs = waitMs;
   }
@@ -120,7 +129,7 @@ export function createRateBudget(options: RateBudgetOptions): RateBudget {
       }
       const { waitMs, used } = outcome;
       if (opts.maxWaitMs !== undefined && waited + waitMs > opts.maxWaitMs)
-        throw new RateBudgetWaitError(waitMs, limit, windowMs);
+        throw new RateBudgetWaitError(waitMs, limit, windowMs, file);
       opts.debug?.(
         `rate budget: ${used}/${limit} requests used in the last ${windowMs / 1000} s; waiting ${waitMs} ms`,
       );
@@ -135,13 +144,16 @@ export function createRateBudget(options: RateBudgetOptions): RateBudget {
     await store.update((state) => {
       const t = now();
       prune(state, t);
-      state.blockedUntil = Math.max(state.blockedUntil ?? 0, t + seconds * 1000);
+      state.blockedUntil = Math.max(state.blockedUntil ?? 0, t + Math.min(seconds * 1000, MAX_BLOCK_MS));
     }, opts.debug);
   }
 
   function prune(state: BudgetState, t: number): void {
     state.sent = state.sent.filter((s) => s > t - span).sort((a, b) => a - b);
     if (state.blockedUntil !== undefined && state.blockedUntil <= t) delete state.blockedUntil;
+    // A block past the bound (a file written before it, or by hand) is cut back to it.
+    if (state.blockedUntil !== undefined && state.blockedUntil > t + MAX_BLOCK_MS)
+      state.blockedUntil = t + MAX_BLOCK_MS;
   }
 
   return { file, draw, recordRetryAfter };

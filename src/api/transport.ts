@@ -7,7 +7,9 @@
  * above the wire (retries, timeouts, hooks, JSON); this only moves bytes.
  *
  * Proxies: Node's http ignores HTTPS_PROXY/HTTP_PROXY/NO_PROXY, so this transport honors
- * them itself, per request URL (`proxyFor`, with proxy-from-env's rules). A proxied request
+ * them itself, per request URL (`proxyFor`, with proxy-from-env's rules), except that loopback
+ * (localhost, 127.0.0.0/8, ::1) is always reached directly, as Go's net/http does.
+ * A key never travels in clear: plain http:// goes only to loopback, and never through a proxy. A proxied request
  * goes through a CONNECT tunnel (proxy-tunnel.ts, https-proxy-agent: one keep-alive agent per
  * proxy URL, loaded only when a proxy is used), TLS to the API over it for https://, the plain
  * socket for http://; everything else (send hook, abort, response) is the same path as a
@@ -19,7 +21,7 @@ import * as http from 'node:http';
 import { connect as netConnect, isIP } from 'node:net';
 import { Readable } from 'node:stream';
 import { getProxyForUrl } from 'proxy-from-env';
-import { UsageError } from '../errors.js';
+import { ConfigError, EXIT, UsageError } from '../errors.js';
 import { beforeSend, isUnrepeatable } from './send-hook.js';
 import { connectionKey, withWarmConnections } from './warm.js';
 
@@ -79,6 +81,9 @@ export function proxyFor(target: string | URL): URL | undefined {
     return undefined; // the request itself reports a bad URL
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
+  // Whatever the variables say (Go's net/http, curl's default NO_PROXY habits, browsers): a proxy
+  // cannot reach this machine's loopback, and would see a plain http:// request in clear.
+  if (isLoopbackHost(url.hostname)) return undefined;
   // NO_PROXY is judged on the same host and port for the HTTP_PROXY fallback.
   const found =
     getProxyForUrl(url) ||
@@ -97,6 +102,40 @@ export function proxyFor(target: string | URL): URL | undefined {
     });
   }
   return proxy;
+}
+
+/**
+ * localhost, 127.0.0.0/8 and ::1 (also as an IPv4-mapped address), as a URL's hostname
+ * writes them (IPv6 in brackets). Like Go's net/http, `*.localhost` names are not included:
+ * they resolve by DNS like any other.
+ */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '')
+    .toLowerCase();
+  if (host === 'localhost' || host === '::1') return true;
+  const v4 = /^(?:::ffff:)?(\d{1,3})\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.exec(host);
+  if (v4) return v4[1] === '127';
+  // The WHATWG URL parser writes an IPv4-mapped loopback as ::ffff:7f00:1 and ::1 fully expanded as ::1.
+  return /^::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}$/.test(host);
+}
+
+/**
+ * The last word before a request with the key leaves: never in clear text to a host that is not
+ * loopback, nor to any host through a proxy (it would read the key). The base URL's check
+ * (config/target.ts) refuses such a URL first; this holds whatever path a URL took. Exit 2:
+ * nothing was sent, and what must change is the input (the URL), not the server.
+ */
+export function refuseCleartextKey(url: URL, proxy: URL | undefined, headers: Record<string, string>): void {
+  if (url.protocol !== 'http:' || !headers.authorization) return;
+  if (!proxy && isLoopbackHost(url.hostname)) return;
+  const via = proxy ? ` through the proxy ${proxy.host}` : '';
+  throw new ConfigError(
+    'INSECURE_BASE_URL',
+    `refusing to send the API key over plain http:// to ${url.host}${via}: it would travel unencrypted; nothing was sent`,
+    { hint: 'use https://, or http:// only for a sandbox on 127.0.0.1/localhost', exitCode: EXIT.usage },
+  );
 }
 
 /**
@@ -159,6 +198,7 @@ export async function nodeFetch(input: Request): Promise<Response> {
   const headers: Record<string, string> = Object.fromEntries(input.headers);
   if (body) headers['content-length'] = String(body.length);
   const proxy = proxyFor(url);
+  refuseCleartextKey(url, proxy, headers);
   const wire = await wireFor(url.protocol);
   // For an https:// URL through a proxy, wire.request is https.request all the same: the
   // tunnel agent (agent-base) tells http from https by it.

@@ -32,6 +32,7 @@ import {
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { CliError, EXIT } from '../errors.js';
+import { StateWriteError } from '../state/errors.js';
 import { ROW_STATUSES, type RowStatus } from './results.js';
 
 export type RunStatus = 'started' | 'sent' | RowStatus;
@@ -118,15 +119,23 @@ export interface OpenRunLogOptions {
 export async function openRunLog(path: string, opts: OpenRunLogOptions = {}): Promise<RunLog> {
   const now = opts.now ?? (() => new Date());
   const dir = dirname(path);
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  chmodSync(dir, 0o700);
-  const release = await lockRun(path, opts.staleMs ?? 30_000);
+  // A directory that cannot take the log is said as the state store says it (STATE_WRITE, what
+  // to do), before any row is sent; never as an unexpected failure.
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    chmodSync(dir, 0o700);
+  } catch (error) {
+    throw new StateWriteError(dir, error);
+  }
+  const release = await lockRun(path, opts.staleMs ?? 30_000).catch((error: unknown) => {
+    throw error instanceof CliError ? error : new StateWriteError(path, error);
+  });
   let fd: number;
   try {
     fd = openSync(path, 'a', 0o600);
   } catch (error) {
     await release().catch(() => {});
-    throw error;
+    throw new StateWriteError(path, error);
   }
   let closed = false;
   return {

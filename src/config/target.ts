@@ -1,8 +1,10 @@
 /**
- * Which profile, key and base URL a command uses. Pure, so the precedence is unit-tested:
+ * Which profile, key and base URL a command uses. Pure, so the precedence is unit-tested.
+ * As with the AWS CLI, what the user typed wins over the environment, and the environment's
+ * key and URL win over a profile only the environment or the default named:
  *   profile  = --profile > SCHEDCTL_PROFILE > the default profile
- *   key      = SCHEDCTL_API_KEY > the profile's key
- *   base URL = --base-url > SCHEDCTL_BASE_URL > the profile's > the local sandbox
+ *   key      = --profile's key > SCHEDCTL_API_KEY > SCHEDCTL_PROFILE's or the default profile's key
+ *   base URL = --base-url > --profile's URL > SCHEDCTL_BASE_URL > the profile's > the local sandbox
  */
 import { ConfigError, UsageError } from '../errors.js';
 import { maskKey } from './mask.js';
@@ -55,12 +57,30 @@ export function resolveProfileName(
   return input.defaultProfile && input.profiles[input.defaultProfile] ? input.defaultProfile : undefined;
 }
 
+/**
+ * The environment's key and URL, unless a --profile flag names the profile: then that profile
+ * is what the user asked for, and the shell's variables (exported for something else, perhaps
+ * long ago) are set aside with a note. SCHEDCTL_PROFILE is the environment too: it does not.
+ */
+export function environmentTarget(
+  input: Pick<TargetInput, 'flagProfile' | 'env'>,
+  profileName: string | undefined,
+  notes: string[],
+): { envKey: string | undefined; envBaseUrl: string | undefined } {
+  const envKey = input.env.SCHEDCTL_API_KEY?.trim() || undefined;
+  const envBaseUrl = input.env.SCHEDCTL_BASE_URL || undefined;
+  if (input.flagProfile === undefined) return { envKey, envBaseUrl };
+  const ignored = [envKey && 'SCHEDCTL_API_KEY', envBaseUrl && 'SCHEDCTL_BASE_URL'].filter(Boolean);
+  if (ignored.length) notes.push(`--profile ${profileName} wins over ${ignored.join(' and ')} in the environment`);
+  return { envKey: undefined, envBaseUrl: undefined };
+}
+
 export function resolveTarget(input: TargetInput): Target {
   const profileName = resolveProfileName(input);
   const profile = profileName ? input.profiles[profileName] : undefined;
   const notes: string[] = [];
+  const { envKey, envBaseUrl } = environmentTarget(input, profileName, notes);
 
-  const envKey = input.env.SCHEDCTL_API_KEY?.trim();
   let apiKey: string;
   let keySource: Target['keySource'];
   if (envKey) {
@@ -87,8 +107,8 @@ export function resolveTarget(input: TargetInput): Target {
   if (input.flagBaseUrl) {
     baseUrl = input.flagBaseUrl;
     baseUrlSource = '--base-url';
-  } else if (input.env.SCHEDCTL_BASE_URL) {
-    baseUrl = input.env.SCHEDCTL_BASE_URL;
+  } else if (envBaseUrl) {
+    baseUrl = envBaseUrl;
     baseUrlSource = 'SCHEDCTL_BASE_URL';
   } else if (profile) {
     baseUrl = profile.baseUrl;
@@ -97,12 +117,12 @@ export function resolveTarget(input: TargetInput): Target {
     baseUrl = DEFAULT_BASE_URL;
     baseUrlSource = 'default';
   }
+  baseUrl = checkBaseUrl(baseUrl, baseUrlSourceLabel(baseUrlSource, profileName));
   if (profile && baseUrlSource !== 'profile' && baseUrl !== profile.baseUrl) {
     notes.push(
-      `using the base URL from ${baseUrlSource} (${baseUrl}), not profile "${profileName}"'s (${profile.baseUrl})`,
+      `using the base URL from ${baseUrlSource} (${baseUrl}), not profile "${profileName}"'s (${withoutUserinfo(profile.baseUrl)})`,
     );
   }
-  baseUrl = checkBaseUrl(baseUrl, baseUrlSource === 'default' ? 'the default base URL' : baseUrlSource);
   const workspace = keySource === 'profile' ? profile?.workspace : undefined;
   return {
     profileName,
@@ -163,8 +183,44 @@ export function checkApiKey(key: string, from: 'SCHEDCTL_API_KEY' | { profile: s
 
 const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[::1\]|::1)$/i;
 
+/** How an error names where a base URL came from (the flag, the variable, or the stored profile). */
+function baseUrlSourceLabel(source: Target['baseUrlSource'], profileName: string | undefined): string {
+  if (source === 'default') return 'the default base URL';
+  if (source === 'profile') return `profile "${profileName ?? ''}"`;
+  return source;
+}
+
+/** `scheme://user:password@` in front of the host (checked on the text: it may not even parse). */
+const USERINFO = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i;
+
+/**
+ * A base URL with `user:password@` is refused wherever it comes from: the key is the only
+ * credential schedctl sends, and the password would be printed wherever the URL is (profile
+ * ls, progress lines, errors). The message names the source, never the URL.
+ */
+export function refuseUserinfo(raw: string, source: string): void {
+  if (!USERINFO.test(raw.trim())) return;
+  const profile = /^profile "(.*)"$/.exec(source)?.[1];
+  const fix =
+    source === 'SCHEDCTL_BASE_URL'
+      ? 'set SCHEDCTL_BASE_URL to the URL without user:password@'
+      : profile !== undefined
+        ? `store the profile again with a plain URL: schedctl profile add ${profile} --base-url https://HOST --key-stdin --force < key.txt`
+        : 'give the URL without user:password@ (the API key goes in a profile or SCHEDCTL_API_KEY)';
+  throw new UsageError(
+    `the base URL from ${source} carries a user name or password (user:password@); refusing it (not shown: it holds a secret)`,
+    { hint: fix },
+  );
+}
+
+/** A URL as it may be shown: any `user:password@` it carries (a profile stored before they were refused) replaced. */
+export function withoutUserinfo(raw: string): string {
+  return raw.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i, '$1***@');
+}
+
 /** Parse a base URL; refuse plain http to anything but loopback, since the key would travel in clear text. */
 export function checkBaseUrl(raw: string, source: string): string {
+  refuseUserinfo(raw, source);
   let url: URL;
   try {
     url = new URL(raw);

@@ -6,8 +6,9 @@
  */
 import type { Api } from '../api/endpoints.js';
 import type { FireRequest, Trigger, TriggerFireResult } from '../api/schemas.js';
-import { ApiError, OutcomeUnknownError } from '../errors.js';
+import { ApiError, CliError, EXIT, OutcomeUnknownError, type ErrorDocument } from '../errors.js';
 import { hintFor } from '../hints.js';
+import { StateWriteError } from '../state/errors.js';
 
 /**
  * The fires journal's side of a fire (state/fires.ts): written before it is sent, marked sent
@@ -52,6 +53,50 @@ export async function fireTrigger(
     }
     if (error instanceof ApiError)
       throw error.withHint(hintFor(error.code, { operation: 'fire', trigger, details: error.details }));
+    throw error;
+  }
+}
+
+/**
+ * The trigger was fired (the workflow run started), then its outcome could not be written down
+ * (disk full, read-only directory). Said as what it is: fired, with the run's id, and what was
+ * not recorded; never "nothing was saved", which would hide the run. Exit 1 (STATE_WRITE).
+ */
+export class FiredNotRecordedError extends CliError {
+  constructor(
+    trigger: Pick<Trigger, 'name'>,
+    readonly result: TriggerFireResult,
+    cause: StateWriteError,
+  ) {
+    super(
+      'STATE_WRITE',
+      `"${trigger.name}" WAS fired (workflow run ${result.executionId}, outcome ${result.outcome.type}), but its outcome could not be recorded: cannot write ${cause.path} (${causeOf(cause)})`,
+      EXIT.error,
+      {
+        hint: `do not fire it again for this lead: the run exists; ${cause.hint ?? 'free some space and check the configuration directory'}`,
+        cause,
+      },
+    );
+  }
+  override toDocument(): ErrorDocument & TriggerFireResult {
+    return { ...super.toDocument(), executionId: this.result.executionId, outcome: this.result.outcome };
+  }
+}
+
+function causeOf(error: StateWriteError): string {
+  return /\((.*)\): nothing was saved$/.exec(error.message)?.[1] ?? error.message;
+}
+
+/** Records a fire's outcome; a write that fails says the trigger was fired all the same. */
+export async function rememberFired(
+  trigger: Pick<Trigger, 'name'>,
+  result: TriggerFireResult,
+  remember: () => Promise<unknown>,
+): Promise<void> {
+  try {
+    await remember();
+  } catch (error) {
+    if (error instanceof StateWriteError) throw new FiredNotRecordedError(trigger, result, error);
     throw error;
   }
 }

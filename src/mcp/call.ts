@@ -126,9 +126,10 @@ export function replyResult(reply: ToolReply, call: ToolCall, def: Pick<ToolDef,
   };
 }
 
-/** The final pass over a text content: any control or bidi character left is shown escaped. */
+/** Server text is data: every control and bidi character shown escaped (the lines themselves kept). */
 export function safeText(lines: string[]): string {
-  return sanitizeText(lines.join('\n'));
+  // Only schedctl's own line breaks (\n) separate lines; any other (a bare \r, U+2028) is shown escaped.
+  return lines.join('\n').split('\n').map(sanitizeText).join('\n');
 }
 
 /** Where a failed call's document goes: clients validate structuredContent against the outputSchema. */

@@ -3,7 +3,7 @@
  * loads the SDK), or with --print-config the snippet that registers it with an MCP client.
  */
 import { realpathSync } from 'node:fs';
-import { resolveProfileName } from '../config/target.js';
+import { checkBaseUrl, resolveProfileName } from '../config/target.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { mcpConfig, registrationHelp } from '../mcp/config.js';
@@ -49,6 +49,8 @@ async function printConfig(ctx: Context): Promise<void> {
   // The profile is pinned in the args: the server a client starts uses it, whatever the
   // client's environment says (an explicit --profile wins over SCHEDCTL_API_KEY/SCHEDCTL_BASE_URL).
   const explicit = ctx.globals.profile ?? (ctx.env.SCHEDCTL_PROFILE || undefined) ?? resolved;
+  // A URL with user:password@ would be written into the client's configuration: refused here too.
+  if (ctx.globals.baseUrl) checkBaseUrl(ctx.globals.baseUrl, '--base-url');
   const bin = process.argv[1];
   if (!bin) throw new UsageError('cannot tell where schedctl is installed (no script path in argv)');
   const doc = mcpConfig({

@@ -79,20 +79,28 @@ describe('route --from: every row is checked before anything is sent', () => {
       'z@acme.example,Acme,emea,yesterday 9:00', // line 7
     ]);
     const r = await route(file, ['--dry-run']);
-    expect(r.code, show(r)).toBe(0);
+    // Exit 2 as the real run would (invalid rows, no --skip-invalid), with the plan printed.
+    expect(r.code, show(r)).toBe(2);
+    expect(r.stderr).toMatch(/^error: 2 of 6 rows of .*leads\.csv are invalid: nothing was sent$/m);
     // 4 valid rows: 1 + 3 × 4 = 13 requests; the budget is off here.
     expect(r.stdout).toMatch(/leads\.csv: 6 rows \(2 invalid\), 13 requests \(the shared rate budget is off\)/);
     expect(r.stdout).toMatch(/^ {2}line 6: email: "bad-email" is not a valid email address$/m);
     expect(r.stdout).toMatch(/^ {2}line 7: slot: /m);
     expect(sent(await t.sb.state())).toEqual(['GET /v1/triggers 200']);
     expect(runLogRecords(t.dir)).toEqual([]);
+    // With --skip-invalid the real run would go on: so does the dry run (exit 0).
+    const skipping = await route(file, ['--dry-run', '--skip-invalid']);
+    expect(skipping.code, show(skipping)).toBe(0);
+    expect(skipping.stdout).toMatch(/6 rows \(2 invalid\)/);
   });
 
   it('--dry-run --json: rows, valid, invalid, requests = 1 + 3 per valid row, and the least time at the default 30/min', async () => {
     const file = writeCsv(t.dir, 'forty.csv', LEAD_HEADER, [...leadRows('f', 40), 'nope,Acme,emea']);
     // SCHEDCTL_RATE unset: the default budget of 30 requests per minute.
     const r = await route(file, ['--dry-run', '--json'], { env: { SCHEDCTL_RATE: undefined } });
-    expect(r.code, show(r)).toBe(0);
+    // Exit 2 as the real run would: one document, the error with the plan in it.
+    expect(r.code, show(r)).toBe(2);
+    expect(r.json().error).toMatchObject({ code: 'USAGE', message: expect.stringMatching(/^1 of 41 rows/) });
     const doc = r.json<{
       plan: Record<string, number>;
       ratePerMinute: number;

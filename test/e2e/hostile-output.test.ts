@@ -10,6 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerSecret, runCli, show, tempDir, type RunResult } from '../helpers/cli.js';
 import {
+  FORGED,
   h,
   HOSTILE,
   HOSTILE_IDS,
@@ -287,4 +288,45 @@ describe.skipIf(!hasTmux)('the route wizard in a real terminal (tmux) against th
     expect(screen).not.toContain('\u202e');
     expect(screen).toContain(`Booked meeting ${HOSTILE_IDS.meeting.replace(HOSTILE, HOSTILE_SHOWN)}`);
   }, 60_000);
+});
+
+// A server line can never pose as schedctl's own: with every kind of line break (LF, CRLF, CR,
+// VT, FF, NEL, U+2028, U+2029) in every string it sends, no line of output starts with a forged
+// `error:` or `hint:`; a real error is still its one `error:` line (and one `hint:` at most).
+describe.concurrent('server text with line breaks: no forged output lines', () => {
+  let forging: Awaited<ReturnType<typeof startHostileTextServer>>;
+  beforeAll(async () => {
+    forging = await startHostileTextServer(FORGED);
+  });
+  afterAll(async () => {
+    await forging?.close();
+  });
+  // Every line break a terminal or a reader may honor, raw.
+  // eslint-disable-next-line no-control-regex -- finding line breaks is the point.
+  const RAW_BREAK = /[\r\x0b\x0c\x85\u2028\u2029]/;
+
+  it.each(CASES.filter((c) => !c.name.includes('--debug')))(
+    '$name',
+    async (c) => {
+      const r = await runCli(c.args(), {
+        configDir: tempDir(),
+        env: { SCHEDCTL_BASE_URL: forging.baseUrl, SCHEDCTL_API_KEY: KEY },
+        timeoutMs: 30_000,
+      });
+      expect(r.code, show(r)).toBe(c.exit);
+      const lines = `${r.stdout}\n${r.stderr}`.split('\n');
+      // A multi-line field (a description) keeps its lines, indented: only a line's start can pose.
+      expect(
+        lines.filter((l) => /^(error|hint): forged/.test(l)),
+        show(r),
+      ).toEqual([]);
+      expect(lines.filter((l) => l.startsWith('error:')).length, show(r)).toBe(c.exit === 0 ? 0 : 1);
+      expect(lines.filter((l) => l.startsWith('hint:')).length, show(r)).toBeLessThanOrEqual(c.exit === 0 ? 0 : 1);
+      expect(RAW_BREAK.test(r.stdout + r.stderr), show(r)).toBe(false);
+      // Ids stay as the other server sends them (the tests pass them back); other strings show escaped.
+      if (c.shows && !/^[0-9a-f-]{36}$/.test(c.shows))
+        expect(r.stdout + r.stderr, show(r)).toContain(`${c.shows}\\nerror: forged LF`);
+    },
+    40_000,
+  );
 });

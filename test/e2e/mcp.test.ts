@@ -16,6 +16,7 @@ import { registerSecret, runCli, show, tempDir } from '../helpers/cli.js';
 import { h, HOSTILE, HOSTILE_SHOWN, REFUSED, startHostileTextServer } from '../helpers/hostile-text-server.js';
 import { type McpSession, shown, startMcp } from '../helpers/mcp-client.js';
 import { useSandbox } from '../helpers/sandbox.js';
+import { sendJson, startTestServer, TRIGGERS_BODY } from '../helpers/server.js';
 
 const t = useSandbox();
 const BOOK = '/v1/scheduling/meetings';
@@ -326,6 +327,31 @@ describe('mcp: configuration', () => {
     const triggers = await s.call('list_triggers');
     expect(triggers.isError, shown(triggers)).toBe(false);
     expect(s.stderr()).toContain('profile "sandbox"');
+  });
+
+  it('mcp --profile X uses profile X even with SCHEDCTL_API_KEY / SCHEDCTL_BASE_URL exported in the shell', async () => {
+    const decoy = await startTestServer((_req, res) => sendJson(res, 200, TRIGGERS_BODY));
+    try {
+      const add = await runCli(['profile', 'add', 'picked', '--key-stdin', '--base-url', t.sb.baseUrl, '--force'], {
+        configDir: t.dir,
+        input: t.sb.keys.full,
+      });
+      expect(add.code, show(add)).toBe(0);
+      const s = await mcp({
+        args: ['--profile', 'picked'],
+        env: { SCHEDCTL_API_KEY: 'sk_test_shell_key_0000111122223333', SCHEDCTL_BASE_URL: decoy.baseUrl },
+      });
+      const before = (await t.sb.state()).requests.length;
+      const triggers = await s.call('list_triggers');
+      expect(triggers.isError, shown(triggers)).toBe(false);
+      expect(decoy.seen).toEqual([]);
+      const sent = (await t.sb.state()).requests.slice(before);
+      // The sandbox logs which of its keys was used: the profile's (full), not the shell's.
+      expect(sent.map((q) => `${q.method} ${q.path} ${q.key}`)).toEqual(['GET /v1/triggers full']);
+      expect(s.stderr()).toContain('profile "picked"');
+    } finally {
+      await decoy.close();
+    }
   });
 
   it('without a key every tool call answers NO_API_KEY, and the server stays up', async () => {

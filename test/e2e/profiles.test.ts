@@ -14,13 +14,16 @@ const WORKSPACE = expect.stringMatching(/^http:\/\/loopback:\d+#key:[0-9a-f]{16}
 describe('profiles and the key store', () => {
   let serverA: Awaited<ReturnType<typeof startTestServer>>;
   let serverB: Awaited<ReturnType<typeof startTestServer>>;
+  let serverC: Awaited<ReturnType<typeof startTestServer>>;
   beforeAll(async () => {
     serverA = await startTestServer((_req, res) => sendJson(res, 200, TRIGGERS_BODY));
     serverB = await startTestServer((_req, res) => sendJson(res, 200, TRIGGERS_BODY));
+    serverC = await startTestServer((_req, res) => sendJson(res, 200, TRIGGERS_BODY));
   });
   afterAll(async () => {
     await serverA.close();
     await serverB.close();
+    await serverC.close();
   });
 
   async function setup() {
@@ -115,15 +118,87 @@ describe('profiles and the key store', () => {
     expect(unknown.stderr).toContain('unknown profile "gamma" (from --profile)');
   });
 
-  it('takes SCHEDCTL_API_KEY over the profile key and says which won', async () => {
-    const configDir = await setup();
-    const r = await runCli(['api', 'GET', '/v1/triggers', '--profile', 'beta'], {
-      configDir,
+  // The precedence, end to end (README "Profiles and keys"): what the user typed (--profile,
+  // --base-url) wins over the environment; the environment's key and URL win over a profile only
+  // the environment (SCHEDCTL_PROFILE) or the default named.
+  const PRECEDENCE: Array<{
+    name: string;
+    args: string[];
+    env: Record<string, string>;
+    server: 'A' | 'B' | 'C';
+    key: 'A' | 'B' | 'ENV';
+    note?: string;
+  }> = [
+    { name: 'nothing said: the default profile', args: [], env: {}, server: 'A', key: 'A' },
+    {
+      name: 'SCHEDCTL_API_KEY over the default profile',
+      args: [],
       env: { SCHEDCTL_API_KEY: KEY_ENV },
-    });
+      server: 'A',
+      key: 'ENV',
+      note: 'using the API key from SCHEDCTL_API_KEY (sk_…aaaa), not profile "alpha"\'s (sk_…abcd)',
+    },
+    {
+      name: 'SCHEDCTL_BASE_URL over the default profile',
+      args: [],
+      env: { SCHEDCTL_BASE_URL: 'C' },
+      server: 'C',
+      key: 'A',
+    },
+    { name: 'SCHEDCTL_PROFILE over the default', args: [], env: { SCHEDCTL_PROFILE: 'beta' }, server: 'B', key: 'B' },
+    {
+      name: 'the key and URL from the environment over SCHEDCTL_PROFILE',
+      args: [],
+      env: { SCHEDCTL_PROFILE: 'beta', SCHEDCTL_API_KEY: KEY_ENV, SCHEDCTL_BASE_URL: 'C' },
+      server: 'C',
+      key: 'ENV',
+    },
+    {
+      name: '--profile over the key and URL from the environment',
+      args: ['--profile', 'beta'],
+      env: { SCHEDCTL_API_KEY: KEY_ENV, SCHEDCTL_BASE_URL: 'C' },
+      server: 'B',
+      key: 'B',
+      note: '--profile beta wins over SCHEDCTL_API_KEY and SCHEDCTL_BASE_URL in the environment',
+    },
+    {
+      name: '--profile over SCHEDCTL_PROFILE',
+      args: ['--profile', 'beta'],
+      env: { SCHEDCTL_PROFILE: 'alpha' },
+      server: 'B',
+      key: 'B',
+    },
+    {
+      name: '--base-url over --profile and SCHEDCTL_BASE_URL',
+      args: ['--profile', 'beta', '--base-url', 'C'],
+      env: { SCHEDCTL_BASE_URL: 'A' },
+      server: 'C',
+      key: 'B',
+    },
+    {
+      name: '--base-url over SCHEDCTL_BASE_URL',
+      args: ['--base-url', 'C'],
+      env: { SCHEDCTL_BASE_URL: 'B' },
+      server: 'C',
+      key: 'A',
+    },
+  ];
+  it.each(PRECEDENCE)('precedence: $name', async (row) => {
+    const configDir = await setup();
+    const servers = { A: serverA, B: serverB, C: serverC };
+    const url = (v: string) => (v in servers ? servers[v as 'A' | 'B' | 'C'].baseUrl : v);
+    const env = Object.fromEntries(Object.entries(row.env).map(([k, v]) => [k, k.endsWith('_URL') ? url(v) : v]));
+    const counts = [serverA, serverB, serverC].map((s) => s.seen.length);
+    const r = await runCli(['api', 'GET', '/v1/triggers', ...row.args.map(url)], { configDir, env });
     expect(r.code, show(r)).toBe(0);
-    expect(serverB.seen.at(-1)!.headers.authorization).toBe(`Bearer ${KEY_ENV}`);
-    expect(r.stderr).toContain('using the API key from SCHEDCTL_API_KEY (sk_…aaaa), not profile "beta"\'s (sk_…wxyz)');
+    const target = servers[row.server];
+    expect(
+      [serverA, serverB, serverC].map((s, i) => s.seen.length - counts[i]!),
+      show(r),
+    ).toEqual([serverA, serverB, serverC].map((s) => (s === target ? 1 : 0)));
+    const key = { A: KEY_A, B: KEY_B, ENV: KEY_ENV }[row.key];
+    expect(target.seen.at(-1)!.headers.authorization).toBe(`Bearer ${key}`);
+    if (row.note) expect(r.stderr).toContain(`note: ${row.note}`);
   });
 
   it('takes --base-url over SCHEDCTL_BASE_URL over the profile', async () => {

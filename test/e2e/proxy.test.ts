@@ -1,6 +1,8 @@
 /**
  * HTTPS_PROXY / HTTP_PROXY / NO_PROXY end to end: the built CLI through a real CONNECT proxy
- * on 127.0.0.1 (test/helpers/connect-proxy.ts) to real local servers. The tunnel is schedctl's
+ * on 127.0.0.1 (test/helpers/connect-proxy.ts) to real local servers. Loopback is never
+ * proxied, so the proxied API is named `api.schedctl.test` (the proxy tunnels it to 127.0.0.1),
+ * and a logging proxy shows that no key ever crosses it in clear. The tunnel is schedctl's
  * own transport (src/api/transport.ts, proxy-tunnel.ts): TLS to the API over it, the proxy's
  * credentials as Proxy-Authorization and never printed, a refused tunnel reported as what it
  * is (nothing reached the API), and a booking marked sent only once the tunnel and its TLS
@@ -10,7 +12,13 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { registerSecret, show } from '../helpers/cli.js';
-import { closedAddress, startConnectProxy, type ConnectProxyOptions } from '../helpers/connect-proxy.js';
+import {
+  closedAddress,
+  PROXIED_HOST,
+  startConnectProxy,
+  viaProxiedName,
+  type ConnectProxyOptions,
+} from '../helpers/connect-proxy.js';
 import { startGate, TLS_CERT } from '../helpers/parallel-gate.js';
 import { describeRun, sleep, startCli, waitFor } from '../helpers/parallel-run.js';
 import { bookSlotArgs, demoRouteArgs } from '../helpers/args.js';
@@ -41,11 +49,14 @@ async function proxyServer(options?: ConnectProxyOptions) {
   closers.push(p);
   return p;
 }
+/** An https:// API under the proxied name (tunnelled to 127.0.0.1): `baseUrl` is that name's. */
 async function target(options?: TestServerOptions) {
-  const s = await startTestServer((_req, res) => sendJson(res, 200, TRIGGERS_BODY), options);
+  const s = await startTestServer((_req, res) => sendJson(res, 200, TRIGGERS_BODY), { tls: true, ...options });
   closers.push(s);
-  return s;
+  return Object.assign(s, { baseUrl: viaProxiedName(s.baseUrl) });
 }
+/** The TLS fixture trusted, as the tests that mean to reach the API do. */
+const TRUSTED = { NODE_EXTRA_CA_CERTS: TLS_FIXTURE_CERT };
 
 /** The CLI against `baseUrl` with `env` (the proxy variables), the key in SCHEDCTL_API_KEY. */
 const cli = (baseUrl: string, args: string[], env: Record<string, string> = {}) =>
@@ -56,11 +67,11 @@ const cli = (baseUrl: string, args: string[], env: Record<string, string> = {}) 
 
 describe('through a proxy', () => {
   it('reaches an https:// API through HTTPS_PROXY: TLS over the CONNECT tunnel, the CA from NODE_EXTRA_CA_CERTS', async () => {
-    const api = await target({ tls: true });
+    const api = await target();
     const proxy = await proxyServer();
     const r = await cli(api.baseUrl, ['triggers', 'ls', '--json', '--debug'], {
       HTTPS_PROXY: proxy.url(),
-      NODE_EXTRA_CA_CERTS: TLS_FIXTURE_CERT,
+      ...TRUSTED,
     });
     expect(r.code, show(r)).toBe(0);
     expect(r.json()).toEqual(TRIGGERS_BODY);
@@ -72,7 +83,7 @@ describe('through a proxy', () => {
   });
 
   it("refuses the API's certificate over the tunnel as it would directly: exit 1, nothing sent", async () => {
-    const api = await target({ tls: true });
+    const api = await target();
     const proxy = await proxyServer();
     const r = await cli(api.baseUrl, ['api', 'POST', '/v1/scheduling/meetings', '--data', '{}', '--json'], {
       https_proxy: proxy.url(),
@@ -85,28 +96,28 @@ describe('through a proxy', () => {
   });
 
   it('takes HTTP_PROXY for an https:// API when HTTPS_PROXY is not set (as before, with undici)', async () => {
-    const api = await target({ tls: true });
+    const api = await target();
     const proxy = await proxyServer();
     const r = await cli(api.baseUrl, ['triggers', 'ls', '--json'], {
       HTTP_PROXY: proxy.url(),
-      NODE_EXTRA_CA_CERTS: TLS_FIXTURE_CERT,
+      ...TRUSTED,
     });
     expect(r.code, show(r)).toBe(0);
     expect(proxy.connects.map((c) => c.target)).toEqual([new URL(api.baseUrl).host]);
   });
 
-  it('goes direct, with the connection opened ahead, when NO_PROXY exempts the API host', async () => {
+  it('goes direct when NO_PROXY exempts the API host (here a name that does not resolve: nothing was sent)', async () => {
     const api = await target();
     const proxy = await proxyServer();
     const r = await cli(api.baseUrl, ['triggers', 'ls', '--json', '--debug'], {
       HTTP_PROXY: proxy.url(),
-      NO_PROXY: 'example.com,127.0.0.1',
+      NO_PROXY: `example.com,${PROXIED_HOST}`,
+      ...TRUSTED,
     });
-    expect(r.code, show(r)).toBe(0);
+    expect(r.code, show(r)).toBe(1);
+    expect(r.json().error.message).toMatch(/could not reach the API for GET \/v1\/triggers \((ENOTFOUND|EAI_AGAIN)\)/);
+    expect(r.stderr).toContain(`connecting to ${new URL(api.baseUrl).host} ahead of the first request`);
     expect(proxy.connects).toEqual([]);
-    expect(api.seen).toHaveLength(1);
-    expect(api.connections()).toBe(1);
-    expect(r.stderr).toContain(`using the connection opened ahead to ${new URL(api.baseUrl).host}`);
   });
 
   it('sends the credentials of the proxy URL as Proxy-Authorization, to the proxy only, and never prints them', async () => {
@@ -114,6 +125,7 @@ describe('through a proxy', () => {
     const proxy = await proxyServer({ credentials: `alice:${PASSWORD}` });
     const r = await cli(api.baseUrl, ['api', 'GET', '/v1/triggers', '--debug'], {
       HTTP_PROXY: proxy.url(`alice:${ENCODED}`),
+      ...TRUSTED,
     });
     expect(r.code, show(r)).toBe(0);
     expect(proxy.connects).toEqual([
@@ -125,16 +137,23 @@ describe('through a proxy', () => {
     expect(r.stdout + r.stderr).not.toContain(ENCODED);
   });
 
-  it('keeps one tunnel for the requests of a command (a routed booking: 4 requests)', async () => {
+  it('tunnels a routed booking (4 requests) to an https:// API, the key never in clear', async () => {
+    const gate = await startGate(t.sb.baseUrl, { tls: true });
+    closers.push(gate);
     const proxy = await proxyServer();
     const r = await t.sb.cli([...demoRouteArgs(), '--slot', 'first', '--yes', '--json', '--days', '14'], {
       configDir: t.dir,
-      env: { HTTP_PROXY: proxy.url() },
+      env: { HTTP_PROXY: proxy.url(), SCHEDCTL_BASE_URL: viaProxiedName(gate.baseUrl), NODE_EXTRA_CA_CERTS: TLS_CERT },
     });
     expect(r.code, show(r)).toBe(0);
     expect(r.json()).toMatchObject({ status: 'booked' });
-    expect(proxy.connects.map((c) => c.target)).toEqual([new URL(t.sb.baseUrl).host]);
+    // Every tunnel to the API (one per request at most: https over a tunnel is not kept alive today).
+    const tunnels = proxy.connects.map((c) => c.target);
+    expect(new Set(tunnels)).toEqual(new Set([new URL(viaProxiedName(gate.baseUrl)).host]));
+    expect(tunnels.length).toBeLessThanOrEqual(4);
     expect((await t.sb.state()).meetings).toHaveLength(1);
+    expect(proxy.bytesSeen()).toBeGreaterThan(0);
+    expect(proxy.saw(t.sb.keys.full), 'the proxy read the key').toBe(false);
   });
 });
 
@@ -172,7 +191,7 @@ describe('a proxy that fails', () => {
   });
 
   it('a proxy URL schedctl cannot use is a usage error naming the variable, not its value', async () => {
-    const api = await target({ tls: true });
+    const api = await target();
     const r = await cli(api.baseUrl, ['triggers', 'ls'], { HTTPS_PROXY: `socks5://alice:${ENCODED}@127.0.0.1:1080` });
     expect(r.code, show(r)).toBe(2);
     expect(r.stderr).toContain('invalid HTTPS_PROXY: not a proxy URL schedctl can use');
@@ -205,7 +224,12 @@ describe('a booking through a proxy', () => {
     async (status) => {
       const proxy = await proxyServer({ refuse: status });
       const s = await slotsOf('intro-call');
-      const r = await t.sb.cli(bookArgs(s), { configDir: t.dir, env: { HTTP_PROXY: proxy.url() } });
+      // The sandbox under a name that is not loopback: it goes to the proxy, which refuses the tunnel.
+      const proxied = {
+        HTTP_PROXY: proxy.url(),
+        SCHEDCTL_BASE_URL: viaProxiedName(t.sb.baseUrl).replace('http:', 'https:'),
+      };
+      const r = await t.sb.cli(bookArgs(s), { configDir: t.dir, env: proxied });
       expect(r.code, show(r)).toBe(1);
       expect(r.json().error.code).toBe('NETWORK_ERROR');
       expect(r.json().error.message).toContain(`the proxy ${proxy.host} refused the tunnel to the API (HTTP ${status}`);
@@ -215,7 +239,7 @@ describe('a booking through a proxy', () => {
 
       const raw = await t.sb.cli(['api', 'POST', '/v1/scheduling/meetings', '--data', '{}', '--json'], {
         configDir: t.dir,
-        env: { HTTP_PROXY: proxy.url() },
+        env: proxied,
       });
       expect(raw.code, show(raw)).toBe(1);
       expect(raw.json().error.code).toBe('NETWORK_ERROR');
@@ -231,7 +255,11 @@ describe('a booking through a proxy', () => {
     closers.push(gate);
     const proxy = await proxyServer();
     const s = await slotsOf('intro-call');
-    const env = { SCHEDCTL_BASE_URL: gate.baseUrl, HTTPS_PROXY: proxy.url(), NODE_EXTRA_CA_CERTS: TLS_CERT };
+    const env = {
+      SCHEDCTL_BASE_URL: viaProxiedName(gate.baseUrl),
+      HTTPS_PROXY: proxy.url(),
+      NODE_EXTRA_CA_CERTS: TLS_CERT,
+    };
     gate.silent = true; // the tunnel opens, but the API's TLS handshake never completes
     const run = startCli([...bookArgs(s), '--timeout', '20'], {
       configDir: t.dir,
@@ -256,7 +284,61 @@ describe('a booking through a proxy', () => {
     expect(journal().filter((e) => e.outcome === 'booked')).toEqual([
       expect.objectContaining({ sentAt: expect.any(String) }),
     ]);
-    expect(proxy.connects.map((c) => c.target)).toEqual([new URL(gate.baseUrl).host, new URL(gate.baseUrl).host]);
+    const host = new URL(viaProxiedName(gate.baseUrl)).host;
+    expect(proxy.connects.map((c) => c.target)).toEqual([host, host]);
     expect((await t.sb.state()).meetings).toHaveLength(1);
   });
+});
+
+// Issue 25: a proxy never reads a key. Loopback always goes direct, whatever the variables say
+// (as Go's net/http does); plain http:// anywhere else is refused before anything is sent.
+describe('the key never crosses a proxy in clear', () => {
+  const ALL_PROXIES = (url: string) => ({
+    HTTP_PROXY: url,
+    HTTPS_PROXY: url,
+    ALL_PROXY: url,
+    http_proxy: url,
+    NO_PROXY: 'example.com',
+  });
+
+  it('a sandbox on loopback (http://127.0.0.1) is reached directly: a routed booking, the proxy sees nothing', async () => {
+    const proxy = await proxyServer();
+    const r = await t.sb.cli(
+      [...demoRouteArgs('lo@acme.example'), '--slot', 'first', '--yes', '--json', '--days', '14'],
+      {
+        configDir: t.dir,
+        env: ALL_PROXIES(proxy.url()),
+      },
+    );
+    expect(r.code, show(r)).toBe(0);
+    expect(r.json()).toMatchObject({ status: 'booked' });
+    expect(proxy.connects).toEqual([]);
+    expect(proxy.bytesSeen()).toBe(0);
+  });
+
+  it.each([
+    ['--base-url', (url: string) => ({ args: ['--base-url', url], env: {} })],
+    ['SCHEDCTL_BASE_URL', (url: string) => ({ args: [], env: { SCHEDCTL_BASE_URL: url } })],
+  ])(
+    'plain http:// to a host that is not loopback (from %s) is refused, exit 2: nothing reaches the proxy',
+    async (source, input) => {
+      const api = await startTestServer((_req, res) => sendJson(res, 200, TRIGGERS_BODY));
+      closers.push(api);
+      const proxy = await proxyServer();
+      const clear = viaProxiedName(api.baseUrl); // http://api.schedctl.test:<port>
+      const { args, env } = input(clear);
+      const r = await t.sb.cli(['triggers', 'ls', '--json', ...args], {
+        configDir: t.dir,
+        env: { ...ALL_PROXIES(proxy.url()), ...env },
+      });
+      expect(r.code, show(r)).toBe(2);
+      expect(r.json().error.message).toContain(
+        `refusing to send the API key over plain http:// to ${new URL(clear).host}`,
+      );
+      expect(r.json().error.message).toContain(`(from ${source})`);
+      expect(proxy.connects).toEqual([]);
+      expect(proxy.bytesSeen()).toBe(0);
+      expect(api.seen).toEqual([]);
+    },
+  );
 });

@@ -16,6 +16,13 @@ export const HOSTILE_SHOWN = '\\x1b]0;pwned\\x07\\x1b]8;;http://evil\\x07\\x1b[2
 /** A string the server sends: readable text, then the hostile sequences. */
 export const h = (text: string): string => `${text}${HOSTILE}`;
 
+/**
+ * Line breaks of every kind, each followed by a line that poses as schedctl's own: what a
+ * server puts in a one-line field (a trigger name, a meeting title) to forge output lines.
+ */
+export const FORGED =
+  '\nerror: forged LF\r\nhint: forged CRLF\rerror: forged CR\x0berror: forged VT\x0chint: forged FF\x85error: forged NEL\u2028error: forged LS\u2029hint: forged PS';
+
 export const HOSTILE_IDS = {
   trigger: h('0b7d5c1e-2f4a-4c3b-9d8e-1a2b3c4d5e6f'),
   event: h('1c8e6d2f-3a5b-4d4c-8e9f-2b3c4d5e6f70'),
@@ -37,11 +44,11 @@ export const REFUSED = {
   reservation: '7a6b5c4d-3e2f-4a1b-8c9d-0e1f2a3b4c5d',
 };
 
-function envelope(code: string, message: string) {
+function envelopeOf(code: string, message: string, h: (text: string) => string) {
   return { error: { code, message: h(message), details: [h('field: reason one'), h('second detail')] } };
 }
 
-function bodies(now: Date) {
+function bodies(now: Date, h: (text: string) => string) {
   const hour = 3_600_000;
   const first = Math.ceil(now.getTime() / hour) * hour + hour;
   const slots = [
@@ -131,11 +138,17 @@ function bodies(now: Date) {
   };
 }
 
-export async function startHostileTextServer() {
+/**
+ * `suffix`: what every server string (but the ids the tests pass back) ends with: the terminal
+ * sequences (HOSTILE) by default, or FORGED line breaks.
+ */
+export async function startHostileTextServer(suffix: string = HOSTILE) {
+  const hs = (text: string) => `${text}${suffix}`;
+  const envelope = (code: string, message: string) => envelopeOf(code, message, hs);
   return startTestServer((req, res, seen) => {
     const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
     const method = req.method ?? '';
-    const b = bodies(new Date());
+    const b = bodies(new Date(), hs);
     let body: Record<string, unknown> = {};
     try {
       body = JSON.parse(seen.body || '{}');
@@ -160,7 +173,7 @@ export async function startHostileTextServer() {
       return sendJson(res, 201, b.meeting);
     }
     if (method === 'PATCH' && path.startsWith('/v1/scheduling/meetings/'))
-      return sendJson(res, 200, { ...b.meeting, status: h('rescheduled') });
+      return sendJson(res, 200, { ...b.meeting, status: hs('rescheduled') });
     sendJson(res, 404, envelope(h('NOT_FOUND'), `no route ${method} ${path}`));
   });
 }

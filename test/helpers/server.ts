@@ -20,11 +20,11 @@ export type Handler = (req: IncomingMessage, res: ServerResponse, seen: Seen, in
 export interface TestServerOptions {
   /** Called for each accepted connection (1-based); may destroy it before any request. */
   onConnection?: (socket: import('node:net').Socket, index: number) => void;
-  /** Serve HTTPS with the self-signed certificate for "localhost" in test/fixtures (TLS_FIXTURE_CERT). */
+  /** Serve HTTPS with the self-signed certificate for "localhost" (and "api.schedctl.test") in test/fixtures (TLS_FIXTURE_CERT). */
   tls?: boolean;
 }
 
-/** The fixture certificate's file: self-signed, for DNS name localhost only, valid until 2126. */
+/** The fixture certificate's file: self-signed, for the DNS names localhost and api.schedctl.test, valid until 2126. */
 export const TLS_FIXTURE_CERT = join(import.meta.dirname, '../fixtures/tls-localhost.crt');
 
 export async function startTestServer(handler: Handler, options: TestServerOptions = {}) {

@@ -92,7 +92,10 @@ function expected(kind: Hostility, once: boolean): Expect {
         ? unknown(/did not arrive completely/)
         : { exit: 1, code: 'NETWORK_ERROR', message: /did not arrive within 2 s/ };
     case 'redirect':
-      return bad(/redirect \(HTTP 307\).*does not follow redirects/);
+      // A 3xx to a booking or a fire means it was processed (issue 25): outcome unknown.
+      return once
+        ? unknown(/redirect \(HTTP 307\), which schedctl does not follow/)
+        : bad(/redirect \(HTTP 307\).*does not follow redirects/);
     case 'retry-after-huge':
     case 'retry-after-negative':
     case 'retry-after-nonsense':

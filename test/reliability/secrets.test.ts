@@ -149,7 +149,12 @@ describe('files schedctl writes', () => {
     expect((await cli(['profile', 'add', 'two', '--key-stdin', '--no-verify'], `${sb.keys.readOnly}\n`)).code).toBe(0);
     check();
     expect(
-      (await cli(['profile', 'add', 'one', '--key-stdin', '--no-verify', '--default'], `${sb.keys.revoked}\n`)).code,
+      (
+        await cli(
+          ['profile', 'add', 'one', '--key-stdin', '--no-verify', '--default', '--force'],
+          `${sb.keys.revoked}\n`,
+        )
+      ).code,
     ).toBe(0);
     check();
     expect((await cli(['profile', 'use', 'two'])).code).toBe(0);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Trigger } from '../../src/api/schemas.js';
-import { fireTrigger } from '../../src/domain/fire.js';
+import { FiredNotRecordedError, fireTrigger, rememberFired } from '../../src/domain/fire.js';
+import { StateWriteError } from '../../src/state/index.js';
 import { ApiError, OutcomeUnknownError } from '../../src/errors.js';
 
 const trigger: Trigger = {
@@ -72,5 +73,38 @@ describe('fireTrigger', () => {
       (e: unknown) => e,
     )) as ApiError;
     expect(hinted.hint).toContain('schedctl triggers ls');
+  });
+});
+
+describe('a fire whose outcome cannot be recorded (disk full right after it)', () => {
+  const result = {
+    executionId: '50c2a163-7e9f-4180-8cd3-6f708192a3b4',
+    outcome: { type: 'scheduler', schedulerUrl: 'https://x/book', schedulingLinkId: 'l1' },
+  } as const;
+  const full = () =>
+    new StateWriteError(
+      '/cfg/outcomes.json',
+      Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' }),
+    );
+
+  it('says the trigger WAS fired, with the run id, never "nothing was saved"', async () => {
+    const error = await rememberFired(trigger, result, async () => {
+      throw full();
+    }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(FiredNotRecordedError);
+    const e = error as FiredNotRecordedError;
+    expect(e.message).toContain(`"Demo request" WAS fired (workflow run ${result.executionId}`);
+    expect(e.message).toContain('cannot write /cfg/outcomes.json (ENOSPC: no space left on device)');
+    expect(e.message).not.toContain('nothing was saved');
+    expect(e.code).toBe('STATE_WRITE');
+    expect(e.exitCode).toBe(1);
+    expect(e.hint).toMatch(/^do not fire it again for this lead/);
+    expect(e.toDocument()).toMatchObject({ error: { code: 'STATE_WRITE' }, executionId: result.executionId });
+  });
+
+  it('passes other failures through unchanged, and a recorded fire through silently', async () => {
+    const other = new Error('boom');
+    await expect(rememberFired(trigger, result, async () => Promise.reject(other))).rejects.toBe(other);
+    await expect(rememberFired(trigger, result, async () => undefined)).resolves.toBeUndefined();
   });
 });

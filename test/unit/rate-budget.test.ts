@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -7,6 +7,7 @@ import {
   budgetId,
   createRateBudget,
   type RateBudgetOptions,
+  MAX_BLOCK_MS,
   RateBudgetWaitError,
 } from '../../src/api/rate-budget.js';
 
@@ -103,6 +104,37 @@ describe('rate budget', () => {
     );
     expect(clock.waits).toEqual([]);
     await expect(budget.draw({ maxWaitMs: 40_000 })).resolves.toBe(1_060_000);
+  });
+
+  it("holds a Retry-After for at most the API's one-minute window, however long the server asks (issue 25)", async () => {
+    const dir = tempDir();
+    const { clock, make } = fakeTime();
+    const budget = make(dir);
+    await budget.recordRetryAfter(999_999_999); // "Retry-After: 999999999" would be 31 years
+    expect(JSON.parse(readFileSync(budget.file, 'utf8')).blockedUntil).toBe(clock.t + MAX_BLOCK_MS);
+    await budget.draw();
+    expect(clock.waits).toEqual([MAX_BLOCK_MS]);
+  });
+
+  it('cuts back a block past the bound already in the file (written before it, or by hand)', async () => {
+    const dir = tempDir();
+    const { clock, make } = fakeTime();
+    const budget = make(dir);
+    mkdirSync(join(dir, 'rate'), { recursive: true });
+    writeFileSync(budget.file, JSON.stringify({ sent: [], blockedUntil: clock.t + 10 * 365 * 86_400_000 }));
+    await budget.draw();
+    expect(clock.waits).toEqual([MAX_BLOCK_MS]);
+  });
+
+  it('says how to clear the budget when it gives up: delete its file', async () => {
+    const { make } = fakeTime();
+    const budget = make(tempDir());
+    await budget.recordRetryAfter(50);
+    const error = await budget.draw({ maxWaitMs: 1000 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RateBudgetWaitError);
+    expect((error as RateBudgetWaitError).hint).toBe(
+      `it clears by itself within a minute; to clear it now (no other schedctl using this key), delete ${budget.file}`,
+    );
   });
 
   it('widens the window by a margin (default 1 s) for requests slower on the wire than the next', async () => {

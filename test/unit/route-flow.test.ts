@@ -13,7 +13,8 @@ import { ApiError, CancelledError, CliError, OutcomeUnknownError } from '../../s
 import { flagAsker, type RouteFlags } from '../../src/run/route/flag-asker.js';
 import { routeCommandLine, shellWord } from '../../src/run/route/command-line.js';
 import { FIRE_FLAGS } from '../../src/run/trigger/flag-names.js';
-import { answersKey, openState, type State } from '../../src/state/index.js';
+import { answersKey, openState, StateWriteError, type State } from '../../src/state/index.js';
+import { FiredNotRecordedError } from '../../src/domain/fire.js';
 import { demoTrigger } from '../helpers/demo-trigger.js';
 
 // Every date below is relative to this injected clock (far from the real date on purpose).
@@ -211,6 +212,18 @@ const remember = (executionId: string, link: number, key: string | null = KEY(),
   });
 
 describe('route flow: outcomes', () => {
+  it('stops after a fire whose outcome cannot be recorded (disk full), saying it WAS fired; nothing booked', async () => {
+    const f = fakeApi();
+    state.outcomes.remember = async () => {
+      throw new StateWriteError('/cfg/outcomes.json', Object.assign(new Error('ENOSPC: no space'), { code: 'ENOSPC' }));
+    };
+    const error = await route(f.api).promise.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(FiredNotRecordedError);
+    expect((error as CliError).message).toContain(`WAS fired (workflow run ${uuid(201)}`);
+    expect((error as CliError).message).not.toContain('nothing was saved');
+    expect(f.calls).toEqual(['list', 'fire']);
+  });
+
   it('books with the link id, the fired email and the execution id in exactly 4 requests', async () => {
     const f = fakeApi();
     const { promise, notices } = route(f.api, { leadTimezone: 'Europe/Berlin' });

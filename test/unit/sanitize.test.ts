@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sanitizeDeep, sanitizeOutput, sanitizeText } from '../../src/ui/sanitize.js';
+import { sanitizeDeep, sanitizeMultiline, sanitizeOutput, sanitizeText } from '../../src/ui/sanitize.js';
 
 const ESC = '\x1b';
 
@@ -38,9 +38,14 @@ describe('sanitizeText', () => {
     for (const ch of bidi)
       expect(sanitizeText(`x${ch}y`)).toBe(`x\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}y`);
   });
-  it('keeps newlines, tabs and every printable character as they are', () => {
-    const text = 'Démo 会議 🎉 naïve\tcol\nline 2 — “quotes” ½ \u00a0nbsp שלום مرحبا';
+  it('keeps tabs and every printable character as they are', () => {
+    const text = 'Démo 会議 🎉 naïve\tcol line 2 — “quotes” ½ \u00a0nbsp שלום مرحبا';
     expect(sanitizeText(text)).toBe(text);
+  });
+  it('shows every kind of line break escaped: one field stays on one line', () => {
+    expect(sanitizeText('a\nb\r\nc\rd\x0be\x0cf\x85g\u2028h\u2029i')).toBe(
+      'a\\nb\\r\\nc\\rd\\x0be\\x0cf\\x85g\\u2028h\\u2029i',
+    );
   });
   it('returns the very same string when there is nothing to escape', () => {
     const text = 'Intro call with Ada';
@@ -101,5 +106,22 @@ describe('sanitizeOutput', () => {
   it('keeps newlines and tabs, and returns clean text unchanged', () => {
     expect(sanitizeOutput('a\tb\nc', { keepSgr: true })).toBe('a\tb\nc');
     expect(sanitizeOutput('a\tb\nc', { keepSgr: false })).toBe('a\tb\nc');
+  });
+});
+
+describe('sanitizeMultiline', () => {
+  it('keeps the lines of a multi-line field, each indented, whatever the line break', () => {
+    expect(sanitizeMultiline('one\nerror: two\r\nthree\rfour\x0bfive\x0csix\x85seven\u2028eight\u2029nine', '  ')).toBe(
+      'one\n  error: two\n  three\n  four\n  five\n  six\n  seven\n  eight\n  nine',
+    );
+  });
+  it('escapes controls inside each line, and with no indent keeps the lines as they are', () => {
+    expect(sanitizeMultiline('a\x1b[2J\nb', '')).toBe('a\\x1b[2J\nb');
+  });
+});
+
+describe('sanitizeOutput: line separators', () => {
+  it("keeps schedctl's own newlines but escapes the Unicode line separators", () => {
+    expect(sanitizeOutput('a\nb\u2028c\u2029d', { keepSgr: false })).toBe('a\nb\\u2028c\\u2029d');
   });
 });

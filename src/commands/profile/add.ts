@@ -11,7 +11,13 @@ The key:
 
 Base URL:
   The global --base-url given to this command (default: the local sandbox,
-  http://127.0.0.1:4010). Plain http:// is refused for a host that is not loopback.
+  http://127.0.0.1:4010). Plain http:// is refused for a host that is not loopback,
+  and so is a URL with user:password@ in it (exit 2).
+
+Replacing:
+  A profile of the same name is replaced only when asked (on a terminal) or with
+  --force; without a terminal and without --force it is refused (exit 2). What was
+  replaced is said, the old key masked.
 
 Key check:
   Before saving, one GET /v1/triggers with the new key. A refused key (401) is not
@@ -38,15 +44,13 @@ export function profileAddCommand(ctx: Context): Command {
   return (
     new Command('add')
       .description(
-        'add or replace a profile: a named API key and base URL, checked with one read request before it is saved',
+        'add (or, asked or with --force, replace) a profile: a named API key and base URL, checked with one read request before it is saved',
       )
-      .argument(
-        '<name>',
-        'profile name: 1–64 letters, digits, _ . - (starting with a letter or digit); a profile of that name is replaced',
-      )
+      .argument('<name>', 'profile name: 1–64 letters, digits, _ . - (starting with a letter or digit)')
       .option('--key-stdin', 'read the API key from stdin, one line (without it: a hidden prompt, on a terminal only)')
       .option('--default', 'make it the default profile (the first profile added always becomes the default)')
       .option('--no-verify', 'save without checking the key against the API')
+      .option('--force', 'replace a profile of that name without asking (needed without a terminal)')
       .option(
         '--rate <n>',
         'requests per minute the API allows this key (default 30): the budget every schedctl process shares; 0 turns it off',

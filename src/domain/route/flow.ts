@@ -16,7 +16,7 @@ import { ApiError, CancelledError, CliError, EXIT } from '../../errors.js';
 import { refireHint } from '../../hints.js';
 import { answersKey, type Journal, type JournalEntry, type Meetings, type Outcomes } from '../../state/index.js';
 import { bookSlot, type BookRequest, type BookResult } from '../booking.js';
-import { fireTrigger, type FireJournal } from '../fire.js';
+import { fireTrigger, rememberFired, type FireJournal } from '../fire.js';
 import { fetchSlots } from '../slots.js';
 import { buildResponses, type FireInputNames, isEmailField } from '../triggers.js';
 import type { GuestDetails, RouteAsker, RouteNotice, RouteResult, SlotPage } from './types.js';
@@ -368,11 +368,14 @@ async function fire(
     { email, responses },
     deps.fireJournal?.(trigger, email, answersKey(responses, {})),
   );
-  await deps.outcomes.remember(deps.scope, trigger.id, email, {
-    ...result,
-    firedAt: deps.now().toISOString(),
-    answersKey: answersKey(responses, {}),
-  });
+  // Stops here when it cannot be recorded (nothing is booked), saying the run exists.
+  await rememberFired(trigger, result, () =>
+    deps.outcomes.remember(deps.scope, trigger.id, email, {
+      ...result,
+      firedAt: deps.now().toISOString(),
+      answersKey: answersKey(responses, {}),
+    }),
+  );
   deps.notify({ type: 'fired', executionId: result.executionId, outcome: result.outcome });
   return result;
 }

@@ -8,12 +8,24 @@ import { formatPlan, planSummary, type RequestCost } from '../../bulk/plan.js';
 import type { RowResult } from '../../bulk/results.js';
 import { openRunLog, readRunLog, resumeActionFor, runLogPath } from '../../bulk/run-log.js';
 import type { Context } from '../../context.js';
-import { CancelledError, UsageError } from '../../errors.js';
+import { CancelledError, UsageError, type ErrorDocument } from '../../errors.js';
 import type { Ui } from '../../ui/ui.js';
 import { batchReporter } from './report.js';
 import type { BatchSource } from './source.js';
 
 const MAX_LISTED = 20;
+
+/** Invalid rows (exit 2); from --dry-run --json, the document carries the plan too. */
+class InvalidRowsError extends UsageError {
+  readonly dryRun: Record<string, unknown> | undefined;
+  constructor(message: string, opts: { details: string[]; hint: string; dryRun: Record<string, unknown> | undefined }) {
+    super(message, { details: opts.details, hint: opts.hint });
+    this.dryRun = opts.dryRun;
+  }
+  override toDocument(): ErrorDocument & Record<string, unknown> {
+    return { ...super.toDocument(), ...(this.dryRun ?? {}) };
+  }
+}
 
 /** The batch flags given without --from: they make no sense alone. */
 export const BATCH_ONLY_FLAGS = '--dry-run, --skip-invalid and --out go with --from <file>';
@@ -47,6 +59,8 @@ export async function runBatch<Row>(
   spec: BatchSpec<Row>,
   o: BatchOptions,
 ): Promise<void> {
+  // The run log and the records must be writable: said before any row is sent (STATE_WRITE).
+  if (!o.dryRun) (await ctx.state()).assertWritable();
   // 1. Validate every row; nothing is sent yet.
   const invalid: Array<{ line: number; errors: string[] }> = [];
   let rows = 0;
@@ -63,18 +77,24 @@ export async function runBatch<Row>(
     requestsPerFile: spec.cost.perFile,
     ratePerMinute: rate,
   });
+  // A dry run ends as the real run would start: invalid rows without --skip-invalid are exit 2.
+  const refusal =
+    invalid.length && !o.skipInvalid
+      ? new InvalidRowsError(`${invalid.length} of ${rows} rows of ${source.label} are invalid: nothing was sent`, {
+          details: invalid.slice(0, MAX_LISTED).map((i) => `line ${i.line}: ${i.errors.join('; ')}`),
+          hint: 'fix them, or pass --skip-invalid to send the valid rows only (--dry-run lists every row)',
+          dryRun: o.dryRun ? { plan, ratePerMinute: rate, invalid } : undefined,
+        })
+      : undefined;
   if (o.dryRun) {
+    if (refusal && ctx.globals.json) throw refusal; // one document: the error, with the plan in it
     if (ctx.globals.json) return ui.json({ plan, ratePerMinute: rate, invalid });
     ui.print(`${source.label}: ${formatPlan(plan, rate)}`);
     for (const i of invalid.slice(0, MAX_LISTED)) ui.print(`  line ${i.line}: ${i.errors.join('; ')}`);
+    if (refusal) throw refusal;
     return;
   }
-  if (invalid.length && !o.skipInvalid) {
-    throw new UsageError(`${invalid.length} of ${rows} rows of ${source.label} are invalid: nothing was sent`, {
-      details: invalid.slice(0, MAX_LISTED).map((i) => `line ${i.line}: ${i.errors.join('; ')}`),
-      hint: 'fix them, or pass --skip-invalid to send the valid rows only (--dry-run lists every row)',
-    });
-  }
+  if (refusal) throw refusal;
 
   // 2. Send, row by row, resuming from the run log.
   const logPath = runLogPath(ctx.configDir(), source.hash, `${spec.command}:${spec.scope}`);

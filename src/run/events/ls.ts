@@ -3,6 +3,7 @@ import type { Context } from '../../context.js';
 import { BadResponseError, UsageError } from '../../errors.js';
 import { MAX_EVENTS_PAGE } from '../../limits.js';
 import { tables } from '../../ui/table.js';
+import { sanitizeText } from '../../ui/sanitize.js';
 
 interface LsOptions {
   limit?: string;
@@ -43,7 +44,7 @@ export async function run(ctx: Context, _args: string[], opts: LsOptions): Promi
   if (page.nextCursor) {
     const limit = request.limit ? ` --limit ${request.limit}` : '';
     ui.info(
-      `more events: schedctl events ls --all${limit}   (or the next page: schedctl events ls${limit} --cursor ${page.nextCursor})`,
+      `more events: schedctl events ls --all${limit}   (or the next page: schedctl events ls${limit} --cursor ${sanitizeText(page.nextCursor)})`,
     );
   }
 }

@@ -2,7 +2,7 @@ import type { EventDetail } from '../../api/schemas.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import type { Ui } from '../../ui/ui.js';
-import { sanitizeDeep, sanitizeText } from '../../ui/sanitize.js';
+import { sanitizeDeep, sanitizeMultiline, sanitizeText } from '../../ui/sanitize.js';
 import { type RenderTable, tables } from '../../ui/table.js';
 
 export async function run(ctx: Context, [event = '']: string[]): Promise<void> {
@@ -12,7 +12,11 @@ export async function run(ctx: Context, [event = '']: string[]): Promise<void> {
   const ui = await ctx.ui();
   if (ctx.globals.json) return ui.json(detail);
   // The human view is built from a sanitized copy: server text is shown escaped, our bold stays.
-  ui.print(detailLines(sanitizeDeep(detail), ui, linkAsked(event, detail), await tables()).join('\n'));
+  const view = sanitizeDeep(detail);
+  // The description may have lines of its own: kept, but each under the value column.
+  if (detail.schedulerDescription)
+    view.schedulerDescription = sanitizeMultiline(detail.schedulerDescription, ' '.repeat('description   '.length));
+  ui.print(detailLines(view, ui, linkAsked(event, detail), await tables()).join('\n'));
   ui.info(`\nslots: schedctl slots ${event}`);
 }
 

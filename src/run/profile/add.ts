@@ -1,7 +1,9 @@
 import type { Command } from 'commander';
-import { checkBaseUrl, DEFAULT_BASE_URL, rateOf } from '../../config/target.js';
+import { maskKey } from '../../config/mask.js';
+import { checkBaseUrl, DEFAULT_BASE_URL, rateOf, withoutUserinfo } from '../../config/target.js';
 import type { Context } from '../../context.js';
-import { ApiError, BadResponseError, NetworkError, UsageError } from '../../errors.js';
+import { ApiError, BadResponseError, CancelledError, NetworkError, UsageError } from '../../errors.js';
+import type { Profile } from '../../state/index.js';
 import { readAll } from '../../ui/stdin.js';
 import { type ProfileView, profileView } from './view.js';
 
@@ -14,6 +16,7 @@ interface AddOptions {
   verify?: boolean;
   rate?: string;
   workspace?: string;
+  force?: boolean;
 }
 
 /** What the one read request said about the key before it was saved (`keyCheck` in --json). */
@@ -39,6 +42,7 @@ export async function run(ctx: Context, [name = '']: string[], opts: AddOptions,
   if (workspace !== undefined && !NAME.test(workspace))
     throw new UsageError(`invalid --workspace "${workspace}": use letters, digits, _ . - (at most 64)`);
   const baseUrl = checkBaseUrl(ctx.globals.baseUrl ?? DEFAULT_BASE_URL, '--base-url');
+  const replaced = await confirmReplace(ctx, name, Boolean(opts.force));
   const apiKey = await readKey(opts, ctx);
   // Saving is the point: a directory that cannot take the file is said before the key check's request.
   (await ctx.state()).assertWritable();
@@ -48,10 +52,12 @@ export async function run(ctx: Context, [name = '']: string[], opts: AddOptions,
   await profiles.set(name, profile, Boolean(opts.default));
   const view: ProfileView = profileView(name, profile, (await profiles.defaultName()) === name);
   const ui = await ctx.ui();
-  if (ctx.globals.json) return ui.json({ profile: view, keyCheck });
+  const was = replaced && { baseUrl: withoutUserinfo(replaced.baseUrl), key: maskKey(replaced.apiKey) };
+  if (ctx.globals.json) return ui.json({ profile: view, keyCheck, ...(was ? { replaced: was } : {}) });
   ui.info(
     `${ui.err.green('✓')} saved profile "${view.name}" (${view.baseUrl}, key ${view.key})${view.isDefault ? ', the default' : ''}`,
   );
+  if (was) ui.info(`replaced its previous settings (${was.baseUrl}, key ${was.key})`);
   if (keyCheck === 'missing_scope') {
     ui.info(
       `note: the key check (${CHECK_REQUEST}) was refused: the key lacks the ${CHECK_SCOPE} scope. It may still serve other commands (events, slots, book need scheduling scopes).`,
@@ -103,6 +109,29 @@ async function checkKey(
     }
     throw error;
   }
+}
+
+/**
+ * A profile of that name already exists: its key was shown once, at creation, so replacing it
+ * must be deliberate. --force says so; on a terminal the user is asked; otherwise refused.
+ * Returns the profile being replaced (to say what was), or undefined for a new name.
+ */
+async function confirmReplace(ctx: Context, name: string, force: boolean): Promise<Profile | undefined> {
+  const existing = await (await ctx.state()).profiles.get(name);
+  if (!existing || force) return existing;
+  const what = `profile "${name}" already exists (${withoutUserinfo(existing.baseUrl)}, key ${maskKey(existing.apiKey)})`;
+  if (!ctx.canPrompt()) {
+    throw new UsageError(`${what}; pass --force to replace it`, {
+      hint: `or pick another name; \`schedctl profile ls\` lists them`,
+    });
+  }
+  const { confirm } = await import('@inquirer/prompts');
+  const yes = await confirm(
+    { message: `${what}. Replace it?`, default: false },
+    { input: ctx.io.stdin, output: ctx.io.stderr },
+  );
+  if (!yes) throw new CancelledError(`profile "${name}" was left as it was`);
+  return existing;
 }
 
 async function readKey(opts: AddOptions, ctx: Context): Promise<string> {

@@ -1,4 +1,5 @@
 import { maskKey } from '../../config/mask.js';
+import { withoutUserinfo } from '../../config/target.js';
 import { UsageError } from '../../errors.js';
 import { workspaceId } from '../../state/identity.js';
 import type { Profile } from '../../state/index.js';
@@ -19,7 +20,8 @@ export interface ProfileView {
 export function profileView(name: string, profile: Profile, isDefault: boolean): ProfileView {
   return {
     name,
-    baseUrl: profile.baseUrl,
+    // A stored URL with user:password@ (refused now, kept by older versions) never prints its password.
+    baseUrl: withoutUserinfo(profile.baseUrl),
     key: maskKey(profile.apiKey),
     isDefault,
     workspace: workspaceId(profile),

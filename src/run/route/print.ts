@@ -45,10 +45,15 @@ export function unansweredFiresLine(
 
 /** Human result (stdout): the meeting, how to move it, and the same run as one scriptable command (server text escaped). */
 export function routeLines(r: RouteRun): string[] {
-  return rawRouteLines(r).map(sanitizeText);
+  return rawRouteLines(r).map((line) => (line instanceof Shown ? line.text : sanitizeText(line)));
 }
 
-function rawRouteLines(r: RouteRun): string[] {
+/** A block already built for display (its server fields sanitized one by one), kept with its own lines. */
+class Shown {
+  constructor(readonly text: string) {}
+}
+
+function rawRouteLines(r: RouteRun): Array<string | Shown> {
   const x = r.result;
   const o = x.outcome as { type: string; url?: string };
   switch (x.status) {
@@ -81,7 +86,7 @@ function rawRouteLines(r: RouteRun): string[] {
       const m = x.meeting;
       if (!m) return [`Booked ${x.email} (workflow run ${x.executionId}).`];
       return [
-        describeMeeting(m, r.zone, 'Booked', r.leadZone),
+        new Shown(describeMeeting(m, r.zone, 'Booked', r.leadZone)),
         '',
         `To move it:      schedctl reschedule ${m.id} --start <time>`,
         `As one command:  ${r.commandLine}`,

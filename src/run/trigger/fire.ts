@@ -1,12 +1,13 @@
 import type { FireRequest, Outcome, Trigger } from '../../api/schemas.js';
 import { workspaceOf } from '../workspace.js';
 import type { Context } from '../../context.js';
-import { fireTrigger } from '../../domain/fire.js';
+import { FiredNotRecordedError, fireTrigger, rememberFired } from '../../domain/fire.js';
 import { isValidEmail, parseKeyValues } from '../../domain/inputs.js';
 import { buildResponses } from '../../domain/triggers.js';
 import { UsageError } from '../../errors.js';
 import { answersKey } from '../../state/index.js';
 import { readJsonInput } from '../../ui/json-input.js';
+import { sanitizeText } from '../../ui/sanitize.js';
 import { loadTrigger } from '../triggers/load.js';
 import { parseContext } from './context.js';
 import { FIRE_FLAGS } from './flag-names.js';
@@ -114,7 +115,7 @@ export async function fireOrReuse(ctx: Context, input: FireInput, hooks: FireHoo
   }
   if (remembered.kind === 'different-answers') {
     hooks.warn(
-      `the remembered outcome for ${email} (workflow run ${remembered.previous.executionId}) was fired with other answers: firing anew; it will not be reused`,
+      `the remembered outcome for ${email} (workflow run ${sanitizeText(remembered.previous.executionId)}) was fired with other answers: firing anew; it will not be reused`,
     );
   }
 
@@ -124,7 +125,7 @@ export async function fireOrReuse(ctx: Context, input: FireInput, hooks: FireHoo
   if (unanswered.length > 0)
     hooks.warn(unansweredFiresLine(unanswered, email, trigger.name, (iso) => formatInZone(iso, 'UTC')));
   hooks.info(
-    `firing "${trigger.name}" for ${email} ${target.profileName ? `on profile ${target.profileName}` : 'with the key from SCHEDCTL_API_KEY'} at ${target.baseUrl}`,
+    `firing "${sanitizeText(trigger.name)}" for ${email} ${target.profileName ? `on profile ${target.profileName}` : 'with the key from SCHEDCTL_API_KEY'} at ${target.baseUrl}`,
   );
   const api = await ctx.api();
   const result = await fireTrigger(
@@ -133,12 +134,21 @@ export async function fireOrReuse(ctx: Context, input: FireInput, hooks: FireHoo
     { email, responses, ...(context ? { context } : {}) },
     fireJournalOf(state, { scope, triggerId: trigger.id, email, answersKey: key }),
   );
-  await outcomes.remember(scope, trigger.id, email, {
-    executionId: result.executionId,
-    outcome: result.outcome,
-    firedAt: ctx.clock.now().toISOString(),
-    answersKey: key,
-  });
+  try {
+    await rememberFired(trigger, result, () =>
+      outcomes.remember(scope, trigger.id, email, {
+        executionId: result.executionId,
+        outcome: result.outcome,
+        firedAt: ctx.clock.now().toISOString(),
+        answersKey: key,
+      }),
+    );
+  } catch (error) {
+    // The run exists and its result is in hand: shown (exit 0), as a booking the server
+    // confirmed is, with a warning saying what was not recorded.
+    if (!(error instanceof FiredNotRecordedError)) throw error;
+    hooks.warn(`${sanitizeText(error.message)}; a repeat fire for these answers will not be recognised`);
+  }
   return {
     trigger,
     email,

@@ -1,6 +1,6 @@
 import type { Context } from '../../context.js';
 import { isEmailField } from '../../domain/triggers.js';
-import { sanitizeDeep } from '../../ui/sanitize.js';
+import { sanitizeDeep, sanitizeMultiline } from '../../ui/sanitize.js';
 import { tables } from '../../ui/table.js';
 import { loadTrigger } from './load.js';
 
@@ -13,7 +13,8 @@ export async function run(ctx: Context, [idOrName = '']: string[]): Promise<void
   const trigger = sanitizeDeep(found);
   const lines = [
     `${ui.out.bold(trigger.name)}  ${trigger.id}`,
-    ...(trigger.description ? [trigger.description] : []),
+    // Its own lines kept, all indented: none of the server's can start a line of output.
+    ...(found.description ? [`  ${sanitizeMultiline(found.description, '  ')}`] : []),
     '',
     renderTable(
       ['NAME', 'LABEL', 'TYPE', 'REQUIRED', 'OPTIONS'],
