@@ -103,7 +103,7 @@ export async function routeParsed(ctx: Context, parsed: ParsedRouteOptions, o: R
           email,
           triggerId: trigger.id,
           answersKey,
-          start: parsed.flags.slot ?? 'first',
+          start: parsed.flags.slot instanceof Date ? parsed.flags.slot : 'first',
           zone: parsed.zone,
           rebook: o.rebook,
           again: o.again,

@@ -16,14 +16,22 @@ export interface RouteFlags {
   email?: string | undefined;
   /** From --field key=value (already split). */
   fields: Record<string, string>;
-  /** `first`, or an instant parsed from --slot. */
-  slot?: 'first' | Date | undefined;
+  /** `first`, an instant parsed from --slot, or the part of the day it named ("first tue afternoon"). */
+  slot?: 'first' | Date | SlotRange | undefined;
   firstName?: string | undefined;
   lastName?: string | undefined;
   phone?: string | undefined;
   guests?: string[] | undefined;
   yes: boolean;
   refire: boolean;
+}
+
+export interface SlotRange {
+  input: string;
+  from: Date;
+  to: Date;
+  /** Take its first free time (`first …`); otherwise a terminal offers its times. */
+  first: boolean;
 }
 
 export const missingFlag = (flag: string, what: string) =>
@@ -78,6 +86,29 @@ export function flagAsker(flags: RouteFlags, terminal: RouteAsker | undefined): 
           EXIT.notFound,
           {
             hint: 'pass a longer --days (at most 63), or --slot with a later time',
+          },
+        );
+      }
+      if (wanted !== undefined && !(wanted instanceof Date)) {
+        // Page forward (same reservation) until the window reaches the range.
+        if (wanted.from.getTime() >= page.to.getTime()) return { kind: 'later' };
+        const inRange = page.slots.filter(
+          (s) => Date.parse(s) >= wanted.from.getTime() && Date.parse(s) < wanted.to.getTime(),
+        );
+        if (terminal && !wanted.first) return terminal.pickSlot({ ...page, within: wanted });
+        const [first] = inRange;
+        if (first) return { kind: 'slot', slot: first };
+        if (wanted.to.getTime() > page.to.getTime()) return { kind: 'later' };
+        if (terminal) return terminal.pickSlot(page);
+        throw new CliError(
+          'NO_SLOTS',
+          `no free times for this lead in --slot "${wanted.input}" (${formatUtc(wanted.from)} to ${formatUtc(wanted.to)})`,
+          EXIT.notFound,
+          {
+            ...(page.slots.length
+              ? { details: nearestSlots(page.slots, wanted.from, 5).map((s) => `free: ${s}`) }
+              : {}),
+            hint: 'pass another day or part of the day, or --slot first',
           },
         );
       }
