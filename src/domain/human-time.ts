@@ -9,6 +9,7 @@
 import type { ParsedComponents, ParsedResult } from 'chrono-node';
 import { DateTime } from 'luxon';
 import { UsageError } from '../errors.js';
+import { levenshtein } from './closest.js';
 import {
   isNotUnderstood,
   localToInstant,
@@ -241,7 +242,7 @@ function nearestForm(input: string, opts: TimeInputOptions): string | undefined 
     let best: string | undefined;
     let bestDistance = w.length <= 4 ? 1 : 2;
     for (const v of VOCABULARY) {
-      const d = editDistance(w, v);
+      const d = levenshtein(w, v);
       if (d <= bestDistance && (best === undefined || d < bestDistance || v.length > best.length)) {
         best = v;
         bestDistance = d;
@@ -258,20 +259,6 @@ function nearestForm(input: string, opts: TimeInputOptions): string | undefined 
   } catch {
     return undefined;
   }
-}
-
-function editDistance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    let prev = row[0] ?? 0;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const here = row[j] ?? 0;
-      row[j] = Math.min(here + 1, (row[j - 1] ?? 0) + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
-      prev = here;
-    }
-  }
-  return row[b.length] ?? 0;
 }
 
 /** One instant from chrono's reading of the words (weekday abbreviations spelled out first). */

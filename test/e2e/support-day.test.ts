@@ -1,0 +1,111 @@
+/**
+ * The support engineer's day (issue 27): times as people write them on every time input, and
+ * errors that say what to do next (a refused key names its profile, an unknown event lists the
+ * known ones, an unknown profile says how to add it).
+ */
+import { DateTime } from 'luxon';
+import { describe, expect, it } from 'vitest';
+import { demoRouteFlags } from '../helpers/args.js';
+import { runCli, show } from '../helpers/cli.js';
+import { useSandbox } from '../helpers/sandbox.js';
+
+const t = useSandbox();
+const cli = (args: string[]) => t.sb.cli(args, { configDir: t.dir, env: { TZ: 'UTC' } });
+const utc = (iso: string) => DateTime.fromISO(iso, { zone: 'UTC' });
+
+describe('one time grammar on every time input', () => {
+  it('slots reads --from "thurs 15:00" as reschedule --start does, and a part of the day as a range end', async () => {
+    const r = await cli(['slots', 'intro-call', '--from', 'thurs 15:00', '--days', '2', '--tz', 'UTC', '--json']);
+    expect(r.code, show(r)).toBe(0);
+    // The next Thursday at 15:00 (today, if it is Thursday before 15:00).
+    const now = DateTime.utc();
+    let thursday = now
+      .set({ hour: 15, minute: 0, second: 0, millisecond: 0 })
+      .plus({ days: (4 - now.weekday + 7) % 7 });
+    if (thursday < now) thursday = thursday.plus({ weeks: 1 });
+    expect(utc(r.json().slots[0]).toMillis()).toBeGreaterThanOrEqual(thursday.toMillis());
+    const range = await cli([
+      'slots',
+      'intro-call',
+      '--from',
+      'weds morning',
+      '--to',
+      'weds evening',
+      '--tz',
+      'UTC',
+      '--json',
+    ]);
+    expect(range.code, show(range)).toBe(0);
+    for (const s of range.json().slots as string[]) {
+      expect(utc(s).weekday).toBe(3);
+      expect(utc(s).hour).toBeLessThan(21);
+    }
+  });
+
+  it('route --slot "first next tuesday afternoon" books the first free time in it, without a terminal', async () => {
+    const r = await cli([
+      'route',
+      ...demoRouteFlags(),
+      '--slot',
+      'first next tuesday afternoon',
+      '--yes',
+      '--tz',
+      'UTC',
+      '--json',
+    ]);
+    expect(r.code, show(r)).toBe(0);
+    const at = utc(r.json().meeting.date);
+    expect(at.weekday).toBe(2);
+    expect(at.hour).toBeGreaterThanOrEqual(12);
+    expect(at.hour).toBeLessThan(17);
+  });
+
+  it('a part of the day without "first" and without a terminal is refused before any request, saying how', async () => {
+    const r = await cli(['route', ...demoRouteFlags(), '--slot', 'tue afternoon', '--yes', '--tz', 'UTC']);
+    expect(r.code, show(r)).toBe(2);
+    expect(r.stderr).toContain('a part of the day is a range');
+    expect(r.stderr).toContain('first tue afternoon');
+    const typo = await cli(['slots', 'intro-call', '--from', 'tursday 15:00']);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toContain('did you mean "thursday 15:00"?');
+    expect(await t.sb.requestCount()).toBe(0);
+  });
+});
+
+describe('errors that say what to do next', () => {
+  it('a refused key names the profile and says how to check or replace it; the server text is a detail', async () => {
+    const add = await runCli(['profile', 'add', 'prod', '--key-stdin', '--no-verify', '--base-url', t.sb.baseUrl], {
+      configDir: t.dir,
+      input: `${t.sb.keys.revoked}\n`,
+    });
+    expect(add.code, show(add)).toBe(0);
+    const r = await runCli(['events', 'ls', '--profile', 'prod'], { configDir: t.dir });
+    expect(r.code, show(r)).toBe(3);
+    const [headline = ''] = r.stderr.split('\n');
+    expect(headline).toMatch(/^error: the API at .* refused the key of profile "prod"/);
+    expect(headline).not.toContain('Bearer');
+    expect(r.stderr).toContain('schedctl profile show prod');
+    expect(r.stderr).toContain('schedctl profile add prod --key-stdin');
+    expect(r.stderr).toMatch(/^ {2}- the server said: /m);
+    const env = await t.sb.cli(['events', 'ls'], { configDir: t.dir, key: 'revoked' });
+    expect(env.stderr).toContain('refused the key in SCHEDCTL_API_KEY');
+  });
+
+  it('events show <unknown> lists the known slugs, the nearest first', async () => {
+    const r = await cli(['events', 'show', 'intro-cal']);
+    expect(r.code, show(r)).toBe(4);
+    expect(r.stderr).toContain('did you mean "intro-call"?');
+    expect(r.stderr).toMatch(/known events: .*quarterly-review/);
+  });
+
+  it('an unknown --profile says how to add it', async () => {
+    await runCli(['profile', 'add', 'staging', '--key-stdin', '--no-verify', '--base-url', t.sb.baseUrl], {
+      configDir: t.dir,
+      input: `${t.sb.keys.full}\n`,
+    });
+    const r = await runCli(['events', 'ls', '--profile', 'prod'], { configDir: t.dir });
+    expect(r.code, show(r)).toBe(2);
+    expect(r.stderr).toContain('known profiles: staging');
+    expect(r.stderr).toContain('schedctl profile add prod --key-stdin');
+  });
+});
