@@ -109,3 +109,19 @@ describe('errors that say what to do next', () => {
     expect(r.stderr).toContain('schedctl profile add prod --key-stdin');
   });
 });
+
+describe('claims that are exactly true', () => {
+  it('an already-booked re-run of route says what it did send (the trigger list), not "nothing was sent"', async () => {
+    const args = ['route', ...demoRouteFlags('rerun@acme.example'), '--slot', 'first', '--yes', '--tz', 'UTC'];
+    const first = await cli(args);
+    expect(first.code, show(first)).toBe(0);
+    const before = (await t.sb.state()).requests.length;
+    const again = await cli(args);
+    expect(again.code, show(again)).toBe(0);
+    const sent = (await t.sb.state()).requests.slice(before).map((q) => `${q.method} ${q.path}`);
+    expect(sent).toEqual(['GET /v1/triggers']);
+    expect(again.stdout).toContain('Already booked');
+    expect(again.stdout).not.toContain('nothing was sent');
+    expect(again.stdout).toContain('GET /v1/triggers');
+  });
+});

@@ -29,6 +29,14 @@ export function routeDocument(r: RouteRun) {
   };
 }
 
+/** What a run that found the lead's meeting on record did send: at most the trigger list, to know the trigger. */
+function sentBeforeRecord(requests: number): string {
+  if (requests === 0) return 'nothing was sent';
+  return requests === 1
+    ? 'nothing was fired or booked (the one request read the trigger list, GET /v1/triggers, to find the trigger)'
+    : `nothing was fired or booked (${requests} requests read the trigger list and the like)`;
+}
+
 /** Human result (stdout): the meeting, how to move it, and the same run as one scriptable command (server text escaped). */
 export function routeLines(r: RouteRun): string[] {
   return rawRouteLines(r).map(sanitizeText);
@@ -54,7 +62,7 @@ function rawRouteLines(r: RouteRun): string[] {
     case 'already_booked': {
       if (x.alreadyBookedCode === 'ON_RECORD' && x.meeting) {
         return [
-          `Already booked: ${x.email} has meeting ${x.meeting.id} at ${formatInZone(x.meeting.date, r.zone)} from "${x.trigger.name}" with the same answers (booked through schedctl); nothing was sent.`,
+          `Already booked: ${x.email} has meeting ${x.meeting.id} at ${formatInZone(x.meeting.date, r.zone)} from "${x.trigger.name}" with the same answers (booked through schedctl); ${sentBeforeRecord(r.requests)}.`,
           `To move it:      schedctl reschedule ${x.meeting.id} --start <time>`,
         ];
       }
