@@ -5,7 +5,8 @@
  */
 import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
-import { demoRouteFlags } from '../helpers/args.js';
+import { fireNotes } from '../../src/run/trigger/print.js';
+import { demoFireArgs, demoRouteFlags } from '../helpers/args.js';
 import { runCli, show } from '../helpers/cli.js';
 import { useSandbox } from '../helpers/sandbox.js';
 
@@ -123,5 +124,23 @@ describe('claims that are exactly true', () => {
     expect(again.stdout).toContain('Already booked');
     expect(again.stdout).not.toContain('nothing was sent');
     expect(again.stdout).toContain('GET /v1/triggers');
+  });
+
+  it('trigger fire and route word the same notes identically', async () => {
+    const email = 'same@acme.example';
+    const notes = (stderr: string) =>
+      stderr
+        .split('\n')
+        .filter((l) => l.includes('Firing') || l.includes('other answers'))
+        .map((l) => l.replace(/workflow run [0-9a-f-]+/, 'workflow run <id>'));
+    const fire = await cli(demoFireArgs(email, 'americas'));
+    expect(fire.code, show(fire)).toBe(0);
+    const route = await cli(['route', ...demoRouteFlags(email, 'emea'), '--slot', 'first', '--yes']);
+    expect(route.code, show(route)).toBe(0);
+    const firing = (stderr: string) => notes(stderr).filter((l) => l.startsWith('Firing'));
+    expect(firing(route.stderr)).toEqual(firing(fire.stderr));
+    expect(firing(fire.stderr)).toHaveLength(1);
+    // The other note, as `trigger fire` words it (one function for both commands).
+    expect(notes(route.stderr)).toContain(`warning: ${fireNotes.answersChanged(email, '<id>')}`);
   });
 });

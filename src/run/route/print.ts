@@ -5,6 +5,7 @@ import { formatInZone } from '../../domain/time.js';
 import { describeMeeting } from '../../ui/meeting-view.js';
 import { sanitizeText } from '../../ui/sanitize.js';
 import type { Ui } from '../../ui/ui.js';
+import { fireNotes } from '../trigger/print.js';
 import type { RouteRun } from './types.js';
 
 /** The one --json document (README "route --json"). */
@@ -97,7 +98,7 @@ export function noticePrinter(o: { ui: Ui; json: boolean; target: Target; zone: 
   return (n: RouteNotice): void => {
     switch (n.type) {
       case 'firing':
-        if (!o.json) ui.info(`Firing "${n.trigger.name}" for ${n.email} ${where}`);
+        if (!o.json) ui.info(fireNotes.firing(n.trigger.name, n.email, o.target));
         return;
       case 'fired':
         if (!o.json) ui.info(`Workflow run ${n.executionId}: outcome ${n.outcome.type}`);
@@ -109,9 +110,7 @@ export function noticePrinter(o: { ui: Ui; json: boolean; target: Target; zone: 
           );
         return;
       case 'answers_changed':
-        o.ui.warn(
-          `the remembered outcome for ${n.previous.email} (workflow run ${n.previous.executionId}) was fired with other answers: firing anew (the earlier outcome will not be reused)`,
-        );
+        ui.warn(fireNotes.answersChanged(n.previous.email, n.previous.executionId));
         return;
       case 'resolving':
         o.ui.warn(

@@ -10,7 +10,7 @@ import { readJsonInput } from '../../ui/json-input.js';
 import { loadTrigger } from '../triggers/load.js';
 import { parseContext } from './context.js';
 import { FIRE_FLAGS } from './flag-names.js';
-import { outcomeLines, reuseWarning } from './print.js';
+import { fireNotes, outcomeLines, reuseWarning } from './print.js';
 
 export interface FireOptions {
   email?: string;
@@ -105,14 +105,10 @@ export async function fireOrReuse(ctx: Context, input: FireInput, hooks: FireHoo
     }
   }
   if (remembered.kind === 'different-answers') {
-    hooks.warn(
-      `the remembered outcome for ${email} (workflow run ${remembered.previous.executionId}) was fired with other answers: firing anew; it will not be reused`,
-    );
+    hooks.warn(fireNotes.answersChanged(email, remembered.previous.executionId));
   }
 
-  hooks.info(
-    `firing "${trigger.name}" for ${email} ${target.profileName ? `on profile ${target.profileName}` : 'with the key from SCHEDCTL_API_KEY'} at ${target.baseUrl}`,
-  );
+  hooks.info(fireNotes.firing(trigger.name, email, target));
   const api = await ctx.api();
   const result = await fireTrigger(api, trigger, { email, responses, ...(context ? { context } : {}) });
   await outcomes.remember(scope, trigger.id, email, {
