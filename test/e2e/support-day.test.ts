@@ -143,4 +143,15 @@ describe('claims that are exactly true', () => {
     // The other note, as `trigger fire` words it (one function for both commands).
     expect(notes(route.stderr)).toContain(`warning: ${fireNotes.answersChanged(email, '<id>')}`);
   });
+
+  it('route --slot <a busy time> says the workflow run is kept for the retry (the times are known only after the fire)', async () => {
+    const flags = demoRouteFlags('busy@acme.example');
+    const busy = DateTime.utc().plus({ days: 2 }).set({ hour: 3, minute: 7, second: 0, millisecond: 0 }).toISO();
+    const r = await cli(['route', ...flags, '--slot', busy!, '--yes']);
+    expect(r.code, show(r)).toBe(5);
+    expect(r.stderr).toContain('is not a free time');
+    expect(r.stderr).toContain('the workflow run is kept: the same command again reuses it');
+    const retry = await cli(['route', ...flags, '--slot', 'first', '--yes', '--json']);
+    expect(retry.json()).toMatchObject({ status: 'booked', reused: true });
+  });
 });

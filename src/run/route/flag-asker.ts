@@ -34,6 +34,12 @@ export interface SlotRange {
   first: boolean;
 }
 
+/**
+ * The free times are the routed hosts' and are known only once the trigger fired, so a time that
+ * is not free is found after the fire: the run is remembered, and the retry reuses it.
+ */
+const RUN_KEPT = 'the workflow run is kept: the same command again reuses it (no new fire, no repeated CRM writes);';
+
 export const missingFlag = (flag: string, what: string) =>
   new UsageError(`missing ${flag}: ${what} (no terminal to ask on)`, {
     hint: 'pass it as a flag, or run `schedctl route` on a terminal for the guided wizard',
@@ -127,13 +133,20 @@ export function flagAsker(flags: RouteFlags, terminal: RouteAsker | undefined): 
               : 'is not a free time';
         throw new CliError('SLOT_UNAVAILABLE', `--slot ${wanted.toISOString()} ${why} for this lead`, EXIT.conflict, {
           ...(near.length ? { details: near.map((s) => `free: ${s}`) } : {}),
-          hint: near.length
-            ? 'pass one of the free times in --slot, or --slot first'
-            : 'pass --slot first, or a time within --days',
+          hint: `${RUN_KEPT} ${
+            near.length
+              ? 'pass one of the free times in --slot, or --slot first'
+              : 'pass --slot first, or a time within --days'
+          }`,
         });
       }
       if (terminal) return terminal.pickSlot(page);
-      throw missingFlag('--slot', 'pass --slot first, or one of the free times (ISO 8601, or a local time in --tz)');
+      throw new UsageError(
+        'missing --slot: the workflow offered a meeting (scheduler outcome), and there is no terminal to pick a time on',
+        {
+          hint: `${RUN_KEPT} run the same command with --slot first, or --slot <time>`,
+        },
+      );
     },
     async guests(): Promise<GuestDetails> {
       if (hasGuestFlags || !terminal) {

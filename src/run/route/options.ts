@@ -73,8 +73,8 @@ export async function parseRouteOptions(
   if (!canPrompt) {
     if (!trigger) throw missingFlag('--trigger', 'pass the trigger id or name (see `schedctl triggers ls`)');
     if (!email) throw missingFlag('--email', "pass the lead's email");
-    if (!slot)
-      throw missingFlag('--slot', 'pass --slot first, or one of the free times (ISO 8601, or a local time in --tz)');
+    // --slot is not required up front: a trigger whose outcome is a redirect or none books
+    // nothing. A scheduler outcome without it fails after the fire, its run kept for the retry.
   }
   return {
     flags: {
