@@ -4,6 +4,7 @@
  * rows one at a time with the run log (resume: finished rows are skipped), Ctrl-C finishing the
  * row in flight, and the reporter's output. Each command says how to check a row and how to do it.
  */
+import { budgetInUse } from '../../api/rate-budget.js';
 import { formatPlan, planSummary, type RequestCost } from '../../bulk/plan.js';
 import type { RowResult } from '../../bulk/results.js';
 import { openRunLog, readRunLog, resumeActionFor, runLogPath } from '../../bulk/run-log.js';
@@ -56,12 +57,18 @@ export async function runBatch<Row>(
     if (!v.ok) invalid.push({ line: r.line, errors: v.errors });
   }
   const rate = spec.ratePerMinute;
+  // What other runs on this key left of the shared budget: a spent one adds to the least time.
+  const target = rate > 0 ? await ctx.target().catch(() => undefined) : undefined;
+  const inUseMsAgo = target
+    ? budgetInUse({ dir: ctx.configDir(), baseUrl: target.baseUrl, apiKey: target.apiKey })
+    : [];
   const plan = planSummary({
     rows,
     invalid: invalid.length,
     requestsPerRow: spec.cost.perRow,
     requestsPerFile: spec.cost.perFile,
     ratePerMinute: rate,
+    inUseMsAgo,
   });
   if (o.dryRun) {
     if (ctx.globals.json) return ui.json({ plan, ratePerMinute: rate, invalid });
