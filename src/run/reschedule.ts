@@ -6,7 +6,7 @@ import { fetchSlots } from '../domain/slots.js';
 import { requireEmail, requireUuid } from '../domain/inputs.js';
 import { formatWithUtc, requireFuture, resolveZone } from '../domain/time.js';
 import { ApiError, CliError, EXIT, OutcomeUnknownError, UsageError } from '../errors.js';
-import { BATCH_ONLY_FLAGS } from './bulk/batch.js';
+import { BATCH_ONLY_FLAGS, batchFile } from './bulk/batch.js';
 import { hintFor } from '../hints.js';
 import type { JournalEntry, State } from '../state/index.js';
 import { describeMeeting, meetingLine } from '../ui/meeting-view.js';
@@ -19,6 +19,7 @@ export interface RescheduleOptions {
   tz?: string;
   event?: string;
   email?: string;
+  file?: string;
   from?: string;
   dryRun?: boolean;
   skipInvalid?: boolean;
@@ -26,14 +27,15 @@ export interface RescheduleOptions {
 }
 
 export async function run(ctx: Context, [meetingId]: string[], opts: RescheduleOptions): Promise<void> {
-  if (opts.from !== undefined) {
+  const file = batchFile(opts);
+  if (file !== undefined) {
     if (meetingId !== undefined || opts.email !== undefined || opts.start !== undefined) {
       throw new UsageError(
-        '--from takes the meetings and times from the file: leave out <meeting-id>, --email and --start',
+        '--file takes the meetings and times from the file: leave out <meeting-id>, --email and --start',
       );
     }
     return rescheduleBatch(ctx, {
-      from: opts.from,
+      from: file,
       tz: opts.tz,
       dryRun: opts.dryRun,
       skipInvalid: opts.skipInvalid,

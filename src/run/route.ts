@@ -4,7 +4,7 @@ import type { Context } from '../context.js';
 import { runRoute } from '../domain/route/flow.js';
 import type { RouteAsker, RouteNotice } from '../domain/route/types.js';
 import { UsageError } from '../errors.js';
-import { BATCH_ONLY_FLAGS } from './bulk/batch.js';
+import { BATCH_ONLY_FLAGS, batchFile } from './bulk/batch.js';
 import { routeBatch } from './bulk/route-batch.js';
 import { guardLead } from './lead-guard.js';
 import { routeCommandLine } from './route/command-line.js';
@@ -15,6 +15,7 @@ import type { RouteRun } from './route/types.js';
 import { FIRE_FLAGS } from './trigger/flag-names.js';
 
 interface RouteFlagsWithBatch extends RouteOptionsInput {
+  file?: string;
   from?: string;
   dryRun?: boolean;
   skipInvalid?: boolean;
@@ -22,10 +23,11 @@ interface RouteFlagsWithBatch extends RouteOptionsInput {
 }
 
 export async function run(ctx: Context, _args: string[], opts: RouteFlagsWithBatch): Promise<void> {
-  if (opts.from !== undefined) {
+  const file = batchFile(opts);
+  if (file !== undefined) {
     const { days } = await parseRouteOptions({ tz: opts.tz, days: opts.days }, ctx.clock.now(), true);
     return routeBatch(ctx, {
-      from: opts.from,
+      from: file,
       trigger: opts.trigger,
       tz: opts.tz,
       days,

@@ -3,6 +3,8 @@
  * errors that say what to do next (a refused key names its profile, an unknown event lists the
  * known ones, an unknown profile says how to add it).
  */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
 import { fireNotes } from '../../src/run/trigger/print.js';
@@ -153,5 +155,21 @@ describe('claims that are exactly true', () => {
     expect(r.stderr).toContain('the workflow run is kept: the same command again reuses it');
     const retry = await cli(['route', ...flags, '--slot', 'first', '--yes', '--json']);
     expect(retry.json()).toMatchObject({ status: 'booked', reused: true });
+  });
+
+  it('bulk takes --file, the clearer name of --from (kept), and help says so', async () => {
+    const file = join(t.dir, 'leads.csv');
+    writeFileSync(file, 'email,company,region\nada@acme.example,Acme,emea\n');
+    const byFile = await cli(['route', '--file', file, '--trigger', 'Inbound demo request', '--dry-run']);
+    expect(byFile.code, show(byFile)).toBe(0);
+    expect(byFile.stdout).toContain('1 row, 4 requests');
+    const byFrom = await cli(['route', '--from', file, '--trigger', 'Inbound demo request', '--dry-run']);
+    expect(byFrom.stdout).toBe(byFile.stdout);
+    const both = await cli(['reschedule', '--file', file, '--from', file]);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain('--file (or its older name --from), not both');
+    const help = await cli(['route', '--help']);
+    expect(help.stdout).toMatch(/--file <file>/);
+    expect(help.stdout).toContain('the same as --file');
   });
 });

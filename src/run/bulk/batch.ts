@@ -17,7 +17,14 @@ import type { BatchSource } from './source.js';
 const MAX_LISTED = 20;
 
 /** The batch flags given without --from: they make no sense alone. */
-export const BATCH_ONLY_FLAGS = '--dry-run, --skip-invalid and --out go with --from <file>';
+export const BATCH_ONLY_FLAGS = '--dry-run, --skip-invalid and --out go with --file <file> (or its older name --from)';
+
+/** `--file`, or its older name `--from` (both at once: a usage error). */
+export function batchFile(opts: { file?: string | undefined; from?: string | undefined }): string | undefined {
+  if (opts.file !== undefined && opts.from !== undefined)
+    throw new UsageError('pass the rows file once: --file (or its older name --from), not both');
+  return opts.file ?? opts.from;
+}
 
 export interface BatchOptions {
   dryRun?: boolean | undefined;
