@@ -173,3 +173,53 @@ describe('claims that are exactly true', () => {
     expect(help.stdout).toContain('the same as --file');
   });
 });
+
+describe('small things people notice', () => {
+  it('meetings ls shows the event (slug, or the scheduling link), not the title; meetings show labels a link id "link id"', async () => {
+    const routed = await cli(['route', ...demoRouteFlags('link@acme.example'), '--slot', 'first', '--yes', '--json']);
+    expect(routed.code, show(routed)).toBe(0);
+    const { meeting, schedulingLinkId } = routed.json();
+    const ls = await cli(['meetings', 'ls', '--tz', 'UTC']);
+    const row = ls.stdout.split('\n').find((l) => l.includes(meeting.id))!;
+    expect(row).toContain(`link ${schedulingLinkId}`);
+    expect(row).not.toContain(meeting.title);
+    const shown = await cli(['meetings', 'show', meeting.id, '--tz', 'UTC']);
+    expect(shown.stdout).toMatch(new RegExp(`link id +${schedulingLinkId}`));
+    expect(shown.stdout).toMatch(new RegExp(`event id +${meeting.eventId}`));
+    expect(shown.stdout).not.toMatch(/^ {2}event {2,}/m);
+    // In UTC a time prints once.
+    expect(shown.stdout).not.toContain('UTC (');
+  });
+
+  it('reschedule --start "first <day> afternoon" moves to the first free time in it, without a terminal', async () => {
+    const s = await cli(['slots', 'quarterly-review', '--json']);
+    const { reservationId, slots } = s.json() as { reservationId: string; slots: string[] };
+    const b = await cli([
+      'book',
+      'quarterly-review',
+      '--start',
+      slots[0]!,
+      '--reservation',
+      reservationId,
+      '--email',
+      'mv@acme.example',
+      '--json',
+    ]);
+    expect(b.code, show(b)).toBe(0);
+    const r = await cli([
+      'reschedule',
+      '--email',
+      'mv@acme.example',
+      '--start',
+      'first next tuesday afternoon',
+      '--tz',
+      'UTC',
+      '--json',
+    ]);
+    expect(r.code, show(r)).toBe(0);
+    const at = utc(r.json().date);
+    expect(at.weekday).toBe(2);
+    expect(at.hour).toBeGreaterThanOrEqual(12);
+    expect(at.hour).toBeLessThan(17);
+  });
+});
