@@ -210,12 +210,15 @@ function instantOf(input: string, reading: TimeReading, opts: TimeInputOptions):
   if (reading.kind === 'instant') return reading.at;
   if (opts.endOfDay) return reading.to;
   if (opts.rangeStart) return reading.from;
-  const shown = `${formatRange(reading, opts.zone)}`;
+  const shown = formatRange(reading, opts.zone);
+  const clock = reading.part === 'morning' ? '09:00' : reading.part === 'evening' ? '18:00' : '15:00';
   throw timeInputError(
     input,
     opts,
     `a part of the day is a range (${shown}), not one time`,
-    `write "first ${input.replace(FIRST_WORDING, '$1')}" to take its first free time, or a clock time (${reading.part === 'morning' ? '09:00' : reading.part === 'afternoon' ? '15:00' : '18:00'}); on a terminal, schedctl offers the free times in it`,
+    opts.picks
+      ? `write "first ${input.replace(FIRST_WORDING, '$1')}" to take its first free time, or a clock time (${clock}); on a terminal, schedctl offers the free times in it`
+      : `write one time, e.g. ${clock} on that day (free times: schedctl slots <event>)`,
   );
 }
 

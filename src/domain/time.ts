@@ -49,6 +49,8 @@ export interface TimeInputOptions {
   endOfDay?: boolean;
   /** For range starts: a part of the day ("tue afternoon") means its start (human-time.ts). */
   rangeStart?: boolean;
+  /** The caller can pick in a range (a terminal, or `first …`): its refusal of one says so. */
+  picks?: boolean;
 }
 
 /** `invalid <name> "…": why`, with the accepted forms (or a more specific hint). */

@@ -48,7 +48,13 @@ export async function run(ctx: Context, [meetingId]: string[], opts: RescheduleO
   const { zone, byId, email } = request;
   if (request.range && !request.range.first && !ctx.canPrompt()) {
     // No one to pick in the range: the same refusal as any one-time input (it says how to write it).
-    await parseTimeExpression(request.range.input, { zone, now: ctx.clock.now(), name: '--start', zoneInput: '--tz' });
+    await parseTimeExpression(request.range.input, {
+      zone,
+      now: ctx.clock.now(),
+      name: '--start',
+      zoneInput: '--tz',
+      picks: true,
+    });
   }
   if (!request.start && !request.range && !ctx.canPrompt()) {
     throw new UsageError('missing --start: pass the new start time', {
@@ -119,7 +125,7 @@ export async function parseRescheduleOptions(
   let start: Date | undefined;
   let range: RescheduleRequest['range'];
   if (opts.start !== undefined) {
-    const timeOpts = { zone, now, name: '--start', zoneInput: '--tz' };
+    const timeOpts = { zone, now, name: '--start', zoneInput: '--tz', picks: true };
     const reading = await readTime(opts.start, timeOpts);
     if (reading.kind === 'instant') start = requireFuture(reading.at, now, '--start', zone);
     else if (reading.to <= now) requireFuture(reading.to, now, '--start', zone);

@@ -55,3 +55,25 @@ describe('docs/time.md: the time grammar, row by row', () => {
     expect(shown(await readTime(input, opts))).toBe(readsAs);
   });
 });
+
+describe('a range where one time is needed', () => {
+  it('is refused naming the range; only a caller that can pick in it suggests "first …"', async () => {
+    const { parseTimeExpression } = await import('../../src/domain/human-time.js');
+    const refusal = (extra: object) =>
+      parseTimeExpression('tue afternoon', { ...opts, ...extra }).then(
+        () => undefined,
+        (e: UsageError) => e,
+      );
+    const book = await refusal({});
+    expect(book?.message).toContain('a part of the day is a range (2026-12-01 12:00 to 17:00 UTC)');
+    expect(book?.hint).not.toContain('first');
+    expect((await refusal({ picks: true }))?.hint).toContain('write "first tue afternoon"');
+    // A range start or end takes its start or end.
+    expect((await parseTimeExpression('tue afternoon', { ...opts, rangeStart: true })).toISOString()).toBe(
+      '2026-12-01T12:00:00.000Z',
+    );
+    expect((await parseTimeExpression('tue afternoon', { ...opts, endOfDay: true })).toISOString()).toBe(
+      '2026-12-01T17:00:00.000Z',
+    );
+  });
+});

@@ -55,7 +55,7 @@ export async function parseRouteOptions(
   if (o.slot !== undefined) {
     if (o.slot.trim().toLowerCase() === 'first') slot = 'first';
     else {
-      const timeOpts = { zone, now, name: '--slot', zoneInput: '--tz' };
+      const timeOpts = { zone, now, name: '--slot', zoneInput: '--tz', picks: true };
       const reading = await readTime(o.slot, timeOpts);
       if (reading.kind === 'instant') slot = requireFuture(reading.at, now, '--slot', zone);
       else {
