@@ -60,7 +60,7 @@ export const PARTS_OF_DAY: Record<Exclude<PartOfDay, 'day'>, readonly [number, n
   evening: [17, 21],
 };
 
-/** Every weekday spelling people use, to the full name (chrono refuses tues, weds and bare `tues`). */
+/** Every weekday spelling people use, to the full name: the words a misspelling is compared with. */
 const WEEKDAY_ALIASES: Record<string, string> = {
   mon: 'monday',
   tue: 'tuesday',
@@ -162,7 +162,8 @@ export function readLoadedTime(input: string, opts: TimeInputOptions): TimeReadi
       .trim();
     let day: Date;
     try {
-      day = rest === '' ? parseTimeInput('today', opts) : readInstant(rest, { ...opts, endOfDay: false });
+      const dayOpts = { ...opts, endOfDay: false };
+      day = rest === '' ? parseTimeInput('today', dayOpts) : readInstant(rest, dayOpts);
     } catch (error) {
       throw withSuggestion(input, opts, error);
     }

@@ -77,3 +77,15 @@ describe('a range where one time is needed', () => {
     );
   });
 });
+
+describe('a part of the day alone', () => {
+  it('is today’s, as a range start and as a range end', async () => {
+    const { parseTimeExpression } = await import('../../src/domain/human-time.js');
+    expect((await parseTimeExpression('afternoon', { ...opts, endOfDay: true })).toISOString()).toBe(
+      '2026-11-25T17:00:00.000Z',
+    );
+    expect((await parseTimeExpression('this morning', { ...opts, rangeStart: true })).toISOString()).toBe(
+      '2026-11-25T08:00:00.000Z',
+    );
+  });
+});
