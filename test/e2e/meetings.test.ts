@@ -115,7 +115,8 @@ describe('reschedule --email', () => {
         ['❯ later times', ENTER],
         ['← earlier times', 'earlier'],
         ['❯ ← earlier times', ENTER],
-        ['pick a day', ENTER],
+        // The first page's days ("… free times"): the answered question's echo repeats its message.
+        ['free time', ENTER],
         ['← other days', ENTER],
         ['Move meeting', ENTER],
       ],

@@ -84,7 +84,8 @@ describe('route wizard (real prompts)', () => {
         ['❯ Show times in', ENTER],
         ['Pick a time (Asia/Tokyo)', 'later'],
         ['❯ Show later times', ENTER],
-        ['Pick a time (Asia/Tokyo)', ENTER],
+        // The next page's days ("… free times"): the answered question's echo repeats its message.
+        ['free time', ENTER],
         ['← other days', ENTER],
         ['Add guest details', ENTER],
       ],
@@ -138,7 +139,7 @@ describe('route wizard (real prompts)', () => {
       ['❯ Show later times', ENTER],
       ['Show earlier times', 'earlier'],
       ['❯ Show earlier times', ENTER],
-      ['Pick a time (UTC)', ENTER],
+      ['free time', ENTER],
       ['← other days', ENTER],
       ['Add guest details', ENTER],
     ]);
