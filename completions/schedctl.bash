@@ -55,7 +55,7 @@ _schedctl_value() {
     'route')
       case "$2" in
         '--trigger'|'--email'|'--field'|'--slot'|'--first-name'|'--last-name'|'--phone'|'--guest'|'--tz'|'--lead-tz'|'--days'|'--base-url'|'--timeout') r='text' ;;
-        '--from'|'--out') r='path' ;;
+        '--file'|'--from'|'--out') r='path' ;;
         '-p'|'--profile') r='profiles' ;;
         *) return 1 ;;
       esac ;;
@@ -87,7 +87,7 @@ _schedctl_value() {
     'reschedule')
       case "$2" in
         '--email'|'--start'|'--event'|'--tz'|'--base-url'|'--timeout') r='text' ;;
-        '--from'|'--out') r='path' ;;
+        '--file'|'--from'|'--out') r='path' ;;
         '-p'|'--profile') r='profiles' ;;
         *) return 1 ;;
       esac ;;
@@ -175,7 +175,7 @@ _schedctl_flags() {
     'profile rm') r='-h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'profile show') r='-h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'profile help') r='--json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
-    'route') r='--trigger --email --field --slot --first-name --last-name --phone --guest --yes --refire --rebook --tz --lead-tz --days --from --dry-run --skip-invalid --out -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
+    'route') r='--trigger --email --field --slot --first-name --last-name --phone --guest --yes --refire --rebook --tz --lead-tz --days --file --from --dry-run --skip-invalid --out -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'triggers') r='-h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'triggers ls') r='-h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'triggers show') r='-h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
@@ -189,7 +189,7 @@ _schedctl_flags() {
     'events help') r='--json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'slots') r='--from --to --days --reservation --tz -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'book') r='--start --reservation --email --execution --first-name --last-name --phone --guest --lead-tz --response --rebook --tz -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
-    'reschedule') r='--email --start --event --tz --from --dry-run --skip-invalid --out -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
+    'reschedule') r='--email --start --event --tz --file --from --dry-run --skip-invalid --out -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'meetings') r='-h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'meetings ls') r='--all --email --event --from --to --tz -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'meetings show') r='--tz -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;

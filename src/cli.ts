@@ -90,8 +90,8 @@ export async function main(argv: string[], ctx: Context = createContext()): Prom
       }
       return 2;
     }
-    const { reportError } = await import('./report.js');
-    return reportError(error, ctx, argv.includes('--json') || ctx.globals.json);
+    const { explainError, reportError } = await import('./report.js');
+    return reportError(await explainError(error, ctx, argv), ctx, argv.includes('--json') || ctx.globals.json);
   } finally {
     stopWatching();
   }

@@ -4,6 +4,8 @@
  * run...), so each rule takes that context. The wording names schedctl's commands and
  * flags: this is the CLI's voice, kept out of the domain, which only passes the context.
  */
+import { closest } from './domain/closest.js';
+
 export type Operation = 'book' | 'fire' | 'slots' | 'reschedule';
 
 export interface HintContext {
@@ -110,4 +112,35 @@ export function slotTakenHint(c: HintContext, found: { fetched: boolean; nearest
 /** `route` after CONFLICT without a terminal or --yes: how to fire again. */
 export function refireHint(executionId: string): string {
   return `the scheduling session of workflow run ${executionId} ended: run the same command with --yes to fire the trigger again automatically (a re-fire repeats the workflow's CRM writes and counts for routing fairness), or run \`schedctl route\` on a terminal to decide`;
+}
+
+/** The key a command used, as the refusal names it. */
+export interface KeyInUse {
+  profileName: string | undefined;
+  keySource: 'SCHEDCTL_API_KEY' | 'profile';
+  baseUrl: string;
+}
+
+/** INVALID_API_KEY / HTTP 401: the headline names the key's profile (the server's words go to the details). */
+export function keyRefused(k: KeyInUse): { message: string; hint: string } {
+  if (k.keySource === 'profile' && k.profileName) {
+    const name = k.profileName;
+    return {
+      message: `the API at ${k.baseUrl} refused the key of profile "${name}" (missing, mistyped or revoked)`,
+      hint: `check it with \`schedctl profile show ${name}\`; replace it with \`schedctl profile add ${name} --key-stdin\` (the same name overwrites it)`,
+    };
+  }
+  return {
+    message: `the API at ${k.baseUrl} refused the key in SCHEDCTL_API_KEY (missing, mistyped or revoked)`,
+    hint: 'check SCHEDCTL_API_KEY (it wins over profiles), or unset it and use a profile: `schedctl profile add <name> --key-stdin`, then `schedctl profile show`',
+  };
+}
+
+/** `events show <unknown>`: the known slugs (like an unknown trigger lists its names), the nearest first. */
+export function knownEventsHint(asked: string, slugs: string[] | undefined): string {
+  if (!slugs) return `no event or scheduling link "${asked}": list them with \`schedctl events ls\``;
+  if (slugs.length === 0) return 'this workspace has no events';
+  const near = closest(asked, slugs);
+  const listed = slugs.slice(0, 20).join(', ') + (slugs.length > 20 ? `, … (${slugs.length} in all)` : '');
+  return `${near ? `did you mean "${near}"? ` : ''}known events: ${listed} (see \`schedctl events ls\`)`;
 }

@@ -1,8 +1,34 @@
 /** Turns any thrown error into the documented output and exit code. */
 import { redact, redactKeyLike } from './config/mask.js';
 import type { Context } from './context.js';
-import { EXIT, isCliError, type ErrorDocument } from './errors.js';
+import type { Target } from './config/target.js';
+import { ApiError, EXIT, isCliError, type ErrorDocument } from './errors.js';
+import { keyRefused } from './hints.js';
 import { jsonText, sanitizeText } from './ui/sanitize.js';
+
+/**
+ * An error with what only the command's context knows added: a refused key names the profile
+ * it came from and how to check or replace it (src/hints.ts), instead of the server's developer
+ * text as the headline (kept as a detail).
+ */
+export async function explainError(error: unknown, ctx: Context, argv: string[]): Promise<unknown> {
+  if (!(error instanceof ApiError) || (error.code !== 'INVALID_API_KEY' && error.status !== 401)) return error;
+  // profile add/verify say which key they checked themselves.
+  if (argv.includes('profile') && (argv.includes('add') || argv.includes('verify'))) return error;
+  let target: Target;
+  try {
+    target = await ctx.target();
+  } catch {
+    return error;
+  }
+  const { message, hint } = keyRefused(target);
+  return new ApiError({
+    ...error.fields(),
+    message,
+    details: [...(error.details ?? []), `the server said: ${error.message}`],
+    hint,
+  });
+}
 
 export function reportError(error: unknown, ctx: Context, json: boolean): number {
   const secrets = [ctx.env.SCHEDCTL_API_KEY ?? '', ...ctx.secrets];

@@ -92,6 +92,26 @@ export function budgetFile(dir: string, baseUrl: string, apiKey: string): string
   return join(dir, 'rate', `${budgetId(baseUrl, apiKey)}.json`);
 }
 
+/**
+ * How long ago (ms) the requests still counted in the key's window were drawn, read without the
+ * lock (an estimate for a plan, never a draw): a bulk plan starts from what is left of the budget.
+ */
+export function budgetInUse(
+  options: Pick<RateBudgetOptions, 'dir' | 'baseUrl' | 'apiKey' | 'windowMs' | 'marginMs' | 'now'>,
+): number[] {
+  const t = (options.now ?? Date.now)();
+  const span = (options.windowMs ?? 60_000) + (options.marginMs ?? 1000);
+  try {
+    const state = readState(budgetFile(options.dir, options.baseUrl, options.apiKey));
+    const blocked = (state.blockedUntil ?? 0) - t;
+    const ago = state.sent.map((s) => t - s).filter((a) => a >= 0 && a < span);
+    // A 429's wait blocks the whole budget: as if it were full until then.
+    return blocked > 0 ? [...ago, ...Array.from({ length: 1000 }, () => span - blocked)] : ago;
+  } catch {
+    return [];
+  }
+}
+
 export function createRateBudget(options: RateBudgetOptions): RateBudget {
   const limit = options.limit ?? 30;
   const windowMs = options.windowMs ?? 60_000;

@@ -26,6 +26,8 @@ export interface PlanInput {
   /** Requests made once for the whole run (route: the triggers list). */
   requestsPerFile?: number;
   ratePerMinute: number;
+  /** How long ago (ms) the requests still in the key's window were sent (other runs, other processes). */
+  inUseMsAgo?: number[];
 }
 
 export interface PlanSummary {
@@ -44,20 +46,32 @@ export function planSummary(input: PlanInput): PlanSummary {
     valid,
     invalid: input.invalid,
     requests,
-    minDurationSeconds: minDurationSeconds(requests, input.ratePerMinute),
+    minDurationSeconds: minDurationSeconds(requests, input.ratePerMinute, input.inUseMsAgo),
   };
 }
 
 /**
- * The least time `requests` take under a rolling one-minute window of `ratePerMinute`, with an
- * unused budget at the start: the first `ratePerMinute` go at once, each further batch a minute
- * later. So 30 requests need 0 s and 160 need 5 min (not 160/30 min = 5 min 20 s: the first
- * minute's batch does not wait). A lower bound: other processes on the same key, response
- * times and recoveries only add to it.
+ * The least time `requests` take under a rolling one-minute window of `ratePerMinute`. With an
+ * unused budget the first `ratePerMinute` go at once, each further batch a minute later: 30
+ * requests need 0 s and 160 need 5 min (not 160/30 min = 5 min 20 s). Requests already in the
+ * window (`inUseMsAgo`: sent that long ago, by other runs or processes) take their room until
+ * they leave it, so a spent budget never reads "at least 0 s". A lower bound: response times
+ * and recoveries only add to it.
  */
-export function minDurationSeconds(requests: number, ratePerMinute: number): number {
+export function minDurationSeconds(requests: number, ratePerMinute: number, inUseMsAgo: number[] = []): number {
   if (requests <= 0 || ratePerMinute <= 0) return 0;
-  return Math.floor((requests - 1) / ratePerMinute) * 60;
+  const WINDOW = 60_000;
+  const inWindow = inUseMsAgo.filter((a) => a >= 0 && a < WINDOW);
+  if (inWindow.length === 0) return Math.floor((requests - 1) / ratePerMinute) * 60;
+  // Send times (ms from now), earlier ones negative; each request goes when the window has room.
+  const sent = inWindow.map((a) => -a).sort((a, b) => a - b);
+  let t = 0;
+  for (let i = 0; i < requests; i++) {
+    const blocker = sent[sent.length - ratePerMinute];
+    if (blocker !== undefined && t < blocker + WINDOW) t = blocker + WINDOW;
+    sent.push(t);
+  }
+  return Math.ceil(t / 1000);
 }
 
 /** `40 rows (2 invalid), 115 requests, at least 3 min at 30 requests/min`. */

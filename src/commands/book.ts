@@ -7,7 +7,10 @@ export function bookCommand(ctx: Context): Command {
   return new Command('book')
     .description('book a slot, consuming its reservation (never books twice after a lost response)')
     .argument('<event-or-link>', 'the same event or scheduling link id/slug used to fetch slots')
-    .option('--start <time>', 'start time: one of the slots (ISO 8601, or a local time read in --tz)')
+    .option(
+      '--start <time>',
+      'start time: one of the slots (ISO 8601, a local time read in --tz, or "thu 15:00"; docs/time.md)',
+    )
     .option('--reservation <id>', 'reservationId from `schedctl slots`')
     .option('--email <email>', "the lead's email (with --execution: the email the trigger was fired with)")
     .option('--execution <id>', 'workflow executionId from `schedctl trigger fire` (links and resumes the run)')

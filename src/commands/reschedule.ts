@@ -13,7 +13,7 @@ export function rescheduleCommand(ctx: Context): Command {
     )
     .option(
       '--start <time>',
-      'new start time: ISO 8601, a local time read in --tz, or as people say it ("thu 15:00", "tomorrow 3pm"); without it, pick from free times on a terminal',
+      'new start time: ISO 8601, a local time read in --tz, or as people say it ("tues 15:00", "first tue afternoon"; docs/time.md); without it, pick a day then a time on a terminal',
     )
     .option(
       '--event <event-or-link>',

@@ -18,7 +18,7 @@ export function routeCommand(ctx: Context): Command {
     )
     .option(
       '--slot <first|time>',
-      'the time to book: first, or one of the free times (ISO 8601, or a local time read in --tz)',
+      'the time to book: first, a time ("tue 15:00", ISO 8601; read in --tz), or "first tue afternoon" (docs/time.md)',
     )
     .option('--first-name <name>', "lead's first name")
     .option('--last-name <name>', "lead's last name")

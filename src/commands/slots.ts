@@ -6,8 +6,11 @@ export function slotsCommand(ctx: Context): Command {
   return new Command('slots')
     .description('list bookable start times of an event or scheduling link (creates or reuses a reservation)')
     .argument('<event-or-link>', 'event id or slug, or scheduling link id or slug (e.g. a schedulingLinkId)')
-    .option('--from <time>', 'start of the range (default: now)')
-    .option('--to <time>', 'end of the range, exclusive (a date means through that day)')
+    .option('--from <time>', 'start of the range (default: now; "thurs 15:00", "tue morning"; docs/time.md)')
+    .option(
+      '--to <time>',
+      'end of the range, exclusive (a day means through its end; a part of the day, through its end)',
+    )
     .option('--days <n>', 'length of the range in days instead of --to (default 7, at most 365)')
     .option('--reservation <id>', 'reuse this reservation (same host selection)')
     .option('--tz <zone>', 'display time zone and zone of local times (default: the system zone)')

@@ -48,8 +48,8 @@ export function resolveProfileName(
       const known = Object.keys(input.profiles);
       throw new UsageError(`unknown profile "${explicit}" (from ${source})`, {
         hint: known.length
-          ? `known profiles: ${known.join(', ')}`
-          : 'add one with: schedctl profile add <name> --key-stdin',
+          ? `known profiles: ${known.join(', ')}; to add "${explicit}": schedctl profile add ${explicit} --key-stdin`
+          : `add it with: schedctl profile add ${explicit} --key-stdin`,
       });
     }
     return explicit;

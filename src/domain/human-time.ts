@@ -8,6 +8,8 @@
  */
 import type { ParsedComponents, ParsedResult } from 'chrono-node';
 import { DateTime } from 'luxon';
+import { UsageError } from '../errors.js';
+import { levenshtein } from './closest.js';
 import {
   isNotUnderstood,
   localToInstant,
@@ -42,21 +44,229 @@ export async function loadTimeExpressions(): Promise<void> {
   chronoModule ??= await import('chrono-node/en');
 }
 
-export async function parseTimeExpression(input: string, opts: TimeInputOptions): Promise<Date> {
+/**
+ * What a time input names: one instant, or a range (a part of the day: "next tuesday
+ * afternoon"), with `first` when the wording asks for its first free time ("first tue
+ * afternoon"). docs/time.md is the grammar, one table a unit test reads row by row.
+ */
+export type TimeReading =
+  { kind: 'instant'; at: Date } | { kind: 'range'; from: Date; to: Date; first: boolean; part: PartOfDay };
+
+export type PartOfDay = 'morning' | 'afternoon' | 'evening' | 'day';
+/** The parts of the day, as [start hour, end hour) in the zone. */
+export const PARTS_OF_DAY: Record<Exclude<PartOfDay, 'day'>, readonly [number, number]> = {
+  morning: [8, 12],
+  afternoon: [12, 17],
+  evening: [17, 21],
+};
+
+/** Every weekday spelling people use, to the full name: the words a misspelling is compared with. */
+const WEEKDAY_ALIASES: Record<string, string> = {
+  mon: 'monday',
+  tue: 'tuesday',
+  tues: 'tuesday',
+  wed: 'wednesday',
+  weds: 'wednesday',
+  thu: 'thursday',
+  thur: 'thursday',
+  thurs: 'thursday',
+  fri: 'friday',
+  sat: 'saturday',
+  sun: 'sunday',
+};
+const FIRST_WORDING = /^(?:first|earliest)(?:\s+free)?(?:\s+(?:time|slot))?(?:\s+(?:in|on))?\s+(.+)$/i;
+const PART_WORD = /\b(morning|afternoon|evening)\b/i;
+/** Words the grammar knows: an unknown word is compared with them to suggest the nearest form. */
+const VOCABULARY = [
+  ...Object.keys(WEEKDAY_ALIASES),
+  ...Object.values(WEEKDAY_ALIASES),
+  'today',
+  'tomorrow',
+  'now',
+  'next',
+  'this',
+  'noon',
+  'midnight',
+  'morning',
+  'afternoon',
+  'evening',
+  'first',
+  'at',
+  'am',
+  'pm',
+  'in',
+  'hours',
+  'minutes',
+  ...[
+    'january',
+    'february',
+    'march',
+    'april',
+    'may',
+    'june',
+    'july',
+    'august',
+    'september',
+    'october',
+    'november',
+    'december',
+  ],
+  ...['jan', 'feb', 'mar', 'apr', 'jun', 'jul', 'aug', 'sep', 'sept', 'oct', 'nov', 'dec'],
+];
+
+/** The abbreviations chrono does not know (tues, weds), spelled out; it reads the others itself. */
+const SPELL_OUT: Record<string, string> = { tues: 'tuesday', weds: 'wednesday' };
+export function normalizeTimeWords(input: string): string {
+  return input.trim().replace(/\b[a-z]+\b/gi, (word) => SPELL_OUT[word.toLowerCase()] ?? word);
+}
+
+/** Loads the parser when one of these inputs is not a fixed form (the ISO forms, today, now stay free). */
+export async function loadTimeExpressionsFor(inputs: Array<string | undefined>): Promise<void> {
+  const fixed = (v: string) => {
+    try {
+      parseTimeInput(v, { zone: 'UTC', now: new Date(0), name: '', zoneInput: '' });
+      return true;
+    } catch (error) {
+      return !isNotUnderstood(error);
+    }
+  };
+  if (inputs.some((v) => v !== undefined && !fixed(v))) await loadTimeExpressions();
+}
+
+export async function readTime(input: string, opts: TimeInputOptions): Promise<TimeReading> {
   try {
-    return parseTimeInput(input, opts);
+    return { kind: 'instant', at: parseTimeInput(input, opts) };
   } catch (error) {
     if (!isNotUnderstood(error)) throw error;
   }
   await loadTimeExpressions();
-  return parseLoadedTimeExpression(input, opts);
+  return readLoadedTime(input, opts);
+}
+
+/** readTime, synchronously, once loadTimeExpressions() has run (without it: the fixed forms only). */
+export function readLoadedTime(input: string, opts: TimeInputOptions): TimeReading {
+  try {
+    return { kind: 'instant', at: parseTimeInput(input, opts) };
+  } catch (error) {
+    if (!isNotUnderstood(error) || !chronoModule) throw error;
+  }
+  const firstMatch = FIRST_WORDING.exec(input.trim());
+  const text = firstMatch?.[1] ?? input;
+  const part = PART_WORD.exec(text);
+  if (part) {
+    const name = (part[1] ?? '').toLowerCase() as keyof typeof PARTS_OF_DAY;
+    const rest = text
+      .replace(PART_WORD, ' ')
+      .replace(/\b(this|in the)\b/gi, ' ')
+      .replace(/\s+/g, ' ')
+      .trim();
+    let day: Date;
+    try {
+      const dayOpts = { ...opts, endOfDay: false };
+      day = rest === '' ? parseTimeInput('today', dayOpts) : readInstant(rest, dayOpts);
+    } catch (error) {
+      throw withSuggestion(input, opts, error);
+    }
+    const start = DateTime.fromJSDate(day, { zone: opts.zone });
+    if (!start.equals(start.startOf('day')))
+      throw timeInputError(input, opts, `a part of the day takes a day, not a time ("${rest}")`);
+    const [h0, h1] = PARTS_OF_DAY[name];
+    return {
+      kind: 'range',
+      from: start.set({ hour: h0 }).toJSDate(),
+      to: start.set({ hour: h1 }).toJSDate(),
+      first: firstMatch !== null,
+      part: name,
+    };
+  }
+  let at: Date;
+  try {
+    at = readInstant(text, { ...opts, endOfDay: false });
+  } catch (error) {
+    throw withSuggestion(input, opts, error);
+  }
+  if (!firstMatch) return opts.endOfDay ? { kind: 'instant', at: readInstant(text, opts) } : { kind: 'instant', at };
+  // "first tomorrow": the whole day is the range.
+  const day = DateTime.fromJSDate(at, { zone: opts.zone });
+  if (!day.equals(day.startOf('day')))
+    throw timeInputError(input, opts, '"first" takes a day or a part of the day (first tue afternoon), not a time');
+  return { kind: 'range', from: at, to: day.plus({ days: 1 }).toJSDate(), first: true, part: 'day' };
+}
+
+export async function parseTimeExpression(input: string, opts: TimeInputOptions): Promise<Date> {
+  return instantOf(input, await readTime(input, opts), opts);
 }
 
 /**
  * The same, synchronously, once loadTimeExpressions() has run (bulk rows are checked by the
  * thousand: one load, then plain calls). Without it only the fixed forms are read.
+ * A part of the day is a range: a range start (`rangeStart`) takes its start, a range end
+ * (`endOfDay`) its end; anything else refuses it, saying how to pick in it.
  */
 export function parseLoadedTimeExpression(input: string, opts: TimeInputOptions): Date {
+  return instantOf(input, readLoadedTime(input, opts), opts);
+}
+
+function instantOf(input: string, reading: TimeReading, opts: TimeInputOptions): Date {
+  if (reading.kind === 'instant') return reading.at;
+  if (opts.endOfDay) return reading.to;
+  if (opts.rangeStart) return reading.from;
+  const shown = formatRange(reading, opts.zone);
+  const clock = reading.part === 'morning' ? '09:00' : reading.part === 'evening' ? '18:00' : '15:00';
+  throw timeInputError(
+    input,
+    opts,
+    `a part of the day is a range (${shown}), not one time`,
+    opts.picks
+      ? `write "first ${input.replace(FIRST_WORDING, '$1')}" to take its first free time, or a clock time (${clock}); on a terminal, schedctl offers the free times in it`
+      : `write one time, e.g. ${clock} on that day (free times: schedctl slots <event>)`,
+  );
+}
+
+/** `2026-12-01 12:00 to 17:00 CET` */
+export function formatRange(r: { from: Date; to: Date }, zone: string): string {
+  const a = DateTime.fromJSDate(r.from, { zone });
+  const b = DateTime.fromJSDate(r.to, { zone });
+  return `${a.toFormat('yyyy-MM-dd HH:mm')} to ${b.hasSame(a, 'day') ? b.toFormat('HH:mm ZZZZ') : b.toFormat('yyyy-MM-dd HH:mm ZZZZ')}`;
+}
+
+/** A refusal, with the nearest accepted wording when a misspelt word is all that stood in the way. */
+function withSuggestion(input: string, opts: TimeInputOptions, error: unknown): unknown {
+  if (!(error instanceof UsageError)) return error;
+  const suggestion = nearestForm(input, opts);
+  if (!suggestion) return error;
+  return new UsageError(error.message, { hint: `did you mean "${suggestion}"? ${error.hint ?? ''}`.trim() });
+}
+
+function nearestForm(input: string, opts: TimeInputOptions): string | undefined {
+  let changed = false;
+  const fixed = input.trim().replace(/[a-z]{3,}/gi, (word) => {
+    const w = word.toLowerCase();
+    if (VOCABULARY.includes(w)) return word;
+    let best: string | undefined;
+    let bestDistance = w.length <= 4 ? 1 : 2;
+    for (const v of VOCABULARY) {
+      const d = levenshtein(w, v);
+      if (d <= bestDistance && (best === undefined || d < bestDistance || v.length > best.length)) {
+        best = v;
+        bestDistance = d;
+      }
+    }
+    if (!best) return word;
+    changed = true;
+    return WEEKDAY_ALIASES[best] ?? best;
+  });
+  if (!changed) return undefined;
+  try {
+    readLoadedTime(fixed, { ...opts, rangeStart: true });
+    return fixed;
+  } catch {
+    return undefined;
+  }
+}
+
+/** One instant from chrono's reading of the words (weekday abbreviations spelled out first). */
+function readInstant(input: string, opts: TimeInputOptions): Date {
   try {
     return parseTimeInput(input, opts);
   } catch (error) {
@@ -74,7 +284,7 @@ export function parseLoadedTimeExpression(input: string, opts: TimeInputOptions)
     nowWall.second,
     nowWall.millisecond,
   );
-  const results = chronoModule.parse(input.trim(), ref, { forwardDate: true });
+  const results = chronoModule.parse(normalizeTimeWords(input), ref, { forwardDate: true });
   return readResult(input, results, ref, nowWall, opts);
 }
 
@@ -85,7 +295,7 @@ function readResult(
   nowWall: DateTime,
   opts: TimeInputOptions,
 ): Date {
-  const raw = input.trim();
+  const raw = normalizeTimeWords(input);
   const forms = timeForms(opts.zoneInput);
   const bad = (why?: string, hint?: string) =>
     timeInputError(
@@ -122,7 +332,7 @@ function readResult(
   }
   if (!c.isCertain('hour')) {
     if ([...tags].some((t) => t.startsWith('casualReference/') && !DAY_WORDS.has(t)))
-      throw bad('a part of the day is not a time');
+      throw bad('a part of the day this grammar does not know');
     const day = dateOnly(c, nowWall, opts, bad);
     return (opts.endOfDay ? day.plus({ days: 1 }) : day).startOf('day').toJSDate();
   }
@@ -137,7 +347,8 @@ function readResult(
 function hintFor(why: string, zoneInput: string): string {
   if (why.startsWith('a time zone'))
     return `give the zone with ${zoneInput}, or ISO 8601 with an offset (2026-12-01T14:00+01:00); `;
-  if (why.startsWith('a part of the day')) return 'give a clock time (tomorrow 09:00); ';
+  if (why.startsWith('a part of the day'))
+    return 'give a clock time (tomorrow 09:00), or morning, afternoon or evening as a range; ';
   if (why.startsWith('a range') || why.startsWith('more than one')) return 'give one time; ';
   return '';
 }

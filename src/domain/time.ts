@@ -9,9 +9,9 @@ import { UsageError } from '../errors.js';
 
 /** The accepted forms, for hints; `zoneInput` names where the zone of a local time comes from (the CLI: its zone flag). */
 export const timeForms = (zoneInput: string): string =>
-  `ISO 8601 with an offset (2026-12-01T14:00:00Z, 2026-12-01T14:00+01:00), a local date-time read in ${zoneInput} (2026-12-01 14:00 or 2026-12-01T14:00), a date (2026-12-01), today, tomorrow or now; ` +
-  `also times as people say them, read in ${zoneInput}: tomorrow 15:00, tomorrow 3pm, thu 15:00, next monday 9:30, dec 3 14:00, thursday ` +
-  '(24-hour clock unless am/pm is given; a weekday means the next one; no 3/4-style dates)';
+  `ISO 8601 with an offset (2026-12-01T14:00Z, 2026-12-01T14:00+01:00), a local date-time read in ${zoneInput} (2026-12-01 14:00), a date (2026-12-01), today, tomorrow or now; ` +
+  `also times as people say them, read in ${zoneInput}: tomorrow 15:00, tomorrow 3pm, thu 15:00, tues 3pm, next monday 9:30, dec 3 14:00, thursday, next tuesday afternoon (a range; "first tue afternoon" takes its first free time) ` +
+  '(24-hour clock unless am/pm is given; a weekday means the next one; no 3/4-style dates; the whole grammar: docs/time.md)';
 
 /** The system zone, as luxon sees it (TZ is honored). */
 export function systemZone(): string {
@@ -47,6 +47,10 @@ export interface TimeInputOptions {
   zoneInput: string;
   /** For range ends: a whole day (`2026-12-01`, `today`) means up to the start of the next day. */
   endOfDay?: boolean;
+  /** For range starts: a part of the day ("tue afternoon") means its start (human-time.ts). */
+  rangeStart?: boolean;
+  /** The caller can pick in a range (a terminal, or `first …`): its refusal of one says so. */
+  picks?: boolean;
 }
 
 /** `invalid <name> "…": why`, with the accepted forms (or a more specific hint). */
@@ -190,6 +194,13 @@ export function serverNow(localNow: Date, skewMs: number): Date {
 export function formatInZone(iso: string | Date, zone: string): string {
   const dt = toZone(iso, zone);
   return dt.isValid ? dt.toFormat('yyyy-MM-dd HH:mm ZZZZ') : 'unknown time';
+}
+
+/** `2026-12-01 14:00 CET (2026-12-01 13:00 UTC)`; once only when the zone shows UTC time already. */
+export function formatWithUtc(iso: string | Date, zone: string): string {
+  const local = formatInZone(iso, zone);
+  const dt = toZone(iso, zone);
+  return !dt.isValid || dt.offset === 0 ? local : `${local} (${formatUtc(iso)})`;
 }
 
 /** `2026-12-01 13:00 UTC`. */

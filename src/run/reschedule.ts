@@ -3,14 +3,15 @@ import { workspaceOf } from './workspace.js';
 import { leadWaitPrinter } from './lead-guard.js';
 import type { HeldLock } from '../state/index.js';
 import type { Context } from '../context.js';
-import { parseTimeExpression } from '../domain/human-time.js';
+import { formatRange, parseTimeExpression, readTime } from '../domain/human-time.js';
+import { fetchSlots } from '../domain/slots.js';
 import { requireEmail, requireUuid } from '../domain/inputs.js';
-import { formatInZone, formatUtc, requireFuture, resolveZone } from '../domain/time.js';
-import { ApiError, OutcomeUnknownError, UsageError } from '../errors.js';
-import { BATCH_ONLY_FLAGS } from './bulk/batch.js';
+import { formatWithUtc, requireFuture, resolveZone } from '../domain/time.js';
+import { ApiError, CliError, EXIT, OutcomeUnknownError, UsageError } from '../errors.js';
+import { BATCH_ONLY_FLAGS, batchFile } from './bulk/batch.js';
 import { hintFor } from '../hints.js';
 import type { JournalEntry, State } from '../state/index.js';
-import { describeMeeting } from '../ui/meeting-view.js';
+import { describeMeeting, meetingLine } from '../ui/meeting-view.js';
 import { rescheduleBatch } from './bulk/reschedule-batch.js';
 import { findMeetingByEmail } from './reschedule/find.js';
 import { pickTime, shortTime } from './reschedule/pick.js';
@@ -20,6 +21,7 @@ export interface RescheduleOptions {
   tz?: string;
   event?: string;
   email?: string;
+  file?: string;
   from?: string;
   dryRun?: boolean;
   skipInvalid?: boolean;
@@ -27,14 +29,15 @@ export interface RescheduleOptions {
 }
 
 export async function run(ctx: Context, [meetingId]: string[], opts: RescheduleOptions): Promise<void> {
-  if (opts.from !== undefined) {
+  const file = batchFile(opts);
+  if (file !== undefined) {
     if (meetingId !== undefined || opts.email !== undefined || opts.start !== undefined) {
       throw new UsageError(
-        '--from takes the meetings and times from the file: leave out <meeting-id>, --email and --start',
+        '--file takes the meetings and times from the file: leave out <meeting-id>, --email and --start',
       );
     }
     return rescheduleBatch(ctx, {
-      from: opts.from,
+      from: file,
       tz: opts.tz,
       dryRun: opts.dryRun,
       skipInvalid: opts.skipInvalid,
@@ -45,7 +48,17 @@ export async function run(ctx: Context, [meetingId]: string[], opts: RescheduleO
   // Every flag first: a typo costs no request.
   const request = await parseRescheduleOptions(meetingId, opts, ctx.clock.now());
   const { zone, byId, email } = request;
-  if (!request.start && !ctx.canPrompt()) {
+  if (request.range && !request.range.first && !ctx.canPrompt()) {
+    // No one to pick in the range: the same refusal as any one-time input (it says how to write it).
+    await parseTimeExpression(request.range.input, {
+      zone,
+      now: ctx.clock.now(),
+      name: '--start',
+      zoneInput: '--tz',
+      picks: true,
+    });
+  }
+  if (!request.start && !request.range && !ctx.canPrompt()) {
     throw new UsageError('missing --start: pass the new start time', {
       hint: `schedctl reschedule ${byId ?? `--email ${email}`} --start <time> (free times: schedctl slots <event>)`,
     });
@@ -55,9 +68,20 @@ export async function run(ctx: Context, [meetingId]: string[], opts: RescheduleO
   const found = await findMeetingToMove(ctx, state, await workspaceOf(ctx), request);
   const { id, was } = found;
   let start = request.start;
+  if (!start && request.range?.first) {
+    found.event ??= ctx.canPrompt() ? await askEvent(ctx, id) : undefined;
+    if (!found.event)
+      throw new UsageError(
+        `--start "${request.range.input}" needs the meeting's event to find its free times: pass --event`,
+        {
+          hint: 'or pass one time in --start',
+        },
+      );
+    start = await firstFreeIn(ctx, found.event, request.range, zone);
+  }
   if (!start) {
     found.event ??= await askEvent(ctx, id);
-    start = await pickTime(ctx, await ctx.api(), { id, event: found.event, was }, zone);
+    start = await pickTime(ctx, await ctx.api(), { id, event: found.event, was }, zone, request.range);
   }
   const meeting = await moveMeeting(ctx, found, start);
   const ui = await ctx.ui();
@@ -65,8 +89,8 @@ export async function run(ctx: Context, [meetingId]: string[], opts: RescheduleO
   ui.print(describeMeeting(meeting, zone, 'Rescheduled'));
   ui.print(
     was
-      ? `  was     ${formatInZone(was, zone)} (${formatUtc(was)}), as schedctl last recorded it\n  moved   from ${shortTime(was, zone)} to ${shortTime(meeting.date, zone)} (${zone})`
-      : '  was     (unknown: not booked or moved through schedctl here)',
+      ? `${meetingLine('was', `${formatWithUtc(was, zone)}, as schedctl last recorded it`)}\n${meetingLine('moved', `from ${shortTime(was, zone)} to ${shortTime(meeting.date, zone)} (${zone})`)}`
+      : meetingLine('was', '(unknown: not booked or moved through schedctl here)'),
   );
 }
 
@@ -75,8 +99,10 @@ export interface RescheduleRequest {
   byId: string | undefined;
   email: string | undefined;
   event: string | undefined;
-  /** Undefined: picked on a terminal. */
+  /** Undefined: picked on a terminal (or the first free time of `range`). */
   start: Date | undefined;
+  /** --start named a part of the day: its first free time (`first …`), or picked among its times. */
+  range?: { input: string; from: Date; to: Date; first: boolean } | undefined;
   zone: string;
 }
 
@@ -98,16 +124,16 @@ export async function parseRescheduleOptions(
   }
   const byId = meetingId !== undefined ? requireUuid(meetingId, '<meeting-id>', 'meeting') : undefined;
   const email = opts.email !== undefined ? requireEmail(opts.email, '--email') : undefined;
-  const start =
-    opts.start !== undefined
-      ? requireFuture(
-          await parseTimeExpression(opts.start, { zone, now, name: '--start', zoneInput: '--tz' }),
-          now,
-          '--start',
-          zone,
-        )
-      : undefined;
-  return { byId, email, event: opts.event, start, zone };
+  let start: Date | undefined;
+  let range: RescheduleRequest['range'];
+  if (opts.start !== undefined) {
+    const timeOpts = { zone, now, name: '--start', zoneInput: '--tz', picks: true };
+    const reading = await readTime(opts.start, timeOpts);
+    if (reading.kind === 'instant') start = requireFuture(reading.at, now, '--start', zone);
+    else if (reading.to <= now) requireFuture(reading.to, now, '--start', zone);
+    else range = { input: opts.start, from: reading.from, to: reading.to, first: reading.first };
+  }
+  return { byId, email, event: opts.event, start, range, zone };
 }
 
 /** The meeting to move and what the local record knows of it (its time, its event). */
@@ -209,6 +235,24 @@ async function moveHeld(ctx: Context, found: MeetingToMove, start: Date, held: H
     );
   }
   return meeting;
+}
+
+/** `--start "first tue afternoon"`: the first free time of the event in the range (one slots request). */
+async function firstFreeIn(ctx: Context, event: string, range: { input: string; from: Date; to: Date }, zone: string) {
+  const now = ctx.clock.now();
+  const from = range.from > now ? range.from : now;
+  const page = await fetchSlots(await ctx.api(), event, { from, to: range.to });
+  const [first] = page.slots;
+  if (!first)
+    throw new CliError(
+      'NO_SLOTS',
+      `no free times of ${event} in "${range.input}" (${formatRange({ from, to: range.to }, zone)})`,
+      EXIT.notFound,
+      {
+        hint: `pick another day or part of it, or see the free times: schedctl slots ${event}`,
+      },
+    );
+  return new Date(first);
 }
 
 /** On a terminal, a meeting schedctl has no record of: ask for its event instead of failing. */

@@ -4,7 +4,7 @@ import type { Context } from '../context.js';
 import { runRoute } from '../domain/route/flow.js';
 import type { RouteAsker, RouteNotice } from '../domain/route/types.js';
 import { UsageError } from '../errors.js';
-import { BATCH_ONLY_FLAGS } from './bulk/batch.js';
+import { BATCH_ONLY_FLAGS, batchFile } from './bulk/batch.js';
 import { routeBatch } from './bulk/route-batch.js';
 import { guardLead, leadWaitPrinter } from './lead-guard.js';
 import { fireJournalOf } from './trigger/fire-journal.js';
@@ -17,6 +17,7 @@ import type { RouteRun } from './route/types.js';
 import { FIRE_FLAGS } from './trigger/flag-names.js';
 
 interface RouteFlagsWithBatch extends RouteOptionsInput {
+  file?: string;
   from?: string;
   dryRun?: boolean;
   skipInvalid?: boolean;
@@ -24,10 +25,11 @@ interface RouteFlagsWithBatch extends RouteOptionsInput {
 }
 
 export async function run(ctx: Context, _args: string[], opts: RouteFlagsWithBatch): Promise<void> {
-  if (opts.from !== undefined) {
+  const file = batchFile(opts);
+  if (file !== undefined) {
     const { days } = await parseRouteOptions({ tz: opts.tz, days: opts.days }, ctx.clock.now(), true);
     return routeBatch(ctx, {
-      from: opts.from,
+      from: file,
       trigger: opts.trigger,
       tz: opts.tz,
       days,
@@ -109,7 +111,12 @@ export async function routeParsed(ctx: Context, parsed: ParsedRouteOptions, o: R
         guardLead(ctx, state, {
           scope,
           email,
-          intent: { kind: 'route', triggerId: trigger.id, answersKey, start: parsed.flags.slot ?? 'first' },
+          intent: {
+            kind: 'route',
+            triggerId: trigger.id,
+            answersKey,
+            start: parsed.flags.slot instanceof Date ? parsed.flags.slot : 'first',
+          },
           zone: parsed.zone,
           rebook: o.rebook,
           again: o.again,

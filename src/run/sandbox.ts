@@ -1,5 +1,5 @@
 import { statSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { dirname, relative, resolve } from 'node:path';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { runSandboxCommand, type SandboxCommandOptions } from '../sandbox/main.js';
@@ -14,7 +14,11 @@ interface SandboxOptions {
 }
 
 export async function run(ctx: Context, _args: string[], opts: SandboxOptions): Promise<void> {
-  const options = parseOptions(opts, ctx.globals.json);
+  const options = {
+    ...parseOptions(opts, ctx.globals.json),
+    command: invocation(process.argv[1]),
+    ...(ctx.globals.profile ? { profile: ctx.globals.profile } : {}),
+  };
   const running = await runSandboxCommand(options, ctx.io);
   if (ctx.globals.profile) {
     const { profiles } = await ctx.state();
@@ -23,6 +27,17 @@ export async function run(ctx: Context, _args: string[], opts: SandboxOptions): 
     ctx.io.stderr.write(`${savedProfileNote(name, await profiles.defaultName())}\n`);
   }
   await running.closed;
+}
+
+/**
+ * How a person runs schedctl from here: `schedctl` when installed (the bin sits in a
+ * node_modules tree, and so on PATH), `node bin/schedctl.js` (relative to the current folder)
+ * in a checkout, where a bare `schedctl` is not on PATH.
+ */
+export function invocation(bin: string | undefined): string {
+  if (!bin || /[\\/]node_modules[\\/]/.test(bin) || !/[\\/]bin[\\/]schedctl\.js$/.test(bin)) return 'schedctl';
+  const rel = relative(process.cwd(), bin) || bin;
+  return `node ${/^[\w./-]+$/.test(rel) ? rel : JSON.stringify(rel)}`;
 }
 
 function parseOptions(opts: SandboxOptions, json: boolean): SandboxCommandOptions {

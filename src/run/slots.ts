@@ -4,7 +4,8 @@ import type { SlotsResult } from '../api/schemas.js';
 import type { Context } from '../context.js';
 import { requireUuid } from '../domain/inputs.js';
 import { fetchSlots } from '../domain/slots.js';
-import { formatInZone, parseTimeInput, relativeMinutes, resolveZone, serverNow } from '../domain/time.js';
+import { loadTimeExpressionsFor, parseLoadedTimeExpression } from '../domain/human-time.js';
+import { formatInZone, relativeMinutes, resolveZone, serverNow } from '../domain/time.js';
 import { ApiError, UsageError } from '../errors.js';
 import { hintFor } from '../hints.js';
 import { DEFAULT_DAYS, MAX_SLOTS_DAYS } from '../limits.js';
@@ -28,6 +29,7 @@ export interface SlotsRequest {
 }
 
 export async function run(ctx: Context, [event = '']: string[], opts: SlotsOptions): Promise<void> {
+  await loadTimeExpressionsFor([opts.from, opts.to]);
   const request = parseSlotsOptions(event, opts, ctx.clock.now());
   const api = await ctx.api();
   const result = await findSlots(api, request);
@@ -65,10 +67,12 @@ export function parseSlotsOptions(event: string, opts: SlotsOptions, now: Date):
   if (opts.to !== undefined && opts.days !== undefined)
     throw new UsageError('--to and --days cannot be used together: pass one of them');
   const from =
-    opts.from !== undefined ? parseTimeInput(opts.from, { zone, now, name: '--from', zoneInput: '--tz' }) : now;
+    opts.from !== undefined
+      ? parseLoadedTimeExpression(opts.from, { zone, now, name: '--from', zoneInput: '--tz', rangeStart: true })
+      : now;
   let to: Date;
   if (opts.to !== undefined) {
-    to = parseTimeInput(opts.to, { zone, now, name: '--to', zoneInput: '--tz', endOfDay: true });
+    to = parseLoadedTimeExpression(opts.to, { zone, now, name: '--to', zoneInput: '--tz', endOfDay: true });
     if (to <= from) throw new UsageError(`invalid --to "${opts.to}": it must be after --from (${from.toISOString()})`);
   } else {
     const raw = opts.days ?? String(DEFAULT_DAYS);

@@ -1,4 +1,5 @@
 import { writeFileSync } from 'node:fs';
+import { scopeOf } from '../config/target.js';
 import type { Context } from '../context.js';
 import { problemLines, summaryLine, tableRows } from '../domain/smoke/render.js';
 import { runSmoke } from '../domain/smoke/runner.js';
@@ -17,7 +18,16 @@ export async function run(ctx: Context, _args: string[], flags: SmokeFlags): Pro
   const spinner = await ui.spinner('running smoke checks');
   let report: SmokeReport;
   try {
-    report = await runSmoke(input, { http, now: () => ctx.clock.now(), names: SMOKE_FLAGS });
+    report = await runSmoke(input, {
+      http,
+      now: () => ctx.clock.now(),
+      names: SMOKE_FLAGS,
+      // The booked meeting goes into the local record: `meetings ls` shows it like any booking.
+      onBooked: async (meeting, event) => {
+        const [state, target] = await Promise.all([ctx.state(), ctx.target()]);
+        await state.meetings.record({ scope: scopeOf(target), meeting, source: 'booked', event });
+      },
+    });
   } finally {
     spinner.stop();
   }
@@ -46,7 +56,11 @@ async function print(report: SmokeReport, ctx: Context): Promise<void> {
   const problems = problemLines(report.checks).map(sanitizeText);
   if (problems.length) lines.push('', 'Contract problems:', ...problems);
   if (report.meetingId)
-    lines.push('', `Booked meeting ${sanitizeText(report.meetingId)}: it is real; cancel it when done.`);
+    lines.push(
+      '',
+      `Booked meeting ${sanitizeText(report.meetingId)}: it is real, and the API has no cancel, so it stays on the host's calendar (remove it there).`,
+      `It is in the local record: schedctl meetings show ${sanitizeText(report.meetingId)} (or schedctl meetings ls).`,
+    );
   lines.push('', summaryLine(report));
   ui.print(lines.join('\n'));
 }

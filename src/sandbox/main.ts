@@ -16,6 +16,10 @@ export interface SandboxCommandOptions {
   rateLimit: number;
   state?: string;
   json: boolean;
+  /** How to run schedctl from here, for the banner's "Try it" (`schedctl`, or `node bin/schedctl.js` in a checkout). */
+  command?: string;
+  /** The profile this sandbox is saved as (--profile): "Try it" uses it instead of the key inline. */
+  profile?: string;
 }
 
 export interface SandboxCommandIo {
@@ -29,7 +33,16 @@ export interface RunningSandbox {
   closed: Promise<void>;
 }
 
-function banner(baseUrl: string, keys: SandboxKeys, seed: number): string {
+function banner(
+  baseUrl: string,
+  keys: SandboxKeys,
+  seed: number,
+  opts: Pick<SandboxCommandOptions, 'command' | 'profile'>,
+): string {
+  const cmd = opts.command ?? 'schedctl';
+  const tryIt = opts.profile
+    ? [`  ${cmd} --profile ${opts.profile} triggers ls`, `  ${cmd} --profile ${opts.profile} route`]
+    : [`  SCHEDCTL_BASE_URL=${baseUrl} SCHEDCTL_API_KEY=${keys.full} ${cmd} triggers ls`];
   const ws = seedWorkspace(seed, new Date());
   const links = ws.links.map((l) => `${l.slug}`).join(', ');
   return [
@@ -44,7 +57,7 @@ function banner(baseUrl: string, keys: SandboxKeys, seed: number): string {
     `  triggers  ${ws.triggers.map((t) => t.name).join(', ')}`,
     '',
     'Try it:',
-    `  SCHEDCTL_BASE_URL=${baseUrl} SCHEDCTL_API_KEY=${keys.full} schedctl triggers ls`,
+    ...tryIt,
     '',
     'Press Ctrl+C to stop.',
     '',
@@ -89,7 +102,7 @@ export async function runSandboxCommand(opts: SandboxCommandOptions, io: Sandbox
     throw listenError(error, opts) ?? error;
   });
   if (opts.json) io.stdout.write(`${JSON.stringify({ baseUrl: sandbox.baseUrl, keys: sandbox.keys })}\n`);
-  else io.stdout.write(banner(sandbox.baseUrl, sandbox.keys, opts.seed));
+  else io.stdout.write(banner(sandbox.baseUrl, sandbox.keys, opts.seed, opts));
 
   let resolveClosed!: () => void;
   const closed = new Promise<void>((resolve) => (resolveClosed = resolve));

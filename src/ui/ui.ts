@@ -55,6 +55,8 @@ export function createUi(io: IO, env: NodeJS.ProcessEnv, globals: GlobalOptions)
   const forOut = (text: string) => sanitizeOutput(text, { keepSgr: out.level > 0 });
   const forErr = (text: string) => sanitizeOutput(text, { keepSgr: err.level > 0 });
   let active: Spinner | undefined;
+  let pending: Promise<Spinner> | undefined;
+  let waitEnd: NodeJS.Timeout | undefined;
   const ui: Ui = {
     out,
     err,
@@ -73,14 +75,34 @@ export function createUi(io: IO, env: NodeJS.ProcessEnv, globals: GlobalOptions)
     },
     waiting: (line, ms) => {
       if (io.isStderrTTY && !globals.quiet) {
-        void ui.spinner(line).then((s) => {
-          active?.stop();
-          active = s;
+        // One line on a terminal, however many waits: a wait that follows another updates it.
+        const until = Date.now() + ms;
+        const end = (s: Spinner) => {
+          if (waitEnd) clearTimeout(waitEnd);
           // The spinner's timer would keep the process alive: it ends with the wait.
-          setTimeout(() => {
-            if (active === s) active = undefined;
-            s.stop();
-          }, ms).unref();
+          waitEnd = setTimeout(
+            () => {
+              if (active === s) active = undefined;
+              waitEnd = undefined;
+              s.stop();
+            },
+            Math.max(0, until - Date.now()),
+          );
+          waitEnd.unref();
+        };
+        if (active) {
+          active.update(line);
+          end(active);
+          return;
+        }
+        const starting = (pending ??= ui.spinner(line).then((s) => {
+          active = s;
+          return s;
+        }));
+        void starting.then((s) => {
+          pending = undefined;
+          s.update(line);
+          end(s);
         });
       } else {
         io.stderr.write(`${forErr(line)}\n`);

@@ -276,7 +276,9 @@ describe.skipIf(!hasTmux)('the route wizard in a real terminal (tmux) against th
     await type(['Enter']);
     await waitFor('workflow run) (Y/n)');
     await type(['Enter']);
-    await waitFor('Pick a time');
+    await waitFor('pick a day');
+    await type(['Enter']);
+    await waitFor('← other days');
     await type(['Enter']);
     await waitFor('Add guest details');
     await type(['Enter']);

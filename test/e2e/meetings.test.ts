@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { show } from '../helpers/cli.js';
 import { useSandbox } from '../helpers/sandbox.js';
-import { ENTER, onTerminal, plainScreen, UP } from '../helpers/terminal.js';
+import { ENTER, onTerminal, plainScreen } from '../helpers/terminal.js';
 
 const t = useSandbox();
 const cli = (args: string[]) => t.sb.cli(args, { configDir: t.dir });
@@ -112,10 +112,14 @@ describe('reschedule --email', () => {
     const r = await onTerminal(
       ['reschedule', '--email', 'ada@acme.example', '--tz', 'UTC'],
       [
-        // The ways on sit above the first time: up once is "later times", on a later page "earlier times".
-        ['New time for meeting', `${UP}${ENTER}`],
-        ['← earlier times', `${UP}${ENTER}`],
-        ['New time for meeting', ENTER],
+        // The ways on follow the days; typing finds them: "later", then on the later page "earlier".
+        ['pick a day', 'later'],
+        ['❯ later times', ENTER],
+        ['← earlier times', 'earlier'],
+        ['❯ ← earlier times', ENTER],
+        // The first page's days ("… free times"): the answered question's echo repeats its message.
+        ['free time', ENTER],
+        ['← other days', ENTER],
         ['Move meeting', ENTER],
       ],
       { sb: t.sb, configDir: t.dir, env: { TZ: 'UTC' } },

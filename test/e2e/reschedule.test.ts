@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { strictSchemas } from '../../src/api/schemas.js';
-import { dayLabel, timeLabel } from '../../src/domain/time.js';
+import { DateTime } from 'luxon';
 import { show, tempDir } from '../helpers/cli.js';
 import { useSandbox } from '../helpers/sandbox.js';
 import { DOWN, ENTER, onTerminal, plainScreen, type Answer } from '../helpers/terminal.js';
@@ -42,7 +42,9 @@ describe('reschedule', () => {
     const fmt = (iso: string) => `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
     expect(r.stdout).toContain(`Rescheduled meeting ${m.id}`);
     expect(r.stdout).toMatch(new RegExp(`time +${fmt(target)}`));
-    expect(r.stdout).toMatch(new RegExp(`was {5}${fmt(m.date)}`));
+    expect(r.stdout).toMatch(new RegExp(`was {8}${fmt(m.date)}`));
+    // In UTC the time prints once, not "17:30 UTC (17:30 UTC)".
+    expect(r.stdout).not.toContain(`${fmt(m.date)} (`);
     expect(r.stdout).toMatch(/status +rescheduled/);
     const state = await t.sb.state();
     expect(state.meetings[0]!.date).toBe(target);
@@ -65,7 +67,7 @@ describe('reschedule', () => {
     t.dir = tempDir();
     const r = await cli(['reschedule', m.id, '--start', m.free[0]!]);
     expect(r.code, show(r)).toBe(0);
-    expect(r.stdout).toContain('was     (unknown');
+    expect(r.stdout).toContain('was        (unknown');
   });
 
   it('NOT_FOUND: an unknown meeting (exit 4)', async () => {
@@ -163,7 +165,8 @@ describe('reschedule on a terminal without --start', () => {
     const r = await pick(
       ['reschedule', m.id, '--tz', 'UTC'],
       [
-        ['New time for meeting', `${DOWN}${ENTER}`],
+        ['pick a day', ENTER],
+        ['← other days', `${DOWN}${ENTER}`],
         ['Move meeting', ENTER],
       ],
     );
@@ -171,10 +174,11 @@ describe('reschedule on a terminal without --start', () => {
     const moved = (await t.sb.state()).meetings[0]!;
     expect(moved.date).not.toBe(m.date);
     // The confirmation shows the move, the old time labelled as what schedctl last recorded.
-    const short = (iso: string) => `${dayLabel(iso, 'UTC')} ${timeLabel(iso, 'UTC')}`;
+    // Full dates and the zone, not a bare 15:00.
+    const full = (iso: string) => `${DateTime.fromISO(iso, { zone: 'UTC' }).toFormat('ccc yyyy-MM-dd HH:mm')} UTC`;
     const plain = plainScreen(r.stderr);
     expect(plain).toContain(
-      `Move meeting ${m.id} from ${short(m.date)} (as schedctl last recorded it) to ${short(moved.date)} (UTC)?`,
+      `Move meeting ${m.id} from ${full(m.date)} (as schedctl last recorded it) to ${full(moved.date)}?`,
     );
     expect(r.stdout).toContain(`Rescheduled meeting ${m.id}`);
   });
@@ -184,7 +188,8 @@ describe('reschedule on a terminal without --start', () => {
     const r = await pick(
       ['reschedule', m.id],
       [
-        ['New time', ENTER],
+        ['pick a day', ENTER],
+        ['← other days', ENTER],
         ['Move meeting', `n${ENTER}`],
       ],
     );
@@ -198,7 +203,8 @@ describe('reschedule on a terminal without --start', () => {
       ['reschedule', '00000000-0000-4000-8000-000000000000'],
       [
         ['Event or scheduling link', `intro-call${ENTER}`],
-        ['New time for meeting', ENTER],
+        ['pick a day', ENTER],
+        ['← other days', ENTER],
         ['Move meeting', `n${ENTER}`],
       ],
     );

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { demoRouteFlags } from '../helpers/args.js';
 import { useSandbox } from '../helpers/sandbox.js';
-import { CTRL_C, DOWN, ENTER, UP, onTerminal, plainScreen, type Answer } from '../helpers/terminal.js';
+import { CTRL_C, DOWN, ENTER, onTerminal, plainScreen, type Answer } from '../helpers/terminal.js';
 
 const t = useSandbox();
 
@@ -37,7 +37,9 @@ describe('route wizard (real prompts)', () => {
       ['--tz', 'UTC', '--lead-tz', 'America/New_York'],
       [
         ...DEMO_FORM,
+        // A day (Enter: the soonest), then a time of it (Enter: its first).
         ['hold expires in 10 min', ENTER],
+        ['← other days', ENTER],
         ['Add guest details', `y${ENTER}`],
         ['First name', `Ada${ENTER}`],
         ['Last name', `Lovelace${ENTER}`],
@@ -77,10 +79,14 @@ describe('route wizard (real prompts)', () => {
     const r = await wizard(
       ['--tz', 'UTC', '--lead-tz', 'Asia/Tokyo', ...ANSWERED],
       [
-        // Up from the first time: the other zone, then later times.
-        ['Pick a time (UTC)', `${UP}${ENTER}`],
-        ['Pick a time (Asia/Tokyo)', `${UP}${UP}${ENTER}`],
-        ['Pick a time (Asia/Tokyo)', ENTER],
+        // The ways on follow the days; typing finds them: the other zone, then later times.
+        ['Pick a time (UTC)', 'zone'],
+        ['❯ Show times in', ENTER],
+        ['Pick a time (Asia/Tokyo)', 'later'],
+        ['❯ Show later times', ENTER],
+        // The next page's days ("… free times"): the answered question's echo repeats its message.
+        ['free time', ENTER],
+        ['← other days', ENTER],
         ['Add guest details', ENTER],
       ],
     );
@@ -108,6 +114,7 @@ describe('route wizard (real prompts)', () => {
         ["Lead's work email", `ada@acme.example${ENTER}`],
         ['Fire "Inbound demo request" for ada@acme.example', ENTER],
         ['Pick a time', ENTER],
+        ['← other days', ENTER],
         ['Add guest details', ENTER],
         ['Book ', ENTER],
       ],
@@ -127,10 +134,13 @@ describe('route wizard (real prompts)', () => {
   it('pages to later times and back to earlier ones (same reservation)', async () => {
     const flags = ['--tz', 'UTC', ...ANSWERED];
     const r = await wizard(flags, [
-      // Up from the first time: "Show later times"; on the next page two up: "Show earlier times".
-      ['Pick a time (UTC)', `${UP}${ENTER}`],
-      ['Show earlier times', `${UP}${ENTER}`],
-      ['Pick a time (UTC)', ENTER],
+      // Typing finds the ways on: "later", then on the next page "earlier".
+      ['Pick a time (UTC)', 'later'],
+      ['❯ Show later times', ENTER],
+      ['Show earlier times', 'earlier'],
+      ['❯ Show earlier times', ENTER],
+      ['free time', ENTER],
+      ['← other days', ENTER],
       ['Add guest details', ENTER],
     ]);
     expect(r.code, r.stderr).toBe(0);
@@ -173,6 +183,7 @@ describe('route wizard (real prompts)', () => {
       [
         ['Reuse it instead of firing again?', ENTER],
         ['Pick a time', ENTER],
+        ['← other days', ENTER],
         ['Add guest details', ENTER],
         ['Book ', ENTER],
       ],

@@ -2,6 +2,7 @@
  * `schedctl route` in a real pseudo-terminal (tmux, on its own server socket), typed like a
  * person, against a sandbox this test starts; the booking is checked through /_sandbox/state.
  */
+import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
 import { hasTmux, useTerminalSandbox } from '../helpers/tmux.js';
 
@@ -32,6 +33,9 @@ describe.skipIf(!hasTmux)('route in a real terminal (tmux)', () => {
     await waitFor('Fire "Inbound demo request" for ada@acme.example');
     await type(['Enter']);
     await waitFor('hold expires in');
+    // A day (Enter: the soonest), then a time of it (Down: its second), echoed with date and zone.
+    await type(['Enter']);
+    await waitFor('← other days');
     await type(['Down']);
     await type(['Enter']);
     await waitFor('Add guest details');
@@ -47,6 +51,7 @@ describe.skipIf(!hasTmux)('route in a real terminal (tmux)', () => {
     expect(m).toMatchObject({ personEmail: 'ada@acme.example', workflowExecutionId: state.executions[0]!.id });
     expect(screen).toContain(`Booked meeting ${m.id}`);
     expect(screen).toContain('As one command:');
+    expect(screen).toContain(`${DateTime.fromISO(m.date, { zone: 'UTC' }).toFormat('ccc yyyy-MM-dd HH:mm')} UTC`);
     expect(screen).not.toContain(sb.keys.full.slice(-12));
     expect(state.requests.map((q) => `${q.method} ${q.status}`)).toEqual([
       'GET 200',

@@ -118,6 +118,27 @@ describe('route (scriptable)', () => {
     expect(human.stdout).toContain('https://partners.example.com/apply?type=referral');
   });
 
+  it('without --slot and without a terminal: a redirect or none books nothing, so --slot is not demanded', async () => {
+    const none = await cli(['route', '--trigger', 'Newsletter signup', '--email', 'n@example.com']);
+    expect(none.code, show(none)).toBe(0);
+    expect(none.stdout).toContain('without offering a meeting');
+    const partner = ['route', '--trigger', 'Partner application', '--email', 'p@partner.example'];
+    const redirect = await cli([...partner, '--field', 'company=P', '--field', 'partner_type=referral']);
+    expect(redirect.code, show(redirect)).toBe(0);
+    // A scheduler outcome needs a time: exit 2 naming --slot, the run kept; the retry reuses it.
+    const missing = await cli(DEMO);
+    expect(missing.code, show(missing)).toBe(2);
+    expect(missing.stderr).toContain('missing --slot');
+    expect(missing.stderr).toContain('the workflow run is kept');
+    const fires = async () =>
+      (await t.sb.state()).requests.filter((q) => q.method === 'POST' && q.path.startsWith('/v1/triggers/')).length;
+    const before = await fires();
+    const retry = await cli([...DEMO, '--slot', 'first', '--json']);
+    expect(retry.code, show(retry)).toBe(0);
+    expect(retry.json()).toMatchObject({ status: 'booked', reused: true });
+    expect(await fires()).toBe(before);
+  });
+
   it('none: says the workflow offered no meeting, exit 0', async () => {
     const r = await cli(['route', '--trigger', 'Newsletter signup', '--email', 'n@example.com', '--slot', 'first']);
     expect(r.code, show(r)).toBe(0);
@@ -139,7 +160,6 @@ describe('route (scriptable)', () => {
     for (const [args, flag] of [
       [['route', '--email', 'a@acme.example', '--slot', 'first'], '--trigger'],
       [['route', '--trigger', 'Inbound demo request', '--slot', 'first'], '--email'],
-      [['route', '--trigger', 'Inbound demo request', '--email', 'a@acme.example'], '--slot'],
       [[...DEMO, '--slot', 'first', '--guest', 'nope'], '--guest'],
       [[...DEMO, '--slot', 'soonish'], '--slot'],
       [[...DEMO, '--slot', 'first', '--days', '64'], '--days'],

@@ -2,7 +2,8 @@
  * `schedctl sandbox` as users and scripts start it: the one-line JSON contract, the banner,
  * `--profile` saving a ready-to-use profile, and a clean shutdown on SIGINT/SIGTERM.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { relative } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BIN, baseEnv, registerSecret, runCli, show, tempDir } from '../helpers/cli.js';
 
@@ -60,6 +61,17 @@ describe('schedctl sandbox', () => {
     const { child, out } = await start(['--profile', 'sbx'], configDir, (o) => o.includes('Press Ctrl+C'));
     expect(out).toContain('schedctl sandbox listening on http://127.0.0.1:');
     expect(out).toMatch(/full key\s+sk_/);
+    // "Try it" runs as printed from this checkout (no bare `schedctl` on PATH), with the saved profile, no key inline.
+    const tryLines = out
+      .slice(out.indexOf('Try it:'))
+      .split('\n')
+      .slice(1)
+      .filter((l) => l.startsWith('  '));
+    expect(tryLines[0]).toBe(`  node ${relative(process.cwd(), BIN)} --profile sbx triggers ls`);
+    expect(out.slice(out.indexOf('Try it:'))).not.toContain('SCHEDCTL_API_KEY');
+    const tried = spawnSync('sh', ['-c', tryLines[0]!.trim()], { env: baseEnv(configDir), encoding: 'utf8' });
+    expect(tried.status, tried.stderr).toBe(0);
+    expect(tried.stdout).toContain('Inbound demo request');
     const ls = await runCli(['profile', 'ls', '--json'], { configDir });
     expect(ls.json().profiles).toEqual([
       expect.objectContaining({

@@ -98,6 +98,13 @@ describe('smoke against a healthy service', () => {
     });
     const state = await t.sb.state();
     expect(state.meetings.map((m) => m.id)).toEqual([doc.meetingId]);
+    // The API has no cancel: the meeting is recorded locally, so `meetings ls` finds it.
+    const ls = await t.sb.cli(['meetings', 'ls', '--json'], { configDir: t.sb.configDir });
+    expect(ls.json().map((m: { id: string }) => m.id)).toContain(doc.meetingId);
+    const human = await t.sb.cli(['smoke', '--event', 'intro-call', '--book', '--email', 'qa2@acme.com']);
+    expect(human.stdout).not.toContain('cancel it when done');
+    expect(human.stdout).toContain('the API has no cancel');
+    expect(human.stdout).toContain('schedctl meetings show');
     expect(state.meetings[0]!.workflowExecutionId).toBeNull();
   });
 

@@ -42,7 +42,7 @@ describe('trigger fire on a terminal with a remembered outcome', () => {
     const r = await fire('y');
     expect(r.code, r.stderr).toBe(0);
     expect((await t.sb.state()).executions).toHaveLength(2);
-    expect(r.stderr).toContain('firing "Inbound demo request"');
+    expect(r.stderr).toContain('Firing "Inbound demo request"');
     expect(r.stdout).toContain('executionId ');
   });
 });

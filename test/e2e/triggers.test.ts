@@ -80,7 +80,7 @@ describe('trigger fire', () => {
     expect(r.stdout).toContain(`next: schedctl slots ${outcome.schedulingLinkId}`);
     expect(r.stdout).toContain(`--execution ${exec.id} --email ada@acme.com`);
     expect(r.stderr).toContain(
-      `firing "Inbound demo request" for ada@acme.com with the key from SCHEDCTL_API_KEY at ${t.sb.baseUrl}`,
+      `Firing "Inbound demo request" for ada@acme.com with SCHEDCTL_API_KEY at ${t.sb.baseUrl}`,
     );
     expect(state.requests.map((q) => q.method)).toEqual(['GET', 'POST']);
     assertNoSecretsInFiles(t.dir);

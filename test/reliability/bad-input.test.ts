@@ -224,9 +224,11 @@ const CASES: Case[] = [
     args: ['route', '--email', 'a@acme.example', '--slot', 'first', '--yes'],
     names: '--trigger',
   },
+  // A missing --slot is not refused up front (a redirect or none outcome books nothing: test/e2e/route.test.ts);
+  // a part of the day without "first" is, with no terminal to pick in it.
   {
-    what: 'route: missing --slot',
-    args: [...demoRouteArgs('a@acme.example'), '--yes'],
+    what: 'route: --slot a part of the day without a terminal',
+    args: [...demoRouteArgs('a@acme.example'), '--slot', 'tue afternoon', '--yes'],
     names: '--slot',
   },
   { what: 'route: bad --slot', args: [...ROUTE, '--slot', 'whenever'], names: '--slot' },

@@ -50,3 +50,18 @@ describe('planSummary', () => {
     expect(formatDuration(7200)).toBe('2 h');
   });
 });
+
+describe('minDurationSeconds with the shared budget already in use', () => {
+  it('never estimates 0 s while the budget is spent: the requests wait for room in the window', () => {
+    const spent = Array.from({ length: 30 }, () => 10_000); // 30 requests sent 10 s ago
+    expect(minDurationSeconds(3, 30, spent)).toBe(50);
+    expect(minDurationSeconds(3, 30, [])).toBe(0);
+    // Half the budget used 30 s ago: 15 go now, the next 15 when those leave the window.
+    const half = Array.from({ length: 15 }, () => 30_000);
+    expect(minDurationSeconds(15, 30, half)).toBe(0);
+    expect(minDurationSeconds(16, 30, half)).toBe(30);
+    expect(
+      planSummary({ rows: 1, invalid: 0, requestsPerRow: 3, ratePerMinute: 30, inUseMsAgo: spent }).minDurationSeconds,
+    ).toBe(50);
+  });
+});

@@ -139,8 +139,8 @@ describe('parseTimeExpression: ambiguity is refused with both readings', () => {
     expect(zoned.message).toContain('a time zone inside the expression is not read');
     expect(zoned.hint).toContain('--tz');
     expect((await refusal('tomorrow 15:00 +0200', berlin)).message).toContain('a time zone inside');
-    expect((await refusal('tomorrow morning', berlin)).message).toContain('a part of the day is not a time');
-    expect((await refusal('tonight', berlin)).message).toContain('a part of the day is not a time');
+    expect((await refusal('tomorrow morning', berlin)).message).toContain('a part of the day is a range');
+    expect((await refusal('tonight', berlin)).message).toContain('a part of the day this grammar does not know');
   });
   it('refuses what it cannot read at all, naming the flag and the accepted forms', async () => {
     for (const bad of ['', 'soonish', 'feb 30 10:00', 'next tuesday-ish at lunch']) {

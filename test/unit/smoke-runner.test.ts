@@ -234,7 +234,7 @@ describe('smoke run: a healthy API', () => {
     });
     expect(byName(report).booking).toMatchObject({
       status: 'pass',
-      detail: `meeting ${MEETING} booked for ${SLOT}; it is real: cancel it when done`,
+      detail: `meeting ${MEETING} booked for ${SLOT}; it is real and the API has no cancel`,
     });
     expect(report).toMatchObject({ ok: true, meetingId: MEETING, requests: 5 });
   });
@@ -266,7 +266,7 @@ describe('smoke run: a healthy API', () => {
       detail: `fired "Inbound demo request": outcome scheduler, link ${LINK}; execution ${EXEC}`,
     });
     expect(c.booking!.detail).toBe(
-      `meeting ${MEETING} booked for ${SLOT} (routed, execution ${EXEC}); it is real: cancel it when done`,
+      `meeting ${MEETING} booked for ${SLOT} (routed, execution ${EXEC}); it is real and the API has no cancel`,
     );
     expect(report.requests).toBe(7);
   });
@@ -490,7 +490,7 @@ describe('smoke run: failures become checks', () => {
     expect(booking.status).toBe('fail');
     expect(booking.detail).toMatch(
       new RegExp(
-        `^POST /v1/scheduling/meetings: the body breaks the API contract .*\\[meeting ${MEETING} booked for ${SLOT}; it is real: cancel it when done\\]$`,
+        `^POST /v1/scheduling/meetings: the body breaks the API contract .*\\[meeting ${MEETING} booked for ${SLOT}; it is real and the API has no cancel\\]$`,
       ),
     );
     expect(odd.meetingId).toBe(MEETING);

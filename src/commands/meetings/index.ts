@@ -16,8 +16,8 @@ export function meetingsCommand(ctx: Context): Command {
           '--event <event-or-link>',
           'only meetings booked on this event or scheduling link (id or slug as given when booking)',
         )
-        .option('--from <time>', 'only meetings starting at or after this time')
-        .option('--to <time>', 'only meetings starting before this time')
+        .option('--from <time>', 'only meetings starting at or after this time ("mon", "tue morning"; docs/time.md)')
+        .option('--to <time>', 'only meetings starting before this time (a day means through its end)')
         .option('--tz <zone>', 'display time zone and zone of local times (default: the system zone)')
         .addHelpText(
           'after',

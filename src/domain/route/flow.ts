@@ -218,6 +218,7 @@ export async function runRoute(deps: RouteDeps): Promise<RouteResult> {
   let window = firstWindow();
   let page: SlotPage | undefined;
   let reason: SlotPage['reason'];
+  let openDay: Date | undefined;
   const refused = new Set<number>();
   let guests: GuestDetails | undefined;
   let attempts = 0;
@@ -241,8 +242,18 @@ export async function runRoute(deps: RouteDeps): Promise<RouteResult> {
       slots: page.slots.filter((s) => !refused.has(Date.parse(s))),
       earlier,
       ...(reason ? { reason } : {}),
+      ...(openDay ? { openDay } : {}),
     };
+    openDay = undefined;
     const answer = await asker.pickSlot(shown);
+    if (answer.kind === 'day') {
+      const from = new Date(Math.max(deps.now().getTime(), answer.day.getTime()));
+      window = { from, to: new Date(from.getTime() + deps.days * DAY_MS) };
+      openDay = answer.day;
+      page = undefined;
+      reason = undefined;
+      continue;
+    }
     if (answer.kind === 'later' || answer.kind === 'earlier') {
       // Pages of `days` either way; never before now.
       window =

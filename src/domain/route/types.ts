@@ -17,11 +17,20 @@ export interface SlotPage {
   to: Date;
   /** Earlier free times exist before this page (it does not start now): the asker may go back. */
   earlier?: boolean;
+  /** The part of the day --slot named ("tue afternoon"): a terminal offers its times first. */
+  within?: { from: Date; to: Date };
+  /** The day the asker jumped to (its times are shown first). */
+  openDay?: Date;
   /** Why the page is shown again, when it is. */
   reason?: 'slot_taken' | 'no_host' | 'expired' | 'refired';
 }
 
-export type SlotAnswer = { kind: 'slot'; slot: string } | { kind: 'later' } | { kind: 'earlier' };
+export type SlotAnswer =
+  | { kind: 'slot'; slot: string }
+  | { kind: 'later' }
+  | { kind: 'earlier' }
+  /** The times from this day on (a day typed in the picker, beyond the page). */
+  | { kind: 'day'; day: Date };
 
 export interface GuestDetails {
   firstName?: string;

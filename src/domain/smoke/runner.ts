@@ -28,9 +28,11 @@ export interface SmokeDeps {
   now(): Date;
   /** How the caller names the run's inputs in its texts (the CLI: its flags). */
   names: SmokeInputNames;
+  /** A meeting the booking check created (the caller records it, so it can be found again). */
+  onBooked?(meeting: Meeting, event: string): Promise<void>;
 }
 
-export async function runSmoke(input: SmokeInput, { http, now, names }: SmokeDeps): Promise<SmokeReport> {
+export async function runSmoke(input: SmokeInput, { http, now, names, onBooked }: SmokeDeps): Promise<SmokeReport> {
   const sentBefore = http.sent;
   const checks: CheckResult[] = [];
   let meetingId: string | undefined;
@@ -282,10 +284,13 @@ export async function runSmoke(input: SmokeInput, { http, now, names }: SmokeDep
       schemas.meeting,
     );
     const meeting = dataOf(booked);
-    if (meeting) meetingId = meeting.id;
+    if (meeting) {
+      meetingId = meeting.id;
+      await onBooked?.(meeting, event).catch(() => undefined);
+    }
     const latencyMs = spent + booked.latencyMs;
     const created = meeting
-      ? `meeting ${meeting.id} booked for ${meeting.date}${executionId ? ` (routed, execution ${executionId})` : ''}; it is real: cancel it when done`
+      ? `meeting ${meeting.id} booked for ${meeting.date}${executionId ? ` (routed, execution ${executionId})` : ''}; it is real and the API has no cancel`
       : '';
     if (booked.ok) return record(passed(name, { latencyMs }, created));
     record({ ...failed(name, booked), latencyMs, ...(meeting ? { detail: `${booked.detail} [${created}]` } : {}) });

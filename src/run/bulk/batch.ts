@@ -4,6 +4,7 @@
  * rows one at a time with the run log (resume: finished rows are skipped), Ctrl-C finishing the
  * row in flight, and the reporter's output. Each command says how to check a row and how to do it.
  */
+import { budgetInUse } from '../../api/rate-budget.js';
 import { formatPlan, planSummary, type RequestCost } from '../../bulk/plan.js';
 import type { RowResult } from '../../bulk/results.js';
 import { openRunLog, readRunLog, resumeActionFor, runLogPath } from '../../bulk/run-log.js';
@@ -28,7 +29,14 @@ class InvalidRowsError extends UsageError {
 }
 
 /** The batch flags given without --from: they make no sense alone. */
-export const BATCH_ONLY_FLAGS = '--dry-run, --skip-invalid and --out go with --from <file>';
+export const BATCH_ONLY_FLAGS = '--dry-run, --skip-invalid and --out go with --file <file> (or its older name --from)';
+
+/** `--file`, or its older name `--from` (both at once: a usage error). */
+export function batchFile(opts: { file?: string | undefined; from?: string | undefined }): string | undefined {
+  if (opts.file !== undefined && opts.from !== undefined)
+    throw new UsageError('pass the rows file once: --file (or its older name --from), not both');
+  return opts.file ?? opts.from;
+}
 
 export interface BatchOptions {
   dryRun?: boolean | undefined;
@@ -70,12 +78,18 @@ export async function runBatch<Row>(
     if (!v.ok) invalid.push({ line: r.line, errors: v.errors });
   }
   const rate = spec.ratePerMinute;
+  // What other runs on this key left of the shared budget: a spent one adds to the least time.
+  const target = rate > 0 ? await ctx.target().catch(() => undefined) : undefined;
+  const inUseMsAgo = target
+    ? budgetInUse({ dir: ctx.configDir(), baseUrl: target.baseUrl, apiKey: target.apiKey })
+    : [];
   const plan = planSummary({
     rows,
     invalid: invalid.length,
     requestsPerRow: spec.cost.perRow,
     requestsPerFile: spec.cost.perFile,
     ratePerMinute: rate,
+    inUseMsAgo,
   });
   // A dry run ends as the real run would start: invalid rows without --skip-invalid are exit 2.
   const refusal =

@@ -1,6 +1,9 @@
 import type { EventDetail } from '../../api/schemas.js';
 import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
+import type { Api } from '../../api/endpoints.js';
+import { ApiError, UsageError } from '../../errors.js';
+import { knownEventsHint } from '../../hints.js';
+import { MAX_EVENTS_PAGE } from '../../limits.js';
 import type { Ui } from '../../ui/ui.js';
 import { sanitizeDeep, sanitizeMultiline, sanitizeText } from '../../ui/sanitize.js';
 import { type RenderTable, tables } from '../../ui/table.js';
@@ -8,7 +11,13 @@ import { type RenderTable, tables } from '../../ui/table.js';
 export async function run(ctx: Context, [event = '']: string[]): Promise<void> {
   if (!event.trim()) throw new UsageError('missing <event>: pass an event id or slug (see `schedctl events ls`)');
   const api = await ctx.api();
-  const detail = await api.getEvent(event);
+  let detail: EventDetail;
+  try {
+    detail = await api.getEvent(event);
+  } catch (error) {
+    if (error instanceof ApiError && error.code === 'NOT_FOUND') throw await withKnownEvents(api, event, error);
+    throw error;
+  }
   const ui = await ctx.ui();
   if (ctx.globals.json) return ui.json(detail);
   // The human view is built from a sanitized copy: server text is shown escaped, our bold stays.
@@ -18,6 +27,17 @@ export async function run(ctx: Context, [event = '']: string[]): Promise<void> {
     view.schedulerDescription = sanitizeMultiline(detail.schedulerDescription, ' '.repeat('description   '.length));
   ui.print(detailLines(view, ui, linkAsked(event, detail), await tables()).join('\n'));
   ui.info(`\nslots: schedctl slots ${event}`);
+}
+
+/** NOT_FOUND: the known slugs (one more request, only on this failure), and the nearest one. */
+async function withKnownEvents(api: Api, event: string, error: ApiError): Promise<ApiError> {
+  let slugs: string[];
+  try {
+    slugs = (await api.listEvents({ limit: MAX_EVENTS_PAGE })).events.map((e) => e.slug);
+  } catch {
+    return error.withHint(knownEventsHint(event, undefined));
+  }
+  return error.withHint(knownEventsHint(event, slugs));
 }
 
 /**

@@ -4,7 +4,7 @@ import { parseTimeExpression } from '../../domain/human-time.js';
 import { requireEmail } from '../../domain/inputs.js';
 import { formatInZone, resolveZone } from '../../domain/time.js';
 import { tables } from '../../ui/table.js';
-import { allMeetings, type AnyMeetingView, filterMeetings, type MeetingFilter } from './records.js';
+import { allMeetings, type AnyMeetingView, eventLabel, filterMeetings, type MeetingFilter } from './records.js';
 
 export interface LsOptions {
   all?: boolean;
@@ -35,7 +35,7 @@ export async function run(ctx: Context, _args: string[], opts: LsOptions): Promi
       meetings.map((m) => [
         formatInZone(m.date, zone),
         m.personEmail,
-        m.title ?? m.event,
+        eventLabel(m),
         m.status,
         m.source,
         m.id ?? '(unknown: answer lost)',
@@ -52,7 +52,7 @@ export async function parseMeetingsFilter(opts: LsOptions, zone: string, now: Da
     event: opts.event?.trim() || undefined,
     from:
       opts.from !== undefined
-        ? await parseTimeExpression(opts.from, { zone, now, name: '--from', zoneInput: '--tz' })
+        ? await parseTimeExpression(opts.from, { zone, now, name: '--from', zoneInput: '--tz', rangeStart: true })
         : undefined,
     to:
       opts.to !== undefined

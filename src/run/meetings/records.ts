@@ -17,6 +17,18 @@ export type RecoveredView = {
   };
 export type AnyMeetingView = MeetingView | RecoveredView;
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Whether the meeting was booked through a scheduling link (its `event` is the link's id, not the event's). */
+export function bookedViaLink(m: Pick<AnyMeetingView, 'event' | 'eventId'>): boolean {
+  return UUID.test(m.event) && m.event.toLowerCase() !== (m.eventId ?? '').toLowerCase();
+}
+
+/** The event as the table shows it: the slug or id it was booked with, or `link <id>` for a scheduling link. */
+export function eventLabel(m: Pick<AnyMeetingView, 'event' | 'eventId'>): string {
+  return bookedViaLink(m) ? `link ${m.event}` : m.event;
+}
+
 export function view(record: MeetingRecord): MeetingView {
   const { scope: _scope, ...rest } = record;
   return rest;

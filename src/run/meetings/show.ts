@@ -1,8 +1,8 @@
 import { workspaceOf } from '../workspace.js';
 import type { Context } from '../../context.js';
-import { formatInZone, formatUtc, resolveZone } from '../../domain/time.js';
+import { formatInZone, formatWithUtc, resolveZone } from '../../domain/time.js';
 import { CliError, EXIT, UsageError } from '../../errors.js';
-import { view } from './records.js';
+import { bookedViaLink, view } from './records.js';
 
 export async function run(ctx: Context, [id = '']: string[], opts: { tz?: string }): Promise<void> {
   if (!id.trim()) throw new UsageError('missing <meeting-id>: pass a meeting id (see `schedctl meetings ls`)');
@@ -15,7 +15,7 @@ export async function run(ctx: Context, [id = '']: string[], opts: { tz?: string
   }
   const ui = await ctx.ui();
   if (ctx.globals.json) return ui.json(view(record));
-  const time = (iso: string) => `${formatInZone(iso, zone)} (${formatUtc(iso)})`;
+  const time = (iso: string) => formatWithUtc(iso, zone);
   const lines = [
     `Meeting ${record.id}`,
     `  title         ${record.title}`,
@@ -23,7 +23,12 @@ export async function run(ctx: Context, [id = '']: string[], opts: { tz?: string
     `  status        ${record.status}${record.cancellationReason ? ` (${record.cancellationReason})` : ''}`,
     `  lead          ${record.personEmail}`,
     ...(record.additionalAttendees.length ? [`  guests        ${record.additionalAttendees.join(', ')}`] : []),
-    `  event         ${record.event}${record.event !== record.eventId ? ` (event ${record.eventId})` : ''}`,
+    ...(bookedViaLink(record)
+      ? [
+          `  event id      ${record.eventId}`,
+          `  link id       ${record.event} (the scheduling link it was booked through)`,
+        ]
+      : [`  event         ${record.event}${record.event !== record.eventId ? ` (id ${record.eventId})` : ''}`]),
     ...(record.conferencingType === 'in_person'
       ? [`  location      ${record.location ?? '(none)'}`]
       : [`  link          ${record.meetingLink ?? record.location ?? '(none)'}`]),

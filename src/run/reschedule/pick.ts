@@ -1,13 +1,15 @@
 /**
- * The reschedule picker: free times of the meeting's event grouped by day (as in the route
- * wizard), with pages of later and earlier times, then a confirmation that shows the move.
+ * The reschedule picker: a day of the meeting's event's free times first (type a day to jump),
+ * then a time of that day, with pages of later and earlier times, then a confirmation that
+ * shows the move with full dates and the zone.
  */
 import type { Api } from '../../api/endpoints.js';
 import type { Context } from '../../context.js';
-import { fetchSlots, groupByDay } from '../../domain/slots.js';
-import { dayLabel, timeLabel } from '../../domain/time.js';
+import { fetchSlots } from '../../domain/slots.js';
+import { dayKey, dayLabel, timeLabel } from '../../domain/time.js';
 import { CancelledError } from '../../errors.js';
 import { DEFAULT_DAYS } from '../../limits.js';
+import { fullTime, pickDayThenTime } from '../../ui/day-time-picker.js';
 import { sanitizeText } from '../../ui/sanitize.js';
 
 const DAY_MS = 86_400_000;
@@ -22,48 +24,47 @@ export async function pickTime(
   api: Pick<Api, 'slots'>,
   m: { id: string; event: string; was: string | undefined },
   zone: string,
+  /** A part of the day the user named (--start "tue afternoon"): its free times are offered first. */
+  within?: { from: Date; to: Date },
 ): Promise<Date> {
-  const prompts = await import('@inquirer/prompts');
+  const { confirm } = await import('@inquirer/prompts');
   const io = { input: ctx.io.stdin, output: ctx.io.stderr };
   const now = ctx.clock.now();
-  let from = now;
+  let from = within && within.from > now ? within.from : now;
+  let openDay: string | undefined;
   let reservationId: string | undefined;
+  let range = within;
   for (;;) {
     const to = new Date(from.getTime() + DEFAULT_DAYS * DAY_MS);
     const page = await fetchSlots(api, m.event, { from, to, ...(reservationId ? { reservationId } : {}) });
     reservationId = page.reservationId;
-    // The ways on sit above the times, so each is one key away from the first time.
-    const choices: Array<{ name: string; value: string } | InstanceType<typeof prompts.Separator>> = [];
-    choices.push({ name: 'later times →', value: LATER });
-    if (from > now) choices.push({ name: '← earlier times', value: EARLIER });
-    for (const { slots } of groupByDay(page.slots, zone)) {
-      const [first] = slots;
-      if (first) choices.push(new prompts.Separator(`── ${dayLabel(first, zone)}`));
-      for (const s of slots) choices.push({ name: `   ${timeLabel(s, zone)}`, value: s });
-    }
-    if (page.slots.length === 0) choices.push(new prompts.Separator('  (no free times in this range)'));
-    const chosen = await prompts.select(
-      {
-        message: sanitizeText(`New time for meeting ${m.id} (${zone})`),
-        choices,
-        pageSize: 14,
-        loop: false,
-        ...(page.slots[0] ? { default: page.slots[0] } : {}),
-      },
-      io,
-    );
-    if (chosen === LATER) {
-      from = to;
+    const extras = [{ name: `later times (from ${shortTime(to, zone)}) →`, value: LATER }];
+    if (from > now) extras.push({ name: '← earlier times', value: EARLIER });
+    const answer = await pickDayThenTime(io, {
+      message: sanitizeText(`New time for meeting ${m.id}`),
+      zone,
+      now,
+      slots: page.slots,
+      extras,
+      within: range,
+      openDay,
+    });
+    range = undefined;
+    openDay = undefined;
+    if (answer.kind === 'day') {
+      from = answer.day > now ? answer.day : now;
+      openDay = dayKey(answer.day, zone);
       continue;
     }
-    if (chosen === EARLIER) {
-      from = new Date(Math.max(now.getTime(), from.getTime() - DEFAULT_DAYS * DAY_MS));
+    if (answer.kind === 'extra') {
+      from = answer.value === LATER ? to : new Date(Math.max(now.getTime(), from.getTime() - DEFAULT_DAYS * DAY_MS));
       continue;
     }
+    const chosen = answer.slot;
     const move = m.was
-      ? `from ${shortTime(m.was, zone)} (as schedctl last recorded it) to ${shortTime(chosen, zone)}`
-      : `to ${shortTime(chosen, zone)}`;
-    const ok = await prompts.confirm({ message: `Move meeting ${m.id} ${move} (${zone})?`, default: true }, io);
+      ? `from ${fullTime(m.was, zone)} (as schedctl last recorded it) to ${fullTime(chosen, zone)}`
+      : `to ${fullTime(chosen, zone)}`;
+    const ok = await confirm({ message: `Move meeting ${m.id} ${move}?`, default: true }, io);
     if (!ok) throw new CancelledError('not rescheduled');
     return new Date(chosen);
   }

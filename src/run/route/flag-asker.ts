@@ -16,8 +16,8 @@ export interface RouteFlags {
   email?: string | undefined;
   /** From --field key=value (already split). */
   fields: Record<string, string>;
-  /** `first`, or an instant parsed from --slot. */
-  slot?: 'first' | Date | undefined;
+  /** `first`, an instant parsed from --slot, or the part of the day it named ("first tue afternoon"). */
+  slot?: 'first' | Date | SlotRange | undefined;
   firstName?: string | undefined;
   lastName?: string | undefined;
   phone?: string | undefined;
@@ -25,6 +25,20 @@ export interface RouteFlags {
   yes: boolean;
   refire: boolean;
 }
+
+export interface SlotRange {
+  input: string;
+  from: Date;
+  to: Date;
+  /** Take its first free time (`first …`); otherwise a terminal offers its times. */
+  first: boolean;
+}
+
+/**
+ * The free times are the routed hosts' and are known only once the trigger fired, so a time that
+ * is not free is found after the fire: the run is remembered, and the retry reuses it.
+ */
+const RUN_KEPT = 'the workflow run is kept: the same command again reuses it (no new fire, no repeated CRM writes);';
 
 export const missingFlag = (flag: string, what: string) =>
   new UsageError(`missing ${flag}: ${what} (no terminal to ask on)`, {
@@ -81,6 +95,29 @@ export function flagAsker(flags: RouteFlags, terminal: RouteAsker | undefined): 
           },
         );
       }
+      if (wanted !== undefined && !(wanted instanceof Date)) {
+        // Page forward (same reservation) until the window reaches the range.
+        if (wanted.from.getTime() >= page.to.getTime()) return { kind: 'later' };
+        const inRange = page.slots.filter(
+          (s) => Date.parse(s) >= wanted.from.getTime() && Date.parse(s) < wanted.to.getTime(),
+        );
+        if (terminal && !wanted.first) return terminal.pickSlot({ ...page, within: wanted });
+        const [first] = inRange;
+        if (first) return { kind: 'slot', slot: first };
+        if (wanted.to.getTime() > page.to.getTime()) return { kind: 'later' };
+        if (terminal) return terminal.pickSlot(page);
+        throw new CliError(
+          'NO_SLOTS',
+          `no free times for this lead in --slot "${wanted.input}" (${formatUtc(wanted.from)} to ${formatUtc(wanted.to)})`,
+          EXIT.notFound,
+          {
+            ...(page.slots.length
+              ? { details: nearestSlots(page.slots, wanted.from, 5).map((s) => `free: ${s}`) }
+              : {}),
+            hint: 'pass another day or part of the day, or --slot first',
+          },
+        );
+      }
       if (wanted instanceof Date) {
         // Page forward (same reservation) until the window holds the wanted time.
         if (wanted.getTime() >= page.to.getTime()) return { kind: 'later' };
@@ -96,13 +133,20 @@ export function flagAsker(flags: RouteFlags, terminal: RouteAsker | undefined): 
               : 'is not a free time';
         throw new CliError('SLOT_UNAVAILABLE', `--slot ${wanted.toISOString()} ${why} for this lead`, EXIT.conflict, {
           ...(near.length ? { details: near.map((s) => `free: ${s}`) } : {}),
-          hint: near.length
-            ? 'pass one of the free times in --slot, or --slot first'
-            : 'pass --slot first, or a time within --days',
+          hint: `${RUN_KEPT} ${
+            near.length
+              ? 'pass one of the free times in --slot, or --slot first'
+              : 'pass --slot first, or a time within --days'
+          }`,
         });
       }
       if (terminal) return terminal.pickSlot(page);
-      throw missingFlag('--slot', 'pass --slot first, or one of the free times (ISO 8601, or a local time in --tz)');
+      throw new UsageError(
+        'missing --slot: the workflow offered a meeting (scheduler outcome), and there is no terminal to pick a time on',
+        {
+          hint: `${RUN_KEPT} run the same command with --slot first, or --slot <time>`,
+        },
+      );
     },
     async guests(): Promise<GuestDetails> {
       if (hasGuestFlags || !terminal) {

@@ -5,7 +5,7 @@
  */
 import { UsageError } from '../../errors.js';
 import { parseKeyValues, requireEmail } from '../../domain/inputs.js';
-import { parseTimeExpression } from '../../domain/human-time.js';
+import { parseTimeExpression, readTime } from '../../domain/human-time.js';
 import { requireFuture, resolveZone } from '../../domain/time.js';
 import { DEFAULT_DAYS, MAX_GUESTS, MAX_SLOTS_RANGE_DAYS } from '../../limits.js';
 import { missingFlag, type RouteFlags } from './flag-asker.js';
@@ -53,15 +53,18 @@ export async function parseRouteOptions(
   const fields = parseKeyValues(o.field ?? [], '--field');
   let slot: RouteFlags['slot'];
   if (o.slot !== undefined) {
-    slot =
-      o.slot.trim().toLowerCase() === 'first'
-        ? 'first'
-        : requireFuture(
-            await parseTimeExpression(o.slot, { zone, now, name: '--slot', zoneInput: '--tz' }),
-            now,
-            '--slot',
-            zone,
-          );
+    if (o.slot.trim().toLowerCase() === 'first') slot = 'first';
+    else {
+      const timeOpts = { zone, now, name: '--slot', zoneInput: '--tz', picks: true };
+      const reading = await readTime(o.slot, timeOpts);
+      if (reading.kind === 'instant') slot = requireFuture(reading.at, now, '--slot', zone);
+      else {
+        // Without a terminal, a range needs "first …": the one-time refusal says so.
+        if (!reading.first && !canPrompt) await parseTimeExpression(o.slot, timeOpts);
+        if (reading.to <= now) requireFuture(reading.to, now, '--slot', zone);
+        slot = { input: o.slot, from: reading.from, to: reading.to, first: reading.first };
+      }
+    }
   }
   const guests = (o.guest ?? []).map((g) => requireEmail(g, '--guest'));
   if (guests.length > MAX_GUESTS)
@@ -70,8 +73,8 @@ export async function parseRouteOptions(
   if (!canPrompt) {
     if (!trigger) throw missingFlag('--trigger', 'pass the trigger id or name (see `schedctl triggers ls`)');
     if (!email) throw missingFlag('--email', "pass the lead's email");
-    if (!slot)
-      throw missingFlag('--slot', 'pass --slot first, or one of the free times (ISO 8601, or a local time in --tz)');
+    // --slot is not required up front: a trigger whose outcome is a redirect or none books
+    // nothing. A scheduler outcome without it fails after the fire, its run kept for the retry.
   }
   return {
     flags: {

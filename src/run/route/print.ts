@@ -5,6 +5,7 @@ import { formatInZone } from '../../domain/time.js';
 import { describeMeeting } from '../../ui/meeting-view.js';
 import { sanitizeText } from '../../ui/sanitize.js';
 import type { Ui } from '../../ui/ui.js';
+import { fireNotes } from '../trigger/print.js';
 import type { RouteRun } from './types.js';
 
 /** The one --json document (README "route --json"). */
@@ -43,6 +44,14 @@ export function unansweredFiresLine(
   );
 }
 
+/** What a run that found the lead's meeting on record did send: at most the trigger list, to know the trigger. */
+function sentBeforeRecord(requests: number): string {
+  if (requests === 0) return 'nothing was sent';
+  return requests === 1
+    ? 'nothing was fired or booked (the one request read the trigger list, GET /v1/triggers, to find the trigger)'
+    : `nothing was fired or booked (${requests} requests read the trigger list and the like)`;
+}
+
 /** Human result (stdout): the meeting, how to move it, and the same run as one scriptable command (server text escaped). */
 export function routeLines(r: RouteRun): string[] {
   return rawRouteLines(r).map((line) => (line instanceof Shown ? line.text : sanitizeText(line)));
@@ -73,7 +82,7 @@ function rawRouteLines(r: RouteRun): Array<string | Shown> {
     case 'already_booked': {
       if (x.alreadyBookedCode === 'ON_RECORD' && x.meeting) {
         return [
-          `Already booked: ${x.email} has meeting ${x.meeting.id} at ${formatInZone(x.meeting.date, r.zone)} from "${x.trigger.name}" with the same answers (booked through schedctl); nothing was sent.`,
+          `Already booked: ${x.email} has meeting ${x.meeting.id} at ${formatInZone(x.meeting.date, r.zone)} from "${x.trigger.name}" with the same answers (booked through schedctl); ${sentBeforeRecord(r.requests)}.`,
           `To move it:      schedctl reschedule ${x.meeting.id} --start <time>`,
         ];
       }
@@ -108,7 +117,7 @@ export function noticePrinter(o: { ui: Ui; json: boolean; target: Target; zone: 
   return (n: RouteNotice): void => {
     switch (n.type) {
       case 'firing':
-        if (!o.json) ui.info(`Firing "${n.trigger.name}" for ${n.email} ${where}`);
+        if (!o.json) ui.info(fireNotes.firing(n.trigger.name, n.email, o.target));
         return;
       case 'fired':
         if (!o.json) ui.info(`Workflow run ${n.executionId}: outcome ${n.outcome.type}`);
@@ -120,9 +129,7 @@ export function noticePrinter(o: { ui: Ui; json: boolean; target: Target; zone: 
           );
         return;
       case 'answers_changed':
-        o.ui.warn(
-          `the remembered outcome for ${n.previous.email} (workflow run ${n.previous.executionId}) was fired with other answers: firing anew (the earlier outcome will not be reused)`,
-        );
+        ui.warn(fireNotes.answersChanged(n.previous.email, n.previous.executionId));
         return;
       case 'resolving':
         o.ui.warn(

@@ -5,16 +5,16 @@
  * sanitizeText: inquirer writes messages and choices to the terminal as they are.
  * The hold countdown is measured on the server's clock (its Date header), as expiresAt is.
  */
-import { confirm, input, search, select, Separator } from '@inquirer/prompts';
+import { confirm, input, search, select } from '@inquirer/prompts';
 import type { Trigger, TriggerField } from '../../api/schemas.js';
 import type { Target } from '../../config/target.js';
 import type { Context } from '../../context.js';
 import { isValidEmail } from '../../domain/inputs.js';
 import type { GuestDetails, RouteAsker, SlotAnswer, SlotPage } from '../../domain/route/types.js';
-import { groupByDay } from '../../domain/slots.js';
-import { dayLabel, formatInZone, formatUtc, relativeMinutes, serverNow, timeLabel } from '../../domain/time.js';
+import { dayKey, formatInZone, formatWithUtc, relativeMinutes, serverNow } from '../../domain/time.js';
 import { CancelledError } from '../../errors.js';
 import { MAX_GUESTS } from '../../limits.js';
+import { pickDayThenTime } from '../../ui/day-time-picker.js';
 import { sanitizeText as clean } from '../../ui/sanitize.js';
 
 export function promptAsker(
@@ -120,6 +120,7 @@ export function promptAsker(
       );
     },
     async pickSlot(page: SlotPage): Promise<SlotAnswer> {
+      let within = page.within;
       for (;;) {
         const hold = relativeMinutes(page.expiresAt, serverNow(ctx.clock.now(), (await ctx.http()).serverSkewMs()));
         const holdText =
@@ -128,46 +129,33 @@ export function promptAsker(
             : hold.startsWith('in ')
               ? `hold expires ${hold}`
               : `hold expired ${hold}`;
-        // The way on (later times, the other zone) sits above the times, so it is one key away.
-        const choices: Array<{ name: string; value: string; short?: string } | Separator> = [];
-        choices.push({ name: `Show later times (from ${formatInZone(page.to, zone)})`, value: 'later' });
+        // The ways on (later times, the other zone) sit above the days, so each is one key away.
+        const extras = [{ name: `Show later times (from ${formatInZone(page.to, zone)})`, value: 'later' }];
         if (page.earlier)
-          choices.push({ name: `Show earlier times (before ${formatInZone(page.from, zone)})`, value: 'earlier' });
+          extras.push({ name: `Show earlier times (before ${formatInZone(page.from, zone)})`, value: 'earlier' });
         if (opts.leadZone && opts.leadZone !== opts.zone) {
           const other = zone === opts.zone ? opts.leadZone : opts.zone;
-          choices.push({
+          extras.push({
             name: `Show times in ${other === opts.leadZone ? "the lead's zone" : 'your zone'} (${other})`,
             value: 'zone',
           });
         }
-        for (const day of groupByDay(page.slots, zone)) {
-          const [first] = day.slots;
-          if (first) choices.push(new Separator(`── ${dayLabel(first, zone)}`));
-          for (const s of day.slots)
-            choices.push({
-              name: `  ${timeLabel(s, zone)}`,
-              value: s,
-              short: `${dayLabel(s, zone)} ${timeLabel(s, zone)}`,
-            });
-        }
-        if (page.slots.length === 0) choices.push(new Separator('  (no free times in this range)'));
-        const answer = await select<string>(
-          {
-            message: `Pick a time (${zone}) · ${holdText}`,
-            choices,
-            pageSize: 14,
-            loop: false,
-            ...(page.slots[0] ? { default: page.slots[0] } : {}),
-          },
-          io,
-        );
-        if (answer === 'later') return { kind: 'later' };
-        if (answer === 'earlier') return { kind: 'earlier' };
-        if (answer === 'zone') {
-          zone = zone === opts.zone ? (opts.leadZone ?? opts.zone) : opts.zone;
-          continue;
-        }
-        return { kind: 'slot', slot: answer };
+        const answer = await pickDayThenTime(io, {
+          message: 'Pick a time',
+          detail: holdText,
+          zone,
+          now: ctx.clock.now(),
+          slots: page.slots,
+          extras,
+          within,
+          openDay: page.openDay ? dayKey(page.openDay, zone) : undefined,
+        });
+        within = undefined;
+        if (answer.kind === 'day') return answer;
+        if (answer.kind === 'slot') return answer;
+        if (answer.value === 'later') return { kind: 'later' };
+        if (answer.value === 'earlier') return { kind: 'earlier' };
+        zone = zone === opts.zone ? (opts.leadZone ?? opts.zone) : opts.zone;
       }
     },
     async guests(): Promise<GuestDetails> {
@@ -200,7 +188,7 @@ export function promptAsker(
     async confirmBook(s) {
       const who = [s.email, ...s.guests.guests].join(', ');
       const ok = await confirm(
-        { message: clean(`Book ${formatInZone(s.slot, zone)} (${formatUtc(s.slot)}) for ${who}?`), default: true },
+        { message: clean(`Book ${formatWithUtc(s.slot, zone)} for ${who}?`), default: true },
         io,
       );
       if (!ok) throw new CancelledError('not booked (the reservation lapses by itself)');

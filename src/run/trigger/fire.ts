@@ -11,7 +11,7 @@ import { sanitizeText } from '../../ui/sanitize.js';
 import { loadTrigger } from '../triggers/load.js';
 import { parseContext } from './context.js';
 import { FIRE_FLAGS } from './flag-names.js';
-import { outcomeLines, reuseWarning } from './print.js';
+import { fireNotes, outcomeLines, reuseWarning } from './print.js';
 import { fireJournalOf } from './fire-journal.js';
 import { unansweredFiresLine } from '../route/print.js';
 import { formatInZone } from '../../domain/time.js';
@@ -114,9 +114,7 @@ export async function fireOrReuse(ctx: Context, input: FireInput, hooks: FireHoo
     }
   }
   if (remembered.kind === 'different-answers') {
-    hooks.warn(
-      `the remembered outcome for ${email} (workflow run ${sanitizeText(remembered.previous.executionId)}) was fired with other answers: firing anew; it will not be reused`,
-    );
+    hooks.warn(fireNotes.answersChanged(email, remembered.previous.executionId));
   }
 
   // A fire whose answer was lost may have started a run: said before firing again.
@@ -124,9 +122,7 @@ export async function fireOrReuse(ctx: Context, input: FireInput, hooks: FireHoo
   const unanswered = await state.fires.unanswered(scope, email, trigger.id);
   if (unanswered.length > 0)
     hooks.warn(unansweredFiresLine(unanswered, email, trigger.name, (iso) => formatInZone(iso, 'UTC')));
-  hooks.info(
-    `firing "${sanitizeText(trigger.name)}" for ${email} ${target.profileName ? `on profile ${target.profileName}` : 'with the key from SCHEDCTL_API_KEY'} at ${target.baseUrl}`,
-  );
+  hooks.info(fireNotes.firing(trigger.name, email, target));
   const api = await ctx.api();
   const result = await fireTrigger(
     api,

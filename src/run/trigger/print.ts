@@ -46,3 +46,11 @@ export function reuseWarning(r: RememberedOutcome, trigger: Trigger): string[] {
     'Every fire starts a new workflow run: CRM writes and notifications repeat and routing fairness counts again. Add --force to fire anyway.',
   ].map(sanitizeText);
 }
+
+/** The notes `trigger fire` and `route` share, worded once so the two commands say the same thing. */
+export const fireNotes = {
+  firing: (triggerName: string, email: string, target: { profileName: string | undefined; baseUrl: string }) =>
+    `Firing "${triggerName}" for ${email} ${target.profileName ? `on profile "${target.profileName}"` : 'with SCHEDCTL_API_KEY'} at ${target.baseUrl}`,
+  answersChanged: (email: string, executionId: string) =>
+    `the remembered outcome for ${email} (workflow run ${executionId}) was fired with other answers: firing anew (the earlier outcome will not be reused)`,
+};

@@ -1,0 +1,155 @@
+/**
+ * The time picker of `reschedule` and the route wizard: a day first (type a day to jump:
+ * "tu", "weds", "next tuesday", "dec 3"), then a time of that day; the answer is echoed with
+ * its full date and zone. Loaded only when a terminal is prompted.
+ * Every label here is built from instants and our own words; the caller's extras are sanitized.
+ */
+import { search, select, Separator } from '@inquirer/prompts';
+import { DateTime } from 'luxon';
+import { loadTimeExpressions, readLoadedTime } from '../domain/human-time.js';
+import { groupByDay } from '../domain/slots.js';
+import { dayKey, formatInZone } from '../domain/time.js';
+import { sanitizeText } from './sanitize.js';
+
+export interface PickerExtra {
+  name: string;
+  value: string;
+}
+
+export type DayTimeAnswer =
+  | { kind: 'slot'; slot: string }
+  | { kind: 'extra'; value: string }
+  /** A day outside the times shown: the caller fetches the times from its start. */
+  | { kind: 'day'; day: Date };
+
+export interface DayTimeOptions {
+  /** The question, without the zone (added after it), e.g. `Pick a time`. */
+  message: string;
+  /** Said after the zone, e.g. `hold expires in 9 min`. */
+  detail?: string;
+  zone: string;
+  now: Date;
+  slots: string[];
+  /** Ways on (later times, another zone): listed after the days (typing "later" finds them). */
+  extras: PickerExtra[];
+  /** Open at this range's times (a part of the day the user named), skipping the day question. */
+  within?: { from: Date; to: Date } | undefined;
+  /** Open at this day's times (a day just jumped to). */
+  openDay?: string | undefined;
+}
+
+type IO = { input: NodeJS.ReadableStream; output: NodeJS.WritableStream };
+
+const BACK = '__days__';
+const DAY = 'day:';
+const JUMP = 'jump:';
+
+/** The answer's echo: `Tue 2026-12-01 15:00 CET (Europe/Berlin)`. */
+export function fullTime(iso: string | Date, zone: string): string {
+  const shown = `${DateTime.fromJSDate(new Date(iso), { zone }).toFormat('ccc')} ${formatInZone(iso, zone)}`;
+  return shown.endsWith(zone) ? shown : `${shown} (${zone})`;
+}
+
+export async function pickDayThenTime(io: IO, o: DayTimeOptions): Promise<DayTimeAnswer> {
+  await loadTimeExpressions();
+  const days = groupByDay(o.slots, o.zone);
+  const head = `${o.message} (${o.zone})${o.detail ? ` · ${o.detail}` : ''}`;
+  let open: string[] | undefined;
+  if (o.within) {
+    const { from, to } = o.within;
+    const inRange = o.slots.filter((s) => Date.parse(s) >= from.getTime() && Date.parse(s) < to.getTime());
+    if (inRange.length > 0) open = inRange;
+  } else if (o.openDay) {
+    open = days.find((d) => d.day === o.openDay)?.slots;
+  }
+  for (;;) {
+    if (!open) {
+      const chosen = await search<string>(
+        {
+          message: `${head} — pick a day (or type one: tue, weds, next tuesday, dec 3)`,
+          source: (term) => dayChoices(term ?? '', days, o),
+          pageSize: 12,
+        },
+        io,
+      );
+      if (chosen.startsWith(JUMP)) return { kind: 'day', day: new Date(chosen.slice(JUMP.length)) };
+      if (!chosen.startsWith(DAY)) return { kind: 'extra', value: chosen };
+      open = days.find((d) => d.day === chosen.slice(DAY.length))?.slots ?? [];
+    }
+    const times = open;
+    const answer = await select<string>(
+      {
+        message: `${head} — ${times[0] ? DateTime.fromISO(times[0], { zone: o.zone }).toFormat('cccc d LLLL') : 'no free times'}`,
+        choices: [
+          { name: '← other days', value: BACK, short: 'other days' },
+          ...times.map((s) => ({
+            name: `${DateTime.fromISO(s, { zone: o.zone }).toFormat('ccc d LLL')}  ${DateTime.fromISO(s, { zone: o.zone }).toFormat('HH:mm')}`,
+            value: s,
+            short: fullTime(s, o.zone),
+          })),
+        ],
+        pageSize: 14,
+        loop: false,
+        ...(times[0] ? { default: times[0] } : {}),
+      },
+      io,
+    );
+    if (answer !== BACK) return { kind: 'slot', slot: answer };
+    open = undefined;
+  }
+}
+
+function dayChoices(
+  raw: string,
+  days: ReturnType<typeof groupByDay>,
+  o: DayTimeOptions,
+): Array<{ name: string; value: string; short?: string } | Separator> {
+  const term = raw.trim().toLowerCase();
+  const extras = o.extras.map((e) => ({ name: sanitizeText(e.name), value: e.value }));
+  const label = (day: string) => DateTime.fromISO(day, { zone: o.zone });
+  const entry = (d: { day: string; slots: string[] }) => ({
+    name: `${label(d.day).toFormat('ccc d LLL')}  ·  ${d.slots.length} free ${d.slots.length === 1 ? 'time' : 'times'}`,
+    value: `${DAY}${d.day}`,
+    short: label(d.day).toFormat('cccc d LLLL yyyy'),
+  });
+  if (term === '') {
+    // The soonest day first (Enter takes it), the ways on (later times, another zone) after the days.
+    const list: Array<{ name: string; value: string; short?: string } | Separator> = days.map(entry);
+    if (days.length === 0) list.push(new Separator('  (no free times in this range)'));
+    return [...list, ...extras];
+  }
+  const named = namedDay(term, o);
+  const matches = days.filter((d) => {
+    const l = label(d.day);
+    const weekday = l.toFormat('cccc').toLowerCase();
+    return (
+      weekday.startsWith(term.replace(/^weds/, 'wed').replace(/^thurs?/, 'thu')) ||
+      l.toFormat('d LLL').toLowerCase().includes(term) ||
+      l.toFormat('LLL d').toLowerCase().includes(term) ||
+      d.day === named
+    );
+  });
+  const list: Array<{ name: string; value: string; short?: string } | Separator> = matches.map(entry);
+  if (named && !days.some((d) => d.day === named)) {
+    const day = DateTime.fromISO(named, { zone: o.zone }).startOf('day');
+    if (day.toMillis() >= DateTime.fromJSDate(o.now, { zone: o.zone }).startOf('day').toMillis())
+      list.push({
+        name: `${day.toFormat('ccc d LLL yyyy')}  ·  look up its free times`,
+        value: `${JUMP}${day.toJSDate().toISOString()}`,
+        short: day.toFormat('cccc d LLLL yyyy'),
+      });
+  }
+  const ways = extras.filter((e) => e.name.toLowerCase().includes(term));
+  if (list.length === 0 && ways.length === 0) list.push(new Separator(`  (no day matches "${sanitizeText(raw)}")`));
+  return [...list, ...(ways.length ? ways : extras)];
+}
+
+/** The day a typed term names in the grammar (docs/time.md), if it names one. */
+function namedDay(term: string, o: DayTimeOptions): string | undefined {
+  try {
+    const r = readLoadedTime(term, { zone: o.zone, now: o.now, name: 'day', zoneInput: '--tz', rangeStart: true });
+    return dayKey(r.kind === 'instant' ? r.at : r.from, o.zone);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,68 @@
+/**
+ * `schedctl reschedule --email …` in a real pseudo-terminal (tmux): the support engineer moves a
+ * meeting to a named day ("Tuesday") in at most 5 keystrokes after the command: a day first
+ * (typing "tu" jumps to it), then a time of that day, then the confirmation. The answer is echoed
+ * with its full date and zone.
+ */
+import { DateTime } from 'luxon';
+import { describe, expect, it } from 'vitest';
+import { tempDir } from '../helpers/cli.js';
+import { hasTmux, useTerminalSandbox } from '../helpers/tmux.js';
+
+const terminal = useTerminalSandbox();
+
+describe.skipIf(!hasTmux)('reschedule in a real terminal (tmux)', () => {
+  it('moves a meeting to the next Tuesday in 5 keystrokes: t, u, Enter (day), Enter (time), Enter (confirm)', async () => {
+    const sb = terminal.sandbox();
+    const configDir = tempDir();
+    const cli = (args: string[]) => sb.cli(args, { configDir });
+    const s = await cli(['slots', 'quarterly-review', '--json', '--days', '14']);
+    expect(s.code, s.stderr).toBe(0);
+    const { reservationId, slots } = s.json() as { reservationId: string; slots: string[] };
+    // Book on a day that is not a Tuesday, so the move is to another day.
+    const start = slots.find((x) => DateTime.fromISO(x, { zone: 'UTC' }).weekday !== 2)!;
+    const b = await cli([
+      'book',
+      'quarterly-review',
+      '--start',
+      start,
+      '--reservation',
+      reservationId,
+      '--email',
+      'ada@acme.example',
+      '--json',
+    ]);
+    expect(b.code, b.stderr).toBe(0);
+
+    const pane = terminal.start('reschedule', ['reschedule', '--email', 'ada@acme.example', '--tz', 'UTC'], {
+      TZ: 'UTC',
+      SCHEDCTL_CONFIG_DIR: configDir,
+    });
+    const keys: string[] = [];
+    const press = async (key: string) => {
+      keys.push(key);
+      await pane.type(key.length === 1 ? ['-l', key] : [key]);
+    };
+    await pane.waitFor('pick a day');
+    await press('t');
+    await press('u');
+    await pane.waitFor('Tue ');
+    await press('Enter');
+    await pane.waitFor('← other days');
+    await press('Enter');
+    await pane.waitFor('Move meeting');
+    await press('Enter');
+    await pane.waitFor('EXIT=0', 20_000);
+    expect(keys.length).toBeLessThanOrEqual(5);
+
+    const moved = (await sb.state()).meetings.find((m) => m.id === b.json().id)!;
+    const at = DateTime.fromISO(moved.date, { zone: 'UTC' });
+    expect(at.weekday).toBe(2); // Tuesday
+    expect(moved.date).not.toBe(start);
+    const screen = pane.screen();
+    // The answer is echoed with its full date and zone, not a bare 15:00.
+    expect(screen).toContain(`Tue ${at.toFormat('yyyy-MM-dd HH:mm')} UTC`);
+    expect(screen).not.toContain('UTC (UTC)');
+    expect(screen).toContain(`Rescheduled meeting ${moved.id}`);
+  }, 60_000);
+});
