@@ -95,7 +95,13 @@ async function httpClientFor(
   const rate = to.rate ?? DEFAULT_RATE;
   const budget =
     rate > 0
-      ? createRateBudget({ dir: ctx.configDir(), baseUrl: to.baseUrl, apiKey: to.apiKey, limit: rate })
+      ? createRateBudget({
+          dir: ctx.configDir(),
+          baseUrl: to.baseUrl,
+          apiKey: to.apiKey,
+          limit: rate,
+          windowMs: testOnlyMs(ctx.env.SCHEDCTL_TEST_RATE_WINDOW_MS),
+        })
       : undefined;
   return createHttpClient({
     ...(budget ? { budget } : {}),
@@ -108,6 +114,16 @@ async function httpClientFor(
     clock: ctx.clock,
     fetch: nodeFetch,
   });
+}
+
+/**
+ * Test-only knobs (docs/development.md, "How the suite is kept fast"): a shorter rate window or
+ * lock stale age, so the test suite need not wait out the real ones. Not user settings: not in
+ * the README or `help environment`. A missing or unusable value leaves the real default.
+ */
+function testOnlyMs(raw: string | undefined): number | undefined {
+  const ms = Number(raw);
+  return raw && Number.isInteger(ms) && ms > 0 ? ms : undefined;
 }
 
 export async function apiOf(ctx: Context): Promise<Api> {
