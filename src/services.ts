@@ -25,7 +25,10 @@ export const DEFAULT_TIMEOUT_SECONDS = 30;
 const DEFAULT_RATE = 30;
 
 export function openStateOf(ctx: Context): State {
-  return openState(ctx.configDir(), { now: () => ctx.clock.now() });
+  return openState(ctx.configDir(), {
+    now: () => ctx.clock.now(),
+    staleMs: testOnlyMs(ctx.env.SCHEDCTL_TEST_LOCK_STALE_MS),
+  });
 }
 
 /** The global --timeout / SCHEDCTL_TIMEOUT in milliseconds; a bad value is a usage error naming its source. */
