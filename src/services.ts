@@ -116,12 +116,13 @@ async function httpClientFor(
     notify: (line, waitMs) => void ctx.ui().then((u) => u.waiting(line, waitMs)),
     clock: ctx.clock,
     fetch: nodeFetch,
+    testRetryBaseMs: testOnlyMs(ctx.env.SCHEDCTL_TEST_RETRY_BASE_MS),
   });
 }
 
 /**
- * Test-only knobs (docs/development.md, "How the suite is kept fast"): a shorter rate window or
- * lock stale age, so the test suite need not wait out the real ones. Not user settings: not in
+ * Test-only knobs (docs/development.md, "How the suite is kept fast"): a shorter rate window,
+ * lock stale age or retry backoff, so the test suite need not wait out the real ones. Not user settings: not in
  * the README or `help environment`. A missing or unusable value leaves the real default.
  */
 function testOnlyMs(raw: string | undefined): number | undefined {
