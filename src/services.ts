@@ -25,7 +25,10 @@ export const DEFAULT_TIMEOUT_SECONDS = 30;
 const DEFAULT_RATE = 30;
 
 export function openStateOf(ctx: Context): State {
-  return openState(ctx.configDir(), { now: () => ctx.clock.now() });
+  return openState(ctx.configDir(), {
+    now: () => ctx.clock.now(),
+    staleMs: testOnlyMs(ctx.env.SCHEDCTL_TEST_LOCK_STALE_MS),
+  });
 }
 
 /** The global --timeout / SCHEDCTL_TIMEOUT in milliseconds; a bad value is a usage error naming its source. */
@@ -95,7 +98,13 @@ async function httpClientFor(
   const rate = to.rate ?? DEFAULT_RATE;
   const budget =
     rate > 0
-      ? createRateBudget({ dir: ctx.configDir(), baseUrl: to.baseUrl, apiKey: to.apiKey, limit: rate })
+      ? createRateBudget({
+          dir: ctx.configDir(),
+          baseUrl: to.baseUrl,
+          apiKey: to.apiKey,
+          limit: rate,
+          windowMs: testOnlyMs(ctx.env.SCHEDCTL_TEST_RATE_WINDOW_MS),
+        })
       : undefined;
   return createHttpClient({
     ...(budget ? { budget } : {}),
@@ -107,7 +116,18 @@ async function httpClientFor(
     notify: (line, waitMs) => void ctx.ui().then((u) => u.waiting(line, waitMs)),
     clock: ctx.clock,
     fetch: nodeFetch,
+    testRetryBaseMs: testOnlyMs(ctx.env.SCHEDCTL_TEST_RETRY_BASE_MS),
   });
+}
+
+/**
+ * Test-only knobs (docs/development.md, "How the suite is kept fast"): a shorter rate window,
+ * lock stale age or retry backoff, so the test suite need not wait out the real ones. Not user settings: not in
+ * the README or `help environment`. A missing or unusable value leaves the real default.
+ */
+function testOnlyMs(raw: string | undefined): number | undefined {
+  const ms = Number(raw);
+  return raw && Number.isInteger(ms) && ms > 0 ? ms : undefined;
 }
 
 export async function apiOf(ctx: Context): Promise<Api> {

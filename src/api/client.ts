@@ -94,6 +94,8 @@ export interface HttpClientOptions {
    * from it before it goes out, and a 429's Retry-After is written to it for everyone.
    */
   budget?: Pick<RateBudget, 'draw' | 'recordRetryAfter'>;
+  /** Test-only (SCHEDCTL_TEST_RETRY_BASE_MS): the first retry's backoff, doubling each time; unset, ky's 300 ms. */
+  testRetryBaseMs?: number | undefined;
 }
 
 const RETRYABLE_STATUS = [500, 502, 503, 504];
@@ -104,6 +106,7 @@ const MAX_RATE_LIMIT_RETRIES = 3;
 export function createHttpClient(options: HttpClientOptions): HttpClient {
   const budgetMs = options.rateLimitBudgetMs ?? 90_000;
   const maxBody = options.maxBodyBytes ?? 5 * 1024 * 1024;
+  const { testRetryBaseMs } = options;
   const secrets = [options.apiKey];
   // Key-shaped text too: a path or body may carry a key pasted as an argument by mistake.
   // Sanitized too: a debug line quotes paths and bodies that carry server text (slots, ids).
@@ -166,6 +169,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
         // ky reads Retry-After itself when shouldRetry leaves the wait to it (below): never past the API's window.
         maxRetryAfter: Math.min(budgetMs, MAX_RETRY_AFTER_SECONDS * 1000),
         backoffLimit: 4000,
+        ...(testRetryBaseMs ? { delay: (n: number) => testRetryBaseMs * 2 ** (n - 1) } : {}),
         shouldRetry: ({ error, retryCount }) => {
           // schedctl's own refusals (the rate budget's wait is over the limit) are final.
           if (error instanceof CliError) return false;

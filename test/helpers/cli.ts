@@ -45,6 +45,9 @@ export function baseEnv(configDir: string): Record<string, string> {
     // The test sandboxes run without a rate limit: the shared client-side budget would only slow
     // the suite down. Tests of the budget set SCHEDCTL_RATE themselves.
     SCHEDCTL_RATE: '0',
+    // Test-only: retries of a read back off from 10 ms, not 300 ms (what is retried, how often,
+    // and what is never retried are what the tests check; the length of the pause is not).
+    SCHEDCTL_TEST_RETRY_BASE_MS: '10',
     NO_COLOR: '1',
     CI: 'true',
     TZ: 'UTC',
