@@ -15,6 +15,10 @@ export default {
     // Types only: nothing to mutate.
     '!src/domain/route/types.ts',
     '!src/domain/smoke/types.ts',
+    // The lead lock is about waiting and time: each of its mutants would rerun seconds-long lock
+    // tests (7+ minutes of CI for a module outside the core); its behaviour is proved by the unit
+    // tests of test/unit/state-lead-lock.test.ts and the e2e tests of test/e2e/lead-ledger.test.ts.
+    '!src/state/lead-lock.ts',
   ],
   // Mutants that only change how long a lock wait pauses (never its outcome) are reported as
   // Ignored, with the reason: see test/setup/stryker-equivalent.mjs.

@@ -11,10 +11,17 @@
  */
 import { createHash } from 'node:crypto';
 
-/** Loopback names and addresses are one host: `localhost`, 127.0.0.0/8, `::1` (any spelling). */
-const LOOPBACK_HOST =
-  /^(localhost|127\.\d{1,3}\.\d{1,3}\.\d{1,3}|\[(0{0,4}:){0,7}:?0{0,3}1\]|\[::ffff:127\.\d{1,3}\.\d{1,3}\.\d{1,3}\])$/;
-const DEFAULT_PORTS: Record<string, string> = { 'http:': '80', 'https:': '443' };
+/**
+ * Loopback names and addresses are one host: `localhost`, 127.0.0.0/8, `::1` (any spelling).
+ * (Built per call, not at module level: module-level constants are "static" mutants that cost
+ * the mutation run every unit test each.)
+ */
+const isLoopbackHost = (host: string): boolean =>
+  /^(localhost|127\.\d{1,3}\.\d{1,3}\.\d{1,3}|\[(0{0,4}:){0,7}:?0{0,3}1\]|\[::ffff:127\.\d{1,3}\.\d{1,3}\.\d{1,3}\])$/.test(
+    host,
+  );
+const defaultPort = (protocol: string): string | undefined =>
+  protocol === 'http:' ? '80' : protocol === 'https:' ? '443' : undefined;
 
 /**
  * The base URL as one spelling: lower-case scheme and host (URL does that), default port
@@ -28,8 +35,8 @@ export function normaliseBaseUrl(raw: string): string {
   } catch {
     return raw.trim();
   }
-  const host = LOOPBACK_HOST.test(url.hostname) ? 'loopback' : url.hostname;
-  const port = url.port === '' || url.port === DEFAULT_PORTS[url.protocol] ? '' : `:${url.port}`;
+  const host = isLoopbackHost(url.hostname) ? 'loopback' : url.hostname;
+  const port = url.port === '' || url.port === defaultPort(url.protocol) ? '' : `:${url.port}`;
   const path = url.pathname.replace(/\/+$/, '');
   return `${url.protocol}//${host}${port}${path}`;
 }
@@ -69,8 +76,6 @@ export const isWorkspaceId = (scope: string): boolean => /#(key|ws):/.test(scope
 export const leadId = (email: string): string => email.trim().toLowerCase();
 export const sameLead = (a: string, b: string): boolean => leadId(a) === leadId(b);
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /**
  * The eventId an event argument stands for: itself when it is the id, else what the aliases
  * know (slugs, scheduling link ids and link slugs, as slots results and meetings taught them).
@@ -79,7 +84,9 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export function resolveEventId(arg: string, aliases: Readonly<Record<string, string>>): string | undefined {
   const key = eventAliasKey(arg);
   if (Object.hasOwn(aliases, key)) return aliases[key];
-  return UUID.test(arg.trim()) ? arg.trim().toLowerCase() : undefined;
+  return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(arg.trim())
+    ? arg.trim().toLowerCase()
+    : undefined;
 }
 
 /** Slugs compare without case; uuids are lower-cased. */
