@@ -134,6 +134,33 @@ describe('3. the same event under another name', () => {
     const later = await book(s.eventId, s2.slots[2]!, s2.reservationId, email);
     expect(later.code, show(later)).toBe(5);
     expect(later.json().error).toMatchObject({ code: 'LEAD_HAS_MEETING' });
+    // The MCP tool: the same rule, by the same identities.
+    const mcp = await startMcp({
+      configDir: t.dir,
+      env: { SCHEDCTL_BASE_URL: t.sb.baseUrl, SCHEDCTL_API_KEY: t.sb.keys.full },
+    });
+    try {
+      const s3 = await freshSlots('intro-call');
+      const same = await mcp.call('book_meeting', {
+        event: s.eventId.toUpperCase(),
+        start: s.slots[0]!,
+        reservation_id: s3.reservationId,
+        email: email.toUpperCase(),
+      });
+      expect(same.isError, shown(same)).toBe(false);
+      expect(same.doc).toMatchObject({ status: 'already_booked', code: 'ON_RECORD' });
+      const other = await mcp.call('book_meeting', {
+        event: 'intro-call',
+        start: s3.slots[3]!,
+        reservation_id: s3.reservationId,
+        email,
+      });
+      expect(other.isError, shown(other)).toBe(true);
+      expect(other.text).toContain('LEAD_HAS_MEETING');
+      expect(other.text).toContain('rebook: true');
+    } finally {
+      await mcp.close();
+    }
     expect(await meetingsOf(email)).toHaveLength(1);
   });
 
