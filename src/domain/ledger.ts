@@ -66,9 +66,7 @@ export function isSameMeeting(m: MeetingRecord, intent: BookingIntent, aliases: 
 function isSameAttempt(a: JournalEntry, intent: BookingIntent, aliases: Readonly<Record<string, string>>) {
   if (!sameStart(a.startTime, intent.start)) return false;
   if (intent.kind === 'route') return a.triggerId === intent.triggerId && a.answersKey === intent.answersKey;
-  const id = resolveEventId(a.event, aliases);
-  return (
-    sameEvent(intent.event, { eventId: a.eventId ?? id ?? '', typed: a.event }, aliases) ||
-    (id !== undefined && resolveEventId(intent.event, aliases) === id)
-  );
+  // The attempt's event by id: kept once booked, else what its spelling resolves to.
+  const eventId = a.eventId ?? resolveEventId(a.event, aliases) ?? '';
+  return sameEvent(intent.event, { eventId, typed: a.event }, aliases);
 }

@@ -12,16 +12,16 @@
 import { createHash } from 'node:crypto';
 
 /**
- * Loopback names and addresses are one host: `localhost`, 127.0.0.0/8, `::1` (any spelling).
- * (Built per call, not at module level: module-level constants are "static" mutants that cost
- * the mutation run every unit test each.)
+ * Loopback names and addresses are one host: `localhost`, 127.0.0.0/8, `::1`, and 127.x mapped
+ * into IPv6. The host is as URL writes it (lower case, IPv4 in four decimal parts, IPv6
+ * compressed: `[::1]`, `[::ffff:7f00:1]`), so exact comparisons suffice.
  */
-const isLoopbackHost = (host: string): boolean =>
-  /^(localhost|127\.\d{1,3}\.\d{1,3}\.\d{1,3}|\[(0{0,4}:){0,7}:?0{0,3}1\]|\[::ffff:127\.\d{1,3}\.\d{1,3}\.\d{1,3}\])$/.test(
-    host,
-  );
-const defaultPort = (protocol: string): string | undefined =>
-  protocol === 'http:' ? '80' : protocol === 'https:' ? '443' : undefined;
+function isLoopbackHost(host: string): boolean {
+  if (host === 'localhost' || host === '[::1]') return true;
+  const parts = host.split('.');
+  if (parts.length === 4 && parts[0] === '127' && parts.every((p) => /^\d+$/.test(p))) return true;
+  return host.startsWith('[::ffff:7f') && host.endsWith(']');
+}
 
 /**
  * The base URL as one spelling: lower-case scheme and host (URL does that), default port
@@ -36,7 +36,8 @@ export function normaliseBaseUrl(raw: string): string {
     return raw.trim();
   }
   const host = isLoopbackHost(url.hostname) ? 'loopback' : url.hostname;
-  const port = url.port === '' || url.port === defaultPort(url.protocol) ? '' : `:${url.port}`;
+  // URL drops a scheme's default port itself (https://x:443 has port '').
+  const port = url.port === '' ? '' : `:${url.port}`;
   const path = url.pathname.replace(/\/+$/, '');
   return `${url.protocol}//${host}${port}${path}`;
 }

@@ -28,6 +28,12 @@ describe('identity: a workspace is what a key reaches, not how the URL was typed
     ['http://localhost:4010/', 'http://loopback:4010'],
     ['http://LOCALHOST:4010', 'http://loopback:4010'],
     ['http://127.1.2.3:4010', 'http://loopback:4010'],
+    ['http://127.10.200.30:4010', 'http://loopback:4010'],
+    ['http://127.1:4010', 'http://loopback:4010'],
+    ['http://[::ffff:127.0.0.1]:4010', 'http://loopback:4010'],
+    ['http://[::ffff:7f12:3456]:4010', 'http://loopback:4010'],
+    ['https://localhost:443/', 'https://loopback'],
+    ['https://localhost:80/', 'https://loopback:80'],
     ['http://[::1]:4010', 'http://loopback:4010'],
     ['http://[0:0:0:0:0:0:0:1]:4010', 'http://loopback:4010'],
     ['http://localhost:80', 'http://loopback'],
@@ -43,6 +49,13 @@ describe('identity: a workspace is what a key reaches, not how the URL was typed
     expect(normaliseBaseUrl('http://128.0.0.1:4010')).toBe('http://128.0.0.1:4010');
     expect(normaliseBaseUrl('http://10.127.0.1')).toBe('http://10.127.0.1');
     expect(normaliseBaseUrl('http://[::2]:4010')).toBe('http://[::2]:4010');
+    expect(normaliseBaseUrl('http://[::ffff:8000:1]:4010')).toBe('http://[::ffff:8000:1]:4010');
+    expect(normaliseBaseUrl('http://127.example.com:4010')).toBe('http://127.example.com:4010');
+    expect(normaliseBaseUrl('http://127.a.b.example:4010')).toBe('http://127.a.b.example:4010');
+    expect(normaliseBaseUrl('http://127.0.0.example:4010')).toBe('http://127.0.0.example:4010');
+    expect(normaliseBaseUrl('http://127.0.0.x1:4010')).toBe('http://127.0.0.x1:4010');
+    expect(normaliseBaseUrl('http://127.0.0.1x:4010')).toBe('http://127.0.0.1x:4010');
+    expect(normaliseBaseUrl('http://[::ffff:7f00:1]x')).toBe('http://[::ffff:7f00:1]x');
     expect(normaliseBaseUrl('http://a127.0.0.1x')).toBe('http://a127.0.0.1x');
   });
 

@@ -107,10 +107,27 @@ describe('the ledger rule: one lead, one meeting', () => {
       attempt: routed,
     });
     expect(decide(record({ bookedUnrecorded: [routed] }), route('first', 'k2'), go).kind).toBe('has_booked_attempt');
+    expect(decide(record({ bookedUnrecorded: [routed] }), route('first', 'k1', 't2'), go).kind).toBe(
+      'has_booked_attempt',
+    );
+    expect(decide(record({ bookedUnrecorded: [routed] }), route(new Date(T2)), go).kind).toBe('has_booked_attempt');
     expect(decide(record({ bookedUnrecorded: [routed] }), book('intro-call'), go)).toEqual({
       kind: 'repeat_attempt',
       attempt: routed,
     });
+  });
+
+  it('compares an attempt by its eventId when kept, else by its spelling', () => {
+    const byId = attempt({ outcome: 'booked', event: 'x-slug', eventId: EVENT });
+    expect(decide(record({ bookedUnrecorded: [byId] }), book(LINK), go).kind).toBe('repeat_attempt');
+    expect(decide(record({ bookedUnrecorded: [byId] }), book(OTHER_EVENT), go).kind).toBe('has_booked_attempt');
+    const typed = attempt({ outcome: 'booked', event: 'Intro-Call' });
+    expect(decide(record({ bookedUnrecorded: [typed] }), book('intro-call'), { ...go, aliases: {} }).kind).toBe(
+      'repeat_attempt',
+    );
+    expect(decide(record({ bookedUnrecorded: [typed] }), book(EVENT), { ...go, aliases: {} }).kind).toBe(
+      'has_booked_attempt',
+    );
   });
 
   it('resolves an attempt event through the aliases even without its eventId', () => {
