@@ -19,8 +19,8 @@ import { createHash } from 'node:crypto';
 function isLoopbackHost(host: string): boolean {
   if (host === 'localhost' || host === '[::1]') return true;
   const parts = host.split('.');
-  if (parts.length === 4 && parts[0] === '127' && parts.every((p) => /^\d+$/.test(p))) return true;
-  return host.startsWith('[::ffff:7f') && host.endsWith(']');
+  if (parts[0] === '127' && parts.every((p) => /^\d+$/.test(p))) return true;
+  return host.startsWith('[::ffff:7f');
 }
 
 /**
@@ -31,7 +31,7 @@ function isLoopbackHost(host: string): boolean {
 export function normaliseBaseUrl(raw: string): string {
   let url: URL;
   try {
-    url = new URL(raw.trim());
+    url = new URL(raw);
   } catch {
     return raw.trim();
   }

@@ -23,10 +23,7 @@ export async function leadRecord(
     meetings,
     unknown: attempts.filter((a) => a.outcome === 'unknown' && wasSent(a) && a.acknowledgedAt === undefined),
     bookedUnrecorded: attempts.filter(
-      (a) =>
-        a.outcome !== 'unknown' &&
-        !(Date.parse(a.startTime) < now.getTime()) &&
-        !(a.meetingId !== undefined && recorded.has(a.meetingId)),
+      (a) => a.outcome !== 'unknown' && !(Date.parse(a.startTime) < now.getTime()) && !recorded.has(a.meetingId ?? ''),
     ),
   };
 }

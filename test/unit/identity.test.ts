@@ -107,6 +107,9 @@ describe('identity: an event is its eventId', () => {
 
   it('resolves a uuid to itself (lower-cased), a known slug or link through the aliases, anything else to nothing', () => {
     expect(resolveEventId(EVENT.toUpperCase(), {})).toBe(EVENT);
+    expect(resolveEventId(` ${EVENT} `, {})).toBe(EVENT);
+    expect(resolveEventId(`${EVENT}0`, {})).toBeUndefined();
+    expect(resolveEventId(`0${EVENT}`, {})).toBeUndefined();
     expect(resolveEventId(' Intro-Call ', aliases)).toBe(EVENT);
     expect(resolveEventId(LINK, aliases)).toBe(EVENT);
     expect(resolveEventId('intro-call', {})).toBeUndefined();

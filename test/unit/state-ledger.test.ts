@@ -96,9 +96,12 @@ describe("the lead's record, as the ledger reads it", () => {
     await attempt(state, { outcome: 'booked', meetingId: 'm1' });
     await attempt(state, { outcome: 'booked', start: EARLIER });
     const atNow = await attempt(state, { outcome: 'booked', start: NOW.toISOString() });
+    const open = await attempt(state);
     await state.meetings.record({ scope: WS, meeting: meeting('m1', LATER), source: 'booked', event: 'intro-call' });
     const r = await leadRecord(state, WS, 'ada@acme.com', NOW);
     expect(r.bookedUnrecorded.map((a) => a.id)).toEqual([unrecorded, noId, atNow]);
+    // Known outcomes are not unknown, and an unknown one is not a booking.
+    expect(r.unknown.map((a) => a.id)).toEqual([open]);
     expect(r.meetings.map((m) => m.id)).toEqual(['m1']);
   });
 
