@@ -16,6 +16,10 @@ const README = [
 const SLOTS_PAGE = read('docs/slots-booking-rescheduling.md');
 
 describe('README claims', () => {
+  it('keeps the README a five-minute guide (at most 400 lines) that points to the manual', () => {
+    expect(read('README.md').split('\n').length).toBeLessThanOrEqual(400);
+    expect(read('README.md')).toContain('](docs/README.md)');
+  });
   it('runs schedctl from the registry nowhere while Install says it is not on the registry yet', () => {
     expect(read('README.md')).toContain('not on the npm registry yet');
     // `npx -y schedctl` would fetch a package that does not exist.
