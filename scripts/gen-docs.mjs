@@ -61,8 +61,8 @@ if (process.argv.includes('--check')) {
     console.error(`out of date with src/help/: ${stale.join(', ')}: run \`node scripts/gen-docs.mjs\``);
     process.exit(1);
   }
-  console.log('the manual\'s generated sections are current');
+  console.log("the manual's generated sections are current");
 } else {
   for (const [page, text] of writes) writeFileSync(`${root}${page}`, text);
-  console.log(stale.length ? `rewrote ${stale.join(', ')}` : 'the manual\'s generated sections are already current');
+  console.log(stale.length ? `rewrote ${stale.join(', ')}` : "the manual's generated sections are already current");
 }
