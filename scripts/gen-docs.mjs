@@ -1,17 +1,21 @@
 // Renders the help topics of src/help/ (what `schedctl help environment|exit-codes|formatting`
-// prints) into the README, between marker comments:
+// prints) into the manual's pages (docs/), between marker comments:
 //   <!-- generated:exit-codes --> … <!-- /generated:exit-codes -->
-// so the README's tables and the CLI's topics are one source. Edit src/help/*.json, then run this.
-// Usage: node scripts/gen-docs.mjs           rewrite the README's generated sections
+// so the manual's tables and the CLI's topics are one source. Edit src/help/*.json, then run this.
+// Usage: node scripts/gen-docs.mjs           rewrite the manual's generated sections
 //        node scripts/gen-docs.mjs --check   exit 1, naming them, when any is out of date
 // (test/e2e/help.test.ts runs --check.)
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const README = `${root}README.md`;
-/** The README's marker names: each is a topic, src/help/<marker>.json. */
-const MARKERS = ['environment', 'exit-codes', 'formatting'];
+/** Each marker is a topic, src/help/<marker>.json, and lives in one page of the manual. */
+export const PAGES = {
+  environment: 'docs/environment.md',
+  'exit-codes': 'docs/exit-codes-and-errors.md',
+  formatting: 'docs/json-output.md',
+};
+const MARKERS = Object.keys(PAGES);
 const loadTopics = () =>
   MARKERS.map((marker) => [marker, JSON.parse(readFileSync(`${root}src/help/${marker}.json`, 'utf8'))]);
 
@@ -36,26 +40,29 @@ export function renderSection(marker, topic) {
 }
 
 const topics = loadTopics();
-const before = readFileSync(README, 'utf8');
-let after = before;
 const stale = [];
+const writes = [];
 for (const [marker, topic] of topics) {
+  const page = PAGES[marker];
+  const before = readFileSync(`${root}${page}`, 'utf8');
   const pattern = new RegExp(`<!-- generated:${marker} -->[\\s\\S]*?<!-- /generated:${marker} -->`);
-  if (!pattern.test(after)) {
-    console.error(`README.md has no <!-- generated:${marker} --> … <!-- /generated:${marker} --> section`);
+  if (!pattern.test(before)) {
+    console.error(`${page} has no <!-- generated:${marker} --> … <!-- /generated:${marker} --> section`);
     process.exit(1);
   }
-  const next = after.replace(pattern, () => renderSection(marker, topic));
-  if (next !== after) stale.push(marker);
-  after = next;
+  const after = before.replace(pattern, () => renderSection(marker, topic));
+  if (after !== before) {
+    stale.push(`${page} (${marker})`);
+    writes.push([page, after]);
+  }
 }
 if (process.argv.includes('--check')) {
   if (stale.length) {
-    console.error(`README.md is out of date with src/help/ (${stale.join(', ')}): run \`node scripts/gen-docs.mjs\``);
+    console.error(`out of date with src/help/: ${stale.join(', ')}: run \`node scripts/gen-docs.mjs\``);
     process.exit(1);
   }
-  console.log('README.md generated sections are current');
+  console.log("the manual's generated sections are current");
 } else {
-  if (after !== before) writeFileSync(README, after);
-  console.log(stale.length ? `README.md: rewrote ${stale.join(', ')}` : 'README.md: already current');
+  for (const [page, text] of writes) writeFileSync(`${root}${page}`, text);
+  console.log(stale.length ? `rewrote ${stale.join(', ')}` : "the manual's generated sections are already current");
 }

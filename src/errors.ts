@@ -1,6 +1,6 @@
 /**
  * Typed errors and the one place that maps them to exit codes.
- * The exit code table is a public contract (README "Exit codes"): keep it stable.
+ * The exit code table is a public contract (docs/exit-codes-and-errors.md): keep it stable.
  */
 export const EXIT = {
   ok: 0,

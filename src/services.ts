@@ -123,7 +123,7 @@ async function httpClientFor(
 /**
  * Test-only knobs (docs/development.md, "How the suite is kept fast"): a shorter rate window,
  * lock stale age or retry backoff, so the test suite need not wait out the real ones. Not user settings: not in
- * the README or `help environment`. A missing or unusable value leaves the real default.
+ * docs/environment.md or `help environment`. A missing or unusable value leaves the real default.
  */
 function testOnlyMs(raw: string | undefined): number | undefined {
   const ms = Number(raw);

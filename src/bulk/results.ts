@@ -33,7 +33,7 @@ export interface RowResult {
 
 /**
  * Exit code of a bulk run in which some rows failed or were invalid (the others may have
- * succeeded). A new entry of the public exit-code table (README "Exit codes"), beside
+ * succeeded). A new entry of the public exit-code table (docs/exit-codes-and-errors.md), beside
  * errors.ts's EXIT: 0 all rows done, 8 some rows failed.
  */
 export const EXIT_SOME_ROWS_FAILED = EXIT.someRowsFailed;

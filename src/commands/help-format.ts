@@ -36,7 +36,8 @@ export function rootHelp(): HelpConfiguration {
         '',
         'Learn more:',
         "  Use `schedctl <command> --help` (or `schedctl help <command>`) for a command's flags.",
-        '  Use `schedctl help <topic>` for a topic; the README has recipes for common tasks.',
+        '  Use `schedctl help <topic>` for a topic; the README has recipes for common tasks,',
+        '  and docs/README.md is the manual: every command, flag, variable and exit code.',
         '',
       ].join('\n');
     },

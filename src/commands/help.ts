@@ -1,7 +1,7 @@
 /**
  * `schedctl help [command...]`, like `gh help`: with no words the program's help, with a
  * command path that command's help (answered here, in the front, as fast as `--help`), with a
- * topic name the topic (printed by src/run/help.ts from src/help/, where the README's tables
+ * topic name the topic (printed by src/run/help.ts from src/help/, where the manual's tables
  * come from too). Replaces commander's implicit help command, which only knew one word.
  */
 import { Command } from 'commander';

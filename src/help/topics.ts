@@ -1,7 +1,7 @@
 /**
  * The help topics (`schedctl help <topic>`), in the order `schedctl help` lists them. Each is a
- * data file beside this one: scripts/gen-docs.mjs renders the same files into the README's
- * tables, so the CLI and the README say one thing. Edit the JSON, then run `npm run docs`.
+ * data file beside this one: scripts/gen-docs.mjs renders the same files into the manual's
+ * tables, so the CLI and the manual say one thing. Edit the JSON, then run `npm run docs`.
  */
 import environment from './environment.json' with { type: 'json' };
 import exitCodes from './exit-codes.json' with { type: 'json' };

@@ -1,7 +1,7 @@
 /**
  * The shape of a help topic. Topics are pure data (the JSON files beside this one), so that the front of the bundle
  * could print them without loading anything, and so that scripts/gen-docs.mjs renders the same
- * rows into the README. Text may hold `code` spans in backticks: the README keeps them, the
+ * rows into the manual (docs/). Text may hold `code` spans in backticks: the manual keeps them, the
  * terminal drops the backticks.
  */
 export interface TopicRow {
@@ -19,7 +19,7 @@ export interface HelpTopic {
   summary: string;
   /** Paragraphs printed before the rows. */
   intro: string[];
-  /** Column headings in the README table: two, or three when the rows have a `shape`. */
+  /** Column headings in the manual's table: two, or three when the rows have a `shape`. */
   columns: string[];
   rows: TopicRow[];
   /** Paragraphs printed after the rows. */

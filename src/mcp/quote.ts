@@ -4,7 +4,7 @@
  * titles, field labels, URLs, the API's error messages) is wrapped in «guillemets». Inside a
  * quoted span « and » never appear raw (they are written \u00ab and \u00bb), so the span cannot
  * be closed early; control and bidi characters are shown escaped (the CLI's sanitizer). The
- * server's instructions and the README tell clients what the delimiter means.
+ * server's instructions and the manual (docs/mcp.md) tell clients what the delimiter means.
  */
 import { sanitizeText } from '../ui/sanitize.js';
 

@@ -1,5 +1,5 @@
 /**
- * `schedctl help <topic>`: prints one topic of src/help/ (the same rows the README's generated
+ * `schedctl help <topic>`: prints one topic of src/help/ (the same rows the manual's generated
  * tables hold). Command help (`schedctl help route`) never gets here: the definition answers it
  * in the front (src/commands/help.ts).
  */
@@ -61,7 +61,7 @@ export function renderTopic(topic: HelpTopic): string {
   return `${out.join('\n').replace(/\n+$/, '')}\n`;
 }
 
-/** Backticks mark code in the README; on a terminal the words stand alone. */
+/** Backticks mark code in the manual; on a terminal the words stand alone. */
 function plain(text: string): string {
   return text.replace(/`/g, '');
 }

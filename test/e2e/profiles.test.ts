@@ -118,7 +118,7 @@ describe('profiles and the key store', () => {
     expect(unknown.stderr).toContain('unknown profile "gamma" (from --profile)');
   });
 
-  // The precedence, end to end (README "Profiles and keys"): what the user typed (--profile,
+  // The precedence, end to end (docs/profiles-and-keys.md): what the user typed (--profile,
   // --base-url) wins over the environment; the environment's key and URL win over a profile only
   // the environment (SCHEDCTL_PROFILE) or the default named.
   const PRECEDENCE: Array<{

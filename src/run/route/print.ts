@@ -8,7 +8,7 @@ import type { Ui } from '../../ui/ui.js';
 import { fireNotes } from '../trigger/print.js';
 import type { RouteRun } from './types.js';
 
-/** The one --json document (README "route --json"). */
+/** The one --json document (docs/route.md, "--json"). */
 export function routeDocument(r: RouteRun) {
   const x = r.result;
   const linkId =
