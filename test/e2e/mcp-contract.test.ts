@@ -528,25 +528,22 @@ describe('mcp: a pinned profile', () => {
     expect(r.stderr).not.toMatch(/does not pass it on/);
   });
 
-  // Needs issue 25's precedence (an explicit --profile wins over SCHEDCTL_API_KEY/SCHEDCTL_BASE_URL).
-  it.todo(
-    'a server started with --profile uses that profile even when the client passes the shell’s SCHEDCTL_API_KEY and SCHEDCTL_BASE_URL',
-    async () => {
-      const dir = tempDir();
-      const add = await runCli(['profile', 'add', 'work', '--key-stdin', '--base-url', t.sb.baseUrl], {
-        configDir: dir,
-        input: t.sb.keys.full,
-      });
-      expect(add.code, show(add)).toBe(0);
-      const s = await mcp({
-        configDir: dir,
-        args: ['--profile', 'work'],
-        env: { SCHEDCTL_API_KEY: t.sb.keys.revoked, SCHEDCTL_BASE_URL: 'http://127.0.0.1:9' },
-      });
-      ok(await s.call('list_triggers'));
-      expect(s.stderr()).toContain('profile "work"');
-    },
-  );
+  // Issue 25's precedence: an explicit --profile wins over SCHEDCTL_API_KEY/SCHEDCTL_BASE_URL.
+  it('a server started with --profile uses that profile even when the client passes the shell’s SCHEDCTL_API_KEY and SCHEDCTL_BASE_URL', async () => {
+    const dir = tempDir();
+    const add = await runCli(['profile', 'add', 'work', '--key-stdin', '--base-url', t.sb.baseUrl], {
+      configDir: dir,
+      input: t.sb.keys.full,
+    });
+    expect(add.code, show(add)).toBe(0);
+    const s = await mcp({
+      configDir: dir,
+      args: ['--profile', 'work'],
+      env: { SCHEDCTL_API_KEY: t.sb.keys.revoked, SCHEDCTL_BASE_URL: 'http://127.0.0.1:9' },
+    });
+    ok(await s.call('list_triggers'));
+    expect(s.stderr()).toContain('profile "work"');
+  });
 });
 
 describe('mcp: resources', () => {
