@@ -49,8 +49,9 @@ export function reuseWarning(r: RememberedOutcome, trigger: Trigger): string[] {
 
 /** The notes `trigger fire` and `route` share, worded once so the two commands say the same thing. */
 export const fireNotes = {
+  // The trigger name and run id are server text: one line, escaped (a line break in them cannot forge a line).
   firing: (triggerName: string, email: string, target: { profileName: string | undefined; baseUrl: string }) =>
-    `Firing "${triggerName}" for ${email} ${target.profileName ? `on profile "${target.profileName}"` : 'with SCHEDCTL_API_KEY'} at ${target.baseUrl}`,
+    `Firing "${sanitizeText(triggerName)}" for ${email} ${target.profileName ? `on profile "${target.profileName}"` : 'with SCHEDCTL_API_KEY'} at ${target.baseUrl}`,
   answersChanged: (email: string, executionId: string) =>
-    `the remembered outcome for ${email} (workflow run ${executionId}) was fired with other answers: firing anew (the earlier outcome will not be reused)`,
+    `the remembered outcome for ${email} (workflow run ${sanitizeText(executionId)}) was fired with other answers: firing anew (the earlier outcome will not be reused)`,
 };
