@@ -6,7 +6,8 @@
  * read-only or missing directory, and only the first write creates it (0700).
  */
 import { assertWritable } from './disk.js';
-import { JOURNAL_FILE, MEETINGS_FILE, OUTCOMES_FILE, PROFILES_FILE } from './files.js';
+import { ConfigFileStore } from './config-file.js';
+import { JOURNAL_FILE, MEETINGS_FILE, OUTCOMES_FILE } from './files.js';
 import { Journal } from './journal.js';
 import { holdLead, LEAD_WAIT_MS } from './lead-lock.js';
 import { JsonFile } from './json-file.js';
@@ -61,7 +62,7 @@ export function openState(dir: string, opts: StateOptions): State {
   };
   return {
     dir,
-    profiles: new Profiles(new JsonFile(dir, PROFILES_FILE, timing), opts.now),
+    profiles: new Profiles(new ConfigFileStore(dir, timing)),
     journal: new Journal(new JsonFile(dir, JOURNAL_FILE, timing), opts.now),
     outcomes: new Outcomes(new JsonFile(dir, OUTCOMES_FILE, timing), opts.now),
     meetings: new Meetings(new JsonFile(dir, MEETINGS_FILE, timing), opts.now),
