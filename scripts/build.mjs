@@ -34,6 +34,7 @@ const STUBS = [
   // conf's JSON Schema support (config.json is checked with zod instead): see the stub.
   { module: 'ajv/dist/2020.js', from: 'node_modules/conf/', stub: 'scripts/stubs/conf-no-ajv.mjs' },
   { module: 'ajv-formats', from: 'node_modules/conf/', stub: 'scripts/stubs/conf-no-ajv.mjs' },
+  { module: 'semver', from: 'node_modules/conf/', stub: 'scripts/stubs/conf-lazy-semver.cjs' },
   // Its signal listeners would change how schedctl answers Ctrl-C: see the stub.
   { module: 'when-exit', from: 'node_modules/atomically/', stub: 'scripts/stubs/when-exit-off.mjs' },
   {
