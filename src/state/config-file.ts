@@ -8,6 +8,7 @@
  * passes on with clearInvalidConfig off) and never reset.
  */
 import Conf, { type Options } from 'conf';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { CliError } from '../errors.js';
 import { ensureDir } from './disk.js';
@@ -20,15 +21,15 @@ import type { ConfigFile } from './schemas.js';
 /**
  * The format of config.json, conf's `projectVersion` (kept in the file at
  * `__internal__.migrations.version`). A change of the profile shape bumps it and adds a
- * migration below; reads do not migrate (they never write), so until a file's next change
- * they see it as it is: keep what a read needs readable from the older format too.
+ * migration below (conf runs those newer than the file's version, in order, on its next
+ * change). Reads do not migrate (they never write), so until a file's next change they see
+ * it as it is: keep what a read needs readable from the older format too.
  */
 export const CONFIG_FORMAT = '1.0.0';
-export const CONFIG_MIGRATIONS: NonNullable<Options<ConfigFile>['migrations']> = {
-  // Before 1.0.0 (no version: every file written before conf came back) `profiles` could be absent.
-  '1.0.0': (store) => {
-    if (store.get('profiles') === undefined) store.set('profiles', {});
-  },
+export type ConfigMigrations = NonNullable<Options<ConfigFile>['migrations']>;
+export const CONFIG_MIGRATIONS: ConfigMigrations = {
+  // 1.0.0 is what every schedctl before conf wrote: nothing to change, the version is recorded.
+  '1.0.0': () => {},
 };
 
 class ConfigConf extends Conf<ConfigFile> {}
@@ -42,6 +43,11 @@ export class ConfigFileStore {
   constructor(
     readonly dir: string,
     private readonly timing: LockTiming,
+    /** The format this schedctl writes and the migrations to it (tests pass a later one). */
+    private readonly format: { version: string; migrations: ConfigMigrations } = {
+      version: CONFIG_FORMAT,
+      migrations: CONFIG_MIGRATIONS,
+    },
   ) {
     this.path = join(dir, PROFILES_FILE.name);
   }
@@ -71,13 +77,20 @@ export class ConfigFileStore {
       // Read on its own first: a damaged file fails here, before conf may write a migration.
       const current = this.read();
       const version = formatOf(current);
+      const exists = existsSync(this.path);
       return writing(this.path, () => {
-        // A file from a newer schedctl is not migrated: conf would mark it with our older version.
-        const conf = this.open(version === undefined || older(version, CONFIG_FORMAT));
+        // conf migrates (and writes) as it opens: only a file that exists, so that a change
+        // that changes nothing creates nothing. A file from a newer schedctl is not migrated:
+        // conf would mark it with our older version.
+        const conf = this.open(exists && (version === undefined || older(version, this.format.version)));
         const data = withProfiles(conf.store);
         const before = JSON.stringify(data);
         const result = change(data);
-        if (JSON.stringify(data) !== before) conf.store = data;
+        if (JSON.stringify(data) === before) return result;
+        // A new file is at the current format: what conf records after running every
+        // migration on an empty store (each must leave an empty store as it is).
+        if (!exists) data.__internal__ = { migrations: { version: this.format.version } };
+        conf.store = data;
         return result;
       });
     });
@@ -89,13 +102,11 @@ export class ConfigFileStore {
       configName: 'config',
       fileExtension: 'json',
       configFileMode: 0o600,
-      clearInvalidConfig: false,
-      // Profile names are keys: a dot in one is not a path.
-      accessPropertiesByDotNotation: false,
+      // conf's clearInvalidConfig (off by default) would reset on a SyntaxError: the deserializer throws none.
       deserialize: (text) => parseStateText(text, PROFILES_FILE, this.path),
       // The layout schedctl has always written (conf's default indents with tabs).
       serialize: (data) => `${JSON.stringify(data, null, 2)}\n`,
-      ...(migrate ? { projectVersion: CONFIG_FORMAT, migrations: CONFIG_MIGRATIONS } : {}),
+      ...(migrate ? { projectVersion: this.format.version, migrations: this.format.migrations } : {}),
     });
   }
 }
@@ -109,11 +120,9 @@ export function formatOf(config: ConfigFile): string | undefined {
   return typeof migrations?.version === 'string' ? migrations.version : undefined;
 }
 
-/** `a` < `b`, both "x.y.z"; anything else is not older (not ours to migrate). */
-function older(a: string, b: string): boolean {
-  const parse = (v: string) => (/^\d+\.\d+\.\d+$/.test(v) ? v.split('.').map(Number) : undefined);
-  const [x, y] = [parse(a), parse(b)];
-  if (!x || !y) return false;
+/** `a` < `b`, both "x.y.z" (numerically); a version that is not, is not older (not ours to migrate). */
+export function older(a: string, b: string): boolean {
+  const [x, y] = [a, b].map((v) => v.split('.').map(Number)) as [number[], number[]];
   for (let i = 0; i < 3; i++) if (x[i] !== y[i]) return x[i]! < y[i]!;
   return false;
 }
