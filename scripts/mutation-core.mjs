@@ -18,6 +18,7 @@ const CORE = [
   'src/state/json-file.ts',
   'src/state/lock.ts',
   'src/state/profiles.ts',
+  'src/state/config-file.ts',
 ];
 const MIN_SCORE = 90;
 

@@ -214,6 +214,9 @@ describe('where conf is held to the state store', () => {
     expect(statSync(fileOf(dir)).mode & 0o777).toBe(0o600);
     expect(process.env.SNAP).toBe('/snap/code/1');
     expect(await state.profiles.names()).toEqual(['p']);
+    delete process.env.SNAP;
+    await state.profiles.set('q', profile);
+    expect('SNAP' in process.env).toBe(false);
   });
 
   it('is the only code that reads or writes config.json: no other source module opens the file', () => {
