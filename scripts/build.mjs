@@ -31,6 +31,12 @@ const STUBS = [
   { module: 'zod/v3', from: 'node_modules/@modelcontextprotocol/sdk/', stub: 'scripts/stubs/mcp-zod-v3.mjs' },
   // Its log would print the proxy URL with its password (DEBUG=https-proxy-agent): see the stub.
   { module: 'debug', from: 'node_modules/https-proxy-agent/', stub: 'scripts/stubs/debug-off.mjs' },
+  // conf's JSON Schema support (config.json is checked with zod instead): see the stub.
+  { module: 'ajv/dist/2020.js', from: 'node_modules/conf/', stub: 'scripts/stubs/conf-no-ajv.mjs' },
+  { module: 'ajv-formats', from: 'node_modules/conf/', stub: 'scripts/stubs/conf-no-ajv.mjs' },
+  { module: 'semver', from: 'node_modules/conf/', stub: 'scripts/stubs/conf-lazy-semver.cjs' },
+  // Its signal listeners would change how schedctl answers Ctrl-C: see the stub.
+  { module: 'when-exit', from: 'node_modules/atomically/', stub: 'scripts/stubs/when-exit-off.mjs' },
   {
     module: 'zod-to-json-schema',
     from: 'node_modules/@modelcontextprotocol/sdk/',

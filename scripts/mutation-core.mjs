@@ -18,6 +18,7 @@ const CORE = [
   'src/state/json-file.ts',
   'src/state/lock.ts',
   'src/state/profiles.ts',
+  'src/state/config-file.ts',
   // The lead ledger: what counts as the same workspace, lead and event, the rule, and the lead's record.
   'src/state/identity.ts',
   'src/domain/ledger.ts',

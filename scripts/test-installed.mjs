@@ -1,15 +1,39 @@
 // Runs the end-to-end suite against the package as users get it: `npm pack`, install the
 // tarball into an empty prefix (no dev dependencies, no sources), and point the tests'
-// CLI runner at the installed bin (SCHEDCTL_TEST_BIN). Usage: npm run test:installed
+// CLI runner at the installed bin (SCHEDCTL_TEST_BIN).
+// Usage: npm run test:installed [-- --node 24] [vitest arguments]
+// --node N runs the suite (and so every CLI it starts: the tests spawn process.execPath) on
+// Node N, taken from the npm registry's node-<platform>-<arch> package into the temporary
+// directory and put first on PATH; without it, on the Node running this script.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
+const args = process.argv.slice(2);
+const nodeAt = args.indexOf('--node');
+const nodeVersion = nodeAt >= 0 ? args.splice(nodeAt, 2)[1] : undefined;
+if (nodeAt >= 0 && !/^\d+$/.test(nodeVersion ?? '')) {
+  console.error('usage: test-installed.mjs [--node MAJOR] [vitest arguments]');
+  process.exit(2);
+}
+const npmInstall = (prefix, spec) =>
+  execFileSync('npm', ['install', '--prefix', prefix, '--no-audit', '--no-fund', '--no-save', spec], {
+    stdio: 'inherit',
+  });
+
 const work = mkdtempSync(join(tmpdir(), 'schedctl-installed-'));
 try {
+  let node = process.execPath;
+  if (nodeVersion) {
+    const pkg = `node-${process.platform}-${process.arch}`;
+    npmInstall(join(work, 'node'), `${pkg}@${nodeVersion}`);
+    node = join(work, 'node/node_modules', pkg, 'bin/node');
+    const version = execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
+    if (!version.startsWith(`v${nodeVersion}.`)) throw new Error(`${pkg}@${nodeVersion} runs ${version}`);
+  }
   const [packed] = JSON.parse(
     execFileSync('npm', ['pack', '--json', '--pack-destination', work], {
       cwd: root,
@@ -18,17 +42,21 @@ try {
     }),
   );
   const prefix = join(work, 'prefix');
-  execFileSync('npm', ['install', '--prefix', prefix, '--no-audit', '--no-fund', join(work, packed.filename)], {
-    stdio: 'inherit',
-  });
+  npmInstall(prefix, join(work, packed.filename));
   // The link npm puts on PATH (what `npx schedctl` runs), not the file behind it: the bin
   // must find package.json, bin/package.json and dist/ through that link.
   const bin = join(prefix, 'node_modules/.bin/schedctl');
-  console.log(`testing the installed package: ${bin}`);
-  const r = spawnSync('npx', ['vitest', 'run', 'test/e2e', ...process.argv.slice(2)], {
+  const version = execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
+  console.log(`testing the installed package on Node ${version}: ${bin}`);
+  const r = spawnSync(node, [join(root, 'node_modules/vitest/vitest.mjs'), 'run', 'test/e2e', ...args], {
     cwd: root,
     stdio: 'inherit',
-    env: { ...process.env, SCHEDCTL_TEST_BIN: bin },
+    env: {
+      ...process.env,
+      SCHEDCTL_TEST_BIN: bin,
+      // Anything started as plain `node` runs on the same Node as the suite.
+      PATH: `${dirname(node)}${delimiter}${process.env.PATH ?? ''}`,
+    },
   });
   process.exitCode = r.status ?? 1;
 } finally {

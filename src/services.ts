@@ -92,7 +92,13 @@ async function httpClientFor(
     ? (line: string) => io.stderr.write(`debug: ${sanitizeText(redact(line, ctx.secrets))}\n`)
     : undefined;
   if (proxy) debug?.(`through the proxy ${proxy.host}: no connection opened ahead`);
-  else void preconnect(to.baseUrl, debug);
+  else {
+    void preconnect(to.baseUrl, debug);
+    // Node 24 issues a connect on the next tick and may then load the HTTP layer without
+    // turning the event loop: one turn first, or the connection opened ahead only comes up
+    // after the first request (no overlap, and a booking's own connection would be the server's first).
+    await new Promise((resolve) => setImmediate(resolve));
+  }
   const { createHttpClient } = await import('./api/client.js');
   // One budget per key and base URL, shared by every schedctl process (0 turns it off).
   const rate = to.rate ?? DEFAULT_RATE;

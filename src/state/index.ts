@@ -6,8 +6,9 @@
  * read-only or missing directory, and only the first write creates it (0700).
  */
 import { assertWritable } from './disk.js';
+import { ConfigFileStore } from './config-file.js';
 import { EventAliases } from './events.js';
-import { EVENTS_FILE, FIRES_FILE, JOURNAL_FILE, MEETINGS_FILE, OUTCOMES_FILE, PROFILES_FILE } from './files.js';
+import { EVENTS_FILE, FIRES_FILE, JOURNAL_FILE, MEETINGS_FILE, OUTCOMES_FILE } from './files.js';
 import { Fires } from './fires.js';
 import { Journal } from './journal.js';
 import { holdLead, holdLock, LEAD_WAIT_MS, meetingLockFile, type HeldLock, type LockWait } from './lead-lock.js';
@@ -83,7 +84,7 @@ export function openState(dir: string, opts: StateOptions): State {
   const leadTiming = { ...timing, waitMs: opts.leadWaitMs ?? LEAD_WAIT_MS };
   const state: State = {
     dir,
-    profiles: new Profiles(new JsonFile(dir, PROFILES_FILE, timing), opts.now),
+    profiles: new Profiles(new ConfigFileStore(dir, timing)),
     journal: new Journal(new JsonFile(dir, JOURNAL_FILE, timing), opts.now),
     outcomes: new Outcomes(new JsonFile(dir, OUTCOMES_FILE, timing), opts.now),
     meetings: new Meetings(new JsonFile(dir, MEETINGS_FILE, timing), opts.now),

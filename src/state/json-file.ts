@@ -44,23 +44,7 @@ export class JsonFile<T> {
       if (errnoCode(error) === 'ENOENT' || errnoCode(error) === 'ENOTDIR') return this.kind.empty();
       throw this.unreadable(describeOsError(error));
     }
-    // An empty file is what a crash of a non-atomic writer (or a full disk) leaves behind.
-    if (text.trim() === '') throw this.unreadable('it is empty');
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      // Not the parser's message: it quotes the text around the fault, which may be an API key.
-      throw this.unreadable('not JSON, maybe cut off');
-    }
-    if (this.kind.isPlain?.(json)) return json;
-    const parsed = this.kind.schema().safeParse(json);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      const where = issue?.path.length ? `at ${issue.path.map(String).join('.')}: ` : '';
-      throw this.unreadable(`unexpected content ${where}${issue?.message ?? 'wrong shape'}`);
-    }
-    return parsed.data;
+    return parseStateText(text, this.kind, this.path);
   }
 
   /**
@@ -82,6 +66,31 @@ export class JsonFile<T> {
   private unreadable(reason: string): StateFileError {
     return new StateFileError(this.path, this.kind.what, reason);
   }
+}
+
+/**
+ * The content of a state file from its text: validated, or StateFileError saying why not
+ * (the text itself is never quoted: it may hold an API key). Shared with config-file.ts.
+ */
+export function parseStateText<T>(text: string, kind: FileKind<T>, path: string): T {
+  const unreadable = (reason: string) => new StateFileError(path, kind.what, reason);
+  // An empty file is what a crash of a non-atomic writer (or a full disk) leaves behind.
+  if (text.trim() === '') throw unreadable('it is empty');
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    // Not the parser's message: it quotes the text around the fault, which may be an API key.
+    throw unreadable('not JSON, maybe cut off');
+  }
+  if (kind.isPlain?.(json)) return json;
+  const parsed = kind.schema().safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue?.path.length ? `at ${issue.path.map(String).join('.')}: ` : '';
+    throw unreadable(`unexpected content ${where}${issue?.message ?? 'wrong shape'}`);
+  }
+  return parsed.data;
 }
 
 /** The base of each store of the state: its one file, and the clock of the timestamps it writes. */

@@ -1,12 +1,12 @@
 /**
- * Profiles (`config.json`, the shape `conf` wrote: `{defaultProfile?, profiles: {name: {baseUrl, apiKey}}}`).
- * Each change is one locked read-modify-write, so parallel `profile add`s all land.
+ * Profiles (`config.json`: `{defaultProfile?, profiles: {name: {baseUrl, apiKey, rate?}}}`, kept by
+ * conf in config-file.ts). Each change is one locked read-modify-write, so parallel `profile add`s all land.
  */
 import { statSync } from 'node:fs';
 import { UsageError } from '../errors.js';
-import { FileStore } from './json-file.js';
+import type { ConfigFileStore } from './config-file.js';
 import { own, put } from './records.js';
-import type { ConfigFile, Profile } from './schemas.js';
+import type { Profile } from './schemas.js';
 
 export type { Profile };
 export interface ProfileListing {
@@ -15,7 +15,13 @@ export interface ProfileListing {
   isDefault: boolean;
 }
 
-export class Profiles extends FileStore<ConfigFile> {
+export class Profiles {
+  constructor(private readonly file: ConfigFileStore) {}
+
+  get path(): string {
+    return this.file.path;
+  }
+
   /** The default name and all profiles from one read (what resolving the target needs). */
   async snapshot(): Promise<{ defaultProfile: string | undefined; profiles: Record<string, Profile> }> {
     const { defaultProfile, profiles } = this.file.read();

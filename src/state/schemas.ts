@@ -23,12 +23,18 @@ const profileShape = () => ({
   workspace: z.optional(z.string()),
 });
 export type Profile = Plain<ReturnType<typeof profileShape>>;
-export type ConfigFile = { defaultProfile?: string; profiles: Record<string, Profile> };
+/** `__internal__` is conf's (config-file.ts): the format version its migrations ran to, at `migrations.version`. */
+export type ConfigFile = {
+  defaultProfile?: string;
+  profiles: Record<string, Profile>;
+  __internal__?: Record<string, unknown>;
+};
 export const configSchema = once(() =>
   z.pipe(
     z.looseObject({
       defaultProfile: z.optional(z.string()),
       profiles: z.optional(z.record(z.string(), z.looseObject(profileShape()))),
+      __internal__: z.optional(z.record(z.string(), z.unknown())),
     }),
     z.transform((c) => ({ ...c, profiles: c.profiles ?? {} }) as ConfigFile),
   ),
@@ -50,7 +56,8 @@ export const isPlainConfig = (json: unknown): json is ConfigFile =>
   isRecord(json) &&
   (json.defaultProfile === undefined || typeof json.defaultProfile === 'string') &&
   isRecord(json.profiles) &&
-  Object.values(json.profiles).every(isPlainProfile);
+  Object.values(json.profiles).every(isPlainProfile) &&
+  (json.__internal__ === undefined || isRecord(json.__internal__));
 
 export const JOURNAL_OUTCOMES = ['unknown', 'booked', 'already_booked'] as const;
 const entryShape = () => ({

@@ -27,6 +27,7 @@ const HEAVY = [
   'chrono-node',
   '@modelcontextprotocol',
   'proper-lockfile',
+  'conf',
 ];
 
 interface Meta {
@@ -139,6 +140,14 @@ describe('cold start', () => {
         `${file} holds classic zod outside the MCP server`,
       ).toBe(true);
     }
+  });
+
+  it("bundles conf without its JSON Schema validator (ajv) or atomically's signal listeners (when-exit)", () => {
+    const meta = JSON.parse(readFileSync(join(root, 'dist/meta.json'), 'utf8')) as Meta;
+    const inputs = Object.values(meta.outputs).flatMap((o) => Object.keys(o.inputs));
+    expect(inputs.some((i) => i.includes('node_modules/conf/'))).toBe(true);
+    // config.json is checked with zod (src/state/config-file.ts); the MCP SDK's ajv is stubbed too.
+    expect(inputs.filter((i) => /node_modules\/(ajv|ajv-formats|when-exit)\//.test(i))).toEqual([]);
   });
 
   it('a request over http:// loads neither TLS, the sandbox nor the proxy agent', async () => {

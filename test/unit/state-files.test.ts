@@ -12,6 +12,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { CONFIG_FORMAT } from '../../src/state/config-file.js';
 import { openState, StateFileError, StateLockError, StateWriteError, type State } from '../../src/state/index.js';
 
 const NOW = new Date('2031-03-01T12:00:00.000Z');
@@ -134,7 +135,11 @@ describe('unreadable state files', () => {
     expect(await state.profiles.get('old')).toMatchObject(profile);
     await state.profiles.set('new', { ...profile, rate: 10 });
     const after = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'));
-    expect(after).toEqual({ ...legacy, profiles: { ...legacy.profiles, new: { ...profile, rate: 10 } } });
+    expect(after).toEqual({
+      ...legacy,
+      __internal__: { ...legacy.__internal__, migrations: { version: CONFIG_FORMAT } }, // conf's record of the format
+      profiles: { ...legacy.profiles, new: { ...profile, rate: 10 } },
+    });
   });
 });
 

@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { CONFIG_FORMAT } from '../../src/state/config-file.js';
 import { openState, type State } from '../../src/state/index.js';
 
 const p = (n: number) => ({ baseUrl: `https://api${n}.example.com`, apiKey: `sk_${n}` });
@@ -45,6 +46,7 @@ describe('profiles', () => {
     expect(await state.profiles.get('constructor')).toEqual(p(1));
     await expect(state.profiles.set('__proto__', p(2))).rejects.toMatchObject({ code: 'USAGE' });
     expect(JSON.parse(readFileSync(state.profiles.path, 'utf8'))).toEqual({
+      __internal__: { migrations: { version: CONFIG_FORMAT } }, // conf's record of the file's format
       defaultProfile: 'constructor',
       profiles: { constructor: p(1) },
     });
