@@ -25,6 +25,10 @@ export default {
   appendPlugins: ['./test/setup/stryker-equivalent.mjs'],
   ignorers: ['schedctl-equivalent'],
   coverageAnalysis: 'perTest',
+  // Static mutants (module-level code: constant tables, patterns) run every unit test each: 286 of
+  // them (8% of the mutants) took ~68% of the run, past CI's budget, once the time grammar's
+  // tables arrived. They are reported as Ignored; the per-test mutants are what the scores count.
+  ignoreStatic: true,
   concurrency: 2,
   reporters: ['html', 'json', 'clear-text', 'progress'],
   htmlReporter: { fileName: 'reports/mutation/index.html' },
