@@ -35,25 +35,6 @@ export async function withLock<T>(file: string, timing: LockTiming, critical: ()
   }
 }
 
-/**
- * Runs `work` (asynchronous: it may wait for the network) while holding the lock on `file`;
- * proper-lockfile refreshes it meanwhile, so it is not taken for a dead process's. Waits
- * `waitMs` for another holder, then fails with what `onTimeout` makes.
- */
-export async function withHeldLock<T>(
-  file: string,
-  timing: LockTiming,
-  onTimeout: () => Error,
-  work: () => Promise<T>,
-): Promise<T> {
-  const release = await acquire(file, timing, onTimeout);
-  try {
-    return await work();
-  } finally {
-    await release().catch(() => {});
-  }
-}
-
 async function acquire(file: string, timing: LockTiming, onTimeout: () => Error): Promise<() => Promise<void>> {
   const { lock } = await loadLockfile();
   const options: LockOptions = {
