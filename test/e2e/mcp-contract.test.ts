@@ -245,11 +245,13 @@ describe('mcp: hints and text speak tools, and carry the data they refer to', ()
     const routed = ok(
       await s.call('route_lead', { trigger: TRIGGER, email: 'grace@acme.example', fields: FIELDS, slot: 'first' }),
     );
+    // Another time than the lead's meeting (the same time again would be the same booking: already_booked).
+    const otherTime = (found.doc.slots as string[]).find((x) => Date.parse(x) !== Date.parse(routed.doc.meeting.date));
     const other = await s.call('route_lead', {
       trigger: TRIGGER,
       email: 'grace@acme.example',
       fields: FIELDS,
-      slot: found.doc.slots[5],
+      slot: otherTime,
     });
     expect(other.doc?.error?.code, shown(other)).toBe('LEAD_HAS_MEETING');
     expect(other.text).toContain(`meeting_id ${routed.doc.meeting.id}`);

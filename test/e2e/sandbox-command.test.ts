@@ -67,9 +67,13 @@ describe('schedctl sandbox', () => {
       .split('\n')
       .slice(1)
       .filter((l) => l.startsWith('  '));
-    expect(tryLines[0]).toBe(`  node ${relative(process.cwd(), BIN)} --profile sbx triggers ls`);
+    // Installed (npm run test:installed), schedctl is on PATH as `schedctl`: the banner says so.
+    const installed = /[\\/]node_modules[\\/]/.test(BIN);
+    const runAs = installed ? 'schedctl' : `node ${relative(process.cwd(), BIN)}`;
+    expect(tryLines[0]).toBe(`  ${runAs} --profile sbx triggers ls`);
     expect(out.slice(out.indexOf('Try it:'))).not.toContain('SCHEDCTL_API_KEY');
-    const tried = spawnSync('sh', ['-c', tryLines[0]!.trim()], { env: baseEnv(configDir), encoding: 'utf8' });
+    const line = installed ? tryLines[0]!.trim().replace(/^schedctl/, `node ${BIN}`) : tryLines[0]!.trim();
+    const tried = spawnSync('sh', ['-c', line], { env: baseEnv(configDir), encoding: 'utf8' });
     expect(tried.status, tried.stderr).toBe(0);
     expect(tried.stdout).toContain('Inbound demo request');
     const ls = await runCli(['profile', 'ls', '--json'], { configDir });
