@@ -25,6 +25,7 @@ async function meetingsOf(email: string) {
   return (await t.sb.state()).meetings.filter((m) => m.personEmail === email);
 }
 
+/** Free times from now on; tests book from the second one, never seconds away (it could slip into the past). */
 async function freshSlots(event: string): Promise<{ reservationId: string; eventId: string; slots: string[] }> {
   const r = await cli(['slots', event, '--json', '--days', '14']);
   expect(r.code, show(r)).toBe(0);
@@ -46,7 +47,7 @@ describe('1. the two-step flow (trigger fire, slots, book --execution), then rou
     expect(fired.code, show(fired)).toBe(0);
     const { executionId, outcome } = fired.json();
     const s = await freshSlots(outcome.schedulingLinkId);
-    const booked = await book(outcome.schedulingLinkId, s.slots[0]!, s.reservationId, email, [
+    const booked = await book(outcome.schedulingLinkId, s.slots[1]!, s.reservationId, email, [
       '--execution',
       executionId,
     ]);
@@ -69,7 +70,7 @@ describe('2. a lost answer, then anything that is not the identical command', ()
     const email = 'lost@acme.example';
     await t.sb.fault({ method: 'POST', path: BOOK_PATH, fault: 'drop-after-commit' });
     const s = await freshSlots('intro-call');
-    const first = await book('intro-call', s.slots[0]!, s.reservationId, email);
+    const first = await book('intro-call', s.slots[1]!, s.reservationId, email);
     expect(first.code, show(first)).toBe(7);
     expect(await meetingsOf(email)).toHaveLength(1);
 
@@ -109,7 +110,7 @@ describe('2. a lost answer, then anything that is not the identical command', ()
     expect(await meetingsOf(email)).toHaveLength(1);
 
     // The identical command again resolves it (the reservation is spent: the meeting exists).
-    const same = await book('intro-call', s.slots[0]!, s.reservationId, email);
+    const same = await book('intro-call', s.slots[1]!, s.reservationId, email);
     expect(same.code, show(same)).toBe(0);
     expect(same.json()).toMatchObject({ status: 'already_booked', code: 'RESERVATION_USED' });
     // Known to exist now: another booking is refused as a meeting, and --rebook books a second one.
@@ -126,9 +127,9 @@ describe('3. the same event under another name', () => {
   it("book intro-call, then book <intro-call's uuid> at the same time answers already_booked; another time is refused", async () => {
     const email = 'alias@acme.example';
     const s = await freshSlots('intro-call');
-    expect((await book('intro-call', s.slots[0]!, s.reservationId, email)).code).toBe(0);
+    expect((await book('intro-call', s.slots[1]!, s.reservationId, email)).code).toBe(0);
     const s2 = await freshSlots(s.eventId);
-    const byId = await book(s.eventId, s.slots[0]!, s2.reservationId, email);
+    const byId = await book(s.eventId, s.slots[1]!, s2.reservationId, email);
     expect(byId.code, show(byId)).toBe(0);
     expect(byId.json()).toMatchObject({ status: 'already_booked', code: 'ON_RECORD' });
     const later = await book(s.eventId, s2.slots[2]!, s2.reservationId, email);
@@ -143,7 +144,7 @@ describe('3. the same event under another name', () => {
       const s3 = await freshSlots('intro-call');
       const same = await mcp.call('book_meeting', {
         event: s.eventId.toUpperCase(),
-        start: s.slots[0]!,
+        start: s.slots[1]!,
         reservation_id: s3.reservationId,
         email: email.toUpperCase(),
       });
@@ -195,7 +196,7 @@ describe('4. the same workspace under another name', () => {
     const email = 'profiles@acme.example';
     const s = await freshSlots('intro-call');
     const a = await runCli(
-      [...bookSlotArgs('intro-call', s.slots[0]!, s.reservationId, email), '--json', '-p', 'alpha'],
+      [...bookSlotArgs('intro-call', s.slots[1]!, s.reservationId, email), '--json', '-p', 'alpha'],
       {
         configDir: dir,
         env,
@@ -277,20 +278,20 @@ describe('6. a 500, later read as a booking', () => {
     const email = 'five-hundred@acme.example';
     await t.sb.fault({ method: 'POST', path: BOOK_PATH, fault: 'status', status: 500 });
     const s = await freshSlots('intro-call');
-    const first = await book('intro-call', s.slots[0]!, s.reservationId, email);
+    const first = await book('intro-call', s.slots[1]!, s.reservationId, email);
     expect(first.code, show(first)).toBe(7);
     await t.sb.advance(HOLD_SECONDS + 5);
-    const retry = await book('intro-call', s.slots[0]!, s.reservationId, email);
+    const retry = await book('intro-call', s.slots[1]!, s.reservationId, email);
     expect(retry.code, show(retry)).toBe(7);
     expect(retry.stdout + retry.stderr).not.toMatch(/already.booked/i);
     expect(retry.json().error.message).toContain('whether it booked a meeting is unknown');
     expect(await meetingsOf(email)).toHaveLength(0);
     // Still blocking: a new booking of the lead is refused until rebook says otherwise (with a warning).
     const s2 = await freshSlots('intro-call');
-    const other = await book('intro-call', s2.slots[1]!, s2.reservationId, email);
+    const other = await book('intro-call', s2.slots[2]!, s2.reservationId, email);
     expect(other.code, show(other)).toBe(5);
     expect(other.json().error).toMatchObject({ code: 'LEAD_OUTCOME_UNKNOWN' });
-    const rebooked = await book('intro-call', s2.slots[1]!, s2.reservationId, email, ['--rebook']);
+    const rebooked = await book('intro-call', s2.slots[2]!, s2.reservationId, email, ['--rebook']);
     expect(rebooked.code, show(rebooked)).toBe(0);
     expect(rebooked.stderr).toContain('a meeting may already exist');
     expect(await meetingsOf(email)).toHaveLength(1);
@@ -302,7 +303,7 @@ describe('7. parallel reschedules of one meeting', () => {
     const email = 'moves@acme.example';
     // One host (the event's only one): every time it offers is free for the meeting's host.
     const s = await freshSlots('quarterly-review');
-    const booked = await book('quarterly-review', s.slots[0]!, s.reservationId, email);
+    const booked = await book('quarterly-review', s.slots[1]!, s.reservationId, email);
     expect(booked.code, show(booked)).toBe(0);
     const id = booked.json().id as string;
     const targets = [s.slots[3]!, s.slots[6]!, s.slots[9]!, s.slots[12]!];

@@ -75,7 +75,9 @@ const bookRequests = async () => (await state()).requests.filter((q) => q.method
 
 async function sandboxSlots(event: string): Promise<{ reservationId: string; slots: string[]; expiresAt: string }> {
   const { now } = (await (await fetch(`${t.sb.baseUrl}/_sandbox/clock`)).json()) as { now: string };
-  const start = new Date(now);
+  // An hour ahead: the first time offered is never seconds away, so it cannot slip into the past
+  // (NO_HOST_AVAILABLE) between a test's first run and its re-run.
+  const start = new Date(Date.parse(now) + 3_600_000);
   const res = await fetch(`${t.sb.baseUrl}/v1/scheduling/events/${event}/slots`, {
     method: 'POST',
     headers: { authorization: `Bearer ${t.sb.keys.full}`, 'content-type': 'application/json' },
