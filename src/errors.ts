@@ -12,6 +12,7 @@ export const EXIT = {
   rateLimited: 6,
   outcomeUnknown: 7,
   someRowsFailed: 8,
+  stateUnavailable: 9,
   cancelled: 130,
 } as const;
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];

@@ -8,13 +8,15 @@
  */
 import type { HttpClient } from './api/client.js';
 import { createApi, type Api } from './api/endpoints.js';
-import { createRateBudget } from './api/rate-budget.js';
+import { budgetId, createRateBudget } from './api/rate-budget.js';
 import { nodeFetch, preconnect, proxyFor, proxySecrets } from './api/transport.js';
 import { redact } from './config/mask.js';
-import { resolveTarget, type Target } from './config/target.js';
+import { resolveProfileName, resolveTarget, type Target } from './config/target.js';
 import type { Context } from './context.js';
 import { UsageError } from './errors.js';
-import { openState, type State } from './state/index.js';
+import { openState, type Profile, type State } from './state/index.js';
+import type { PostgresBackend } from './state/postgres/backend.js';
+import { checkStateUrl } from './state/postgres/url.js';
 import { sanitizeText } from './ui/sanitize.js';
 import { createUi } from './ui/ui.js';
 
@@ -25,10 +27,41 @@ export const DEFAULT_TIMEOUT_SECONDS = 30;
 const DEFAULT_RATE = 30;
 
 export function openStateOf(ctx: Context): State {
-  return openState(ctx.configDir(), {
+  const state: State = openState(ctx.configDir(), {
     now: () => ctx.clock.now(),
     staleMs: testOnlyMs(ctx.env.SCHEDCTL_TEST_LOCK_STALE_MS),
+    stateUrl: async () => stateUrlFrom(ctx, await state.profiles.snapshot()),
+    warn: (line) => ctx.io.stderr.write(`${sanitizeText(line)}\n`),
   });
+  return state;
+}
+
+/**
+ * The team state's URL, by the rule of the base URL (config/target.ts): --profile's >
+ * SCHEDCTL_STATE_URL > the profile's (SCHEDCTL_PROFILE or the default) > none (this machine's
+ * files). SCHEDCTL_STATE_URL=local forces this machine's files.
+ */
+export function stateUrlFrom(
+  ctx: Pick<Context, 'env' | 'globals'>,
+  snapshot: { defaultProfile?: string | undefined; profiles: Record<string, Profile> },
+): string | undefined {
+  const name = resolveProfileName({
+    flagProfile: ctx.globals.profile,
+    env: ctx.env,
+    defaultProfile: snapshot.defaultProfile,
+    profiles: snapshot.profiles,
+  });
+  const profile = name ? snapshot.profiles[name] : undefined;
+  const env = ctx.env.SCHEDCTL_STATE_URL || undefined;
+  const fromProfile = profile?.state ? ([profile.state, `profile "${name}"'s state`] as const) : undefined;
+  const [url, source] =
+    ctx.globals.profile !== undefined && fromProfile
+      ? fromProfile
+      : env !== undefined
+        ? ([env, 'SCHEDCTL_STATE_URL'] as const)
+        : (fromProfile ?? [undefined, '']);
+  if (url === undefined || url === 'local') return undefined;
+  return checkStateUrl(url, source);
 }
 
 /** The global --timeout / SCHEDCTL_TIMEOUT in milliseconds; a bad value is a usage error naming its source. */
@@ -102,9 +135,11 @@ async function httpClientFor(
   const { createHttpClient } = await import('./api/client.js');
   // One budget per key and base URL, shared by every schedctl process (0 turns it off).
   const rate = to.rate ?? DEFAULT_RATE;
+  const store = rate > 0 ? await sharedBudgetStore(ctx, to) : undefined;
   const budget =
     rate > 0
       ? createRateBudget({
+          ...(store ? { store } : {}),
           dir: ctx.configDir(),
           baseUrl: to.baseUrl,
           apiKey: to.apiKey,
@@ -124,6 +159,14 @@ async function httpClientFor(
     fetch: nodeFetch,
     testRetryBaseMs: testOnlyMs(ctx.env.SCHEDCTL_TEST_RETRY_BASE_MS),
   });
+}
+
+/** With a team state, the key's budget is the one every machine draws from; without, undefined (the config directory's). */
+async function sharedBudgetStore(ctx: Context, to: { baseUrl: string; apiKey: string }) {
+  const backend = await (await ctx.state()).backend();
+  if (backend.kind !== 'postgres') return undefined;
+  const { pgBudgetStore } = await import('./state/postgres/rate-budget.js');
+  return pgBudgetStore(backend as PostgresBackend, budgetId(to.baseUrl, to.apiKey), Date.now);
 }
 
 /**

@@ -43,6 +43,21 @@ export interface RateBudgetOptions {
   sleep?: (ms: number) => Promise<void>;
   /** Lock timing (tests): a lock older than staleMs is taken over. */
   lockStaleMs?: number;
+  /**
+   * Where the budget is kept, when not in the config directory: the team state's database
+   * (state/postgres/rate-budget.ts), so that every machine on the key draws from one budget.
+   */
+  store?: BudgetStore;
+}
+
+/**
+ * One locked read-modify-write of the budget; `change` gets the current instant of the store's
+ * clock (a shared store uses one clock for every machine). Never fails: a store that cannot be
+ * used counts this process's requests only.
+ */
+export interface BudgetStore {
+  readonly where: string;
+  update<T>(change: (state: BudgetState, t: number) => T, debug: ((line: string) => void) | undefined): Promise<T>;
 }
 
 export interface DrawOptions {
@@ -118,18 +133,17 @@ export function createRateBudget(options: RateBudgetOptions): RateBudget {
   const span = windowMs + (options.marginMs ?? 1000);
   const now = options.now ?? Date.now;
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
-  const file = budgetFile(options.dir, options.baseUrl, options.apiKey);
+  const file = options.store?.where ?? budgetFile(options.dir, options.baseUrl, options.apiKey);
   // A lock is held for microseconds, so only a dead or badly stalled holder makes it stale;
   // 5 s rather than the 2 s floor, so a process stalled between taking the lock and using it
   // is not overtaken (an overdraw), at the cost of a 5 s wait after a crash inside the lock.
-  const store = fileStore(file, options.lockStaleMs ?? 5000);
+  const store = options.store ?? fileStore(file, options.lockStaleMs ?? 5000, now);
 
   async function draw(opts: DrawOptions = {}): Promise<number> {
     let waited = 0;
     for (;;) {
       const outcome = await store.update(
-        (state): { drawn: number; used: number } | { drawn?: undefined; waitMs: number; used: number } => {
-          const t = now();
+        (state, t): { drawn: number; used: number } | { drawn?: undefined; waitMs: number; used: number } => {
           prune(state, t);
           const blockedMs = (state.blockedUntil ?? 0) - t;
           const full = state.sent.length >= limit;
@@ -161,8 +175,7 @@ export function createRateBudget(options: RateBudgetOptions): RateBudget {
 
   async function recordRetryAfter(seconds: number, opts: Pick<DrawOptions, 'debug'> = {}): Promise<void> {
     if (!Number.isFinite(seconds) || seconds <= 0) return;
-    await store.update((state) => {
-      const t = now();
+    await store.update((state, t) => {
       prune(state, t);
       state.blockedUntil = Math.max(state.blockedUntil ?? 0, t + Math.min(seconds * 1000, MAX_BLOCK_MS));
     }, opts.debug);
@@ -184,16 +197,19 @@ export function createRateBudget(options: RateBudgetOptions): RateBudget {
  * missing-permission directory, a lock that cannot be made), it switches for good to a state
  * in memory: this process's own requests still count, and nothing fails.
  */
-function fileStore(file: string, staleMs: number) {
+function fileStore(file: string, staleMs: number, now: () => number): BudgetStore {
   let memory: BudgetState = { sent: [] };
   let degraded = false;
 
-  async function update<T>(change: (state: BudgetState) => T, debug: ((line: string) => void) | undefined): Promise<T> {
+  async function update<T>(
+    change: (state: BudgetState, t: number) => T,
+    debug: ((line: string) => void) | undefined,
+  ): Promise<T> {
     if (!degraded) {
       try {
         return await withFileLock(file, staleMs, () => {
           const state = readState(file);
-          const result = change(state);
+          const result = change(state, now());
           writeState(file, state);
           memory = { ...state, sent: [...state.sent] };
           return result;
@@ -205,9 +221,9 @@ function fileStore(file: string, staleMs: number) {
         );
       }
     }
-    return change(memory);
+    return change(memory, now());
   }
-  return { update };
+  return { where: file, update };
 }
 
 function readState(file: string): BudgetState {

@@ -16,12 +16,23 @@ export function withSendHook<T>(hook: SendHook | undefined, fn: () => Promise<T>
   return hook ? current.run({ hook, called: false }, fn) : fn();
 }
 
-/** Called by a transport right before it writes a request; a no-op outside `withSendHook` and after the first call. */
+let unrepeatableSent = false;
+
+/**
+ * Has this process sent a request that must not be repeated (a booking, a fire, a move)? From
+ * then on, what the team state fails to save is kept on this machine rather than lost
+ * (state/postgres/spool.ts); before it, such a failure refuses the command instead.
+ */
+export const hasSentUnrepeatable = (): boolean => unrepeatableSent;
+
+/** Called by a transport right before it writes a request; the hook runs only inside `withSendHook`, and once. */
 export async function beforeSend(): Promise<void> {
   const slot = current.getStore();
-  if (!slot || slot.called) return;
-  slot.called = true;
-  await slot.hook();
+  if (slot && !slot.called) {
+    slot.called = true;
+    await slot.hook();
+  }
+  if (isUnrepeatable()) unrepeatableSent = true;
 }
 
 const unrepeatable = new AsyncLocalStorage<true>();

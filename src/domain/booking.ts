@@ -53,7 +53,7 @@ export interface BookDeps {
    * Right before the booking's bytes leave: throws when this run no longer holds the lead's
    * lock (taken over while it waited), so that nothing is sent.
    */
-  assertHeld?: (() => void) | undefined;
+  assertHeld?: (() => void | Promise<void>) | undefined;
   /** Learns which eventId the event argument names (the ledger's event aliases). */
   learnEvent?: ((event: string, eventId: string) => Promise<unknown>) | undefined;
 }
@@ -99,7 +99,7 @@ export async function bookSlot(deps: BookDeps, request: BookRequest): Promise<Bo
   try {
     meeting = await api.book(request, {
       beforeSend: async () => {
-        deps.assertHeld?.();
+        await deps.assertHeld?.();
         await journal.markSent(attempt.id);
         sent = true;
       },

@@ -157,7 +157,7 @@ export async function bookMeeting(
   const target = await ctx.target();
   const state = await ctx.state();
   // The attempt is journaled before it is sent: refuse before any request when it cannot be.
-  state.assertWritable();
+  await state.assertWritable();
   const scope = await workspaceOf(ctx);
   // Checking the record and booking run as the only schedctl booking this lead (state/lead-lock.ts):
   // a parallel run for the same lead waits, then finds this one's meeting on record.

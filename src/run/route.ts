@@ -83,7 +83,7 @@ export interface RouteParsedOptions {
 export async function routeParsed(ctx: Context, parsed: ParsedRouteOptions, o: RouteParsedOptions): Promise<RouteRun> {
   const [api, state] = await Promise.all([ctx.api(), ctx.state()]);
   // Outcomes, attempts and meetings are written along the way: refuse before any request when they cannot be.
-  state.assertWritable();
+  await state.assertWritable();
   const scope = await workspaceOf(ctx);
   let requests = 0;
   const counted =

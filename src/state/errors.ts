@@ -71,13 +71,15 @@ interface HolderInfo {
 
 /** Another schedctl run kept booking the same lead past the wait (state/lead-lock.ts). */
 export class LeadBusyError extends CliError {
-  constructor(label: string, lockDir: string, waitMs: number, owner?: HolderInfo) {
+  /** `release`: a lock directory to remove, or (team state) the command that releases the lock. */
+  constructor(label: string, release: string | { command: string }, waitMs: number, owner?: HolderInfo) {
+    const last = typeof release === 'string' ? `remove ${release}` : `run ${release.command}`;
     super(
       'LEAD_BUSY',
       `another schedctl run has been booking ${label} for over ${Math.round(waitMs / 1000)} s: ${describeHolder(owner)}; nothing was sent`,
       EXIT.conflict,
       {
-        hint: `run this again once it has finished (it will find that booking on record); if that run is stuck, end it${owner ? ` (kill ${owner.pid} on ${owner.host})` : ''} and its lock is taken over at once; if it is gone for good, remove ${lockDir}`,
+        hint: `run this again once it has finished (it will find that booking on record); if that run is stuck, end it${owner ? ` (kill ${owner.pid} on ${owner.host})` : ''} and its lock is taken over at once; if it is gone for good, ${last}`,
       },
     );
   }
@@ -110,4 +112,24 @@ export function describeOsError(error: unknown): string {
 
 function oneLine(text: string): string {
   return text.replace(/\s+/g, ' ').trim();
+}
+
+/**
+ * The team state (PostgreSQL) cannot be used: unreachable, refusing, or its schema is not one
+ * this schedctl can write. A command that would book, move or fire sends nothing. `where` is
+ * the state URL without its password.
+ */
+export class StateUnavailableError extends CliError {
+  constructor(where: string, reason: string, hint?: string) {
+    super(
+      'STATE_UNAVAILABLE',
+      `the team state at ${where} cannot be used (${oneLine(reason)}); nothing was sent`,
+      EXIT.stateUnavailable,
+      {
+        hint:
+          hint ??
+          "check that the database is up and reachable (psql with the same settings), or unset SCHEDCTL_STATE_URL to work with this machine's state only",
+      },
+    );
+  }
 }

@@ -13,7 +13,7 @@ export class EventAliases extends FileStore<EventsFile> {
   async of(scope: string): Promise<Record<string, string>> {
     const prefix = `${scope} `;
     const out: Record<string, string> = {};
-    for (const [key, id] of Object.entries(this.file.read().aliases))
+    for (const [key, id] of Object.entries((await this.file.read()).aliases))
       if (key.startsWith(prefix)) put(out, key.slice(prefix.length), id);
     return out;
   }
@@ -22,7 +22,7 @@ export class EventAliases extends FileStore<EventsFile> {
   async learn(scope: string, alias: string, eventId: string): Promise<void> {
     const key = `${scope} ${eventAliasKey(alias)}`;
     const id = eventId.toLowerCase();
-    if (eventAliasKey(alias) === id || own(this.file.read().aliases, key) === id) return;
+    if (eventAliasKey(alias) === id || own((await this.file.read()).aliases, key) === id) return;
     await this.file.update(({ aliases }) => put(aliases, key, id));
   }
 }

@@ -62,25 +62,23 @@ export class Fires extends FileStore<FiresFile> {
 
   /** Sent fires of this lead (and trigger, when given) whose answer never came: each may have started a run. */
   async unanswered(scope: string, email: string, triggerId?: string): Promise<FireEntry[]> {
-    return this.file
-      .read()
-      .fires.filter(
-        (f) =>
-          f.state === 'sent' &&
-          f.scope === scope &&
-          sameLead(f.personEmail, email) &&
-          (triggerId === undefined || f.triggerId === triggerId),
-      );
+    return (await this.file.read()).fires.filter(
+      (f) =>
+        f.state === 'sent' &&
+        f.scope === scope &&
+        sameLead(f.personEmail, email) &&
+        (triggerId === undefined || f.triggerId === triggerId),
+    );
   }
 
   /** The answered fire that started this workflow run (its trigger and answers), if on record. */
   async byExecution(scope: string, executionId: string): Promise<FireEntry | undefined> {
-    return this.file.read().fires.find((f) => f.scope === scope && f.executionId === executionId);
+    return (await this.file.read()).fires.find((f) => f.scope === scope && f.executionId === executionId);
   }
 
   /** Records written under a legacy scope move to the workspace (state/identity.ts). */
   async adopt(from: string, to: string): Promise<void> {
-    if (!this.file.read().fires.some((f) => f.scope === from)) return;
+    if (!(await this.file.read()).fires.some((f) => f.scope === from)) return;
     await this.file.update((file) => {
       for (const f of file.fires) if (f.scope === from) f.scope = to;
     });

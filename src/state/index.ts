@@ -5,20 +5,30 @@
  * (StateFileError), never reset. Opening creates and writes nothing: reads work on a
  * read-only or missing directory, and only the first write creates it (0700).
  */
+import type { LedgerBackend } from './backend.js';
 import { assertWritable } from './disk.js';
 import { ConfigFileStore } from './config-file.js';
 import { EventAliases } from './events.js';
 import { EVENTS_FILE, FIRES_FILE, JOURNAL_FILE, MEETINGS_FILE, OUTCOMES_FILE } from './files.js';
 import { Fires } from './fires.js';
 import { Journal } from './journal.js';
-import { holdLead, holdLock, LEAD_WAIT_MS, meetingLockFile, type HeldLock, type LockWait } from './lead-lock.js';
-import { JsonFile } from './json-file.js';
+import type { FileKind, StateDocument } from './json-file.js';
+import { LEAD_WAIT_MS, type HeldLock, type LockWait } from './lead-lock.js';
+import { localBackend } from './local/backend.js';
 import { DEFAULT_LOCK_TIMING } from './lock.js';
 import { Meetings } from './meetings.js';
 import { Outcomes } from './outcomes.js';
 import { Profiles } from './profiles.js';
 
-export { LeadBusyError, LeadLockLostError, StateFileError, StateLockError, StateWriteError } from './errors.js';
+export {
+  LeadBusyError,
+  LeadLockLostError,
+  StateFileError,
+  StateLockError,
+  StateUnavailableError,
+  StateWriteError,
+} from './errors.js';
+export type { LedgerBackend, LockSubject } from './backend.js';
 export type { FireEntry } from './fires.js';
 export type { HeldLock, LockOwner, LockWait } from './lead-lock.js';
 export {
@@ -45,6 +55,13 @@ export interface StateOptions {
   staleMs?: number;
   /** Wait for another process booking the same lead before LeadBusyError (default 2 min). */
   leadWaitMs?: number;
+  /**
+   * The team state's URL (postgres://…), asked for on the ledger's first use (it may come from
+   * a profile, read from this same state); undefined = the local files.
+   */
+  stateUrl?: () => Promise<string | undefined> | string | undefined;
+  /** Team state only: says what happened when a write had to be kept on this machine. */
+  warn?: (line: string) => void;
 }
 
 export interface State {
@@ -55,8 +72,17 @@ export interface State {
   readonly meetings: Meetings;
   readonly fires: Fires;
   readonly events: EventAliases;
-  /** Before sending something whose outcome must be written down: fails (StateWriteError) when nothing can be. */
-  assertWritable(): void;
+  /**
+   * Before sending something whose outcome must be written down: fails (StateWriteError, or
+   * StateUnavailableError for a team database) when nothing can be.
+   */
+  assertWritable(): Promise<void>;
+  /** The config directory can be written (profiles: always local). */
+  assertLocalWritable(): void;
+  /** The ledger's backend (local files or the team database), chosen on first use. */
+  backend(): Promise<LedgerBackend>;
+  /** Ends the backend's connections, if any were opened. */
+  close(): Promise<void>;
   /**
    * Runs `work` (a check of the record and the booking it allows) as the only schedctl run
    * booking this lead; `held.assertHeld()` right before sending proves the lock is still ours.
@@ -82,23 +108,42 @@ export function openState(dir: string, opts: StateOptions): State {
     staleMs: opts.staleMs ?? DEFAULT_LOCK_TIMING.staleMs,
   };
   const leadTiming = { ...timing, waitMs: opts.leadWaitMs ?? LEAD_WAIT_MS };
+  let chosen: Promise<LedgerBackend> | undefined;
+  const backend = (): Promise<LedgerBackend> =>
+    (chosen ??= (async () => {
+      const url = await opts.stateUrl?.();
+      if (url === undefined) return localBackend(dir, timing, leadTiming);
+      // Loaded only with a team state: commands without one never load the PostgreSQL client.
+      const { postgresBackend } = await import('./postgres/backend.js');
+      return postgresBackend({ url, dir, now: opts.now, leadWaitMs: leadTiming.waitMs, warn: opts.warn });
+    })());
+  const doc = <T>(kind: FileKind<T>): StateDocument<T> => {
+    let real: StateDocument<T> | undefined;
+    const get = async () => (real ??= (await backend()).document(kind));
+    return {
+      get path() {
+        return real?.path ?? kind.name;
+      },
+      read: async () => (await get()).read(),
+      update: async (change) => (await get()).update(change),
+    };
+  };
   const state: State = {
     dir,
     profiles: new Profiles(new ConfigFileStore(dir, timing)),
-    journal: new Journal(new JsonFile(dir, JOURNAL_FILE, timing), opts.now),
-    outcomes: new Outcomes(new JsonFile(dir, OUTCOMES_FILE, timing), opts.now),
-    meetings: new Meetings(new JsonFile(dir, MEETINGS_FILE, timing), opts.now),
-    fires: new Fires(new JsonFile(dir, FIRES_FILE, timing), opts.now),
-    events: new EventAliases(new JsonFile(dir, EVENTS_FILE, timing), opts.now),
-    assertWritable: () => assertWritable(dir),
-    holdLead: (lead, work, onWait) => holdLead(dir, leadTiming, lead, work, onWait),
-    holdMeeting: (meeting, work, onWait) =>
-      holdLock(
-        meetingLockFile(dir, meeting.scope, meeting.id),
-        leadTiming,
-        { label: `meeting ${meeting.id}`, onWait },
-        work,
-      ),
+    journal: new Journal(doc(JOURNAL_FILE), opts.now),
+    outcomes: new Outcomes(doc(OUTCOMES_FILE), opts.now),
+    meetings: new Meetings(doc(MEETINGS_FILE), opts.now),
+    fires: new Fires(doc(FIRES_FILE), opts.now),
+    events: new EventAliases(doc(EVENTS_FILE), opts.now),
+    backend,
+    assertLocalWritable: () => assertWritable(dir),
+    assertWritable: async () => (await backend()).assertWritable(),
+    holdLead: async (lead, work, onWait) => (await backend()).hold({ kind: 'lead', ...lead }, work, onWait),
+    holdMeeting: async (meeting, work, onWait) => (await backend()).hold({ kind: 'meeting', ...meeting }, work, onWait),
+    async close() {
+      if (chosen) await (await chosen.catch(() => undefined))?.close();
+    },
     async adopt(legacy, workspace) {
       if (legacy === workspace) return;
       await Promise.all([

@@ -43,7 +43,7 @@ export const wasSent = (e: JournalEntry): boolean => e.sentAt !== null;
 
 export class Journal extends FileStore<JournalFile> {
   async all(): Promise<JournalEntry[]> {
-    return this.file.read().entries;
+    return (await this.file.read()).entries;
   }
 
   /** Records a new attempt (not sent yet) and prunes old entries. */
@@ -95,7 +95,7 @@ export class Journal extends FileStore<JournalFile> {
    * An `unknown` attempt that was never sent is skipped: it cannot have booked anything.
    */
   async findPrior(scope: string, by: PriorQuery): Promise<JournalEntry | undefined> {
-    return findPrior(this.file.read().entries, scope, by);
+    return findPrior((await this.file.read()).entries, scope, by);
   }
 
   /**
@@ -111,35 +111,29 @@ export class Journal extends FileStore<JournalFile> {
     const open = (e: JournalEntry) =>
       (e.outcome === 'unknown' && wasSent(e)) ||
       (since !== undefined && e.outcome !== 'unknown' && !(Date.parse(e.startTime) < since));
-    return this.file
-      .read()
-      .entries.filter(
-        (e) => e.scope === scope && open(e) && sameEmail(e.personEmail, by.personEmail) && matchesGiven(e, by),
-      )
+    return (await this.file.read()).entries
+      .filter((e) => e.scope === scope && open(e) && sameEmail(e.personEmail, by.personEmail) && matchesGiven(e, by))
       .at(-1);
   }
 
   /** Every sent attempt in this scope whose outcome is still unknown, oldest first. */
   async listOpen(scope: string): Promise<JournalEntry[]> {
-    return this.file.read().entries.filter((e) => e.scope === scope && e.outcome === 'unknown' && wasSent(e));
+    return (await this.file.read()).entries.filter((e) => e.scope === scope && e.outcome === 'unknown' && wasSent(e));
   }
 
   /** The booked meeting with this id, when it was booked (or last moved) through schedctl. */
   async findMeeting(scope: string, meetingId: string): Promise<JournalEntry | undefined> {
-    return this.file
-      .read()
-      .entries.filter((e) => e.scope === scope && e.meetingId === meetingId)
-      .at(-1);
+    return (await this.file.read()).entries.filter((e) => e.scope === scope && e.meetingId === meetingId).at(-1);
   }
 
   /** This lead's entries in the workspace, oldest first (the ledger's view of its attempts). */
   async ofLead(scope: string, email: string): Promise<JournalEntry[]> {
-    return this.file.read().entries.filter((e) => e.scope === scope && sameEmail(e.personEmail, email));
+    return (await this.file.read()).entries.filter((e) => e.scope === scope && sameEmail(e.personEmail, email));
   }
 
   /** Entries written under a legacy scope move to the workspace (state/identity.ts). */
   async adopt(from: string, to: string): Promise<void> {
-    if (!this.file.read().entries.some((e) => e.scope === from)) return;
+    if (!(await this.file.read()).entries.some((e) => e.scope === from)) return;
     await this.file.update((journal) => {
       for (const e of journal.entries) if (e.scope === from) e.scope = to;
     });

@@ -24,7 +24,24 @@ export interface FileKind<T> {
   isPlain?: (json: unknown) => json is T;
 }
 
-export class JsonFile<T> {
+/**
+ * One document of the ledger (the journal, the meetings record, ...), wherever it is kept: a
+ * file in the config directory (JsonFile) or a row of the team database (postgres/document.ts).
+ * The stores see only this; a backend never decides a booking rule.
+ */
+export interface StateDocument<T> {
+  /** Where it is kept, for messages (a file path, or the database URL without its password). */
+  readonly path: string;
+  /** The current content (a fresh copy: callers may change it freely). Never writes. */
+  read(): Promise<T>;
+  /**
+   * One atomic read-modify-write, exclusive against every other writer: `change` edits the fresh
+   * content in place (synchronously) and returns the result; written only when it changed.
+   */
+  update<R>(change: (data: T) => R): Promise<R>;
+}
+
+export class JsonFile<T> implements StateDocument<T> {
   readonly path: string;
   constructor(
     readonly dir: string,
@@ -34,8 +51,12 @@ export class JsonFile<T> {
     this.path = join(dir, kind.name);
   }
 
-  /** The current content (a fresh copy: callers may change it freely). Never writes. */
-  read(): T {
+  async read(): Promise<T> {
+    return this.readNow();
+  }
+
+  /** The current content, synchronously (inside the lock). Never writes. */
+  readNow(): T {
     let text: string;
     try {
       text = readFileSync(this.path, 'utf8');
@@ -55,7 +76,7 @@ export class JsonFile<T> {
   async update<R>(change: (data: T) => R): Promise<R> {
     ensureDir(this.dir);
     return withLock(this.path, this.timing, () => {
-      const data = this.read();
+      const data = this.readNow();
       const before = JSON.stringify(data);
       const result = change(data);
       if (JSON.stringify(data) !== before) writeAtomic(this.path, `${JSON.stringify(data, null, 2)}\n`);
@@ -96,7 +117,7 @@ export function parseStateText<T>(text: string, kind: FileKind<T>, path: string)
 /** The base of each store of the state: its one file, and the clock of the timestamps it writes. */
 export abstract class FileStore<T> {
   constructor(
-    protected readonly file: JsonFile<T>,
+    protected readonly file: StateDocument<T>,
     protected readonly now: () => Date,
   ) {}
 

@@ -47,7 +47,7 @@ export interface LockWait {
 
 export interface HeldLock {
   /** Throws LeadLockLostError when this run no longer holds the lock (call right before sending). */
-  assertHeld(): void;
+  assertHeld(): void | Promise<void>;
 }
 
 export interface HoldOptions {
@@ -222,7 +222,7 @@ export function isAlive(pid: number): boolean {
   }
 }
 
-function currentUser(): string {
+export function currentUser(): string {
   try {
     return userInfo().username;
   } catch {

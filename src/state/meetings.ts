@@ -81,7 +81,7 @@ export class Meetings extends FileStore<MeetingsFile> {
 
   /** Records written under a legacy scope move to the workspace (state/identity.ts). */
   async adopt(from: string, to: string): Promise<void> {
-    if (!Object.values(this.file.read().meetings).some((m) => m.scope === from)) return;
+    if (!Object.values((await this.file.read()).meetings).some((m) => m.scope === from)) return;
     await this.file.update(({ meetings }) => {
       for (const [key, m] of Object.entries(meetings)) {
         if (m.scope !== from) continue;
@@ -92,12 +92,12 @@ export class Meetings extends FileStore<MeetingsFile> {
   }
 
   async get(scope: string, meetingId: string): Promise<MeetingRecord | undefined> {
-    return own(this.file.read().meetings, keyOf(scope, meetingId));
+    return own((await this.file.read()).meetings, keyOf(scope, meetingId));
   }
 
   /** This workspace's meetings, earliest first. */
   async list(scope: string): Promise<MeetingRecord[]> {
-    return Object.values(this.file.read().meetings)
+    return Object.values((await this.file.read()).meetings)
       .filter((m) => m.scope === scope)
       .sort(byDate);
   }

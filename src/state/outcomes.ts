@@ -50,7 +50,7 @@ const inScope = (key: string, record: RememberedOutcome, scope: string) =>
 export class Outcomes extends FileStore<OutcomesFile> {
   /** The held record for this lead, whatever its answers. */
   async get(scope: string, triggerId: string, email: string): Promise<RememberedOutcome | undefined> {
-    return own(this.file.read().outcomes, keyOf(scope, triggerId, email));
+    return own((await this.file.read()).outcomes, keyOf(scope, triggerId, email));
   }
 
   /**
@@ -65,7 +65,7 @@ export class Outcomes extends FileStore<OutcomesFile> {
 
   /** The record of this workflow run, if held (to name its trigger in a "fire again" hint). */
   async findExecution(scope: string, executionId: string): Promise<RememberedOutcome | undefined> {
-    return Object.entries(this.file.read().outcomes).find(
+    return Object.entries((await this.file.read()).outcomes).find(
       ([k, r]) => r.executionId === executionId && inScope(k, r, scope),
     )?.[1];
   }
@@ -98,7 +98,7 @@ export class Outcomes extends FileStore<OutcomesFile> {
   async adopt(from: string, to: string): Promise<void> {
     const held = (outcomes: Record<string, RememberedOutcome>) =>
       Object.entries(outcomes).filter(([k, r]) => inScope(k, r, from));
-    if (held(this.file.read().outcomes).length === 0) return;
+    if (held((await this.file.read()).outcomes).length === 0) return;
     await this.file.update(({ outcomes }) => {
       for (const [key, r] of held(outcomes)) {
         delete outcomes[key];

@@ -21,6 +21,8 @@ const profileShape = () => ({
   rate: z.optional(z.number()),
   /** An explicit workspace name: profiles with other keys of one organisation share its ledger. */
   workspace: z.optional(z.string()),
+  /** The team state's URL (postgres://…, never with a password): this profile's ledger is shared there. */
+  state: z.optional(z.string()),
 });
 export type Profile = Plain<ReturnType<typeof profileShape>>;
 /** `__internal__` is conf's (config-file.ts): the format version its migrations ran to, at `migrations.version`. */
@@ -46,7 +48,8 @@ const isPlainProfile = (p: unknown): boolean =>
   typeof p.baseUrl === 'string' &&
   typeof p.apiKey === 'string' &&
   (p.rate === undefined || typeof p.rate === 'number') &&
-  (p.workspace === undefined || typeof p.workspace === 'string');
+  (p.workspace === undefined || typeof p.workspace === 'string') &&
+  (p.state === undefined || typeof p.state === 'string');
 /**
  * config.json is read by every command: this accepts the well-formed file (a subset of what
  * configSchema accepts, unchanged by it) without building the schema; the schema judges and

@@ -34,7 +34,7 @@ export interface RouteDeps {
    */
   guard?: (q: { trigger: Trigger; email: string; answersKey: string }) => Promise<RouteGuardResult>;
   /** Right before a booking's bytes leave: throws when the lead's lock was taken over (nothing is sent). */
-  assertHeld?: (() => void) | undefined;
+  assertHeld?: (() => void | Promise<void>) | undefined;
   /** The ledger's event aliases learn which eventId a scheduling link books. */
   learnEvent?: ((event: string, eventId: string) => Promise<unknown>) | undefined;
   /** The fires journal of this lead and trigger (a fire is written down before it is sent). */

@@ -68,7 +68,7 @@ export async function runBatch<Row>(
   o: BatchOptions,
 ): Promise<void> {
   // The run log and the records must be writable: said before any row is sent (STATE_WRITE).
-  if (!o.dryRun) (await ctx.state()).assertWritable();
+  if (!o.dryRun) await (await ctx.state()).assertWritable();
   // 1. Validate every row; nothing is sent yet.
   const invalid: Array<{ line: number; errors: string[] }> = [];
   let rows = 0;

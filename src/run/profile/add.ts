@@ -45,7 +45,7 @@ export async function run(ctx: Context, [name = '']: string[], opts: AddOptions,
   const replaced = await confirmReplace(ctx, name, Boolean(opts.force));
   const apiKey = await readKey(opts, ctx);
   // Saving is the point: a directory that cannot take the file is said before the key check's request.
-  (await ctx.state()).assertWritable();
+  (await ctx.state()).assertLocalWritable();
   const keyCheck: KeyCheck = opts.verify === false ? 'skipped' : await checkKey(ctx, name, { baseUrl, apiKey, rate });
   const { profiles } = await ctx.state();
   const profile = { baseUrl, apiKey, ...(rate !== undefined ? { rate } : {}), ...(workspace ? { workspace } : {}) };

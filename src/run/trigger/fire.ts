@@ -93,7 +93,7 @@ export async function fireOrReuse(ctx: Context, input: FireInput, hooks: FireHoo
   const { email, context } = input;
   const target = await ctx.target();
   // The outcome must be remembered after the fire: refuse before any request when it cannot be.
-  (await ctx.state()).assertWritable();
+  await (await ctx.state()).assertWritable();
   const trigger = await loadTrigger(ctx, input.idOrName);
   const responses = buildResponses(
     trigger,

@@ -1,0 +1,101 @@
+/**
+ * The team state backend: the ledger's documents, the lead and meeting locks (and, through
+ * api/rate-budget-pg.ts, the rate budget) in a PostgreSQL database every machine of a team
+ * shares. The schema is made or checked once per process, on first use, and what an earlier
+ * run had to keep on its machine (spool.ts) is moved in then.
+ */
+import type { LedgerBackend } from '../backend.js';
+import { DEFAULT_LOCK_TIMING } from '../lock.js';
+import { openDatabase, type Database } from './connect.js';
+import { PgDocument } from './document.js';
+import { holdAdvisory } from './locks.js';
+import { SchemaTooNewError, ensureSchema } from './schema.js';
+import { mergeRecords, Spool } from './spool.js';
+
+export interface PostgresBackendOptions {
+  url: string;
+  /** The config directory: where the spool is kept. */
+  dir: string;
+  now: () => Date;
+  leadWaitMs: number;
+  warn?: ((line: string) => void) | undefined;
+}
+
+export interface PostgresBackend extends LedgerBackend {
+  readonly db: Database;
+  readonly spool: Spool;
+  /** The schema is there and current, what the spool kept moved in (once per process). */
+  ready(): Promise<void>;
+}
+
+export function postgresBackend(o: PostgresBackendOptions): PostgresBackend {
+  const db = openDatabase(o.url);
+  const spool = new Spool(o.dir, DEFAULT_LOCK_TIMING);
+  const warned = new Set<string>();
+  let readied: Promise<void> | undefined;
+
+  async function prepare(): Promise<void> {
+    try {
+      await ensureSchema(db);
+    } catch (error) {
+      if (error instanceof SchemaTooNewError)
+        throw db.unavailable(
+          error,
+          'upgrade schedctl (npm install -g schedctl@latest): this one never writes into a newer schema',
+        );
+      throw db.unavailable(error);
+    }
+    await moveSpoolIn();
+  }
+
+  async function moveSpoolIn(): Promise<void> {
+    const held = await spool.held();
+    for (const { kind, records } of held) {
+      const doc = new PgDocument(kind, { db, ready: async () => {}, spool, onKept: () => {} });
+      await doc.update((d) => mergeRecords(kind, d, records, 'replace'));
+      spool.drop(kind);
+      o.warn?.(
+        `note: moved ${records.size} ${kind.what} record(s) kept on this machine while the team state was unreachable into ${db.where}`,
+      );
+    }
+  }
+
+  const backend: PostgresBackend = {
+    kind: 'postgres',
+    where: db.where,
+    db,
+    spool,
+    ready: () =>
+      (readied ??= prepare().catch((error: unknown) => {
+        readied = undefined; // a later use may find the database back
+        throw error;
+      })),
+    document: (kind) =>
+      new PgDocument(kind, {
+        db,
+        ready: () => backend.ready(),
+        spool,
+        onKept: (k, error) => {
+          if (warned.has(k.name)) return;
+          warned.add(k.name);
+          o.warn?.(
+            `warning: the team state at ${db.where} failed after the request was sent (${db.unavailable(error).message.replace(/^the team state at \S+ cannot be used \((.*)\); nothing was sent$/, '$1')}): its ${k.what} record is kept on this machine in ${spool.dir} and moves to the team state on the next schedctl run with it (or schedctl state push)`,
+          );
+        },
+      }),
+    async assertWritable() {
+      await backend.ready();
+      try {
+        await db.query('SELECT 1');
+      } catch (error) {
+        throw db.unavailable(error);
+      }
+    },
+    hold: async (subject, work, onWait) => {
+      await backend.ready();
+      return holdAdvisory(db, subject, o.leadWaitMs, work, onWait);
+    },
+    close: () => db.end(),
+  };
+  return backend;
+}

@@ -1,0 +1,140 @@
+/**
+ * Lead and meeting locks in the team database: a session advisory lock on the subject's
+ * identity, held by a connection of its own for as long as the work runs. A killed process's
+ * connection closes and its lock goes with it at once; a stopped one keeps it (its connection
+ * stays open). `schedctl_locks` says who holds each (user, host, pid, command, since), valid
+ * while the holding session still holds the advisory lock.
+ */
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { Client } from 'pg';
+import type { LockSubject } from '../backend.js';
+import { subjectLabel } from '../backend.js';
+import { LeadBusyError, LeadLockLostError } from '../errors.js';
+import { currentUser, type HeldLock, type LockOwner, type LockWait } from '../lead-lock.js';
+import { loadPg, type Database } from './connect.js';
+
+/** The lock's name: one per lead (normalised email) or meeting, per workspace. */
+export function lockName(s: LockSubject): string {
+  return s.kind === 'lead'
+    ? `lead ${s.scope} ${s.email.trim().toLowerCase()}`
+    : `meeting ${s.scope} ${s.id.toLowerCase()}`;
+}
+
+const POLL_MS = 150;
+/** Who holds the locks, when the holding session still holds them. */
+export const HOLDERS_SQL = `
+  SELECT l.name, l.owner, l.backend_pid FROM schedctl_locks l
+  WHERE EXISTS (SELECT 1 FROM pg_locks p WHERE p.locktype = 'advisory' AND p.granted AND p.pid = l.backend_pid
+                AND ((p.classid::int8 << 32) | p.objid::int8) = l.lock_key)`;
+
+export async function holdAdvisory<T>(
+  db: Database,
+  subject: LockSubject,
+  waitMs: number,
+  work: (held: HeldLock) => Promise<T>,
+  onWait?: (wait: LockWait) => void,
+): Promise<T> {
+  const name = lockName(subject);
+  const label = subjectLabel(subject);
+  const pg = await loadPg();
+  const client: Client = new pg.Client(db.config);
+  let lost = false;
+  client.on('error', () => {
+    lost = true;
+  });
+  client.on('end', () => {
+    lost = true;
+  });
+  try {
+    await client.connect();
+  } catch (error) {
+    throw db.unavailable(error);
+  }
+  try {
+    const owner = await acquire(db, client, name, label, waitMs, onWait);
+    const held: HeldLock = {
+      // Right before a booking's bytes leave: the session holding the lock must still be there.
+      async assertHeld() {
+        if (lost) throw new LeadLockLostError(label, undefined);
+        try {
+          await client.query('SELECT 1');
+        } catch {
+          throw new LeadLockLostError(label, undefined);
+        }
+      },
+    };
+    void owner;
+    return await work(held);
+  } finally {
+    if (!lost) {
+      await client
+        .query('DELETE FROM schedctl_locks WHERE name = $1 AND backend_pid = pg_backend_pid()', [name])
+        .catch(() => {});
+      await client.query('SELECT pg_advisory_unlock_all()').catch(() => {});
+    }
+    await client.end().catch(() => {});
+  }
+}
+
+async function acquire(
+  db: Database,
+  client: Client,
+  name: string,
+  label: string,
+  waitMs: number,
+  onWait?: (wait: LockWait) => void,
+): Promise<LockOwner> {
+  const started = Date.now();
+  let said = 0;
+  for (;;) {
+    let got: boolean;
+    try {
+      const r = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS ok', [
+        name,
+      ]);
+      got = r.rows[0]?.ok === true;
+    } catch (error) {
+      throw db.unavailable(error);
+    }
+    if (got) {
+      const owner: LockOwner = {
+        token: randomUUID(),
+        pid: process.pid,
+        host: hostname(),
+        user: currentUser(),
+        command: `schedctl ${process.argv.slice(2).join(' ')}`.slice(0, 200),
+        since: new Date().toISOString(),
+      };
+      try {
+        await client.query(
+          `INSERT INTO schedctl_locks (name, lock_key, backend_pid, owner)
+           VALUES ($1, hashtextextended($1, 0), pg_backend_pid(), $2)
+           ON CONFLICT (name) DO UPDATE SET lock_key = EXCLUDED.lock_key, backend_pid = EXCLUDED.backend_pid, owner = EXCLUDED.owner`,
+          [name, JSON.stringify(owner)],
+        );
+      } catch (error) {
+        throw db.unavailable(error);
+      }
+      return owner;
+    }
+    const waited = Date.now() - started;
+    const holder = await holderOf(client, name);
+    if (waited >= waitMs) throw new LeadBusyError(label, { command: `schedctl state unlock ${label}` }, waitMs, holder);
+    // At once, then every 5 s: who holds it and how long this run has waited.
+    if (onWait && (said === 0 || waited - said >= 5000)) {
+      said = Math.max(waited, 1);
+      onWait({ owner: holder, waitedMs: waited, waitMs });
+    }
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
+}
+
+async function holderOf(client: Client, name: string): Promise<LockOwner | undefined> {
+  try {
+    const r = await client.query<{ owner: LockOwner }>(`${HOLDERS_SQL} AND l.name = $1`, [name]);
+    return r.rows[0]?.owner;
+  } catch {
+    return undefined;
+  }
+}
