@@ -16,6 +16,7 @@ _schedctl_sub() {
     '/book') r='book' ;;
     '/reschedule') r='reschedule' ;;
     '/meetings') r='meetings' ;;
+    '/state') r='state' ;;
     '/api') r='api' ;;
     '/smoke') r='smoke' ;;
     '/mcp') r='mcp' ;;
@@ -39,6 +40,10 @@ _schedctl_sub() {
     'meetings/ls'|'meetings/list') r='meetings ls' ;;
     'meetings/show') r='meetings show' ;;
     'meetings/help') r='meetings help' ;;
+    'state/status') r='state status' ;;
+    'state/push') r='state push' ;;
+    'state/unlock') r='state unlock' ;;
+    'state/help') r='state help' ;;
     *) return 1 ;;
   esac
 }
@@ -48,7 +53,7 @@ _schedctl_value() {
   case "$1" in
     'profile add')
       case "$2" in
-        '--rate'|'--workspace'|'--base-url'|'--timeout') r='text' ;;
+        '--state'|'--rate'|'--workspace'|'--base-url'|'--timeout') r='text' ;;
         '-p'|'--profile') r='profiles' ;;
         *) return 1 ;;
       esac ;;
@@ -103,6 +108,12 @@ _schedctl_value() {
         '-p'|'--profile') r='profiles' ;;
         *) return 1 ;;
       esac ;;
+    'state unlock')
+      case "$2" in
+        '--meeting'|'--base-url'|'--timeout') r='text' ;;
+        '-p'|'--profile') r='profiles' ;;
+        *) return 1 ;;
+      esac ;;
     'api')
       case "$2" in
         '-d'|'--data') r='path' ;;
@@ -144,9 +155,10 @@ _schedctl_arg() {
     'trigger help/0') r='choices fire environment exit-codes formatting' ;;
     'events help/0') r='choices ls show environment exit-codes formatting' ;;
     'meetings help/0') r='choices ls show environment exit-codes formatting' ;;
+    'state help/0') r='choices status push unlock environment exit-codes formatting' ;;
     'completion/0') r='choices bash zsh fish' ;;
-    'help/0') r='choices profile route triggers trigger events slots book reschedule meetings api smoke mcp completion sandbox environment exit-codes formatting' ;;
-    'help/'*) r='choices profile route triggers trigger events slots book reschedule meetings api smoke mcp completion sandbox environment exit-codes formatting' ;;
+    'help/0') r='choices profile route triggers trigger events slots book reschedule meetings state api smoke mcp completion sandbox environment exit-codes formatting' ;;
+    'help/'*) r='choices profile route triggers trigger events slots book reschedule meetings state api smoke mcp completion sandbox environment exit-codes formatting' ;;
     *) r='text' ;;
   esac
 }
@@ -154,12 +166,13 @@ _schedctl_arg() {
 # _schedctl_cmds PATH: r = the subcommands of PATH (empty when it has none).
 _schedctl_cmds() {
   case "$1" in
-    '') r='profile route triggers trigger events slots book reschedule meetings api smoke mcp completion sandbox help' ;;
+    '') r='profile route triggers trigger events slots book reschedule meetings state api smoke mcp completion sandbox help' ;;
     'profile') r='add ls list use rm remove show help' ;;
     'triggers') r='ls list show help' ;;
     'trigger') r='fire help' ;;
     'events') r='ls list show help' ;;
     'meetings') r='ls list show help' ;;
+    'state') r='status push unlock help' ;;
     *) r='' ;;
   esac
 }
@@ -169,7 +182,7 @@ _schedctl_flags() {
   case "$1" in
     '') r='-v --version --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet -h --help' ;;
     'profile') r='-h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
-    'profile add') r='--key-stdin --default --no-verify --force --rate --workspace -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
+    'profile add') r='--key-stdin --default --no-verify --state --force --rate --workspace -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'profile ls') r='-h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'profile use') r='-h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'profile rm') r='-h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
@@ -194,6 +207,11 @@ _schedctl_flags() {
     'meetings ls') r='--all --email --event --from --to --tz -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'meetings show') r='--tz -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'meetings help') r='--json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
+    'state') r='-h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
+    'state status') r='-h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
+    'state push') r='-h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
+    'state unlock') r='--meeting --force -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
+    'state help') r='--json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'api') r='-d --data -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'smoke') r='--event --trigger --email --field --book --max-latency --junit -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'mcp') r='--print-config -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;

@@ -16,6 +16,7 @@ import { rescheduleCommand } from './reschedule.js';
 import { routeCommand } from './route.js';
 import { smokeCommand } from './smoke.js';
 import { mcpCommand } from './mcp.js';
+import { stateCommand } from './state/index.js';
 
 export function extraCommands(ctx: Context): Command[] {
   return [
@@ -27,6 +28,7 @@ export function extraCommands(ctx: Context): Command[] {
     bookCommand(ctx),
     rescheduleCommand(ctx),
     meetingsCommand(ctx),
+    stateCommand(ctx),
     apiCommand(ctx),
     smokeCommand(ctx),
     mcpCommand(ctx),

@@ -3,6 +3,8 @@
  * keyed by `${scope} ${meetingId}`): for `meetings ls/show`, for a reschedule that needs the
  * event it was booked with, and so that a lead is not booked twice by accident.
  */
+import { hostname } from 'node:os';
+import { currentUser } from './lead-lock.js';
 import type { Meeting } from '../api/schemas.js';
 import { FileStore } from './json-file.js';
 import { own, put, sameEmail } from './records.js';
@@ -47,6 +49,7 @@ export class Meetings extends FileStore<MeetingsFile> {
         event: input.event,
         ...optional('triggerId', input.triggerId ?? held?.triggerId),
         ...optional('answersKey', input.answersKey ?? held?.answersKey),
+        bookedBy: held?.bookedBy ?? whoAmI(),
         history: held?.history ?? [],
       };
       put(meetings, key, record);
@@ -64,7 +67,7 @@ export class Meetings extends FileStore<MeetingsFile> {
       const key = keyOf(scope, meetingId);
       const held = own(meetings, key);
       const moved = !held || Date.parse(held.date) !== Date.parse(meeting.date);
-      const move: MeetingMove = { ...optional('from', held?.date), to: meeting.date, at: when };
+      const move: MeetingMove = { ...optional('from', held?.date), to: meeting.date, at: when, by: whoAmI() };
       const record: MeetingRecord = {
         ...held,
         ...meeting,
@@ -72,6 +75,7 @@ export class Meetings extends FileStore<MeetingsFile> {
         source: held?.source ?? 'rescheduled',
         recordedAt: held?.recordedAt ?? when,
         event: held?.event ?? meeting.eventId,
+        bookedBy: held?.bookedBy ?? whoAmI(),
         history: [...(held?.history ?? []), ...(moved ? [move] : [])],
       };
       put(meetings, key, record);
@@ -118,4 +122,9 @@ export class Meetings extends FileStore<MeetingsFile> {
 /** `{key: value}`, or nothing when undefined: optional fields are absent, not `undefined`, in the file. */
 function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
   return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
+}
+
+/** user@host of this process: who booked or moved a meeting, shown when the state is shared. */
+export function whoAmI(): string {
+  return `${currentUser()}@${hostname()}`;
 }

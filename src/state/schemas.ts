@@ -122,7 +122,7 @@ export const outcomesSchema = once(() =>
 );
 
 export const MEETING_SOURCES = ['booked', 'rescheduled', 'recovered'] as const;
-const moveShape = () => ({ from: z.optional(z.string()), to: z.string(), at: z.string() });
+const moveShape = () => ({ from: z.optional(z.string()), to: z.string(), at: z.string(), by: z.optional(z.string()) });
 const recordShape = () => ({
   scope: z.string(),
   source: z.enum(MEETING_SOURCES),
@@ -131,6 +131,8 @@ const recordShape = () => ({
   event: z.string(),
   triggerId: z.optional(z.string()),
   answersKey: z.optional(z.string()),
+  /** Who recorded it first, user@host: with a team state, which machine booked it. */
+  bookedBy: z.optional(z.string()),
   history: z.array(z.looseObject(moveShape())),
 });
 export type MeetingMove = Plain<ReturnType<typeof moveShape>>;

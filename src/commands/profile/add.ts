@@ -50,6 +50,10 @@ export function profileAddCommand(ctx: Context): Command {
       .option('--key-stdin', 'read the API key from stdin, one line (without it: a hidden prompt, on a terminal only)')
       .option('--default', 'make it the default profile (the first profile added always becomes the default)')
       .option('--no-verify', 'save without checking the key against the API')
+      .option(
+        '--state <url>',
+        "share this profile's ledger, locks and rate budget in a team's PostgreSQL (postgres://user@host/db; the password from PGPASSWORD or ~/.pgpass, never stored here)",
+      )
       .option('--force', 'replace a profile of that name without asking (needed without a terminal)')
       .option(
         '--rate <n>',

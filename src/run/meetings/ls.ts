@@ -23,6 +23,9 @@ export async function run(ctx: Context, _args: string[], opts: LsOptions): Promi
   const ui = await ctx.ui();
   if (ctx.globals.json) return ui.json(meetings);
   const renderTable = await tables();
+  // With a team state the record is every machine's: say who booked each meeting.
+  const shared = (await (await ctx.state()).backend()).kind === 'postgres';
+  const by = (m: AnyMeetingView) => ('bookedBy' in m && m.bookedBy) || '';
   if (ctx.io.isStderrTTY)
     ui.info(
       `Meetings booked or moved through schedctl on ${target.profileName ? `profile "${target.profileName}"` : 'SCHEDCTL_API_KEY'} at ${target.baseUrl} (the API has no list operation: meetings booked elsewhere are not here).`,
@@ -31,13 +34,14 @@ export async function run(ctx: Context, _args: string[], opts: LsOptions): Promi
     return ui.info(opts.all ? 'no meetings on record' : 'no upcoming meetings on record (--all shows past ones)');
   ui.print(
     renderTable(
-      [`TIME (${zone})`, 'LEAD', 'EVENT', 'STATUS', 'SOURCE', 'ID'],
+      [`TIME (${zone})`, 'LEAD', 'EVENT', 'STATUS', 'SOURCE', ...(shared ? ['BY'] : []), 'ID'],
       meetings.map((m) => [
         formatInZone(m.date, zone),
         m.personEmail,
         eventLabel(m),
         m.status,
         m.source,
+        ...(shared ? [by(m)] : []),
         m.id ?? '(unknown: answer lost)',
       ]),
       { color: ui.out.level > 0 },

@@ -1,3 +1,4 @@
+import { checkStateUrl, hasPassword, redactStateUrl } from '../../state/postgres/url.js';
 import type { Command } from 'commander';
 import { maskKey } from '../../config/mask.js';
 import { checkBaseUrl, DEFAULT_BASE_URL, rateOf, withoutUserinfo } from '../../config/target.js';
@@ -16,6 +17,7 @@ interface AddOptions {
   verify?: boolean;
   rate?: string;
   workspace?: string;
+  state?: string;
   force?: boolean;
 }
 
@@ -41,6 +43,13 @@ export async function run(ctx: Context, [name = '']: string[], opts: AddOptions,
   const workspace = opts.workspace?.trim();
   if (workspace !== undefined && !NAME.test(workspace))
     throw new UsageError(`invalid --workspace "${workspace}": use letters, digits, _ . - (at most 64)`);
+  const stateUrl =
+    opts.state === undefined || opts.state === 'local' ? undefined : checkStateUrl(opts.state.trim(), '--state');
+  if (stateUrl !== undefined && hasPassword(stateUrl))
+    throw new UsageError(
+      `--state must not hold the database's password (the profile file is no place for it): ${redactStateUrl(stateUrl)}`,
+      { hint: 'give it the way psql takes it: PGPASSWORD in the environment, or ~/.pgpass (0600)' },
+    );
   const baseUrl = checkBaseUrl(ctx.globals.baseUrl ?? DEFAULT_BASE_URL, '--base-url');
   const replaced = await confirmReplace(ctx, name, Boolean(opts.force));
   const apiKey = await readKey(opts, ctx);
@@ -48,7 +57,13 @@ export async function run(ctx: Context, [name = '']: string[], opts: AddOptions,
   (await ctx.state()).assertLocalWritable();
   const keyCheck: KeyCheck = opts.verify === false ? 'skipped' : await checkKey(ctx, name, { baseUrl, apiKey, rate });
   const { profiles } = await ctx.state();
-  const profile = { baseUrl, apiKey, ...(rate !== undefined ? { rate } : {}), ...(workspace ? { workspace } : {}) };
+  const profile = {
+    baseUrl,
+    apiKey,
+    ...(rate !== undefined ? { rate } : {}),
+    ...(workspace ? { workspace } : {}),
+    ...(stateUrl ? { state: stateUrl } : {}),
+  };
   await profiles.set(name, profile, Boolean(opts.default));
   const view: ProfileView = profileView(name, profile, (await profiles.defaultName()) === name);
   const ui = await ctx.ui();

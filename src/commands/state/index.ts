@@ -1,0 +1,40 @@
+import { Command } from 'commander';
+import type { Context } from '../../context.js';
+import { runs } from '../action.js';
+
+export function stateCommand(ctx: Context): Command {
+  return new Command('state')
+    .description(
+      "where the ledger lives (this machine's files, or a team's PostgreSQL: SCHEDCTL_STATE_URL or `profile add --state`)",
+    )
+    .addCommand(
+      new Command('status')
+        .description('the state backend, its schema version, what it holds, and the locks held and by whom')
+        .addHelpText(
+          'after',
+          '\n--json prints {backend, location, schemaVersion, counts, locks, keptOnThisMachine} (docs/team-state.md).\nExit 9 when the team state cannot be reached.',
+        )
+        .action(runs(ctx, 'state/status')),
+    )
+    .addCommand(
+      new Command('push')
+        .description(
+          "copy this machine's local ledger into the team state, once (records already there are left as they are: running it again changes nothing)",
+        )
+        .addHelpText(
+          'after',
+          '\nLike `terraform init -migrate-state`: the local files stay as they were.\n--json prints {from, to, moved: {<document>: n}, alreadyThere: {<document>: n}}.',
+        )
+        .action(runs(ctx, 'state/push')),
+    )
+    .addCommand(
+      new Command('unlock')
+        .description(
+          "release a lead's lock held by a stuck run (like `terraform force-unlock`): that run is cut off from the team state",
+        )
+        .argument('[email]', 'the lead whose lock to release (see `schedctl state status`)')
+        .option('--meeting <id>', "release a meeting's lock (held by a move) instead of a lead's")
+        .option('--force', 'do not ask for confirmation (required without a terminal)')
+        .action(runs(ctx, 'state/unlock')),
+    );
+}

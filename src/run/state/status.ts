@@ -1,0 +1,75 @@
+import type { Context } from '../../context.js';
+import { LEDGER_KINDS, recordsOf } from '../../state/postgres/spool.js';
+import type { PostgresBackend } from '../../state/postgres/backend.js';
+
+export async function run(ctx: Context): Promise<void> {
+  const state = await ctx.state();
+  const backend = await state.backend();
+  const ui = await ctx.ui();
+  if (backend.kind !== 'postgres') {
+    const counts: Record<string, number> = {};
+    for (const kind of LEDGER_KINDS)
+      counts[kind.name.replace(/\.json$/, '')] = recordsOf(kind, await backend.document(kind).read()).size;
+    const doc = {
+      backend: 'local',
+      location: backend.where,
+      schemaVersion: null,
+      counts,
+      locks: [],
+      keptOnThisMachine: 0,
+    };
+    if (ctx.globals.json) return ui.json(doc);
+    return ui.print(
+      [
+        `Backend:  local files (this machine only)`,
+        `Location: ${backend.where}`,
+        `Records:  ${describeCounts(counts)}`,
+        'To share the ledger with a team: SCHEDCTL_STATE_URL=postgres://… then `schedctl state push` (docs/team-state.md).',
+      ].join('\n'),
+    );
+  }
+  const pg = backend as PostgresBackend;
+  const admin = await import('../../state/postgres/admin.js');
+  const version = await admin.teamSchemaVersion(pg).catch((error: unknown) => {
+    throw pg.db.unavailable(error);
+  });
+  const [counts, locks, kept] = await Promise.all([
+    admin.teamCounts(pg),
+    admin.heldLocks(pg),
+    admin.keptHere(pg),
+  ]).catch((error: unknown) => {
+    throw 'exitCode' in (error as object) ? error : pg.db.unavailable(error);
+  });
+  const doc = {
+    backend: 'postgres',
+    location: pg.where,
+    schemaVersion: version,
+    counts,
+    locks: locks.map(({ backendPid: _pid, ...l }) => l),
+    keptOnThisMachine: kept,
+  };
+  if (ctx.globals.json) return ui.json(doc);
+  const lines = [
+    `Backend:  PostgreSQL (team state, shared by every machine using it)`,
+    `Location: ${pg.where}`,
+    `Schema:   version ${version} (this schedctl writes version ${admin.SCHEMA_VERSION})`,
+    `Records:  ${describeCounts(counts)}`,
+    `Locks:    ${locks.length ? `${locks.length} held` : 'none held'}`,
+    ...locks.map(
+      (l) =>
+        `  ${l.subject} ${l.of}: ${l.user}@${l.host} pid ${l.pid}, since ${l.since}: ${l.command} (release: schedctl state unlock ${l.subject === 'lead' ? l.of : `--meeting ${l.of}`})`,
+    ),
+    ...(kept
+      ? [
+          `Kept here: ${kept} record(s) on this machine wait for the team state (moved in by the next run that reaches it)`,
+        ]
+      : []),
+  ];
+  ui.print(lines.join('\n'));
+}
+
+function describeCounts(counts: Record<string, number>): string {
+  return Object.entries(counts)
+    .map(([k, n]) => `${k} ${n}`)
+    .join(', ');
+}
