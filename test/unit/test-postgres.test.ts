@@ -4,7 +4,11 @@
  * stop/start and a crash, and the TCP proxy forwards, cuts and blocks connections. Every
  * PostgreSQL test builds on these, so a broken harness fails here first, with its own message.
  */
-import { existsSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { findPgBinDir, usePostgres } from '../helpers/postgres.js';
@@ -196,6 +200,68 @@ describe('startTcpProxy in front of PostgreSQL', () => {
       expect((await q).rows[0].three).toBe(3);
     } finally {
       await open.end();
+    }
+  });
+});
+
+describe('a test process killed without cleaning up', () => {
+  it('leaves no server and no temp dir behind (the watchdog stops and removes them)', async () => {
+    // A script that starts a cluster, says where, and waits to be killed (SIGKILL: no exit handler runs).
+    const cache = join(fileURLToPath(new URL('../../node_modules/.cache/schedctl', import.meta.url)));
+    mkdirSync(cache, { recursive: true });
+    const dir = mkdtempSync(join(cache, 'pg-orphan-'));
+    const script = join(dir, 'orphan.mjs');
+    const alive = (pid: number) => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    let left: { postmaster: number; root: string } | undefined;
+    try {
+      await build({
+        stdin: {
+          contents:
+            "import { startPostgres } from './postgres.ts';" +
+            'const db = await startPostgres();' +
+            'console.log(JSON.stringify({ dataDir: db.dataDir, root: db.socketDir }));' +
+            'setInterval(() => {}, 1000);',
+          resolveDir: fileURLToPath(new URL('../helpers', import.meta.url)),
+          loader: 'ts',
+        },
+        bundle: true,
+        platform: 'node',
+        format: 'esm',
+        outfile: script,
+        external: ['pg', 'vitest'],
+        logLevel: 'error',
+      });
+      const child = spawn(process.execPath, [script], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const line = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        child.stdout.on('data', (c: Buffer) => {
+          out += c.toString();
+          if (out.includes('\n')) resolve(out.split('\n')[0] ?? '');
+        });
+        child.once('exit', (code) => reject(new Error(`the script exited (${code}) before starting a cluster`)));
+      });
+      const { dataDir, root } = JSON.parse(line) as { dataDir: string; root: string };
+      const postmaster = Number(readFileSync(join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+      left = { postmaster, root };
+      expect(alive(postmaster)).toBe(true);
+      child.kill('SIGKILL');
+      // The watchdog notices at once; this bounds the wait, it does not time anything.
+      for (let i = 0; i < 200 && (existsSync(root) || alive(postmaster)); i++)
+        await new Promise((r) => setTimeout(r, 100));
+      expect(alive(postmaster)).toBe(false);
+      expect(existsSync(root)).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+      // If the watchdog failed, do not leave its cluster running (SIGQUIT: PostgreSQL's immediate shutdown).
+      if (left && alive(left.postmaster)) process.kill(left.postmaster, 'SIGQUIT');
+      if (left) rmSync(left.root, { recursive: true, force: true });
     }
   });
 });
