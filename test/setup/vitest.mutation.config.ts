@@ -14,6 +14,8 @@ export default defineConfig({
     exclude: [
       'test/unit/state-parallel.test.ts',
       'test/unit/rate-budget-processes.test.ts',
+      // The PostgreSQL test harness: servers and processes of its own, and no src/ code to kill mutants in.
+      'test/unit/test-postgres.test.ts',
       'node_modules/**',
       // Stryker needs every test green before it starts: MUTATION_EXCLUDE=glob,glob sets aside a
       // file that is red for reasons of its own (say so when reporting the scores).
