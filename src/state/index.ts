@@ -5,6 +5,7 @@
  * (StateFileError), never reset. Opening creates and writes nothing: reads work on a
  * read-only or missing directory, and only the first write creates it (0700).
  */
+import { join } from 'node:path';
 import type { LedgerBackend } from './backend.js';
 import { assertWritable } from './disk.js';
 import { ConfigFileStore } from './config-file.js';
@@ -122,7 +123,7 @@ export function openState(dir: string, opts: StateOptions): State {
     const get = async () => (real ??= (await backend()).document(kind));
     return {
       get path() {
-        return real?.path ?? kind.name;
+        return real?.path ?? join(dir, kind.name);
       },
       read: async () => (await get()).read(),
       update: async (change) => (await get()).update(change),

@@ -10,6 +10,8 @@ const state = openState(dir, {
   now: () => new Date(process.env.STATE_NOW ?? '2031-03-01T12:00:00.000Z'),
   ...(process.env.STATE_STALE_MS ? { staleMs: Number(process.env.STATE_STALE_MS) } : {}),
   ...(process.env.STATE_WAIT_MS ? { lockWaitMs: Number(process.env.STATE_WAIT_MS) } : {}),
+  // The team state (PostgreSQL) instead of the files, for the backend contract suite.
+  ...(process.env.STATE_URL ? { stateUrl: () => process.env.STATE_URL } : {}),
 });
 const scope = `${tag}@http://127.0.0.1:1`;
 const meeting = (i: number) => ({
@@ -59,6 +61,14 @@ async function one(kind: string, i: number): Promise<void> {
 }
 
 async function main(): Promise<unknown> {
+  if (op === 'hold') {
+    // Holds the lead `<tag>@example.com` until killed: says so once it has it.
+    return state.holdLead({ scope, email: `${tag}@example.com` }, async () => {
+      process.stdout.write(`${JSON.stringify({ held: true })}\n`);
+      // A timer keeps the process alive (a pending promise alone would let it exit).
+      await new Promise(() => setInterval(() => {}, 60_000));
+    });
+  }
   if (op === 'probe') {
     const counts = {
       profiles: (await state.profiles.list()).length,

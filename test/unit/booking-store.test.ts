@@ -6,6 +6,7 @@
  * injected clock; everything that calls src/ runs inside a test (an error while collecting a
  * file is not a failed test to Stryker).
  */
+import { whoAmI } from '../../src/state/meetings.js';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmdirSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -334,7 +335,12 @@ describe('meetings record', () => {
     );
     expect(moved.recordedAt).toBe(NOW.toISOString());
     expect(moved.history).toEqual([
-      { from: '2031-03-05T10:00:00.000Z', to: '2031-03-06T10:00:00.000Z', at: '2031-03-02T08:00:00+01:00' },
+      {
+        from: '2031-03-05T10:00:00.000Z',
+        to: '2031-03-06T10:00:00.000Z',
+        at: '2031-03-02T08:00:00+01:00',
+        by: whoAmI(),
+      },
     ]);
     const first = await state.meetings.recordMove(
       S1,

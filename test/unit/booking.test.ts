@@ -3,6 +3,7 @@
  * calls `beforeSend` exactly when a real request would leave the machine. Journals hold several
  * leads, workspaces and outcomes at once, so a look-up that matches too much is caught.
  */
+import { whoAmI } from '../../src/state/meetings.js';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -200,6 +201,7 @@ describe('bookSlot: a booking', () => {
       source: 'booked',
       recordedAt: NOW.toISOString(),
       event: 'intro-call',
+      bookedBy: whoAmI(),
       triggerId: 'trig-1',
       answersKey: 'k-1',
       history: [],

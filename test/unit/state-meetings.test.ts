@@ -1,4 +1,5 @@
 import { mkdtempSync } from 'node:fs';
+import { whoAmI } from '../../src/state/meetings.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -67,7 +68,7 @@ describe('meetings record', () => {
       date: inDays(3),
     });
     expect(moved.history).toEqual([
-      { from: inDays(2), to: inDays(3), at: new Date(NOW.getTime() + 1000).toISOString() },
+      { from: inDays(2), to: inDays(3), at: new Date(NOW.getTime() + 1000).toISOString(), by: whoAmI() },
     ]);
     // Refreshing the same time is not a move.
     expect((await state.meetings.recordMove(S1, 'm1', meeting('m1', { date: inDays(3) }), NOW)).history).toHaveLength(
@@ -80,7 +81,7 @@ describe('meetings record', () => {
     expect(r).toMatchObject({
       source: 'rescheduled',
       event: 'ev-uuid',
-      history: [{ to: inDays(5), at: NOW.toISOString() }],
+      history: [{ to: inDays(5), at: NOW.toISOString(), by: whoAmI() }],
     });
     expect(r.history[0]).not.toHaveProperty('from');
   });

@@ -1,0 +1,236 @@
+/**
+ * The contract every state backend keeps (like Terraform's remote.TestClient and
+ * TestRemoteLocks, run by each of its backends): the same suite against this machine's files
+ * and a team's PostgreSQL (a throwaway cluster started here). Two "clients" are two State
+ * objects over one store, as two processes or machines would have.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openState, type NewAttempt, type State } from '../../src/state/index.js';
+import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
+import { buildStateWorker } from '../helpers/state-worker-build.js';
+
+const NOW = new Date('2031-03-01T12:00:00.000Z');
+const SCOPE = 'http://127.0.0.1:1#ws:contract';
+
+let pg: TestPostgres;
+let worker: string;
+const dirs: string[] = [];
+beforeAll(async () => {
+  [pg, worker] = await Promise.all([startPostgres(), buildStateWorker()]);
+}, 60_000);
+afterAll(async () => {
+  await pg?.destroy();
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+const tempDir = () => {
+  const d = mkdtempSync(join(tmpdir(), 'state-contract-'));
+  dirs.push(d);
+  return d;
+};
+
+interface Store {
+  /** A client of one shared store: its own config dir (a machine) for the team state, the same dir for files. */
+  client(opts?: { leadWaitMs?: number }): State;
+  /** The env a worker process needs to reach the same store. */
+  workerEnv(): NodeJS.ProcessEnv;
+  workerDir(): string;
+}
+
+const backends: [string, () => Promise<Store>][] = [
+  [
+    'local files',
+    async () => {
+      const dir = tempDir();
+      return {
+        client: (o = {}) => openState(dir, { now: () => NOW, ...o }),
+        workerEnv: () => ({}),
+        workerDir: () => dir,
+      };
+    },
+  ],
+  [
+    'PostgreSQL',
+    async () => {
+      const url = await pg.createDatabase();
+      const workerDir = tempDir();
+      return {
+        client: (o = {}) => openState(tempDir(), { now: () => NOW, stateUrl: () => url, ...o }),
+        workerEnv: () => ({ STATE_URL: url }),
+        workerDir: () => workerDir,
+      };
+    },
+  ],
+];
+
+const attempt = (i: number, email = `lead-${i}@example.com`): NewAttempt => ({
+  scope: SCOPE,
+  event: 'ev',
+  reservationId: `r-${i}`,
+  workflowExecutionId: `run-${i}`,
+  personEmail: email,
+  startTime: '2031-03-05T10:00:00.000Z',
+  outcome: 'unknown',
+});
+
+describe.each(backends)('the %s backend', (_name, makeStore) => {
+  let store: Store;
+  beforeAll(async () => {
+    store = await makeStore();
+  });
+  const closing: State[] = [];
+  afterAll(async () => {
+    await Promise.all(closing.map((s) => s.close()));
+  });
+  const client = (o?: { leadWaitMs?: number }) => {
+    const s = store.client(o);
+    closing.push(s);
+    return s;
+  };
+
+  it('reads what another client wrote, and an empty ledger as empty', async () => {
+    const [a, b] = [client(), client()];
+    expect(await b.journal.listOpen('another-scope')).toEqual([]);
+    const made = await a.journal.add(attempt(0));
+    expect((await b.journal.all()).map((e) => e.id)).toContain(made.id);
+  });
+
+  it('loses no write when two clients read-modify-write at once', async () => {
+    const [a, b] = [client(), client()];
+    const before = (await a.journal.all()).length;
+    await Promise.all(
+      Array.from({ length: 16 }, (_, i) => (i % 2 ? a : b).journal.add(attempt(100 + i, `racer-${i}@example.com`))),
+    );
+    expect((await b.journal.all()).length).toBe(before + 16);
+  });
+
+  it('keeps the ledger rules the stores apply: a sent unknown attempt is open until its outcome is known', async () => {
+    const [a, b] = [client(), client()];
+    const entry = await a.journal.add(attempt(200, 'open@example.com'));
+    await a.journal.markSent(entry.id);
+    expect((await b.journal.listOpen(SCOPE)).map((e) => e.id)).toContain(entry.id);
+    await b.journal.update(entry.id, { outcome: 'booked', meetingId: 'm-200' });
+    expect((await a.journal.listOpen(SCOPE)).map((e) => e.id)).not.toContain(entry.id);
+    expect((await a.journal.findMeeting(SCOPE, 'm-200'))?.id).toBe(entry.id);
+  });
+
+  it('lets one client at a time hold a lead; the other waits, told who holds it, then gets it', async () => {
+    const [a, b] = [client(), client({ leadWaitMs: 10_000 })];
+    const lead = { scope: SCOPE, email: 'held@example.com' };
+    const order: string[] = [];
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    let entered!: () => void;
+    const aIn = new Promise<void>((r) => (entered = r));
+    const first = a.holdLead(lead, async (held) => {
+      await held.assertHeld();
+      order.push('a in');
+      entered();
+      await released;
+      order.push('a out');
+    });
+    await aIn;
+    const waits: unknown[] = [];
+    const second = b.holdLead(
+      lead,
+      async () => {
+        order.push('b in');
+      },
+      (w) => waits.push(w.owner),
+    );
+    await new Promise((r) => setTimeout(r, 400));
+    release();
+    await Promise.all([first, second]);
+    expect(order).toEqual(['a in', 'a out', 'b in']);
+    expect(waits.length).toBeGreaterThan(0);
+    expect(waits[0]).toMatchObject({ pid: process.pid });
+  });
+
+  it('gives up with LEAD_BUSY naming the holder once the wait is over; nothing ran', async () => {
+    const [a, b] = [client(), client({ leadWaitMs: 500 })];
+    const lead = { scope: SCOPE, email: 'busy@example.com' };
+    let release!: () => void;
+    let entered!: () => void;
+    const aIn = new Promise<void>((r) => (entered = r));
+    const first = a.holdLead(lead, async () => {
+      entered();
+      await new Promise<void>((r) => (release = r));
+    });
+    await aIn;
+    let ran = false;
+    const error = await b
+      .holdLead(lead, async () => {
+        ran = true;
+      })
+      .catch((e: unknown) => e);
+    release();
+    await first;
+    expect(ran).toBe(false);
+    expect(error).toMatchObject({ code: 'LEAD_BUSY' });
+    expect((error as Error).message).toContain(`pid ${process.pid}`);
+  });
+
+  it('frees the lead of a killed holder at once', async () => {
+    const tag = `killed${Math.random().toString(36).slice(2, 8)}`;
+    const child = holdInWorker(store, tag);
+    await untilHeld(child);
+    const waiter = client({ leadWaitMs: 20_000 });
+    // The worker's workspace is `<tag>@http://127.0.0.1:1` (test/helpers/state-worker.ts).
+    const lead = { scope: `${tag}@http://127.0.0.1:1`, email: `${tag}@example.com` };
+    let got = false;
+    const second = waiter.holdLead(lead, async () => {
+      got = true;
+    });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(got).toBe(false);
+    child.kill('SIGKILL');
+    await second;
+    expect(got).toBe(true);
+  });
+});
+
+describe('the PostgreSQL backend, when the database goes away', () => {
+  it('refuses with STATE_UNAVAILABLE while it is down, naming it without the password, and works again once it is back', async () => {
+    const url = await pg.createDatabase();
+    const s = openState(tempDir(), { now: () => NOW, stateUrl: () => url });
+    await s.journal.add(attempt(300));
+    await pg.stop();
+    try {
+      const fresh = openState(tempDir(), { now: () => NOW, stateUrl: () => url });
+      await expect(fresh.assertWritable()).rejects.toMatchObject({ code: 'STATE_UNAVAILABLE', exitCode: 9 });
+      await expect(s.journal.add(attempt(301))).rejects.toMatchObject({ code: 'STATE_UNAVAILABLE' });
+    } finally {
+      await pg.start();
+    }
+    // The same client reconnects: nothing reported as saved was lost.
+    await s.journal.add(attempt(302));
+    const ids = (await s.journal.all()).map((e) => e.workflowExecutionId);
+    expect(ids).toEqual(expect.arrayContaining(['run-300', 'run-302']));
+    expect(ids).not.toContain('run-301');
+    await s.close();
+  });
+});
+
+function holdInWorker(store: Store, tag: string): ChildProcess {
+  return spawn(process.execPath, [worker, store.workerDir(), 'hold', tag, '1'], {
+    env: { ...process.env, ...store.workerEnv() },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
+function untilHeld(child: ChildProcess): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let out = '';
+    let err = '';
+    child.stdout?.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (out.includes('"held":true')) resolve();
+    });
+    child.stderr?.on('data', (d: Buffer) => (err += d.toString()));
+    child.on('exit', (code) => reject(new Error(`worker exited ${code}: ${err}`)));
+  });
+}
