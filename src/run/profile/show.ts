@@ -17,6 +17,7 @@ export async function run(ctx: Context, [name]: string[]): Promise<void> {
       `base URL:  ${view.baseUrl}`,
       `key:       ${view.key}`,
       `workspace: ${view.workspace}`,
+      ...(view.state ? [`state:     ${view.state} (team state)`] : []),
       `stored in: ${view.configFile}`,
     ].join('\n'),
   );

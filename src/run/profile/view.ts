@@ -3,6 +3,7 @@ import { withoutUserinfo } from '../../config/target.js';
 import { UsageError } from '../../errors.js';
 import { workspaceId } from '../../state/identity.js';
 import type { Profile } from '../../state/index.js';
+import { redactStateUrl } from '../../state/postgres/url.js';
 
 /** The JSON shape of a profile in every profile command's output (the key masked). */
 export interface ProfileView {
@@ -15,6 +16,8 @@ export interface ProfileView {
    * and the key's fingerprint, or the explicit name given with --workspace.
    */
   workspace: string;
+  /** Its team state (postgres://…, never a password), when it has one. */
+  state?: string;
 }
 
 export function profileView(name: string, profile: Profile, isDefault: boolean): ProfileView {
@@ -25,6 +28,7 @@ export function profileView(name: string, profile: Profile, isDefault: boolean):
     key: maskKey(profile.apiKey),
     isDefault,
     workspace: workspaceId(profile),
+    ...(profile.state ? { state: redactStateUrl(profile.state) } : {}),
   };
 }
 

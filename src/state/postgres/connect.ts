@@ -5,6 +5,7 @@
  * it holds (a session advisory lock lives and dies with its connection: locks.ts).
  */
 import type { ClientConfig, Pool, PoolClient } from 'pg';
+import { parse as parseConnectionString } from 'pg-connection-string';
 import { StateUnavailableError } from '../errors.js';
 import { passwordOf, redactStateUrl } from './url.js';
 
@@ -32,15 +33,36 @@ export interface Database {
 }
 
 export function clientConfig(url: string): ClientConfig {
-  const bare = /^postgres(ql)?:\/\/$/.test(url);
+  // `postgres://` alone: everything from libpq's variables (pg reads PGHOST, PGUSER, … itself).
+  const parsed = /^postgres(ql)?:\/\/$/.test(url) ? {} : (parseConnectionString(url) as Record<string, unknown>);
+  // What the URL leaves empty falls back to the environment, as in libpq.
+  const fromUrl = Object.fromEntries(
+    Object.entries(parsed).filter(([, v]) => v !== '' && v !== undefined && v !== null),
+  );
   return {
-    // `postgres://` alone: everything from libpq's variables (pg reads PGHOST, PGUSER, … itself).
-    ...(bare ? {} : { connectionString: url }),
+    ...(fromUrl as ClientConfig),
+    // libpq's order: the URL's password, PGPASSWORD, then the password file (~/.pgpass or
+    // PGPASSFILE), read here: pg's own reading of it is deprecated and says so on stderr.
+    // pg calls it with the connection's parameters (its types say no argument).
+    ...(fromUrl.password === undefined
+      ? { password: passwordFromEnvironment as unknown as () => Promise<string> }
+      : {}),
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     query_timeout: QUERY_TIMEOUT_MS,
     keepAlive: true,
     application_name: 'schedctl',
   };
+}
+
+async function passwordFromEnvironment(params: {
+  host?: string;
+  port?: number;
+  database?: string;
+  user?: string;
+}): Promise<string | undefined> {
+  if (process.env.PGPASSWORD !== undefined) return process.env.PGPASSWORD;
+  const { default: pgpass } = await import('pgpass');
+  return new Promise((resolve) => pgpass(params, resolve));
 }
 
 export function openDatabase(url: string): Database {
@@ -51,7 +73,9 @@ export function openDatabase(url: string): Database {
   const broken = new WeakSet<object>();
 
   const unavailable = (error: unknown, hint?: string) =>
-    new StateUnavailableError(where, describePgError(error, secret), hint);
+    error instanceof StateUnavailableError
+      ? error
+      : new StateUnavailableError(where, describePgError(error, secret), hint);
 
   const db: Database = {
     where,
@@ -96,6 +120,8 @@ export function describePgError(error: unknown, secret?: string): string {
   const e = error as { code?: unknown; message?: unknown } | null;
   let text = typeof e?.message === 'string' && e.message ? e.message : String(error);
   if (e?.code === 'ECONNREFUSED') text = 'connection refused';
+  else if (/client password must be a string/i.test(text))
+    text = 'the server asks for a password and none was given (the URL, PGPASSWORD or ~/.pgpass)';
   else if (e?.code === 'ENOTFOUND') text = 'unknown host';
   else if (/timeout expired|timed out|Query read timeout/i.test(text)) text = 'no answer in time';
   if (secret) text = text.split(secret).join('***');

@@ -120,7 +120,7 @@ async function acquire(
     }
     const waited = Date.now() - started;
     const holder = await holderOf(client, name);
-    if (waited >= waitMs) throw new LeadBusyError(label, { command: `schedctl state unlock ${label}` }, waitMs, holder);
+    if (waited >= waitMs) throw new LeadBusyError(label, { command: unlockCommand(name) }, waitMs, holder);
     // At once, then every 5 s: who holds it and how long this run has waited.
     if (onWait && (said === 0 || waited - said >= 5000)) {
       said = Math.max(waited, 1);
@@ -137,4 +137,11 @@ async function holderOf(client: Client, name: string): Promise<LockOwner | undef
   } catch {
     return undefined;
   }
+}
+
+/** The command that releases the lock `name` (`lead <scope> <email>` or `meeting <scope> <id>`). */
+function unlockCommand(name: string): string {
+  const [subject, , ...rest] = name.split(' ');
+  const of = rest.join(' ');
+  return subject === 'meeting' ? `schedctl state unlock --meeting ${of}` : `schedctl state unlock ${of}`;
 }
