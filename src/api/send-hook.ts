@@ -16,14 +16,26 @@ export function withSendHook<T>(hook: SendHook | undefined, fn: () => Promise<T>
   return hook ? current.run({ hook, called: false }, fn) : fn();
 }
 
-let unrepeatableSent = false;
+/** Whether an operation (a CLI command is one per process; an MCP tool call is one each) has sent a request that must not be repeated. */
+const operation = new AsyncLocalStorage<{ sent: boolean }>();
+let processSent = false;
+
+/** Runs one operation of a long-lived process (an MCP tool call): what it sends is its own. */
+export function withOperation<T>(fn: () => Promise<T>): Promise<T> {
+  return operation.run({ sent: false }, fn);
+}
 
 /**
- * Has this process sent a request that must not be repeated (a booking, a fire, a move)? From
+ * Has this operation sent a request that must not be repeated (a booking, a fire, a move)? From
  * then on, what the team state fails to save is kept on this machine rather than lost
  * (state/postgres/spool.ts); before it, such a failure refuses the command instead.
  */
-export const hasSentUnrepeatable = (): boolean => unrepeatableSent;
+export const hasSentUnrepeatable = (): boolean => operation.getStore()?.sent ?? processSent;
+
+/** Tests only: a new operation in a test process that has sent before. */
+export function forgetSentForTests(): void {
+  processSent = false;
+}
 
 /** Called by a transport right before it writes a request; the hook runs only inside `withSendHook`, and once. */
 export async function beforeSend(): Promise<void> {
@@ -32,7 +44,10 @@ export async function beforeSend(): Promise<void> {
     slot.called = true;
     await slot.hook();
   }
-  if (isUnrepeatable()) unrepeatableSent = true;
+  if (!isUnrepeatable()) return;
+  const op = operation.getStore();
+  if (op) op.sent = true;
+  else processSent = true;
 }
 
 const unrepeatable = new AsyncLocalStorage<true>();

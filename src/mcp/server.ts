@@ -5,6 +5,7 @@
  * remembered outcomes, meetings), the sanitizer. stdout carries protocol messages only: every
  * tool call runs on a context whose human output is captured or sent to stderr (./call.ts).
  */
+import { withOperation } from '../api/send-hook.js';
 import type { Readable, Writable } from 'node:stream';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { JsonSchemaValidator, jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
@@ -83,7 +84,8 @@ function register(server: McpServer, base: Context, def: ToolDef): void {
                 .catch(() => undefined);
       const call = newCall(base, args, report);
       try {
-        return replyResult(await def.run(call, args as never), call, def);
+        // Each call is an operation of its own: what another call sent says nothing of this one's.
+        return replyResult(await withOperation(() => def.run(call, args as never)), call, def);
       } catch (error) {
         return errorResult(error, call, def, base.io.stderr, typeof args.tz === 'string' ? args.tz : undefined);
       }

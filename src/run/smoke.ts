@@ -13,6 +13,8 @@ import { parseSmokeFlags, SMOKE_FLAGS, type SmokeFlags } from './smoke/options.j
 /** Validates the flags (no request on a bad one), runs the checks, writes --junit, prints. */
 export async function run(ctx: Context, _args: string[], flags: SmokeFlags): Promise<void> {
   const input = parseSmokeFlags(flags);
+  // --book records its meeting: a ledger that cannot take it (a team state down) refuses first.
+  if (input.book) await (await ctx.state()).assertWritable();
   const http = await ctx.http();
   const ui = await ctx.ui();
   const spinner = await ui.spinner('running smoke checks');

@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { forgetSentForTests } from '../../src/api/send-hook.js';
 import { openState, type NewAttempt, type State } from '../../src/state/index.js';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { buildStateWorker } from '../helpers/state-worker-build.js';
@@ -195,6 +196,8 @@ describe.each(backends)('the %s backend', (_name, makeStore) => {
 
 describe('the PostgreSQL backend, when the database goes away', () => {
   it('refuses with STATE_UNAVAILABLE while it is down, naming it without the password, and works again once it is back', async () => {
+    // Nothing was sent in this operation: a failure refuses (the worker's earlier tests may have sent).
+    forgetSentForTests();
     const url = await pg.createDatabase();
     const s = openState(tempDir(), { now: () => NOW, stateUrl: () => url });
     await s.journal.add(attempt(300));

@@ -56,10 +56,17 @@ export async function holdAdvisory<T>(
     const held: HeldLock = {
       // Right before a booking's bytes leave: the session holding the lock must still be there.
       async assertHeld() {
-        if (lost) throw new LeadLockLostError(label, undefined);
         try {
+          if (lost) throw new Error('the connection holding the lock ended');
           await client.query('SELECT 1');
-        } catch {
+        } catch (error) {
+          // Released by `state unlock` (its session ended) while the database is up, or the
+          // database itself gone: either way nothing is sent; the second is said as such.
+          const up = await db.query('SELECT 1').then(
+            () => true,
+            () => false,
+          );
+          if (!up) throw db.unavailable(error);
           throw new LeadLockLostError(label, undefined);
         }
       },
