@@ -50,8 +50,11 @@ export function openDatabase(url: string): Database {
   let pool: Promise<Pool> | undefined;
   const broken = new WeakSet<object>();
 
+  // One already made (e.g. by ready(): a schema too new, with its own hint) is passed on as it is, not wrapped twice.
   const unavailable = (error: unknown, hint?: string) =>
-    new StateUnavailableError(where, describePgError(error, secret), hint);
+    error instanceof StateUnavailableError
+      ? error
+      : new StateUnavailableError(where, describePgError(error, secret), hint);
 
   const db: Database = {
     where,
