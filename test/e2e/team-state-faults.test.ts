@@ -133,6 +133,8 @@ describe('a network cut between schedctl and the database', () => {
         expect(r.stderr, describeRun(r)).toContain('failed after the request was sent');
         expect(r.stderr, describeRun(r)).toContain(`kept on this machine in ${spool}`);
         expect(existsSync(spool) && readdirSync(spool).length > 0).toBe(true);
+        // Told exactly what happened: the booking went out, so no message may say "nothing was sent".
+        expect(r.stderr, describeRun(r)).not.toContain('nothing was sent');
 
         // Meanwhile the database has the attempt (written before the send), not its outcome: another
         // machine books nothing and says the outcome is unknown.

@@ -5,6 +5,7 @@
  * it holds (a session advisory lock lives and dies with its connection: locks.ts).
  */
 import type { ClientConfig, Pool, PoolClient } from 'pg';
+import { hasSentUnrepeatable } from '../../api/send-hook.js';
 import { StateUnavailableError } from '../errors.js';
 import { passwordOf, redactStateUrl } from './url.js';
 
@@ -54,7 +55,7 @@ export function openDatabase(url: string): Database {
   const unavailable = (error: unknown, hint?: string) =>
     error instanceof StateUnavailableError
       ? error
-      : new StateUnavailableError(where, describePgError(error, secret), hint);
+      : new StateUnavailableError(where, describePgError(error, secret), hint, hasSentUnrepeatable());
 
   const db: Database = {
     where,
