@@ -218,6 +218,8 @@ describe('the schema version', () => {
         await b.run([...demoFireArgs('schema-4@acme.example', 'emea'), '--json']),
         await b.run(['meetings', 'ls', '--json']),
         await b.run(['state', 'status', '--json']),
+        await b.run(['state', 'unlock', email, '--force', '--json']),
+        await b.run(['state', 'push', '--json']),
         await a.run(['reschedule', booked.json().id, '--start', s.slots.at(-1)!, '--json']),
       ];
       for (const r of runs) {
