@@ -7,11 +7,11 @@
  * The cluster's role schedctl_pw has a password, so the state URL carries one: every CLI output
  * (stdout, stderr, also with --debug) is checked for it by test/helpers/cli.ts (registerSecret).
  */
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { bookSlotArgs, demoFireArgs, demoRouteFirstArgs } from '../helpers/args.js';
-import { registerSecret, show } from '../helpers/cli.js';
+import { registerSecret, show, tempDir } from '../helpers/cli.js';
 import { describeRun, jsonOf, sleep } from '../helpers/parallel-run.js';
 import { usePostgres } from '../helpers/postgres.js';
 import { startTestSandbox, useSandbox } from '../helpers/sandbox.js';
@@ -101,6 +101,61 @@ describe('the database down', () => {
       expect(again.code, show(again)).toBe(0);
       expect(again.json()).toMatchObject({ status: 'already_booked' });
       expect(await meetingsOf(email)).toHaveLength(1);
+    },
+  );
+});
+
+describe('the database stopped mid-campaign and restarted', () => {
+  it(
+    'a bulk route stopped by the outage and run again: one meeting per lead, and every row reported booked is on record for another machine',
+    SLOW,
+    async () => {
+      const leads = Array.from({ length: 6 }, (_, i) => `campaign-${i}@acme.example`);
+      const csv = join(tempDir(), 'leads.csv');
+      writeFileSync(csv, `email,company,region,slot\n${leads.map((e) => `${e},Acme,emea,first`).join('\n')}\n`);
+      const a = machine(t.sb, passwordUrl());
+      const b = machine(t.sb, passwordUrl());
+      const campaign = ['route', '--file', csv, '--trigger', 'Inbound demo request', '--json'];
+      // Each booking's answer comes 1 s late, so the outage lands while the campaign runs.
+      await t.sb.fault({ method: 'POST', path: BOOK_PATH, fault: 'delay', delayMs: 1000, count: leads.length });
+      const first = a.start(campaign);
+      const bookings = async () =>
+        (await t.sb.state()).requests.filter((q) => q.method === 'POST' && q.path === BOOK_PATH).length;
+      expect(await until(async () => (await bookings()) >= 2)).toBe(true);
+      let r1;
+      try {
+        await fx.pg.stop();
+        r1 = await first.done;
+      } finally {
+        await fx.pg.start();
+      }
+      await t.sb.clearFaults();
+      expect(r1.code, describeRun(r1)).not.toBe(0);
+      expect(r1.stdout + r1.stderr, describeRun(r1)).toContain('STATE_UNAVAILABLE');
+      const rowsOf = (stdout: string) =>
+        stdout
+          .split('\n')
+          .filter((l) => l.startsWith('{"row"'))
+          .map((l) => JSON.parse(l) as { row: number; status: string; meetingId?: string });
+      const reportedBooked = rowsOf(r1.stdout).filter((row) => row.status === 'booked');
+      expect(reportedBooked.length, describeRun(r1)).toBeGreaterThanOrEqual(1);
+
+      // The same command again, with the database back: it finishes the campaign.
+      const again = await a.run(campaign);
+      expect(again.code, show(again)).toBe(0);
+      for (const lead of leads) expect(await meetingsOf(lead), lead).toHaveLength(1);
+
+      // Nothing reported booked was lost: another machine finds every one of those meetings.
+      const listed = await b.run(['meetings', 'ls', '--json']);
+      expect(listed.code, show(listed)).toBe(0);
+      const ids = new Set(listed.json<Array<{ id: string }>>().map((m) => m.id));
+      for (const row of reportedBooked) expect(ids.has(row.meetingId!), JSON.stringify(row)).toBe(true);
+      expect(ids.size).toBe(leads.length);
+      // What the outage run said it kept on this machine, the next run said it moved in.
+      const kinds = (text: string, re: RegExp) => [...text.matchAll(re)].map((m) => m[1]).sort();
+      const kept = kinds(r1.stderr, /its (\w+) record is kept on this machine/g);
+      const moved = kinds(again.stderr, /note: moved \d+ (\w+) record\(s\) kept on this machine/g);
+      expect(moved, `${describeRun(r1)}\n---\n${show(again)}`).toEqual(kept);
     },
   );
 });
