@@ -117,13 +117,14 @@ function oneLine(text: string): string {
 /**
  * The team state (PostgreSQL) cannot be used: unreachable, refusing, or its schema is not one
  * this schedctl can write. A command that would book, move or fire sends nothing. `where` is
- * the state URL without its password.
+ * the state URL without its password. `sent`: this process has already sent a request that
+ * cannot be repeated (the failure is a record's, after a booking): not "nothing was sent".
  */
 export class StateUnavailableError extends CliError {
-  constructor(where: string, reason: string, hint?: string) {
+  constructor(where: string, reason: string, hint?: string, sent = false) {
     super(
       'STATE_UNAVAILABLE',
-      `the team state at ${where} cannot be used (${oneLine(reason)}); nothing was sent`,
+      `the team state at ${where} cannot be used (${oneLine(reason)})${sent ? '' : '; nothing was sent'}`,
       EXIT.stateUnavailable,
       {
         hint:

@@ -79,7 +79,7 @@ export function postgresBackend(o: PostgresBackendOptions): PostgresBackend {
           if (warned.has(k.name)) return;
           warned.add(k.name);
           o.warn?.(
-            `warning: the team state at ${db.where} failed after the request was sent (${db.unavailable(error).message.replace(/^the team state at \S+ cannot be used \((.*)\); nothing was sent$/, '$1')}): its ${k.what} record is kept on this machine in ${spool.dir} and moves to the team state on the next schedctl run with it (or schedctl state push)`,
+            `warning: the team state at ${db.where} failed after the request was sent (${db.unavailable(error).message.replace(/^the team state at \S+ cannot be used \((.*)\)(; nothing was sent)?$/, '$1')}): its ${k.what} record is kept on this machine in ${spool.dir} and moves to the team state on the next schedctl run with it (or schedctl state push)`,
           );
         },
       }),

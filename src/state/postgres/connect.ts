@@ -6,6 +6,7 @@
  */
 import type { ClientConfig, Pool, PoolClient } from 'pg';
 import { parse as parseConnectionString } from 'pg-connection-string';
+import { hasSentUnrepeatable } from '../../api/send-hook.js';
 import { StateUnavailableError } from '../errors.js';
 import { passwordOf, redactStateUrl } from './url.js';
 
@@ -72,10 +73,11 @@ export function openDatabase(url: string): Database {
   let pool: Promise<Pool> | undefined;
   const broken = new WeakSet<object>();
 
+  // One already made (e.g. by ready(): a schema too new, with its own hint) is passed on as it is, not wrapped twice.
   const unavailable = (error: unknown, hint?: string) =>
     error instanceof StateUnavailableError
       ? error
-      : new StateUnavailableError(where, describePgError(error, secret), hint);
+      : new StateUnavailableError(where, describePgError(error, secret), hint, hasSentUnrepeatable());
 
   const db: Database = {
     where,

@@ -86,12 +86,12 @@ export class PgDocument<T> implements StateDocument<T> {
     const base = JSON.parse(seen) as T;
     const copy = JSON.parse(seen) as T;
     const result = change(copy);
-    await this.deps.spool.keep(
-      this.kind as FileKind<unknown>,
-      changedRecords(this.kind as FileKind<unknown>, base, copy),
-    );
+    const records = changedRecords(this.kind as FileKind<unknown>, base, copy);
+    await this.deps.spool.keep(this.kind as FileKind<unknown>, records);
     this.seen = JSON.stringify(copy);
-    this.deps.onKept(this.kind as FileKind<unknown>, error);
+    // Only what was kept is said to be: a change that only removes records (an outcome used up by
+    // its booking) leaves no record to keep, and the spool cannot carry a removal.
+    if (records.size > 0) this.deps.onKept(this.kind as FileKind<unknown>, error);
     return result;
   }
 
