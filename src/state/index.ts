@@ -116,7 +116,11 @@ export function openState(dir: string, opts: StateOptions): State {
       if (url === undefined) return localBackend(dir, timing, leadTiming);
       // Loaded only with a team state: commands without one never load the PostgreSQL client.
       const { postgresBackend } = await import('./postgres/backend.js');
-      return postgresBackend({ url, dir, now: opts.now, leadWaitMs: leadTiming.waitMs, warn: opts.warn });
+      const team = postgresBackend({ url, dir, now: opts.now, leadWaitMs: leadTiming.waitMs, warn: opts.warn });
+      // Connecting and checking the schema start now, overlapping what the command loads and
+      // sends first; a failure is said by the first use that needs the database.
+      team.ready().catch(() => {});
+      return team;
     })());
   const doc = <T>(kind: FileKind<T>): StateDocument<T> => {
     let real: StateDocument<T> | undefined;
