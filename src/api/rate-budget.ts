@@ -198,32 +198,47 @@ export function createRateBudget(options: RateBudgetOptions): RateBudget {
  * in memory: this process's own requests still count, and nothing fails.
  */
 function fileStore(file: string, staleMs: number, now: () => number): BudgetStore {
+  return sharedOrMemory(file, now, (change) =>
+    withFileLock(file, staleMs, () => {
+      const state = readState(file);
+      const result = change(state, now());
+      writeState(file, state);
+      return { result, state };
+    }),
+  );
+}
+
+/**
+ * A budget store over a shared place (a file, the team database): `shared` runs one locked
+ * read-modify-write there. The first time it fails the store switches for good to a state in
+ * memory, seeded with what it last saw: this process's own requests still count, nothing fails.
+ */
+export function sharedOrMemory(
+  where: string,
+  now: () => number,
+  shared: <T>(change: (state: BudgetState, t: number) => T) => Promise<{ result: T; state: BudgetState }>,
+): BudgetStore {
   let memory: BudgetState = { sent: [] };
   let degraded = false;
-
   async function update<T>(
     change: (state: BudgetState, t: number) => T,
     debug: ((line: string) => void) | undefined,
   ): Promise<T> {
     if (!degraded) {
       try {
-        return await withFileLock(file, staleMs, () => {
-          const state = readState(file);
-          const result = change(state, now());
-          writeState(file, state);
-          memory = { ...state, sent: [...state.sent] };
-          return result;
-        });
+        const { result, state } = await shared(change);
+        memory = { ...state, sent: [...state.sent] };
+        return result;
       } catch (error) {
         degraded = true;
         debug?.(
-          `rate budget: ${file} cannot be used (${(error as Error).message}); counting this process's requests only`,
+          `rate budget: ${where} cannot be used (${(error as Error).message}); counting this process's requests only`,
         );
       }
     }
     return change(memory, now());
   }
-  return { where: file, update };
+  return { where, update };
 }
 
 function readState(file: string): BudgetState {
@@ -235,14 +250,18 @@ function readState(file: string): BudgetState {
     throw error;
   }
   try {
-    const value = JSON.parse(text) as { sent?: unknown; blockedUntil?: unknown };
-    const sent =
-      Array.isArray(value.sent) && value.sent.every((t) => Number.isFinite(t)) ? (value.sent as number[]) : undefined;
-    if (!sent) return { sent: [] };
-    return Number.isFinite(value.blockedUntil) ? { sent, blockedUntil: value.blockedUntil as number } : { sent };
+    return budgetStateOf(JSON.parse(text));
   } catch {
     return { sent: [] }; // corrupted: a cache, reset (see the top of this file)
   }
+}
+
+/** A stored budget, or an empty one when the value is not one (a cache: never a reason to fail). */
+export function budgetStateOf(value: unknown): BudgetState {
+  const v = value as { sent?: unknown; blockedUntil?: unknown } | null;
+  const sent = Array.isArray(v?.sent) && v.sent.every((t) => Number.isFinite(t)) ? (v.sent as number[]) : undefined;
+  if (!sent) return { sent: [] };
+  return Number.isFinite(v?.blockedUntil) ? { sent, blockedUntil: v?.blockedUntil as number } : { sent };
 }
 
 function writeState(file: string, state: BudgetState): void {
