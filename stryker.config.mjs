@@ -19,6 +19,10 @@ export default {
     // tests (7+ minutes of CI for a module outside the core); its behaviour is proved by the unit
     // tests of test/unit/state-lead-lock.test.ts and the e2e tests of test/e2e/lead-ledger.test.ts.
     '!src/state/lead-lock.ts',
+    // The team state's backend talks to a real PostgreSQL: each mutant would start one. It is
+    // proved by the backend contract suite (test/unit/state-backend-contract.test.ts, the same
+    // tests as the local files) and the end-to-end tests of test/e2e/team-state*.test.ts.
+    '!src/state/postgres/**',
   ],
   // Mutants that only change how long a lock wait pauses (never its outcome) are reported as
   // Ignored, with the reason: see test/setup/stryker-equivalent.mjs.

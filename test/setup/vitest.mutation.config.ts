@@ -16,6 +16,10 @@ export default defineConfig({
       'test/unit/rate-budget-processes.test.ts',
       // The PostgreSQL test harness: servers and processes of its own, and no src/ code to kill mutants in.
       'test/unit/test-postgres.test.ts',
+      // These start a PostgreSQL cluster in beforeAll (~2 s), which every mutant run covering the
+      // stores would pay; the PostgreSQL backend is not mutated (stryker.config.mjs).
+      'test/unit/state-backend-contract.test.ts',
+      'test/unit/state-postgres-connect.test.ts',
       'node_modules/**',
       // Stryker needs every test green before it starts: MUTATION_EXCLUDE=glob,glob sets aside a
       // file that is red for reasons of its own (say so when reporting the scores).
