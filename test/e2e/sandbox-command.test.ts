@@ -14,20 +14,26 @@ afterEach(() => {
 });
 
 /** Starts the sandbox and resolves with its first stdout line (or the whole banner up to "Press Ctrl+C"). */
-function start(args: string[], configDir: string, until: (out: string) => boolean) {
+/** Starts `schedctl sandbox`; resolves once `until(stdout, stderr)` holds. */
+function start(args: string[], configDir: string, until: (out: string, err: string) => boolean) {
   const child = spawn(process.execPath, [BIN, 'sandbox', '--port', '0', ...args], { env: baseEnv(configDir) });
   children.push(child);
   let out = '';
   let err = '';
-  child.stderr.on('data', (d) => (err += d));
   return new Promise<{ child: ChildProcessWithoutNullStreams; out: string; err: () => string }>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`sandbox did not start\n${out}\n${err}`)), 10_000);
+    const check = () => {
+      if (!until(out, err)) return;
+      clearTimeout(timer);
+      resolve({ child, out, err: () => err });
+    };
     child.stdout.on('data', (d) => {
       out += d;
-      if (until(out)) {
-        clearTimeout(timer);
-        resolve({ child, out, err: () => err });
-      }
+      check();
+    });
+    child.stderr.on('data', (d) => {
+      err += d;
+      check();
     });
   });
 }
@@ -58,7 +64,12 @@ describe('schedctl sandbox', () => {
 
   it('saves a profile with --profile so other commands work right away, and exits 0 on SIGINT', async () => {
     const configDir = tempDir();
-    const { child, out } = await start(['--profile', 'sbx'], configDir, (o) => o.includes('Press Ctrl+C'));
+    // The profile is saved once the sandbox listens: its note comes after the banner.
+    const { child, out } = await start(
+      ['--profile', 'sbx'],
+      configDir,
+      (o, e) => o.includes('Press Ctrl+C') && e.includes('saved profile "sbx"'),
+    );
     expect(out).toContain('schedctl sandbox listening on http://127.0.0.1:');
     expect(out).toMatch(/full key\s+sk_/);
     // "Try it" runs as printed from this checkout (no bare `schedctl` on PATH), with the saved profile, no key inline.
