@@ -94,6 +94,7 @@ export async function main(argv: string[], ctx: Context = createContext()): Prom
     return reportError(await explainError(error, ctx, argv), ctx, argv.includes('--json') || ctx.globals.json);
   } finally {
     stopWatching();
+    await ctx.close?.().catch(() => {});
   }
 }
 

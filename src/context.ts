@@ -57,6 +57,8 @@ export interface Context {
   ui(): Promise<Ui>;
   /** May the command prompt? Only with a TTY on stdin and stderr, and without --no-input / SCHEDCTL_NO_INPUT. */
   canPrompt(): boolean;
+  /** At the command's end: ends the team state's connections, if any were opened (politely, briefly). */
+  close?(): Promise<void>;
 }
 
 export const systemClock: Clock = {
@@ -121,6 +123,9 @@ export function createContext(opts: { io?: IO; env?: NodeJS.ProcessEnv; clock?: 
     apiWith: (to) => services().then((s) => s.apiWith(ctx, to)),
     ui: () => (ui ??= services().then((s) => s.createUi(io, env, ctx.globals))),
     canPrompt: () => io.isStdinTTY && io.isStderrTTY && ctx.globals.input && !truthy(env.SCHEDCTL_NO_INPUT),
+    close: async () => {
+      if (state) await (await state.catch(() => undefined))?.close();
+    },
   };
   return ctx;
 }

@@ -103,6 +103,9 @@ export interface State {
   adopt(legacyScope: string, workspace: string): Promise<void>;
 }
 
+/** How long a command's end waits for the team state's connections to close. */
+const CLOSE_WAIT_MS = 300;
+
 export function openState(dir: string, opts: StateOptions): State {
   const timing = {
     waitMs: opts.lockWaitMs ?? DEFAULT_LOCK_TIMING.waitMs,
@@ -147,7 +150,15 @@ export function openState(dir: string, opts: StateOptions): State {
     holdLead: async (lead, work, onWait) => (await backend()).hold({ kind: 'lead', ...lead }, work, onWait),
     holdMeeting: async (meeting, work, onWait) => (await backend()).hold({ kind: 'meeting', ...meeting }, work, onWait),
     async close() {
-      if (chosen) await (await chosen.catch(() => undefined))?.close();
+      const b = chosen && (await chosen.catch(() => undefined));
+      if (!b) return;
+      // Bounded: a database that stopped answering must not hold the command's exit.
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        b.close(),
+        new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_WAIT_MS).unref())),
+      ]);
+      clearTimeout(timer);
     },
     async adopt(legacy, workspace) {
       if (legacy === workspace) return;
