@@ -56,12 +56,22 @@ export async function holdAdvisory<T>(
     const held: HeldLock = {
       // Right before a booking's bytes leave: the session holding the lock must still be there.
       async assertHeld() {
-        if (lost) throw new LeadLockLostError(label, undefined);
+        let gone = lost;
+        if (!gone)
+          try {
+            await client.query('SELECT 1');
+          } catch {
+            gone = true;
+          }
+        if (!gone) return;
+        // The lock's session ended: ended by `state unlock --force`, or the database went away
+        // (stopped, unreachable). The latter is the team state being unavailable, said as such.
         try {
-          await client.query('SELECT 1');
-        } catch {
-          throw new LeadLockLostError(label, undefined);
+          await db.query('SELECT 1');
+        } catch (error) {
+          throw db.unavailable(error);
         }
+        throw new LeadLockLostError(label, undefined);
       },
     };
     void owner;
