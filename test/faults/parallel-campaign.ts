@@ -103,6 +103,8 @@ export interface Campaign {
   readonly killsDone: Map<string, number>;
   /** Every booking request that reached the gate: its lead, and when. */
   readonly bookings: Array<{ email: string; at: number }>;
+  /** Awaited when a booking request reaches the gate, before it goes on to the sandbox. */
+  beforeBooking: ((email: string) => Promise<void> | void) | undefined;
   /** A config dir for a machine, with the profile that spells the campaign's API another way. */
   addMachine(name: string, dir: string, env?: Record<string, string | undefined>): Promise<Machine>;
   /** The seeded plan of lead `index` (the same draws, in the same order, for a seed). */
@@ -148,7 +150,10 @@ export async function startCampaign(o: { holdSeconds: number }): Promise<Campaig
       : undefined;
   gate.before = async (r) => {
     const email = leadOf(r);
-    if (email !== undefined) bookings.push({ email, at: Date.now() });
+    if (email !== undefined) {
+      bookings.push({ email, at: Date.now() });
+      await c.beforeBooking?.(email);
+    }
     const k = atBooking.get(email ?? '');
     if (!k || k.mode === 'answered') return;
     atBooking.delete(email!);
@@ -183,6 +188,7 @@ export async function startCampaign(o: { holdSeconds: number }): Promise<Campaig
     scope: `http://loopback:${new URL(gate.baseUrl).port}#key:${keyFingerprint(sb.keys.full)}`,
     killsDone,
     bookings,
+    beforeBooking: undefined,
 
     async addMachine(name, dir, env = {}) {
       // The same key and API as the campaign's SCHEDCTL_API_KEY/BASE_URL, the URL spelled another way.

@@ -7,8 +7,8 @@
  * First pass: every lead on its home machine (with its planned fault and kill), and about a third
  * of the leads at the same moment on one or two other machines too (a race: the team lead lock
  * and ledger must make it one booking). When a seeded lead's turn comes, the database is stopped
- * (pg_ctl stop -m fast: every session ended), left down a seeded 0.3–1.5 s while new runs start,
- * and started again. Then (the hold lapsed) every lead's command again, each --slot form on
+ * (pg_ctl stop -m fast: every session ended) the moment that lead's booking request reaches the API,
+ * left down a seeded 0.3–1.5 s while new runs start, and started again. Then (the hold lapsed) every lead's command again, each --slot form on
  * another machine (at the same moment when the lead's meeting is known), then its other answers and
  * its event by uuid through a profile that spells the API another way, as the local campaign does.
  * Last, `state status` on each machine moves in what its team-spool kept.
@@ -107,7 +107,11 @@ describe('parallel-process campaign on a team state (PostgreSQL)', () => {
       const n = roll < 0.2 ? 2 : roll < 0.35 ? 1 : 0;
       return { home, racers: others.slice(0, n).map((machine) => ({ machine, delayMs: more.int(0, 300) })) };
     });
-    const outageAt = more.int(Math.floor(RUNS * 0.3), Math.floor(RUNS * 0.6));
+    // The database stops the moment a lead's booking request reaches the API (so that at least that
+    // run has sent its booking and must keep its outcome on its machine); the lead: the first from a
+    // seeded point on with neither a fault nor a kill planned. If its booking never comes, when its run ends.
+    const from = more.int(Math.floor(RUNS * 0.3), Math.floor(RUNS * 0.6));
+    const outageAt = (plans.slice(from).find((p) => p.fault.kind === 'none' && !p.kill) ?? plans[from]!).index;
     const downMs = more.int(300, 1500);
     console.log(
       `parallel campaign on PostgreSQL: seed ${SEED} (replay with FAULT_SEED=${SEED}), ${RUNS} leads, ${MACHINES} machines (${machines.map((m) => m.dir).join(', ')}), ${PROCESSES} leads at a time, database stopped at lead ${outageAt} for ${downMs} ms`,
@@ -119,29 +123,39 @@ describe('parallel-process campaign on a team state (PostgreSQL)', () => {
 
     // --- first pass: every lead on its home machine (races on others), faults, kills, the outage ---
     const outage = { stopAt: 0, downAt: 0, upAt: 0 };
-    let outageDone: Promise<void> | undefined;
+    let stopped: Promise<void> | undefined;
+    let restarted: Promise<void> | undefined;
+    const stopDatabase = () => {
+      if (stopped) return stopped;
+      outage.stopAt = Date.now();
+      stopped = pg.stop().then(() => {
+        outage.downAt = Date.now();
+      });
+      restarted = stopped.then(async () => {
+        await sleep(downMs);
+        await pg.start();
+        outage.upAt = Date.now();
+      });
+      return stopped;
+    };
+    const outageLead = plans[outageAt]!.email;
+    c.beforeBooking = (email) => (email === outageLead ? stopDatabase() : undefined);
     const first = (
       await pool(plans, PROCESSES, async (p) => {
-        if (p.index === outageAt)
-          outageDone = (async () => {
-            outage.stopAt = Date.now();
-            await pg.stop();
-            outage.downAt = Date.now();
-            await sleep(downMs);
-            await pg.start();
-            outage.upAt = Date.now();
-          })();
         const x = extras[p.index]!;
-        return Promise.all([
+        const runs = await Promise.all([
           c.firstPass(p, machines[x.home]!),
           ...x.racers.map(async (r) => {
             await sleep(r.delayMs);
             return c.firstPass(p, machines[r.machine]!, 'race');
           }),
         ]);
+        if (p.index === outageAt) void stopDatabase();
+        return runs;
       })
     ).flat();
-    await outageDone;
+    c.beforeBooking = undefined;
+    await restarted;
     await sb.clearFaults();
     const afterFirst = await sb.state();
     const firstSeconds = (Date.now() - started) / 1000;
@@ -202,7 +216,12 @@ describe('parallel-process campaign on a team state (PostgreSQL)', () => {
         '',
         table('runs that met the stopped database', metTable),
         '',
-        `runs that kept an outcome on their machine: ${keptRuns.length}; runs that moved a team-spool in: ${movedIn}`,
+        `runs that kept an outcome on their machine: ${keptRuns.length} (the run whose booking met the stop: ${
+          keptRuns
+            .filter((r) => r.plan.email === outageLead)
+            .map((r) => `exit ${r.result.code} ${r.status}`)
+            .join(', ') || 'none'
+        }); runs that moved a team-spool in: ${movedIn}`,
         `meetings: ${final.meetings.length}; executions: ${final.executions.length}; requests: ${final.requests.length}; first pass ${firstSeconds.toFixed(0)} s, total ${seconds} s`,
       ].join('\n'),
     );
@@ -251,7 +270,27 @@ describe('parallel-process campaign on a team state (PostgreSQL)', () => {
           `${r.plan.email} ${r.phase} on ${r.machine}: kept on its machine while the database was up\n${describeRun(r.result)}`,
         );
 
-    expect(failures, `seed ${SEED}\n${failures.slice(0, 30).join('\n\n')}`).toEqual([]);
+    // What a failing lead went through: its runs in order, and its journal in the team state.
+    const failing = plans.filter((p) => failures.some((f) => f.includes(p.email))).slice(0, 3);
+    const history = failing.map((p) =>
+      [
+        `--- ${p.email} (fault ${p.fault.kind}${p.kill ? `, kill ${p.kill.mode}` : ''}; database stop at +${outage.stopAt - started} ms, up at +${outage.upAt - started} ms)`,
+        ...runsOf
+          .get(p.email)!
+          .sort((x, y) => x.startedAt - y.startedAt)
+          .map(
+            (r) =>
+              `+${r.startedAt - started}..+${r.endedAt - started} ms ${r.phase} on ${r.machine}: ${r.result.killed ? 'killed' : `exit ${r.result.code} ${r.status}`}${KEPT.test(r.result.stderr) ? ' (kept)' : ''}${MOVED_IN.test(r.result.stderr) ? ' (moved in)' : ''}`,
+          ),
+        ...journal
+          .filter((e) => e.personEmail === p.email)
+          .map(
+            (e) =>
+              `journal: ${JSON.stringify(e, ['id', 'outcome', 'sentAt', 'lostBy', 'meetingId', 'acknowledgedAt'])}`,
+          ),
+      ].join('\n'),
+    );
+    expect(failures, `seed ${SEED}\n${failures.slice(0, 30).join('\n\n')}\n\n${history.join('\n\n')}`).toEqual([]);
     // The campaign really exercised what it is about.
     expect(kills).toBeGreaterThan(RUNS / 10);
     expect(faultsTaken(c, final).size, 'faults of several kinds were taken').toBeGreaterThanOrEqual(3);
@@ -260,6 +299,11 @@ describe('parallel-process campaign on a team state (PostgreSQL)', () => {
       met.filter((r) => r.startedAt < outage.stopAt).length,
       'runs were in flight when the database stopped',
     ).toBeGreaterThan(0);
+    // (Booked, or its answer lost to a fault rule another lead planned: kept either way.)
+    expect(
+      keptRuns.filter((r) => r.plan.email === outageLead).length,
+      'the run whose booking met the stop kept its outcome on its machine',
+    ).toBe(1);
     expect(new Set(second.map((r) => r.machine)).size).toBe(MACHINES);
     expect(second.filter((r) => r.phase.startsWith('rerun')).length).toBe(RUNS * 3);
     expect(second.filter((r) => r.phase === 'other answers').length).toBe(RUNS);
