@@ -53,15 +53,19 @@ export class Journal extends FileStore<JournalFile> {
 
   /**
    * findPrior for this attempt and add, under one lock: two parallel books of the same lead
-   * cannot both miss each other's attempt.
+   * cannot both miss each other's attempt. `earlier`: the prior's booking's other sent attempts
+   * still unknown (it was sent again, and lost again, or its sender killed): what settles the
+   * prior settles them too.
    */
-  async begin(entry: NewAttempt): Promise<{ prior: JournalEntry | undefined; attempt: JournalEntry }> {
+  async begin(
+    entry: NewAttempt,
+  ): Promise<{ prior: JournalEntry | undefined; attempt: JournalEntry; earlier: JournalEntry[] }> {
     const attempt: JournalEntry = { id: randomUUID(), ...entry, attemptedAt: this.now().toISOString(), sentAt: null };
     return this.file.update((journal) => {
       const kept = this.kept(journal.entries);
       const prior = findPrior(kept, entry.scope, entry);
       journal.entries = [...kept, attempt];
-      return { prior, attempt };
+      return { prior, attempt, earlier: prior ? kept.filter((e) => e !== prior && openOfSameBooking(prior, e)) : [] };
     });
   }
 
@@ -167,6 +171,18 @@ function findPrior(entries: JournalEntry[], scope: string, by: PriorQuery): Jour
           (!!by.workflowExecutionId && e.workflowExecutionId === by.workflowExecutionId)),
     )
     .at(-1);
+}
+
+/** `e` is another sent attempt of `prior`'s booking (same lead, reservation or run) whose outcome is unknown. */
+function openOfSameBooking(prior: JournalEntry, e: JournalEntry): boolean {
+  return (
+    e.scope === prior.scope &&
+    e.outcome === 'unknown' &&
+    wasSent(e) &&
+    sameEmail(e.personEmail, prior.personEmail) &&
+    (e.reservationId === prior.reservationId ||
+      (!!prior.workflowExecutionId && e.workflowExecutionId === prior.workflowExecutionId))
+  );
 }
 
 function matchesGiven(e: JournalEntry, by: OpenAttemptQuery): boolean {
