@@ -121,9 +121,10 @@ export async function bookSlot(deps: BookDeps, request: BookRequest): Promise<Bo
       // The run never booked (it would have answered CONFLICT): its unknown attempt booked nothing either.
       if (prior.outcome === 'unknown') await journal.remove(prior.id);
       for (const e of earlier) if (disproves(error.code, request, e)) await journal.remove(e.id);
-    } else if (prior && provesNothing(error.code, prior)) {
+    } else if (prior && provesNothing(error.code, prior) && earlier.every((e) => e.lostBy === 'error_answer')) {
       // An explicit error answer first, then a code a lapsed hold or session gives as well:
       // whether a meeting exists is unknown, and it is never reported as already booked.
+      // (Unless the same booking was also sent before and its answer lost: that one may have booked.)
       throw unresolved(error, prior);
     } else if (prior && (ALREADY_BOOKED_CODES as readonly string[]).includes(error.code)) {
       // A known booking stays `booked` (with its meeting id); a lost one is now known to exist.

@@ -504,6 +504,19 @@ describe('bookSlot: lost responses', () => {
     expect(await entries()).toEqual([r.attempt]);
   });
 
+  it('takes CONFLICT as booked when the booking, resent after a lost answer, then got an explicit error answer', async () => {
+    const serverError = new OutcomeUnknownError('POST /v1/scheduling/meetings failed with HTTP 500', {
+      lostBy: 'error_answer',
+    });
+    const run = request({ workflowExecutionId: EXEC });
+    const { d } = deps([lost(), serverError, apiError('CONFLICT')]);
+    await failure(bookSlot(d, run));
+    await failure(bookSlot(d, run));
+    // The first one may have booked (its answer was lost): the run's CONFLICT says it did.
+    const r = alreadyBooked(await bookSlot(d, run));
+    expect(await entries()).toEqual([r.attempt]);
+  });
+
   it('drops every lost attempt of the booking when a retry books, or proves the run never booked', async () => {
     const booked = deps([lost(), lost(), meeting]).d;
     await failure(bookSlot(booked, request()));
