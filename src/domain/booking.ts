@@ -98,6 +98,8 @@ export async function bookSlot(deps: BookDeps, request: BookRequest): Promise<Bo
     ...(deps.origin?.triggerId ? { triggerId: deps.origin.triggerId } : {}),
     ...(deps.origin?.answersKey ? { answersKey: deps.origin.answersKey } : {}),
   });
+  // The booking's other attempts whose outcome is still unknown: settled with the prior.
+  const open = earlier.filter((e) => e.outcome === 'unknown');
   let sent = false;
   let meeting: Meeting;
   try {
@@ -120,11 +122,11 @@ export async function bookSlot(deps: BookDeps, request: BookRequest): Promise<Bo
     if (prior && disproves(error.code, request, prior)) {
       // The run never booked (it would have answered CONFLICT): its unknown attempt booked nothing either.
       if (prior.outcome === 'unknown') await journal.remove(prior.id);
-      for (const e of earlier) if (disproves(error.code, request, e)) await journal.remove(e.id);
-    } else if (prior && provesNothing(error.code, prior) && earlier.every((e) => e.lostBy === 'error_answer')) {
+      for (const e of open) if (disproves(error.code, request, e)) await journal.remove(e.id);
+    } else if (prior && provesNothing(error.code, prior) && earlier.every((e) => provesNothing(error.code, e))) {
       // An explicit error answer first, then a code a lapsed hold or session gives as well:
       // whether a meeting exists is unknown, and it is never reported as already booked.
-      // (Unless the same booking was also sent before and its answer lost: that one may have booked.)
+      // (Unless another send of that booking had its answer lost, or is known to have booked.)
       throw unresolved(error, prior);
     } else if (prior && (ALREADY_BOOKED_CODES as readonly string[]).includes(error.code)) {
       // A known booking stays `booked` (with its meeting id); a lost one is now known to exist.
@@ -134,7 +136,7 @@ export async function bookSlot(deps: BookDeps, request: BookRequest): Promise<Bo
           ? prior
           : ((await journal.update(prior.id, { outcome: 'already_booked', updatedAt: now })) ?? prior);
       // The same booking sent before and lost: the prior now speaks for it.
-      for (const e of earlier) await journal.remove(e.id);
+      for (const e of open) await journal.remove(e.id);
       if (request.workflowExecutionId) await deps.outcomes?.forgetExecution(scope, request.workflowExecutionId);
       return { status: 'already_booked', code: error.code, attempt: updated, warnings: [] };
     }
@@ -146,7 +148,7 @@ export async function bookSlot(deps: BookDeps, request: BookRequest): Promise<Bo
   return {
     status: 'booked',
     meeting,
-    warnings: await recordBooked(deps, request, attempt, [...(prior ? [prior] : []), ...earlier], meeting),
+    warnings: await recordBooked(deps, request, attempt, [...(prior ? [prior] : []), ...open], meeting),
   };
 }
 

@@ -53,9 +53,10 @@ export class Journal extends FileStore<JournalFile> {
 
   /**
    * findPrior for this attempt and add, under one lock: two parallel books of the same lead
-   * cannot both miss each other's attempt. `earlier`: the prior's booking's other sent attempts
-   * still unknown (it was sent again, and lost again, or its sender killed): what settles the
-   * prior settles them too.
+   * cannot both miss each other's attempt. `earlier`: the prior's booking's other attempts, sent
+   * (it was sent again, and lost again, or its sender killed; or another run learnt one's outcome
+   * meanwhile): what settles the prior settles those still unknown, and one known to have booked
+   * proves the booking.
    */
   async begin(
     entry: NewAttempt,
@@ -65,7 +66,7 @@ export class Journal extends FileStore<JournalFile> {
       const kept = this.kept(journal.entries);
       const prior = findPrior(kept, entry.scope, entry);
       journal.entries = [...kept, attempt];
-      return { prior, attempt, earlier: prior ? kept.filter((e) => e !== prior && openOfSameBooking(prior, e)) : [] };
+      return { prior, attempt, earlier: prior ? kept.filter((e) => e !== prior && otherOfSameBooking(prior, e)) : [] };
     });
   }
 
@@ -173,11 +174,10 @@ function findPrior(entries: JournalEntry[], scope: string, by: PriorQuery): Jour
     .at(-1);
 }
 
-/** `e` is another sent attempt of `prior`'s booking (same lead, reservation or run) whose outcome is unknown. */
-function openOfSameBooking(prior: JournalEntry, e: JournalEntry): boolean {
+/** `e` is another sent attempt of `prior`'s booking (same lead, reservation or run). */
+function otherOfSameBooking(prior: JournalEntry, e: JournalEntry): boolean {
   return (
     e.scope === prior.scope &&
-    e.outcome === 'unknown' &&
     wasSent(e) &&
     sameEmail(e.personEmail, prior.personEmail) &&
     (e.reservationId === prior.reservationId ||

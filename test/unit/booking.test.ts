@@ -517,6 +517,21 @@ describe('bookSlot: lost responses', () => {
     expect(await entries()).toEqual([r.attempt]);
   });
 
+  it('takes CONFLICT as booked after an explicit error answer when another send of the booking is known to have booked', async () => {
+    const serverError = new OutcomeUnknownError('POST /v1/scheduling/meetings failed with HTTP 500', {
+      lostBy: 'error_answer',
+    });
+    const run = request({ workflowExecutionId: EXEC });
+    const { d } = deps([lost(), apiError('CONFLICT'), serverError, apiError('CONFLICT')]);
+    await failure(bookSlot(d, run));
+    const known = alreadyBooked(await bookSlot(d, run));
+    await failure(bookSlot(d, run));
+    expect(await outcomesOf()).toEqual([`${LEAD} already_booked`, `${LEAD} unknown`]);
+    const r = alreadyBooked(await bookSlot(d, run));
+    expect(r.attempt.id).not.toBe(known.attempt.id);
+    expect(await outcomesOf()).toEqual([`${LEAD} already_booked`, `${LEAD} already_booked`]);
+  });
+
   it('drops every lost attempt of the booking when a retry books, or proves the run never booked', async () => {
     const booked = deps([lost(), lost(), meeting]).d;
     await failure(bookSlot(booked, request()));
