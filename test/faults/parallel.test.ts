@@ -21,6 +21,9 @@
  * explicit 500 and whose re-sent attempt then met RESERVATION_EXPIRED stays "outcome unknown"
  * (exit 7, never already_booked); the campaign then books it with --rebook, as a user would.
  *
+ * The sandbox, gate, plans, runs, checks and report are shared with the team variant
+ * (parallel-postgres.test.ts) in parallel-campaign.ts.
+ *
  * Seeded: the seed is printed and FAULT_SEED=<n> replays the same plan (faults, kills, order);
  * process timing still varies. FAULT_RUNS=<n> changes the number of leads.
  *
