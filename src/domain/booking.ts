@@ -82,7 +82,11 @@ export async function bookSlot(deps: BookDeps, request: BookRequest): Promise<Bo
   const { api, journal, scope } = deps;
   // Written before sending (and under the journal's lock together with the look-up of an
   // earlier attempt): even if schedctl is killed mid-request, the attempt is on record.
-  const { prior, attempt } = await journal.begin({
+  const {
+    prior,
+    attempt,
+    earlier = [],
+  } = await journal.begin({
     scope,
     event: request.event,
     reservationId: request.reservationId,
@@ -94,6 +98,8 @@ export async function bookSlot(deps: BookDeps, request: BookRequest): Promise<Bo
     ...(deps.origin?.triggerId ? { triggerId: deps.origin.triggerId } : {}),
     ...(deps.origin?.answersKey ? { answersKey: deps.origin.answersKey } : {}),
   });
+  // The booking's other attempts whose outcome is still unknown: settled with the prior.
+  const open = earlier.filter((e) => e.outcome === 'unknown');
   let sent = false;
   let meeting: Meeting;
   try {
@@ -116,9 +122,11 @@ export async function bookSlot(deps: BookDeps, request: BookRequest): Promise<Bo
     if (prior && disproves(error.code, request, prior)) {
       // The run never booked (it would have answered CONFLICT): its unknown attempt booked nothing either.
       if (prior.outcome === 'unknown') await journal.remove(prior.id);
-    } else if (prior && provesNothing(error.code, prior)) {
+      for (const e of open) if (disproves(error.code, request, e)) await journal.remove(e.id);
+    } else if (prior && provesNothing(error.code, prior) && earlier.every((e) => provesNothing(error.code, e))) {
       // An explicit error answer first, then a code a lapsed hold or session gives as well:
       // whether a meeting exists is unknown, and it is never reported as already booked.
+      // (Unless another send of that booking had its answer lost, or is known to have booked.)
       throw unresolved(error, prior);
     } else if (prior && (ALREADY_BOOKED_CODES as readonly string[]).includes(error.code)) {
       // A known booking stays `booked` (with its meeting id); a lost one is now known to exist.
@@ -127,6 +135,8 @@ export async function bookSlot(deps: BookDeps, request: BookRequest): Promise<Bo
         prior.outcome === 'booked'
           ? prior
           : ((await journal.update(prior.id, { outcome: 'already_booked', updatedAt: now })) ?? prior);
+      // The same booking sent before and lost: the prior now speaks for it.
+      for (const e of open) await journal.remove(e.id);
       if (request.workflowExecutionId) await deps.outcomes?.forgetExecution(scope, request.workflowExecutionId);
       return { status: 'already_booked', code: error.code, attempt: updated, warnings: [] };
     }
@@ -135,7 +145,11 @@ export async function bookSlot(deps: BookDeps, request: BookRequest): Promise<Bo
       hintFor(error.code, { ...(await hintContext(request, deps, error.code)), details: error.details }),
     );
   }
-  return { status: 'booked', meeting, warnings: await recordBooked(deps, request, attempt, prior, meeting) };
+  return {
+    status: 'booked',
+    meeting,
+    warnings: await recordBooked(deps, request, attempt, [...(prior ? [prior] : []), ...open], meeting),
+  };
 }
 
 /**
@@ -187,7 +201,8 @@ async function recordBooked(
   deps: BookDeps,
   request: BookRequest,
   attempt: JournalEntry,
-  prior: JournalEntry | undefined,
+  /** The prior attempt of this booking, and its other lost ones. */
+  before: JournalEntry[],
   meeting: Meeting,
 ): Promise<string[]> {
   const { journal, scope } = deps;
@@ -231,7 +246,7 @@ async function recordBooked(
       updatedAt: now,
     });
     // An earlier lost attempt never reached the server: had it booked, this one would have been refused.
-    if (prior && prior.outcome !== 'booked') await journal.remove(prior.id);
+    for (const e of before) if (e.outcome !== 'booked') await journal.remove(e.id);
   });
   if (request.workflowExecutionId) {
     const executionId = request.workflowExecutionId;

@@ -53,15 +53,20 @@ export class Journal extends FileStore<JournalFile> {
 
   /**
    * findPrior for this attempt and add, under one lock: two parallel books of the same lead
-   * cannot both miss each other's attempt.
+   * cannot both miss each other's attempt. `earlier`: the prior's booking's other attempts, sent
+   * (it was sent again, and lost again, or its sender killed; or another run learnt one's outcome
+   * meanwhile): what settles the prior settles those still unknown, and one known to have booked
+   * proves the booking.
    */
-  async begin(entry: NewAttempt): Promise<{ prior: JournalEntry | undefined; attempt: JournalEntry }> {
+  async begin(
+    entry: NewAttempt,
+  ): Promise<{ prior: JournalEntry | undefined; attempt: JournalEntry; earlier: JournalEntry[] }> {
     const attempt: JournalEntry = { id: randomUUID(), ...entry, attemptedAt: this.now().toISOString(), sentAt: null };
     return this.file.update((journal) => {
       const kept = this.kept(journal.entries);
       const prior = findPrior(kept, entry.scope, entry);
       journal.entries = [...kept, attempt];
-      return { prior, attempt };
+      return { prior, attempt, earlier: prior ? kept.filter((e) => e !== prior && otherOfSameBooking(prior, e)) : [] };
     });
   }
 
@@ -167,6 +172,17 @@ function findPrior(entries: JournalEntry[], scope: string, by: PriorQuery): Jour
           (!!by.workflowExecutionId && e.workflowExecutionId === by.workflowExecutionId)),
     )
     .at(-1);
+}
+
+/** `e` is another sent attempt of `prior`'s booking (same lead, reservation or run). */
+function otherOfSameBooking(prior: JournalEntry, e: JournalEntry): boolean {
+  return (
+    e.scope === prior.scope &&
+    wasSent(e) &&
+    sameEmail(e.personEmail, prior.personEmail) &&
+    (e.reservationId === prior.reservationId ||
+      (!!prior.workflowExecutionId && e.workflowExecutionId === prior.workflowExecutionId))
+  );
 }
 
 function matchesGiven(e: JournalEntry, by: OpenAttemptQuery): boolean {

@@ -496,6 +496,60 @@ describe('bookSlot: lost responses', () => {
     expect(e).toBeInstanceOf(ApiError);
   });
 
+  // Sent, lost; sent again, lost again (or its sender killed): what settles the latest settles both.
+  it('settles every lost attempt of the booking when a retry finds it booked, not only the latest', async () => {
+    const { d } = deps([lost(), lost(), apiError('RESERVATION_USED')]);
+    await failure(bookSlot(d, request()));
+    await failure(bookSlot(d, request()));
+    expect(await outcomesOf()).toEqual([`${LEAD} unknown`, `${LEAD} unknown`]);
+    const r = alreadyBooked(await bookSlot(d, request()));
+    expect(await entries()).toEqual([r.attempt]);
+  });
+
+  it('takes CONFLICT as booked when the booking, resent after a lost answer, then got an explicit error answer', async () => {
+    const serverError = new OutcomeUnknownError('POST /v1/scheduling/meetings failed with HTTP 500', {
+      lostBy: 'error_answer',
+    });
+    const run = request({ workflowExecutionId: EXEC });
+    const { d } = deps([lost(), serverError, apiError('CONFLICT')]);
+    await failure(bookSlot(d, run));
+    await failure(bookSlot(d, run));
+    // The first one may have booked (its answer was lost): the run's CONFLICT says it did.
+    const r = alreadyBooked(await bookSlot(d, run));
+    expect(await entries()).toEqual([r.attempt]);
+  });
+
+  it('takes CONFLICT as booked after an explicit error answer when another send of the booking is known to have booked', async () => {
+    const serverError = new OutcomeUnknownError('POST /v1/scheduling/meetings failed with HTTP 500', {
+      lostBy: 'error_answer',
+    });
+    const run = request({ workflowExecutionId: EXEC });
+    const { d } = deps([lost(), apiError('CONFLICT'), serverError, apiError('CONFLICT')]);
+    await failure(bookSlot(d, run));
+    const known = alreadyBooked(await bookSlot(d, run));
+    await failure(bookSlot(d, run));
+    expect(await outcomesOf()).toEqual([`${LEAD} already_booked`, `${LEAD} unknown`]);
+    const r = alreadyBooked(await bookSlot(d, run));
+    expect(r.attempt.id).not.toBe(known.attempt.id);
+    expect(await outcomesOf()).toEqual([`${LEAD} already_booked`, `${LEAD} already_booked`]);
+  });
+
+  it('drops every lost attempt of the booking when a retry books, or proves the run never booked', async () => {
+    const booked = deps([lost(), lost(), meeting]).d;
+    await failure(bookSlot(booked, request()));
+    await failure(bookSlot(booked, request()));
+    expect((await bookSlot(booked, request())).status).toBe('booked');
+    expect(await outcomesOf()).toEqual([`${LEAD} booked`]);
+
+    state = openState(mkdtempSync(join(tmpdir(), 'booking-')), { now: () => clock });
+    const run = request({ workflowExecutionId: EXEC });
+    const never = deps([lost(), lost(), apiError('RESERVATION_EXPIRED')]).d;
+    await failure(bookSlot(never, run));
+    await failure(bookSlot(never, run));
+    expect((await apiFailure(bookSlot(never, run))).code).toBe('RESERVATION_EXPIRED');
+    expect(await entries()).toEqual([]);
+  });
+
   it('books normally after a lost attempt that turned out never to reach the server, dropping that attempt', async () => {
     const { d } = deps([lost(), meeting]);
     await failure(bookSlot(d, request()));

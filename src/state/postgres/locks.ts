@@ -56,19 +56,22 @@ export async function holdAdvisory<T>(
     const held: HeldLock = {
       // Right before a booking's bytes leave: the session holding the lock must still be there.
       async assertHeld() {
+        let gone = lost;
+        if (!gone)
+          try {
+            await client.query('SELECT 1');
+          } catch {
+            gone = true;
+          }
+        if (!gone) return;
+        // The lock's session ended: ended by `state unlock --force`, or the database went away
+        // (stopped, unreachable). The latter is the team state being unavailable, said as such.
         try {
-          if (lost) throw new Error('the connection holding the lock ended');
-          await client.query('SELECT 1');
+          await db.query('SELECT 1');
         } catch (error) {
-          // Released by `state unlock` (its session ended) while the database is up, or the
-          // database itself gone: either way nothing is sent; the second is said as such.
-          const up = await db.query('SELECT 1').then(
-            () => true,
-            () => false,
-          );
-          if (!up) throw db.unavailable(error);
-          throw new LeadLockLostError(label, undefined);
+          throw db.unavailable(error);
         }
+        throw new LeadLockLostError(label, undefined);
       },
     };
     void owner;

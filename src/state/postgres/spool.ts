@@ -48,8 +48,19 @@ export function changedRecords(kind: FileKind<unknown>, before: unknown, after: 
 }
 
 /**
+ * A kept journal entry still "unknown" while the database's says booked or already booked:
+ * another machine learnt the outcome after this one kept its copy, and an outcome once known
+ * stays known (the kept copy would block the lead as if nobody knew).
+ */
+function undoesOutcome(held: unknown, kept: unknown): boolean {
+  const outcome = (e: unknown) => (e as { outcome?: unknown }).outcome;
+  return outcome(kept) === 'unknown' && outcome(held) !== undefined && outcome(held) !== 'unknown';
+}
+
+/**
  * Puts `records` into `doc` (in place); resolves to how many changed it. `replace`: a record
- * with the same key is overwritten (the spool: newer than the database's); otherwise it is kept.
+ * with the same key is overwritten (the spool: newer than the database's, but for a journal
+ * entry whose outcome the database knows and the kept copy does not); otherwise it is kept.
  */
 export function mergeRecords(
   kind: FileKind<unknown>,
@@ -68,7 +79,11 @@ export function mergeRecords(
       if (i === undefined) {
         items.push(r as { id: string });
         changed++;
-      } else if (mode === 'replace' && JSON.stringify(items[i]) !== JSON.stringify(r)) {
+      } else if (
+        mode === 'replace' &&
+        JSON.stringify(items[i]) !== JSON.stringify(r) &&
+        !(kind.name === 'journal.json' && undoesOutcome(items[i], r))
+      ) {
         items[i] = r as { id: string };
         changed++;
       }
