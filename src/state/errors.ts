@@ -121,10 +121,12 @@ function oneLine(text: string): string {
  * cannot be repeated (the failure is a record's, after a booking): not "nothing was sent".
  */
 export class StateUnavailableError extends CliError {
-  constructor(where: string, reason: string, hint?: string, sent = false) {
+  /** `sent`: something was sent before (its outcome is kept), or what was not sent, named. */
+  constructor(where: string, reason: string, hint?: string, sent: boolean | { notSent: string } = false) {
+    const tail = sent === true ? '' : `; ${sent === false ? 'nothing was sent' : `${sent.notSent} was not sent`}`;
     super(
       'STATE_UNAVAILABLE',
-      `the team state at ${where} cannot be used (${oneLine(reason)})${sent ? '' : '; nothing was sent'}`,
+      `the team state at ${where} cannot be used (${oneLine(reason)})${tail}`,
       EXIT.stateUnavailable,
       {
         hint:

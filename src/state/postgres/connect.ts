@@ -29,7 +29,8 @@ export interface Database {
   transaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T>;
   query<R extends object = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<R[]>;
   /** A failure of the database as the error to show: names the URL without its password. */
-  unavailable(error: unknown, hint?: string): StateUnavailableError;
+  /** `notSent`: what this failure stopped from being sent, when something else was sent before. */
+  unavailable(error: unknown, hint?: string, notSent?: string): StateUnavailableError;
   end(): Promise<void>;
 }
 
@@ -74,10 +75,15 @@ export function openDatabase(url: string): Database {
   const broken = new WeakSet<object>();
 
   // One already made (e.g. by ready(): a schema too new, with its own hint) is passed on as it is, not wrapped twice.
-  const unavailable = (error: unknown, hint?: string) =>
+  const unavailable = (error: unknown, hint?: string, notSent?: string) =>
     error instanceof StateUnavailableError
       ? error
-      : new StateUnavailableError(where, describePgError(error, secret), hint, hasSentUnrepeatable());
+      : new StateUnavailableError(
+          where,
+          describePgError(error, secret),
+          hint,
+          hasSentUnrepeatable() ? (notSent ? { notSent } : true) : false,
+        );
 
   const db: Database = {
     where,

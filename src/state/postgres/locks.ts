@@ -37,6 +37,8 @@ export async function holdAdvisory<T>(
 ): Promise<T> {
   const name = lockName(subject);
   const label = subjectLabel(subject);
+  // What a failure here stops from being sent, when the run sent something before (route's fire).
+  const guarded = subject.kind === 'lead' ? 'the booking' : 'the move';
   const pg = await loadPg();
   const client: Client = new pg.Client(db.config);
   let lost = false;
@@ -49,10 +51,10 @@ export async function holdAdvisory<T>(
   try {
     await client.connect();
   } catch (error) {
-    throw db.unavailable(error);
+    throw db.unavailable(error, undefined, guarded);
   }
   try {
-    const owner = await acquire(db, client, name, label, waitMs, onWait);
+    const owner = await acquire(db, client, name, label, guarded, waitMs, onWait);
     const held: HeldLock = {
       // Right before a booking's bytes leave: the session holding the lock must still be there.
       async assertHeld() {
@@ -69,7 +71,7 @@ export async function holdAdvisory<T>(
         try {
           await db.query('SELECT 1');
         } catch (error) {
-          throw db.unavailable(error);
+          throw db.unavailable(error, undefined, guarded);
         }
         throw new LeadLockLostError(label, undefined);
       },
@@ -92,6 +94,7 @@ async function acquire(
   client: Client,
   name: string,
   label: string,
+  guarded: string,
   waitMs: number,
   onWait?: (wait: LockWait) => void,
 ): Promise<LockOwner> {
@@ -105,7 +108,7 @@ async function acquire(
       ]);
       got = r.rows[0]?.ok === true;
     } catch (error) {
-      throw db.unavailable(error);
+      throw db.unavailable(error, undefined, guarded);
     }
     if (got) {
       const owner: LockOwner = {
@@ -124,7 +127,7 @@ async function acquire(
           [name, JSON.stringify(owner)],
         );
       } catch (error) {
-        throw db.unavailable(error);
+        throw db.unavailable(error, undefined, guarded);
       }
       return owner;
     }
