@@ -54,13 +54,11 @@ export class PgDocument<T> implements StateDocument<T> {
     try {
       await ready();
       return await db.transaction(async (client) => {
-        await client.query(
-          `INSERT INTO schedctl_documents (kind, body) VALUES ($1, $2) ON CONFLICT (kind) DO NOTHING`,
-          [this.kind.name, JSON.stringify(this.kind.empty())],
-        );
+        // One round trip: the row made if missing, locked (ON CONFLICT DO UPDATE), and read.
         const r = await client.query<{ body: unknown }>(
-          'SELECT body FROM schedctl_documents WHERE kind = $1 FOR UPDATE',
-          [this.kind.name],
+          `INSERT INTO schedctl_documents (kind, body) VALUES ($1, $2)
+           ON CONFLICT (kind) DO UPDATE SET kind = EXCLUDED.kind RETURNING body`,
+          [this.kind.name, JSON.stringify(this.kind.empty())],
         );
         const data = this.parse(r.rows[0]?.body);
         const before = JSON.stringify(data);

@@ -17,13 +17,11 @@ export function pgBudgetStore(
   return sharedOrMemory(`${backend.where} (rate budget ${budgetId.slice(0, 12)})`, now, async (change) => {
     await backend.ready();
     return backend.db.transaction(async (client) => {
-      await client.query(
-        `INSERT INTO schedctl_rate_budgets (budget_id, state) VALUES ($1, '{"sent":[]}') ON CONFLICT (budget_id) DO NOTHING`,
-        [budgetId],
-      );
+      // One round trip: the row made if missing, locked (ON CONFLICT DO UPDATE), and read.
       const r = await client.query<{ state: unknown; t: number | string }>(
-        `SELECT state, (extract(epoch from clock_timestamp()) * 1000)::float8 AS t
-         FROM schedctl_rate_budgets WHERE budget_id = $1 FOR UPDATE`,
+        `INSERT INTO schedctl_rate_budgets (budget_id, state) VALUES ($1, '{"sent":[]}')
+         ON CONFLICT (budget_id) DO UPDATE SET budget_id = EXCLUDED.budget_id
+         RETURNING state, (extract(epoch from clock_timestamp()) * 1000)::float8 AS t`,
         [budgetId],
       );
       const state = budgetStateOf(r.rows[0]?.state);
