@@ -1,4 +1,5 @@
 import type { Context } from '../../context.js';
+import { sanitizeText } from '../../ui/sanitize.js';
 import { LEDGER_KINDS, recordsOf } from '../../state/postgres/spool.js';
 import type { PostgresBackend } from '../../state/postgres/backend.js';
 
@@ -65,7 +66,8 @@ export async function run(ctx: Context): Promise<void> {
         ]
       : []),
   ];
-  ui.print(lines.join('\n'));
+  // Lock holders (user, host, command) come from the database: text from outside, never terminal control.
+  ui.print(lines.map(sanitizeText).join('\n'));
 }
 
 function describeCounts(counts: Record<string, number>): string {
