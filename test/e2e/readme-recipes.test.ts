@@ -215,6 +215,10 @@ describe('the demo', () => {
         SCHEDCTL_CONFIG_DIR: join(home, 'cfg'),
         NO_COLOR: '1',
         npm_config_update_notifier: 'false',
+        // npx with a fresh cache installs the checkout as a package and runs its `prepare`
+        // script (a build into this very dist/): other test files spawning the CLI meanwhile
+        // then load a half-written bundle. dist/ is built already; the line runs as printed.
+        npm_config_ignore_scripts: 'true',
       };
       sandbox = spawn('bash', ['-c', lines[0]!], {
         cwd: ROOT,
