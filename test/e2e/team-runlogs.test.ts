@@ -180,7 +180,7 @@ describe('the database lost during a bulk run', () => {
         proxy.unblock();
         const again = await a.run(routeArgs(file));
         expect(again.code, show(again)).toBe(0);
-        expect(again.stderr).toMatch(/note: moved \d+ bulk run record\(s\) kept on this machine/);
+        expect(again.stderr).toMatch(/note: moved \d+ run record\(s\) kept on this machine/);
         expect(parseBulk(again).rows.map((x) => [x.row, x.status])).toEqual([
           [2, 'skipped'],
           [3, 'booked'],

@@ -66,7 +66,7 @@ export function postgresBackend(o: PostgresBackendOptions): PostgresBackend {
     const runs = await moveRunSpoolIn(db, runSpoolDir);
     if (runs)
       o.warn?.(
-        `note: moved ${runs} bulk run record(s) kept on this machine while the team state was unreachable into ${db.where}`,
+        `note: moved ${runs} run record(s) kept on this machine while the team state was unreachable into ${db.where}`,
       );
   }
 

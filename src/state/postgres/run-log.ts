@@ -99,7 +99,10 @@ export function pgRunLogs(deps: PgRunLogDeps): RunLogStore {
           try {
             // The run's lock went with its connection (the database restarted, or the way to it
             // broke): another run may take the input over, so no new row is started.
-            if (starting && lost) throw new Error('the connection holding this run was lost');
+            if (starting && lost) {
+              await db.query('SELECT 1'); // the database's own failure, when it is one
+              throw new Error('the connection holding this run was lost');
+            }
             await db.query('INSERT INTO schedctl_run_records (log_key, record) VALUES ($1, $2)', [
               id.key,
               JSON.stringify(record),
