@@ -21,7 +21,6 @@ import {
   parseRecord,
   parseRunLines,
   RUN_LOG_FILE,
-  type RunLog,
   type RunLogId,
   type RunLogStore,
   type RunRecord,
