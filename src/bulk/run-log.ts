@@ -16,6 +16,10 @@
  *
  * While a run holds the log, a second process on the same input (and scope) is refused, so
  * two parallel runs of one file cannot book each row twice.
+ *
+ * With a team state (PostgreSQL) the same records live in the database under the same key
+ * (state/postgres/run-log.ts), so another machine resumes the run; `RunLogStore` is what both
+ * stores offer (LedgerBackend.runLogs()).
  */
 import { createHash } from 'node:crypto';
 import {
@@ -65,8 +69,41 @@ export function resumeActionFor(latest: RunRecord | undefined): ResumeAction {
  * the same file run against another workspace or with another command starts afresh.
  */
 export function runLogPath(configDir: string, contentHash: string, scope?: string): string {
-  const key = scope === undefined ? contentHash : createHash('sha256').update(`${contentHash}\n${scope}`).digest('hex');
-  return join(configDir, 'runs', `${key}.jsonl`);
+  return join(configDir, 'runs', `${runLogKey(contentHash, scope)}.jsonl`);
+}
+
+/**
+ * The log's key: the input's content hash, with the scope (`command:workspace`, the workspace
+ * being the base URL and the key's fingerprint: the same on every machine) hashed in.
+ */
+export function runLogKey(contentHash: string, scope?: string): string {
+  return scope === undefined ? contentHash : createHash('sha256').update(`${contentHash}\n${scope}`).digest('hex');
+}
+
+/** A log's file name is its key: `<64 hex>.jsonl`. */
+export const RUN_LOG_FILE = /^([0-9a-f]{64})\.jsonl$/;
+
+/** One run's log in a store: its key, and the workspace it runs against (for lock holders' listing). */
+export interface RunLogId {
+  key: string;
+  workspace: string;
+}
+
+/** Where run logs are kept: this machine's files, or the team database. */
+export interface RunLogStore {
+  /** Each row's latest record (readRunLog's rules). */
+  read(id: RunLogId, opts?: { onWarning?: (message: string) => void }): Promise<Map<number, RunRecord>>;
+  /** Opens the log for appending, as the only run of it (RUN_IN_PROGRESS, exit 5, otherwise). */
+  open(id: RunLogId, opts?: OpenRunLogOptions): Promise<RunLog>;
+}
+
+/** The default store: `<configDir>/runs/<key>.jsonl`, exactly as before team states. */
+export function localRunLogs(configDir: string): RunLogStore {
+  const path = (id: RunLogId) => join(configDir, 'runs', `${id.key}.jsonl`);
+  return {
+    read: async (id, opts) => readRunLog(path(id), opts),
+    open: (id, opts) => openRunLog(path(id), opts),
+  };
 }
 
 /**
@@ -83,29 +120,51 @@ export function readRunLog(path: string, opts: { onWarning?: (message: string) =
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return rows;
     throw error;
   }
+  return foldRunRecords(parseRunLines(text, path, opts.onWarning), rows);
+}
+
+/** The records of a log's text (JSON Lines); unreadable lines are skipped with `onWarning`. */
+export function parseRunLines(text: string, path: string, onWarning?: (message: string) => void): RunRecord[] {
+  const out: RunRecord[] = [];
   const lines = text.split('\n');
   lines.forEach((line, i) => {
     if (line.trim() === '') return;
     const record = parseRecord(line);
     if (!record) {
       const torn = i === lines.length - 1;
-      opts.onWarning?.(
+      onWarning?.(
         torn
           ? `run log ${path}: ignored an incomplete last record (line ${i + 1}), left by an interrupted run`
           : `run log ${path}: ignored an unreadable record on line ${i + 1}`,
       );
       return;
     }
+    out.push(record);
+  });
+  return out;
+}
+
+/** Each row's latest record, in the order given, with earlier ids carried forward. */
+export function foldRunRecords(
+  records: Iterable<RunRecord>,
+  rows: Map<number, RunRecord> = new Map(),
+): Map<number, RunRecord> {
+  for (const record of records) {
     const previous = rows.get(record.row);
     rows.set(record.row, previous ? { ...carried(previous), ...record } : record);
-  });
+  }
   return rows;
 }
 
 export interface RunLog {
+  /** Where the log is: its file, or the database (for messages). */
   readonly path: string;
-  /** Appends one record (`at` defaults to now); durable when it returns. */
-  append(record: RunRecordInput): RunRecord;
+  /**
+   * Appends one record (`at` defaults to now); durable when it resolves. A team state that
+   * fails refuses a `started` record (the row is not sent: STATE_UNAVAILABLE) and keeps any
+   * other on this machine (the row's request was sent: its record must not be lost).
+   */
+  append(record: RunRecordInput): Promise<RunRecord>;
   /** Closes the file and releases the log for other processes. */
   close(): Promise<void>;
 }
@@ -140,7 +199,8 @@ export async function openRunLog(path: string, opts: OpenRunLogOptions = {}): Pr
   let closed = false;
   return {
     path,
-    append(input) {
+    // Synchronous inside: the line is on disk before the promise is even returned.
+    async append(input) {
       if (closed) throw new Error(`run log ${path} is closed`);
       const record: RunRecord = { ...input, at: input.at ?? now().toISOString() };
       // One write of one whole line: with O_APPEND it lands at the end in one piece.
@@ -214,7 +274,7 @@ function carried(r: RunRecord): Partial<RunRecord> {
 
 const STATUSES: readonly string[] = ['started', 'sent', ...ROW_STATUSES];
 
-function parseRecord(line: string): RunRecord | undefined {
+export function parseRecord(line: string): RunRecord | undefined {
   let value: unknown;
   try {
     value = JSON.parse(line);

@@ -4,6 +4,7 @@
  * documents and locks; it never decides a booking rule (src/domain/ledger.ts does, through the
  * stores). One contract suite (test/unit/state-backend-contract.test.ts) runs against both.
  */
+import type { RunLogStore } from '../bulk/run-log.js';
 import type { FileKind, StateDocument } from './json-file.js';
 import type { HeldLock, LockWait } from './lead-lock.js';
 
@@ -20,6 +21,8 @@ export interface LedgerBackend {
   assertWritable(): Promise<void>;
   /** Runs `work` as the only schedctl run (of every machine sharing this backend) holding `subject`. */
   hold<T>(subject: LockSubject, work: (held: HeldLock) => Promise<T>, onWait?: (wait: LockWait) => void): Promise<T>;
+  /** Where bulk runs keep their logs (loaded on first use: only `--from` runs need it). */
+  runLogs(): Promise<RunLogStore>;
   /** Releases connections (a command's end); the backend is not used after. */
   close(): Promise<void>;
 }

@@ -281,8 +281,8 @@ describe('state status and state unlock', () => {
       expect(idle.json()).toEqual({
         backend: 'postgres',
         location: stateUrl,
-        schemaVersion: 1,
-        counts: { journal: 0, meetings: 0, outcomes: 0, fires: 0, events: 0, rateBudgets: 0 },
+        schemaVersion: 2,
+        counts: { journal: 0, meetings: 0, outcomes: 0, fires: 0, events: 0, rateBudgets: 0, runRecords: 0 },
         locks: [],
         keptOnThisMachine: 0,
       });

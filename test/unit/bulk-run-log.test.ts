@@ -15,8 +15,8 @@ describe('run log', () => {
     const path = runLogPath(dir, hash);
     expect(path).toBe(join(dir, 'runs', `${hash}.jsonl`));
     const log = await openRunLog(path, { now: clock });
-    log.append({ row: 2, status: 'started', executionId: 'e-1' });
-    log.append({ row: 2, status: 'sent', reservationId: 'r-1' });
+    await log.append({ row: 2, status: 'started', executionId: 'e-1' });
+    await log.append({ row: 2, status: 'sent', reservationId: 'r-1' });
     await log.close();
     expect(statSync(join(dir, 'runs')).mode & 0o777).toBe(0o700);
     expect(statSync(path).mode & 0o777).toBe(0o600);
@@ -28,12 +28,12 @@ describe('run log', () => {
   it('gives each row its latest record, with the ids recorded earlier carried forward', async () => {
     const path = runLogPath(tempDir(), hash);
     const log = await openRunLog(path, { now: clock });
-    log.append({ row: 2, status: 'started', executionId: 'e-1' });
-    log.append({ row: 3, status: 'started' });
-    log.append({ row: 2, status: 'sent', reservationId: 'r-1' });
-    log.append({ row: 4, status: 'started' });
-    log.append({ row: 4, status: 'sent' });
-    log.append({ row: 4, status: 'booked', meetingId: 'm-4' });
+    await log.append({ row: 2, status: 'started', executionId: 'e-1' });
+    await log.append({ row: 3, status: 'started' });
+    await log.append({ row: 2, status: 'sent', reservationId: 'r-1' });
+    await log.append({ row: 4, status: 'started' });
+    await log.append({ row: 4, status: 'sent' });
+    await log.append({ row: 4, status: 'booked', meetingId: 'm-4' });
     await log.close();
     const rows = readRunLog(path);
     expect(rows.get(2)).toEqual({

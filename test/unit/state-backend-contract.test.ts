@@ -175,6 +175,41 @@ describe.each(backends)('the %s backend', (_name, makeStore) => {
     expect((error as Error).message).toContain(`pid ${process.pid}`);
   });
 
+  it("keeps a bulk run's log: another client reads each row's latest record, ids carried forward", async () => {
+    const [a, b] = [client(), client()];
+    const id = { key: 'c'.repeat(64), workspace: SCOPE };
+    const logs = await (await a.backend()).runLogs();
+    expect((await logs.read(id)).size).toBe(0);
+    const log = await logs.open(id, { now: () => NOW });
+    await log.append({ row: 2, status: 'started', executionId: 'e-2' });
+    await log.append({ row: 2, status: 'booked', meetingId: 'm-2' });
+    await log.append({ row: 3, status: 'started' });
+    await log.close();
+    const rows = await (await (await b.backend()).runLogs()).read(id);
+    expect(rows.get(2)).toEqual({
+      row: 2,
+      status: 'booked',
+      meetingId: 'm-2',
+      executionId: 'e-2',
+      at: NOW.toISOString(),
+    });
+    expect(rows.get(3)?.status).toBe('started');
+    expect((await logs.read({ ...id, key: 'd'.repeat(64) })).size).toBe(0);
+  });
+
+  it('lets one run at a time hold a run log: a second is refused (RUN_IN_PROGRESS, exit 5), then free once closed', async () => {
+    const [a, b] = [client(), client()];
+    const id = { key: 'e'.repeat(64), workspace: SCOPE };
+    const first = await (await (await a.backend()).runLogs()).open(id);
+    const other = await (await b.backend()).runLogs();
+    const error = await other.open(id).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'RUN_IN_PROGRESS', exitCode: 5 });
+    await first.close();
+    const again = await other.open(id);
+    await again.append({ row: 1, status: 'started' });
+    await again.close();
+  });
+
   it('frees the lead of a killed holder at once', async () => {
     const tag = `killed${Math.random().toString(36).slice(2, 8)}`;
     const child = holdInWorker(store, tag);

@@ -7,7 +7,7 @@
 import { budgetInUse } from '../../api/rate-budget.js';
 import { formatPlan, planSummary, type RequestCost } from '../../bulk/plan.js';
 import type { RowResult } from '../../bulk/results.js';
-import { openRunLog, readRunLog, resumeActionFor, runLogPath } from '../../bulk/run-log.js';
+import { resumeActionFor, runLogKey } from '../../bulk/run-log.js';
 import type { Context } from '../../context.js';
 import { CancelledError, UsageError, type ErrorDocument } from '../../errors.js';
 import type { Ui } from '../../ui/ui.js';
@@ -110,16 +110,24 @@ export async function runBatch<Row>(
   }
   if (refusal) throw refusal;
 
-  // 2. Send, row by row, resuming from the run log.
-  const logPath = runLogPath(ctx.configDir(), source.hash, `${spec.command}:${spec.scope}`);
-  const earlier = readRunLog(logPath, { onWarning: (m) => ui.warn(m) });
+  // 2. Send, row by row, resuming from the run log: this machine's files, or the team state's
+  // (where a run stopped on another machine resumes). Read once this run holds it.
+  const store = await (await (await ctx.state()).backend()).runLogs();
+  const id = { key: runLogKey(source.hash, `${spec.command}:${spec.scope}`), workspace: spec.scope };
   const report = batchReporter(ctx, ui, {
     total: rows,
     requestsPerRow: spec.cost.perRow,
     ratePerMinute: rate,
     out: o.out,
   });
-  const log = await openRunLog(logPath, { now: () => ctx.clock.now() });
+  const log = await store.open(id, { now: () => ctx.clock.now() });
+  let earlier;
+  try {
+    earlier = await store.read(id, { onWarning: (m) => ui.warn(m) });
+  } catch (error) {
+    await log.close();
+    throw error;
+  }
   if (!ctx.globals.json) ui.info(`${spec.starting(plan.valid)} from ${source.label}: ${formatPlan(plan, rate)}`);
   // Ctrl-C: the row in flight finishes and is recorded, then the run stops (exit 130).
   let stopping = false;
@@ -152,9 +160,9 @@ export async function runBatch<Row>(
         });
         continue;
       }
-      log.append({ row: r.line, status: 'started' });
+      await log.append({ row: r.line, status: 'started' });
       const result = await spec.run(v.row, r.line, key);
-      log.append({
+      await log.append({
         row: r.line,
         status: result.status,
         ...(result.meetingId ? { meetingId: result.meetingId } : {}),

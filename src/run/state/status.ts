@@ -58,7 +58,7 @@ export async function run(ctx: Context): Promise<void> {
     `Locks:    ${locks.length ? `${locks.length} held` : 'none held'}`,
     ...locks.map(
       (l) =>
-        `  ${l.subject} ${l.of}: ${l.user}@${l.host} pid ${l.pid}, since ${l.since}: ${l.command} (release: schedctl state unlock ${l.subject === 'lead' ? l.of : `--meeting ${l.of}`})`,
+        `  ${l.subject} ${l.of}: ${l.user}@${l.host} pid ${l.pid}, since ${l.since}: ${l.command} (${l.subject === 'run' ? 'released when that run ends' : `release: schedctl state unlock ${l.subject === 'lead' ? l.of : `--meeting ${l.of}`}`})`,
     ),
     ...(kept
       ? [

@@ -20,6 +20,7 @@ export function localBackend(dir: string, timing: LockTiming, leadTiming: LockTi
             { label: `meeting ${subject.id}`, onWait },
             work,
           ),
+    runLogs: async () => (await import('../../bulk/run-log.js')).localRunLogs(dir),
     close: async () => {},
   };
 }

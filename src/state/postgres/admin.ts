@@ -9,12 +9,13 @@ import { DEFAULT_LOCK_TIMING } from '../lock.js';
 import type { PostgresBackend } from './backend.js';
 import { PgDocument } from './document.js';
 import { HOLDERS_SQL } from './locks.js';
+import { insertRunRecords, runLogFiles } from './run-log.js';
 import { schemaVersion, SCHEMA_VERSION } from './schema.js';
 import { LEDGER_KINDS, mergeRecords, recordsOf } from './spool.js';
 
 export interface HeldLockView extends Omit<LockOwner, 'token'> {
-  subject: 'lead' | 'meeting';
-  /** The lead's email, or the meeting's id. */
+  subject: 'lead' | 'meeting' | 'run';
+  /** The lead's email, the meeting's id, or a bulk run's log key. */
   of: string;
   workspace: string;
 }
@@ -28,6 +29,8 @@ export async function teamCounts(backend: PostgresBackend): Promise<Record<strin
     counts[docName(kind.name)] = recordsOf(kind, await backend.document(kind).read()).size;
   const [row] = await backend.db.query<{ n: string }>('SELECT count(*) AS n FROM schedctl_rate_budgets');
   counts.rateBudgets = Number(row?.n ?? 0);
+  const [runs] = await backend.db.query<{ n: string }>('SELECT count(*) AS n FROM schedctl_run_records');
+  counts.runRecords = Number(runs?.n ?? 0);
   return counts;
 }
 
@@ -46,7 +49,7 @@ export async function heldLocks(backend: PostgresBackend): Promise<(HeldLockView
     const [subject, workspace = '', ...rest] = name.split(' ');
     const { token: _token, ...who } = owner;
     return {
-      subject: subject === 'meeting' ? 'meeting' : 'lead',
+      subject: subject === 'meeting' || subject === 'run' ? subject : 'lead',
       of: rest.join(' '),
       workspace,
       ...who,
@@ -74,7 +77,11 @@ export interface PushReport {
   alreadyThere: Record<string, number>;
 }
 
-/** Copies the config directory's ledger into the team state; records it has already are left alone. */
+/**
+ * Copies the config directory's ledger into the team state; records it has already are left
+ * alone. Its bulk run logs (`runs/<key>.jsonl`) too, each whole: a log the team state already
+ * has records of is left as it is there (so a second push moves nothing).
+ */
 export async function pushLocal(backend: PostgresBackend, dir: string): Promise<PushReport> {
   const report: PushReport = { moved: {}, alreadyThere: {} };
   for (const kind of LEDGER_KINDS) {
@@ -89,12 +96,26 @@ export async function pushLocal(backend: PostgresBackend, dir: string): Promise<
     report.moved[docName(kind.name)] = moved;
     report.alreadyThere[docName(kind.name)] = records.size - moved;
   }
+  report.moved.runRecords = 0;
+  report.alreadyThere.runRecords = 0;
+  for (const { key, records } of runLogFiles(join(dir, 'runs'))) {
+    const [has] = await backend.db.query<{ n: string }>(
+      'SELECT count(*) AS n FROM schedctl_run_records WHERE log_key = $1',
+      [key],
+    );
+    if (Number(has?.n ?? 0) > 0) report.alreadyThere.runRecords += records.length;
+    else {
+      await insertRunRecords(backend.db, key, records);
+      report.moved.runRecords += records.length;
+    }
+  }
   return report;
 }
 
 /** Records kept on this machine, waiting for the team state (spool.ts). */
 export async function keptHere(backend: PostgresBackend): Promise<number> {
-  return (await backend.spool.held()).reduce((n, h) => n + h.records.size, 0);
+  const runs = runLogFiles(backend.runSpoolDir).reduce((n, f) => n + f.records.length, 0);
+  return (await backend.spool.held()).reduce((n, h) => n + h.records.size, runs);
 }
 
 export const spoolDir = (configDir: string): string => join(configDir, 'team-spool');

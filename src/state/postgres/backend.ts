@@ -4,11 +4,13 @@
  * shares. The schema is made or checked once per process, on first use, and what an earlier
  * run had to keep on its machine (spool.ts) is moved in then.
  */
+import { join } from 'node:path';
 import type { LedgerBackend } from '../backend.js';
 import { DEFAULT_LOCK_TIMING } from '../lock.js';
 import { openDatabase, type Database } from './connect.js';
 import { PgDocument } from './document.js';
 import { holdAdvisory } from './locks.js';
+import { moveRunSpoolIn, pgRunLogs } from './run-log.js';
 import { SchemaTooNewError, ensureSchema } from './schema.js';
 import { mergeRecords, Spool } from './spool.js';
 
@@ -24,6 +26,8 @@ export interface PostgresBackendOptions {
 export interface PostgresBackend extends LedgerBackend {
   readonly db: Database;
   readonly spool: Spool;
+  /** Where run records the database failed to take are kept: `<config dir>/team-spool/runs`. */
+  readonly runSpoolDir: string;
   /** The schema is there and current, what the spool kept moved in (once per process). */
   ready(): Promise<void>;
 }
@@ -31,6 +35,7 @@ export interface PostgresBackend extends LedgerBackend {
 export function postgresBackend(o: PostgresBackendOptions): PostgresBackend {
   const db = openDatabase(o.url);
   const spool = new Spool(o.dir, DEFAULT_LOCK_TIMING);
+  const runSpoolDir = join(spool.dir, 'runs');
   const warned = new Set<string>();
   let readied: Promise<void> | undefined;
 
@@ -58,6 +63,11 @@ export function postgresBackend(o: PostgresBackendOptions): PostgresBackend {
         `note: moved ${records.size} ${kind.what} record(s) kept on this machine while the team state was unreachable into ${db.where}`,
       );
     }
+    const runs = await moveRunSpoolIn(db, runSpoolDir);
+    if (runs)
+      o.warn?.(
+        `note: moved ${runs} run record(s) kept on this machine while the team state was unreachable into ${db.where}`,
+      );
   }
 
   const backend: PostgresBackend = {
@@ -65,6 +75,7 @@ export function postgresBackend(o: PostgresBackendOptions): PostgresBackend {
     where: db.where,
     db,
     spool,
+    runSpoolDir,
     ready: () =>
       (readied ??= prepare().catch((error: unknown) => {
         readied = undefined; // a later use may find the database back
@@ -95,6 +106,7 @@ export function postgresBackend(o: PostgresBackendOptions): PostgresBackend {
       await backend.ready();
       return holdAdvisory(db, subject, o.leadWaitMs, work, onWait);
     },
+    runLogs: async () => pgRunLogs({ db, ready: () => backend.ready(), spoolDir: runSpoolDir, warn: o.warn }),
     close: () => db.end(),
   };
   return backend;

@@ -6,7 +6,7 @@
 import type { PoolClient } from 'pg';
 import type { Database } from './connect.js';
 
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 const META_TABLE = `CREATE TABLE IF NOT EXISTS schedctl_meta (key text PRIMARY KEY, value text NOT NULL)`;
 
@@ -24,6 +24,13 @@ const MIGRATIONS: Record<number, string[]> = {
     // One request budget per API key fingerprint (never the key), shared by every machine.
     `CREATE TABLE IF NOT EXISTS schedctl_rate_budgets (
        budget_id text PRIMARY KEY, state jsonb NOT NULL, updated_at timestamptz NOT NULL DEFAULT now())`,
+  ],
+  2: [
+    // The run logs of bulk files (bulk/run-log.ts): one row per record, in the order appended,
+    // keyed like the local files (the input's content hash with `command:workspace`).
+    `CREATE TABLE IF NOT EXISTS schedctl_run_records (
+       log_key text NOT NULL, seq bigserial NOT NULL, record jsonb NOT NULL,
+       at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (log_key, seq))`,
   ],
 };
 

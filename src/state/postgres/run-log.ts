@@ -1,0 +1,241 @@
+/**
+ * The run logs of bulk files in the team database: one row of `schedctl_run_records` per
+ * record, keyed like the local file (bulk/run-log.ts: the input's content hash with
+ * `command:workspace`), so a run stopped on one machine is resumed from another.
+ *
+ * - One run of a log at a time, across machines: a session advisory lock on the log's key, held
+ *   by a connection of its own for the whole run (a killed run's goes with its connection), its
+ *   holder in `schedctl_locks` (subject `run`); a second run is refused at once, naming it.
+ * - Each append is one INSERT in autocommit: durable when it resolves. When it fails, a
+ *   `started` record refuses (STATE_UNAVAILABLE: that row is not sent); any other record says
+ *   what a sent row became, so it is kept on this machine in `<config dir>/team-spool/runs/`
+ *   and moved into the database by the next run that reaches it (moveRunSpoolIn).
+ */
+import { closeSync, fdatasyncSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import type { Client } from 'pg';
+import {
+  foldRunRecords,
+  parseRecord,
+  parseRunLines,
+  RUN_LOG_FILE,
+  type RunLogId,
+  type RunLogStore,
+  type RunRecord,
+} from '../../bulk/run-log.js';
+import { CliError, EXIT } from '../../errors.js';
+import { currentUser, type LockOwner } from '../lead-lock.js';
+import { isConnectionFailure, loadPg, type Database } from './connect.js';
+import { HOLDERS_SQL } from './locks.js';
+
+export interface PgRunLogDeps {
+  db: Database;
+  /** The schema is there and current, what this machine kept moved in (once per process). */
+  ready: () => Promise<void>;
+  /** `<config dir>/team-spool/runs`: records kept while the database failed. */
+  spoolDir: string;
+  warn?: ((line: string) => void) | undefined;
+}
+
+/** The lock's name: `run <workspace> <key>` (like a lead's: subject, workspace, what). */
+export const runLockName = (id: RunLogId): string => `run ${id.workspace} ${id.key}`;
+
+export function pgRunLogs(deps: PgRunLogDeps): RunLogStore {
+  const { db } = deps;
+  const failure = (error: unknown, notSent?: string): Error =>
+    error instanceof Error && 'exitCode' in error ? error : db.unavailable(error, undefined, notSent);
+  return {
+    async read(id) {
+      let rows: { record: unknown }[];
+      try {
+        await deps.ready();
+        rows = await db.query<{ record: unknown }>(
+          'SELECT record FROM schedctl_run_records WHERE log_key = $1 ORDER BY seq',
+          [id.key],
+        );
+      } catch (error) {
+        throw failure(error);
+      }
+      const records = rows.flatMap((r) => parseRecord(JSON.stringify(r.record)) ?? []);
+      return foldRunRecords(records);
+    },
+
+    async open(id, opts = {}) {
+      const now = opts.now ?? (() => new Date());
+      try {
+        await deps.ready();
+      } catch (error) {
+        throw failure(error);
+      }
+      const name = runLockName(id);
+      const pg = await loadPg();
+      const client: Client = new pg.Client(db.config);
+      let lost = false;
+      client.on('error', () => {
+        lost = true;
+      });
+      client.on('end', () => {
+        lost = true;
+      });
+      try {
+        await client.connect();
+        await take(client, name);
+      } catch (error) {
+        await client.end().catch(() => {});
+        throw failure(error);
+      }
+      let closed = false;
+      let warned = false;
+      const where = `${db.where} (run log ${id.key.slice(0, 12)})`;
+      return {
+        path: where,
+        async append(input) {
+          if (closed) throw new Error(`run log ${where} is closed`);
+          const record: RunRecord = { ...input, at: input.at ?? now().toISOString() };
+          const starting = record.status === 'started';
+          try {
+            // The run's lock went with its connection (the database restarted, or the way to it
+            // broke): another run may take the input over, so no new row is started.
+            if (starting && lost) {
+              await db.query('SELECT 1'); // the database's own failure, when it is one
+              throw new Error('the connection holding this run was lost');
+            }
+            await db.query('INSERT INTO schedctl_run_records (log_key, record) VALUES ($1, $2)', [
+              id.key,
+              JSON.stringify(record),
+            ]);
+          } catch (error) {
+            if (starting || !(isConnectionFailure(error) || (error as { code?: unknown }).code === 'STATE_UNAVAILABLE'))
+              throw failure(error, `line ${record.row}`);
+            keepRunRecord(deps.spoolDir, id.key, record);
+            if (!warned) {
+              warned = true;
+              const reason = db
+                .unavailable(error)
+                .message.replace(/^the team state at \S+ cannot be used \((.*)\)(; .*)?$/, '$1');
+              deps.warn?.(
+                `warning: the team state at ${db.where} failed while recording what line ${record.row} became (${reason}): its run record is kept on this machine in ${deps.spoolDir} and moves to the team state on the next schedctl run with it (or schedctl state push)`,
+              );
+            }
+          }
+          return record;
+        },
+        async close() {
+          if (closed) return;
+          closed = true;
+          if (!lost) {
+            await client
+              .query('DELETE FROM schedctl_locks WHERE name = $1 AND backend_pid = pg_backend_pid()', [name])
+              .catch(() => {});
+            await client.query('SELECT pg_advisory_unlock_all()').catch(() => {});
+          }
+          await client.end().catch(() => {});
+        },
+      };
+    },
+  };
+}
+
+/** Takes the run's lock at once, or refuses naming who holds it (never waits: the other run may take hours). */
+async function take(client: Client, name: string): Promise<void> {
+  const r = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS ok', [name]);
+  if (r.rows[0]?.ok !== true) {
+    const held = await client
+      .query<{ owner: LockOwner }>(`${HOLDERS_SQL} AND l.name = $1`, [name])
+      .then((h) => h.rows[0]?.owner)
+      .catch(() => undefined);
+    throw new RunInProgressError(held);
+  }
+  const owner: LockOwner = {
+    token: randomUUID(),
+    pid: process.pid,
+    host: hostname(),
+    user: currentUser(),
+    command: `schedctl ${process.argv.slice(2).join(' ')}`.slice(0, 200),
+    since: new Date().toISOString(),
+  };
+  await client.query(
+    `INSERT INTO schedctl_locks (name, lock_key, backend_pid, owner)
+     VALUES ($1, hashtextextended($1, 0), pg_backend_pid(), $2)
+     ON CONFLICT (name) DO UPDATE SET lock_key = EXCLUDED.lock_key, backend_pid = EXCLUDED.backend_pid, owner = EXCLUDED.owner`,
+    [name, JSON.stringify(owner)],
+  );
+}
+
+export class RunInProgressError extends CliError {
+  constructor(owner: LockOwner | undefined) {
+    const who = owner
+      ? `${owner.user}@${owner.host}, pid ${owner.pid}, since ${owner.since} (${owner.command.replace(/\s+/g, ' ')})`
+      : 'a schedctl run that has not said who it is';
+    super(
+      'RUN_IN_PROGRESS',
+      `another schedctl run is working through this input against this workspace: ${who}; nothing was sent`,
+      EXIT.conflict,
+      {
+        hint: 'wait for it to finish, then run this again to continue where it stopped (a killed run releases the input at once); `schedctl state status` lists who holds what',
+      },
+    );
+  }
+}
+
+/** Appends a record to this machine's keep of the log `key` (one synced line, like the local log). */
+function keepRunRecord(spoolDir: string, key: string, record: RunRecord): void {
+  mkdirSync(spoolDir, { recursive: true, mode: 0o700 });
+  const fd = openSync(join(spoolDir, `${key}.jsonl`), 'a', 0o600);
+  try {
+    writeSync(fd, `${JSON.stringify(record)}\n`);
+    fdatasyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The run logs in `dir` (`<key>.jsonl`), each with its readable records. */
+export function runLogFiles(dir: string): { key: string; path: string; records: RunRecord[] }[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  return names.flatMap((f) => {
+    const key = RUN_LOG_FILE.exec(f)?.[1];
+    if (!key) return [];
+    const path = join(dir, f);
+    let text: string;
+    try {
+      text = readFileSync(path, 'utf8');
+    } catch {
+      return [];
+    }
+    return [{ key, path, records: parseRunLines(text, path) }];
+  });
+}
+
+/** Inserts a log's records in one transaction, in their order. */
+export async function insertRunRecords(db: Database, key: string, records: RunRecord[]): Promise<void> {
+  if (records.length === 0) return;
+  await db.transaction(async (client) => {
+    await client.query(
+      `INSERT INTO schedctl_run_records (log_key, record)
+       SELECT $1, r FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS t(r, n) ORDER BY n`,
+      [key, JSON.stringify(records)],
+    );
+  });
+}
+
+/**
+ * Moves the run records this machine kept into the database (the next run that reaches it);
+ * resolves to how many. A log's file goes once its records are in.
+ */
+export async function moveRunSpoolIn(db: Database, spoolDir: string): Promise<number> {
+  let moved = 0;
+  for (const { key, path, records } of runLogFiles(spoolDir)) {
+    await insertRunRecords(db, key, records);
+    rmSync(path, { force: true });
+    moved += records.length;
+  }
+  return moved;
+}

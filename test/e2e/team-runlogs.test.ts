@@ -1,0 +1,250 @@
+/**
+ * The run logs of bulk files in the team state (issue 24): a `route --from` run stopped on one
+ * machine is resumed from another; one run of an input at a time across machines; records the
+ * database could not take are kept on the machine and moved in by its next run; `state push`
+ * copies local run logs; schema 1 is migrated to 2. Like team-state.test.ts: machines are config
+ * dirs sharing one database (a fresh one per test) and one sandbox; the measure is the sandbox's
+ * meetings and requests and the database's rows.
+ */
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DEMO_TRIGGER, leadRows, meetingsPerLead, parseBulk, sent } from '../helpers/bulk-run.js';
+import { show, type RunResult } from '../helpers/cli.js';
+import { describeRun, sleep, type Killable } from '../helpers/parallel-run.js';
+import { usePostgres } from '../helpers/postgres.js';
+import { useSandbox } from '../helpers/sandbox.js';
+import { startTcpProxy } from '../helpers/tcp-proxy.js';
+import { dbName, machine, viaPort, type Machine } from '../helpers/team.js';
+
+const fx = usePostgres();
+const t = useSandbox({ holdSeconds: 60 });
+const SLOW = { timeout: 90_000 };
+const LEAD_HEADER = 'email,company,region';
+const BOOKED = 'POST /v1/scheduling/meetings 201';
+
+let stateUrl = '';
+beforeEach(async () => {
+  stateUrl = await fx.pg.createDatabase();
+});
+
+/** Runs started in the background: killed after each test, whatever it ended with. */
+const running: Killable[] = [];
+afterEach(async () => {
+  for (const r of running.splice(0)) if (r.kill()) await r.done.catch(() => undefined);
+});
+const start = (m: Machine, args: string[]): Killable => {
+  const r = m.start(args);
+  running.push(r);
+  return r;
+};
+
+const on = (url = stateUrl) => machine(t.sb, url);
+const alone = () => machine(t.sb, undefined);
+const sql = (query: string) => fx.pg.psql(query, dbName(stateUrl));
+
+/** The same leads file on a machine (its own copy: same content, its own path). */
+function leadsOn(m: Machine, prefix: string, n: number): string {
+  const path = join(m.dir, 'leads.csv');
+  writeFileSync(path, `${[LEAD_HEADER, ...leadRows(prefix, n)].join('\n')}\n`);
+  return path;
+}
+const routeArgs = (file: string) => ['route', '--from', file, '--trigger', DEMO_TRIGGER, '--json'];
+
+/** Rows with a final record in the team database's run logs. */
+async function rowsDoneInDb(): Promise<number> {
+  return Number(
+    await sql(
+      `SELECT count(DISTINCT record->>'row') FROM schedctl_run_records WHERE record->>'status' NOT IN ('started', 'sent')`,
+    ),
+  );
+}
+
+async function until(check: () => Promise<boolean>, timeoutMs = 30_000): Promise<boolean> {
+  // Before the first command made the schema, a query fails: not yet.
+  for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; await sleep(25))
+    if (await check().catch(() => false)) return true;
+  return false;
+}
+
+describe('a bulk run resumed from another machine', () => {
+  it(
+    "A stopped part way (Ctrl-C), B runs the same file: A's rows are skipped (its meetings), only the others are booked, one meeting each",
+    SLOW,
+    async () => {
+      const N = 5;
+      const a = on();
+      const b = on();
+      // Each row's fire answers late, so the run is still going when A is stopped.
+      await t.sb.fault({ method: 'POST', path: '/v1/triggers/*', fault: 'delay', delayMs: 400 });
+      const run = start(a, routeArgs(leadsOn(a, 'resume', N)));
+      expect(await until(async () => (await rowsDoneInDb()) >= 2)).toBe(true);
+      run.child.kill('SIGINT');
+      const stopped = await run.done;
+      expect(stopped.code, describeRun(stopped)).toBe(130);
+      const fromA = parseBulk(stopped as unknown as RunResult).rows.filter((r) => r.row !== undefined);
+      expect(fromA.length, describeRun(stopped)).toBeGreaterThanOrEqual(2);
+      expect(fromA.length, describeRun(stopped)).toBeLessThan(N);
+      for (const row of fromA) expect(row.status).toBe('booked');
+      // Nothing of this run log is on machine A: it is the team's.
+      expect(
+        existsSync(join(a.dir, 'runs')) ? readdirSync(join(a.dir, 'runs')).filter((f) => f.endsWith('.jsonl')) : [],
+      ).toEqual([]);
+      await t.sb.clearFaults();
+
+      const resumed = await b.run(routeArgs(leadsOn(b, 'resume', N)));
+      expect(resumed.code, show(resumed)).toBe(0);
+      const rows = parseBulk(resumed).rows;
+      expect(rows.map((r) => r.row)).toEqual([2, 3, 4, 5, 6]);
+      for (const row of rows) {
+        const earlier = fromA.find((r) => r.row === row.row);
+        if (earlier) expect(row, show(resumed)).toMatchObject({ status: 'skipped', meetingId: earlier.meetingId });
+        else expect(row.status, show(resumed)).toBe('booked');
+      }
+      const state = await t.sb.state();
+      expect([...meetingsPerLead(state).values()]).toEqual(Array(N).fill(1));
+      expect(sent(state).filter((s) => s === BOOKED)).toHaveLength(N);
+    },
+  );
+
+  it(
+    'while A works through a file, B running the same file is refused (RUN_IN_PROGRESS, exit 5) naming A; A killed, B resumes at once',
+    SLOW,
+    async () => {
+      const a = on();
+      const b = on();
+      // A's first fire answers in 3 s: A holds the run meanwhile.
+      await t.sb.fault({ method: 'POST', path: '/v1/triggers/*', fault: 'delay', delayMs: 3000, count: 1 });
+      const run = start(a, routeArgs(leadsOn(a, 'held', 3)));
+      const pid = String(run.child.pid);
+      expect(
+        await until(
+          async () => (await sql(`SELECT owner->>'pid' FROM schedctl_locks WHERE name LIKE 'run %'`)) === pid,
+        ),
+      ).toBe(true);
+
+      const refused = await b.run(routeArgs(leadsOn(b, 'held', 3)));
+      expect(refused.code, show(refused)).toBe(5);
+      const error = refused.json().error;
+      expect(error.code).toBe('RUN_IN_PROGRESS');
+      expect(error.message).toMatch(new RegExp(`\\S+@\\S+, pid ${pid}, since \\d{4}-`));
+      expect(error.message).toContain('nothing was sent');
+      const status = await b.run(['state', 'status', '--json']);
+      expect(status.code, show(status)).toBe(0);
+      // The run's lock (and the lead lock of its row in flight).
+      expect(status.json().locks).toEqual(
+        expect.arrayContaining([expect.objectContaining({ subject: 'run', pid: run.child.pid })]),
+      );
+
+      // A killed: its lock goes with its connection, B goes on without waiting for anything.
+      run.kill();
+      await run.done;
+      const resumed = await b.run(routeArgs(leadsOn(b, 'held', 3)));
+      expect(resumed.code, show(resumed)).toBe(0);
+      for (const row of parseBulk(resumed).rows) expect(['booked', 'already_booked', 'skipped']).toContain(row.status);
+      expect([...meetingsPerLead(await t.sb.state()).values()]).toEqual([1, 1, 1]);
+    },
+  );
+});
+
+describe('the database lost during a bulk run', () => {
+  it(
+    'a row whose booking was sent has its record kept on the machine; the next row is not sent (exit 9); the next run moves the record in and resumes',
+    SLOW,
+    async () => {
+      const proxy = await startTcpProxy({ port: fx.pg.port });
+      try {
+        const a = on(viaPort(stateUrl, proxy.port));
+        const file = leadsOn(a, 'cut', 3);
+        // The first booking's answer comes late: the way to the database is cut while it is in flight.
+        await t.sb.fault({ method: 'POST', path: '/v1/scheduling/meetings', fault: 'delay', delayMs: 2000, count: 1 });
+        const run = start(a, routeArgs(file));
+        expect(
+          await until(async () =>
+            (await t.sb.state()).requests.some((q) => q.method === 'POST' && q.path === '/v1/scheduling/meetings'),
+          ),
+        ).toBe(true);
+        proxy.cut();
+        proxy.block('reset');
+        const r = await run.done;
+        expect(r.code, describeRun(r)).toBe(9);
+        expect(r.stderr, describeRun(r)).toContain('line 3 was not sent');
+        const spool = join(a.dir, 'team-spool', 'runs');
+        expect(r.stderr, describeRun(r)).toContain(`its run record is kept on this machine in ${spool}`);
+        expect(readdirSync(spool).filter((f) => f.endsWith('.jsonl'))).toHaveLength(1);
+        // Only the first lead was booked; nothing of the second row was sent.
+        let state = await t.sb.state();
+        expect(Object.fromEntries(meetingsPerLead(state))).toEqual({ 'cut1@acme.example': 1 });
+        expect(sent(state).filter((s) => s.startsWith('POST /v1/triggers/'))).toHaveLength(1);
+
+        proxy.unblock();
+        const again = await a.run(routeArgs(file));
+        expect(again.code, show(again)).toBe(0);
+        expect(again.stderr).toMatch(/note: moved \d+ run record\(s\) kept on this machine/);
+        expect(parseBulk(again).rows.map((x) => [x.row, x.status])).toEqual([
+          [2, 'skipped'],
+          [3, 'booked'],
+          [4, 'booked'],
+        ]);
+        expect(readdirSync(spool).filter((f) => f.endsWith('.jsonl'))).toEqual([]);
+        state = await t.sb.state();
+        expect([...meetingsPerLead(state).values()]).toEqual([1, 1, 1]);
+        expect(sent(state).filter((s) => s === BOOKED)).toHaveLength(3);
+      } finally {
+        await proxy.close();
+      }
+    },
+  );
+});
+
+describe('state push and the schema', () => {
+  it(
+    "copies a machine's local run logs in once (a second push moves 0); another machine then skips those rows",
+    SLOW,
+    async () => {
+      const a = alone();
+      const first = await a.run(routeArgs(leadsOn(a, 'pushed', 2)));
+      expect(first.code, show(first)).toBe(0);
+      const push = () => a.run(['state', 'push', '--json'], { SCHEDCTL_STATE_URL: stateUrl });
+      const one = await push();
+      expect(one.code, show(one)).toBe(0);
+      // started + booked, per row.
+      expect(one.json().moved.runRecords).toBe(4);
+      expect(one.json().alreadyThere.runRecords).toBe(0);
+      const two = await push();
+      expect(two.code, show(two)).toBe(0);
+      expect(two.json().moved.runRecords).toBe(0);
+      expect(two.json().alreadyThere.runRecords).toBe(4);
+      expect(await sql('SELECT count(*) FROM schedctl_run_records')).toBe('4');
+
+      const b = on();
+      const again = await b.run(routeArgs(leadsOn(b, 'pushed', 2)));
+      expect(again.code, show(again)).toBe(0);
+      expect(parseBulk(again).rows.map((x) => x.status)).toEqual(['skipped', 'skipped']);
+      expect(sent(await t.sb.state()).filter((s) => s === BOOKED)).toHaveLength(2);
+    },
+  );
+
+  it(
+    'a database at schema version 1 is migrated to 2 by the first command (the run records table made)',
+    SLOW,
+    async () => {
+      const a = on();
+      const made = await a.run(['state', 'status', '--json']);
+      expect(made.code, show(made)).toBe(0);
+      expect(made.json().schemaVersion).toBe(2);
+      // What a schedctl of schema 1 left.
+      await sql(`DROP TABLE schedctl_run_records; UPDATE schedctl_meta SET value = '1' WHERE key = 'schema_version'`);
+      expect(await sql(`SELECT to_regclass('schedctl_run_records') IS NULL`)).toBe('t');
+
+      const status = await on().run(['state', 'status', '--json']);
+      expect(status.code, show(status)).toBe(0);
+      expect(status.json()).toMatchObject({ schemaVersion: 2, counts: { runRecords: 0 } });
+      expect(await sql(`SELECT value FROM schedctl_meta WHERE key = 'schema_version'`)).toBe('2');
+      expect(await sql(`SELECT to_regclass('schedctl_run_records') IS NOT NULL`)).toBe('t');
+      const run = await a.run(routeArgs(leadsOn(a, 'migrated', 1)));
+      expect(run.code, show(run)).toBe(0);
+      expect(await sql('SELECT count(*) FROM schedctl_run_records')).toBe('2');
+    },
+  );
+});
