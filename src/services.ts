@@ -90,6 +90,10 @@ export async function targetOf(ctx: Context): Promise<Target> {
     profiles,
   });
   ctx.secrets.push(t.apiKey);
+  // With a team state, loading the PostgreSQL client, connecting and checking the schema start
+  // here, so the wait for the database overlaps loading the HTTP layer (every command with a
+  // target draws on the rate budget or the ledger). A failure is said by the first real use.
+  s.backend().catch(() => {});
   // schedctl keeps its files 0600 but never changes a directory it did not create: say when others can read the key.
   if (t.keySource === 'profile' && s.profiles.keyFileExposed()) {
     ctx.io.stderr.write(`warning: ${s.profiles.path} (it holds API keys) is readable by other users: chmod 600 it\n`);

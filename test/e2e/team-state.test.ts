@@ -7,6 +7,8 @@
  * The faults of the way to the database (down, cut mid-booking) and the shared rate budget are
  * in team-state-faults.test.ts.
  */
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { bookSlotArgs, demoFireArgs, demoRouteFirstArgs } from '../helpers/args.js';
 import { show, type RunResult } from '../helpers/cli.js';
@@ -338,4 +340,44 @@ describe('state status and state unlock', () => {
       expect(await postsTo(BOOK_PATH)).toBe(0);
     },
   );
+});
+
+describe("the PostgreSQL client's code cache (state/postgres/load-pg.ts)", () => {
+  /** The budget draws from the database: the client connects and queries. */
+  const budgeted = { SCHEDCTL_RATE: '30' };
+
+  it('is made by the first run, used by the next, made again when damaged; 0600 in a 0700 directory', async () => {
+    const m = on();
+    const dir = join(m.dir, '.cache', 'schedctl'); // HOME is the machine's dir; no XDG_CACHE_HOME
+    const first = await m.run(['triggers', 'ls', '--json'], budgeted);
+    expect(first.code, show(first)).toBe(0);
+    const made = readdirSync(dir);
+    expect(made).toHaveLength(1);
+    expect(made[0]).toMatch(/^pg-[0-9a-f]{16}-v\d+\.\d+\.\d+-\w+\.v8$/);
+    const file = join(dir, made[0]!);
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const bytes = readFileSync(file);
+
+    const second = await m.run(['triggers', 'ls', '--json'], budgeted);
+    expect(second.code, show(second)).toBe(0);
+    expect(readFileSync(file).equals(bytes), 'a usable cache is not written again').toBe(true);
+
+    writeFileSync(file, 'not a code cache');
+    const damaged = await m.run(['triggers', 'ls', '--json'], budgeted);
+    expect(damaged.code, show(damaged)).toBe(0);
+    expect(damaged.stderr).toBe('');
+    expect(readFileSync(file).length).toBeGreaterThan(1000);
+    expect(readdirSync(dir)).toEqual(made); // no partial file left beside it
+  });
+
+  it('a cache directory that cannot be made changes nothing: the command works and says nothing of it', async () => {
+    const m = on();
+    const notADir = join(m.dir, 'cache-is-a-file');
+    writeFileSync(notADir, '');
+    const r = await m.run(['triggers', 'ls', '--json'], { ...budgeted, XDG_CACHE_HOME: notADir });
+    expect(r.code, show(r)).toBe(0);
+    expect(r.stderr).toBe('');
+    expect(r.json().triggers.length).toBeGreaterThan(0);
+  });
 });

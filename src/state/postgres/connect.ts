@@ -8,13 +8,12 @@ import type { ClientConfig, Pool, PoolClient } from 'pg';
 import { parse as parseConnectionString } from 'pg-connection-string';
 import { hasSentUnrepeatable } from '../../api/send-hook.js';
 import { StateUnavailableError } from '../errors.js';
+import { loadPg as loadPgBundle, saveCodeCache } from './load-pg.js';
 import { passwordOf, redactStateUrl } from './url.js';
 
 type Pg = typeof import('pg');
 let loaded: Promise<Pg> | undefined;
-export const loadPg = (): Promise<Pg> =>
-  // A CommonJS module: its classes sit on the default export.
-  (loaded ??= import('pg').then((m) => ((m as unknown as { default?: Pg }).default ?? m) as Pg));
+export const loadPg = (): Promise<Pg> => (loaded ??= loadPgBundle());
 
 /** How long a connection may take before the database counts as unreachable. */
 export const CONNECT_TIMEOUT_MS = 5000;
@@ -26,7 +25,11 @@ export interface Database {
   readonly config: ClientConfig;
   pool(): Promise<Pool>;
   /** Runs `work` in one transaction on a pooled connection (rolled back when it throws). */
-  transaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T>;
+  /**
+   * With `begun`, `work` sends BEGIN and COMMIT itself (each with its first and last statement,
+   * in one round trip); a failure still rolls back here.
+   */
+  transaction<T>(work: (client: PoolClient) => Promise<T>, o?: { begun?: boolean }): Promise<T>;
   query<R extends object = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<R[]>;
   /** A failure of the database as the error to show: names the URL without its password. */
   /** `notSent`: what this failure stopped from being sent, when something else was sent before. */
@@ -72,6 +75,7 @@ export function openDatabase(url: string): Database {
   const secret = passwordOf(url) ?? process.env.PGPASSWORD;
   const config = clientConfig(url);
   let pool: Promise<Pool> | undefined;
+  let answered = false;
   const broken = new WeakSet<object>();
 
   // One already made (e.g. by ready(): a schema too new, with its own hint) is passed on as it is, not wrapped twice.
@@ -97,12 +101,13 @@ export function openDatabase(url: string): Database {
         p.on('connect', (client) => client.on('error', () => broken.add(client)));
         return p;
       })),
-    async transaction(work) {
+    async transaction(work, o) {
       const client = await (await db.pool()).connect();
       try {
-        await client.query('BEGIN');
+        if (!o?.begun) await client.query('BEGIN');
         const result = await work(client);
-        await client.query('COMMIT');
+        if (!o?.begun) await client.query('COMMIT');
+        answered = true;
         return result;
       } catch (error) {
         await client.query('ROLLBACK').catch(() => broken.add(client));
@@ -113,10 +118,13 @@ export function openDatabase(url: string): Database {
     },
     async query(sql, params) {
       const result = await (await db.pool()).query(sql, params);
+      answered = true;
       return result.rows;
     },
     unavailable,
     async end() {
+      // The client has done real work: the code cache then holds what a command needs.
+      if (answered) saveCodeCache();
       if (pool) await (await pool).end().catch(() => {});
     },
   };

@@ -7,6 +7,7 @@
  * config directory that cannot be written: a read never fails for the budget's sake.
  */
 import { budgetStateOf, sharedOrMemory, type BudgetStore } from '../../api/rate-budget.js';
+import type { QueryResult } from 'pg';
 import type { PostgresBackend } from './backend.js';
 
 export function pgBudgetStore(
@@ -14,23 +15,29 @@ export function pgBudgetStore(
   budgetId: string,
   now: () => number,
 ): BudgetStore {
+  if (!/^[0-9a-f]+$/.test(budgetId)) throw new Error(`a rate budget id is hex, not ${JSON.stringify(budgetId)}`);
+  const id = budgetId;
   return sharedOrMemory(`${backend.where} (rate budget ${budgetId.slice(0, 12)})`, now, async (change) => {
     await backend.ready();
-    return backend.db.transaction(async (client) => {
-      // One round trip: the row made if missing, locked (ON CONFLICT DO UPDATE), and read.
-      const r = await client.query<{ state: unknown; t: number | string }>(
-        `INSERT INTO schedctl_rate_budgets (budget_id, state) VALUES ($1, '{"sent":[]}')
-         ON CONFLICT (budget_id) DO UPDATE SET budget_id = EXCLUDED.budget_id
-         RETURNING state, (extract(epoch from clock_timestamp()) * 1000)::float8 AS t`,
-        [budgetId],
-      );
-      const state = budgetStateOf(r.rows[0]?.state);
-      const result = change(state, Math.round(Number(r.rows[0]?.t)));
-      await client.query(`UPDATE schedctl_rate_budgets SET state = $2, updated_at = now() WHERE budget_id = $1`, [
-        budgetId,
-        JSON.stringify(state),
-      ]);
-      return { result, state };
-    });
+    // Two round trips, each several statements in one simple query (so no bound parameters: the
+    // id is hex, checked above, and the state goes through the client's literal escaping).
+    return backend.db.transaction(
+      async (client) => {
+        // The row made if missing, locked (ON CONFLICT DO UPDATE) and read, after BEGIN.
+        const [, r] = (await client.query(
+          `BEGIN; INSERT INTO schedctl_rate_budgets (budget_id, state) VALUES ('${id}', '{"sent":[]}')
+           ON CONFLICT (budget_id) DO UPDATE SET budget_id = EXCLUDED.budget_id
+           RETURNING state, (extract(epoch from clock_timestamp()) * 1000)::float8 AS t`,
+        )) as unknown as [unknown, QueryResult<{ state: unknown; t: number | string }>];
+        const state = budgetStateOf(r.rows[0]?.state);
+        const result = change(state, Math.round(Number(r.rows[0]?.t)));
+        await client.query(
+          `UPDATE schedctl_rate_budgets SET state = ${client.escapeLiteral(JSON.stringify(state))}, updated_at = now()
+           WHERE budget_id = '${id}'; COMMIT`,
+        );
+        return { result, state };
+      },
+      { begun: true },
+    );
   });
 }
