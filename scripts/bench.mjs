@@ -55,6 +55,20 @@ async function ratio(args, env) {
   return { ratio: median(ratios), extraMs: median(extraMs), rssMb: median(rssDelta) };
 }
 
+/** Median extra milliseconds of a run with `withEnv` over the same run with `baseEnv` (paired, order alternating). */
+async function added(args, withEnv, baseEnv) {
+  const extra = [];
+  for (let i = 0; i < RUNS + 2; i++) {
+    const first = i % 2 === 0;
+    const a = first ? await run([bin, ...args], withEnv) : undefined;
+    const b = await run([bin, ...args], baseEnv);
+    const a2 = a ?? (await run([bin, ...args], withEnv));
+    if (i < 2) continue; // warm-up: file cache, the schema and the code cache made
+    extra.push(a2.ms - b.ms);
+  }
+  return median(extra);
+}
+
 const sandbox = await startSandbox({ rateLimit: 0 });
 const configDir = mkdtempSync(join(tmpdir(), 'schedctl-bench-'));
 const env = { PATH: process.env.PATH, HOME: configDir, SCHEDCTL_CONFIG_DIR: configDir, NO_COLOR: '1' };
@@ -97,6 +111,16 @@ try {
   row('--help peak RSS over node -e 0', `${help.rssMb.toFixed(1)} MB`, '<= 10 MB', help.rssMb <= 10);
   const ls = await ratio(['triggers', 'ls', '--json'], apiEnv);
   row('triggers ls --json (1 request) vs node -e 0', shown(ls), '<= 1.5x', ls.ratio <= 1.5);
+  // With a team state: BENCH_STATE_URL=postgres://… (a database on this machine, not shared with
+  // real work) measures what it adds to the same command, paired with the local files.
+  if (process.env.BENCH_STATE_URL) {
+    const team = await added(
+      ['triggers', 'ls', '--json'],
+      { ...apiEnv, SCHEDCTL_STATE_URL: process.env.BENCH_STATE_URL },
+      { ...apiEnv, SCHEDCTL_STATE_URL: 'local' },
+    );
+    row('triggers ls --json, added by a team state on loopback', `+${team.toFixed(0)} ms`, '<= 15 ms', team <= 15);
+  }
 
   // For context, not judged: Node options from this shell that slow every Node start
   // (NODE_EXTRA_CA_CERTS: bare node reads the extra certificates first), which shrink ratios.

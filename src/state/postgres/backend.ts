@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { LedgerBackend } from '../backend.js';
 import { DEFAULT_LOCK_TIMING } from '../lock.js';
 import { openDatabase, type Database } from './connect.js';
+import type { EarlyConnection } from './early.js';
 import { PgDocument } from './document.js';
 import { holdAdvisory } from './locks.js';
 import { moveRunSpoolIn, pgRunLogs } from './run-log.js';
@@ -21,6 +22,8 @@ export interface PostgresBackendOptions {
   now: () => Date;
   leadWaitMs: number;
   warn?: ((line: string) => void) | undefined;
+  /** The connection opened as soon as the URL was known (early.ts): the pool's first. */
+  early?: EarlyConnection | undefined;
 }
 
 export interface PostgresBackend extends LedgerBackend {
@@ -33,7 +36,7 @@ export interface PostgresBackend extends LedgerBackend {
 }
 
 export function postgresBackend(o: PostgresBackendOptions): PostgresBackend {
-  const db = openDatabase(o.url);
+  const db = openDatabase(o.url, o.early);
   const spool = new Spool(o.dir, DEFAULT_LOCK_TIMING);
   const runSpoolDir = join(spool.dir, 'runs');
   const warned = new Set<string>();

@@ -8,6 +8,8 @@ import type { ClientConfig, Pool, PoolClient } from 'pg';
 import { parse as parseConnectionString } from 'pg-connection-string';
 import { hasSentUnrepeatable } from '../../api/send-hook.js';
 import { StateUnavailableError } from '../errors.js';
+import { clientConfigWith } from './client-config.js';
+import type { EarlyConnection } from './early.js';
 import { loadPg as loadPgBundle, saveCodeCache } from './load-pg.js';
 import { passwordOf, redactStateUrl } from './url.js';
 
@@ -15,10 +17,7 @@ type Pg = typeof import('pg');
 let loaded: Promise<Pg> | undefined;
 export const loadPg = (): Promise<Pg> => (loaded ??= loadPgBundle());
 
-/** How long a connection may take before the database counts as unreachable. */
-export const CONNECT_TIMEOUT_MS = 5000;
-/** A query that takes longer fails (a black-holed network must not hang a command forever). */
-export const QUERY_TIMEOUT_MS = 15_000;
+export { CONNECT_TIMEOUT_MS, QUERY_TIMEOUT_MS } from './client-config.js';
 
 export interface Database {
   readonly where: string;
@@ -35,42 +34,37 @@ export interface Database {
   /** `notSent`: what this failure stopped from being sent, when something else was sent before. */
   unavailable(error: unknown, hint?: string, notSent?: string): StateUnavailableError;
   end(): Promise<void>;
+  /** The schema version the early connection asked for (early.ts), when there is one. */
+  readonly earlyVersion?: Promise<number | undefined> | undefined;
 }
 
-export function clientConfig(url: string): ClientConfig {
-  // `postgres://` alone: everything from libpq's variables (pg reads PGHOST, PGUSER, … itself).
-  const parsed = /^postgres(ql)?:\/\/$/.test(url) ? {} : (parseConnectionString(url) as Record<string, unknown>);
-  // What the URL leaves empty falls back to the environment, as in libpq.
-  const fromUrl = Object.fromEntries(
-    Object.entries(parsed).filter(([, v]) => v !== '' && v !== undefined && v !== null),
-  );
-  return {
-    ...(fromUrl as ClientConfig),
-    // libpq's order: the URL's password, PGPASSWORD, then the password file (~/.pgpass or
-    // PGPASSFILE), read here: pg's own reading of it is deprecated and says so on stderr.
-    // pg calls it with the connection's parameters (its types say no argument).
-    ...(fromUrl.password === undefined
-      ? { password: passwordFromEnvironment as unknown as () => Promise<string> }
-      : {}),
-    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-    query_timeout: QUERY_TIMEOUT_MS,
-    keepAlive: true,
-    application_name: 'schedctl',
-  };
+/** The client settings of a state URL (client-config.ts), with pg-connection-string's parser. */
+export const clientConfig = (url: string): ClientConfig => clientConfigWith(parseConnectionString, url);
+
+/**
+ * pg's Client class for the pool, whose first instance is the early connection (early.ts),
+ * already connecting: the pool's connect() of it waits for that one instead of opening another.
+ */
+function adoptingFirst(Base: typeof import('pg').Client, early: EarlyConnection): typeof import('pg').Client {
+  return class extends Base {
+    constructor(config?: ClientConfig) {
+      if (!early.taken) {
+        early.taken = true;
+        early.use();
+        const client = early.client as unknown as { connect: (cb?: (error?: Error) => void) => Promise<void> };
+        client.connect = (cb) => {
+          if (cb) early.connected.then(() => cb(), cb);
+          return early.connected;
+        };
+        // The early connection, not a new one (a constructor may return another object).
+        return client as unknown as InstanceType<typeof Base>;
+      }
+      super(config);
+    }
+  } as typeof import('pg').Client;
 }
 
-async function passwordFromEnvironment(params: {
-  host?: string;
-  port?: number;
-  database?: string;
-  user?: string;
-}): Promise<string | undefined> {
-  if (process.env.PGPASSWORD !== undefined) return process.env.PGPASSWORD;
-  const { default: pgpass } = await import('pgpass');
-  return new Promise((resolve) => pgpass(params, resolve));
-}
-
-export function openDatabase(url: string): Database {
+export function openDatabase(url: string, early?: EarlyConnection): Database {
   const where = redactStateUrl(url);
   const secret = passwordOf(url) ?? process.env.PGPASSWORD;
   const config = clientConfig(url);
@@ -91,10 +85,20 @@ export function openDatabase(url: string): Database {
 
   const db: Database = {
     where,
+    get earlyVersion() {
+      early?.use();
+      return early?.schemaVersion;
+    },
     config,
     pool: () =>
       (pool ??= loadPg().then((pg) => {
-        const p = new pg.Pool({ ...config, max: 4, allowExitOnIdle: true, idleTimeoutMillis: 1000 });
+        const p = new pg.Pool({
+          ...config,
+          max: 4,
+          allowExitOnIdle: true,
+          idleTimeoutMillis: 1000,
+          ...(early ? { Client: adoptingFirst(pg.Client, early) } : {}),
+        });
         // An idle connection dropped by the server must not crash the process: the next use reconnects.
         p.on('error', () => {});
         // A connection that failed mid-transaction is thrown away on release, never reused.
@@ -125,6 +129,7 @@ export function openDatabase(url: string): Database {
     async end() {
       // The client has done real work: the code cache then holds what a command needs.
       if (answered) saveCodeCache();
+      if (early && !early.taken) await early.client.end().catch(() => {});
       if (pool) await (await pool).end().catch(() => {});
     },
   };

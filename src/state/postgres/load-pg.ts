@@ -34,20 +34,33 @@ export function codeCacheDir(env: NodeJS.ProcessEnv = process.env): string {
 /** Saves the code cache when this run made the client without one (see saveCodeCache). */
 let pendingSave: (() => void) | undefined;
 
+/** The bundle's `pg`, with the connection string parser it carries (pg-connection-string's). */
+export type BundledPg = Pg & { parseConnectionString: (url: string) => Record<string, unknown> };
+
+let bundled: BundledPg | null | undefined;
+
 export async function loadPg(): Promise<Pg> {
+  const pg = loadBundledPg();
+  if (pg) return pg;
+  // Running from src/ (tests): a CommonJS module, its classes on the default export.
+  const m = await import('pg');
+  return ((m as unknown as { default?: Pg }).default ?? m) as Pg;
+}
+
+/** The bundled client, loaded at once (no ES module loader on the way); undefined without dist/pg.cjs. */
+export function loadBundledPg(): BundledPg | undefined {
+  if (bundled === undefined) bundled = compileBundle() ?? null;
+  return bundled ?? undefined;
+}
+
+function compileBundle(): BundledPg | undefined {
   const file = bundledPgPath();
-  let source: string | undefined;
-  if (file) {
-    try {
-      source = readFileSync(file, 'utf8');
-    } catch {
-      source = undefined; // an older build layout: the ES module import below
-    }
-  }
-  if (file === undefined || source === undefined) {
-    // A CommonJS module: its classes sit on the default export.
-    const m = await import('pg');
-    return ((m as unknown as { default?: Pg }).default ?? m) as Pg;
+  if (file === undefined) return undefined;
+  let source: string;
+  try {
+    source = readFileSync(file, 'utf8');
+  } catch {
+    return undefined; // an older build layout: the ES module import
   }
   const cacheFile = join(
     codeCacheDir(),
@@ -74,7 +87,7 @@ export async function loadPg(): Promise<Pg> {
   );
   if (!cachedData || script.cachedDataRejected)
     pendingSave = () => writeCodeCache(cacheFile, script.createCachedData());
-  return mod.exports as Pg;
+  return mod.exports as BundledPg;
 }
 
 /**

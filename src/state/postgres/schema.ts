@@ -57,7 +57,8 @@ export async function schemaVersion(client: Pick<PoolClient, 'query'>): Promise<
 /** Makes sure the schema is there and current; resolves to its version. One query when it is. */
 export async function ensureSchema(db: Database): Promise<number> {
   const pool = await db.pool();
-  const found = await schemaVersion(pool);
+  // The early connection's answer when it has one (early.ts), else asked now.
+  const found = await (db.earlyVersion ?? Promise.reject(new Error('none'))).catch(() => schemaVersion(pool));
   if (found !== undefined && found > SCHEMA_VERSION) throw new SchemaTooNewError(found);
   if (found === SCHEMA_VERSION) return found;
   return db.transaction(async (client) => {

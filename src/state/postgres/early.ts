@@ -1,0 +1,49 @@
+/**
+ * The team database's first connection, opened the moment a command knows its state URL: the
+ * bundled client is compiled at once (load-pg.ts, no ES module loader on the way) and the
+ * connection's round trips and the server's start of a session overlap what the command still
+ * loads (the HTTP layer, the ledger's modules). The pool (connect.ts) takes it as its first
+ * connection. Opening it never fails a command: any failure is left to the first real use,
+ * which then says it; until the pool takes it, it keeps no process alive.
+ */
+import type { Client } from 'pg';
+import { clientConfigWith } from './client-config.js';
+import { loadBundledPg } from './load-pg.js';
+import { schemaVersion } from './schema.js';
+
+export interface EarlyConnection {
+  readonly client: Client;
+  /** Settles when the connection is up or has failed (never rejects unhandled). */
+  readonly connected: Promise<void>;
+  /** The schema version it asked for as soon as it was up (schema.ts); rejects when it failed. */
+  readonly schemaVersion: Promise<number | undefined>;
+  /** Set once the pool has taken it. */
+  taken: boolean;
+  /**
+   * Keeps the process alive for it from now on: called by whatever waits for it (the pool, the
+   * schema check). Until then it is unref'd, and a wait on it alone would end the process.
+   */
+  use(): void;
+}
+
+/** Undefined when running from src/ (no bundle) or when the URL cannot be read (said later). */
+export function connectEarly(url: string): EarlyConnection | undefined {
+  try {
+    const pg = loadBundledPg();
+    if (!pg) return undefined;
+    const client = new pg.Client(clientConfigWith(pg.parseConnectionString, url));
+    // Until the pool adds its own listeners: a failure is the pool's to report, not a crash.
+    client.on('error', () => {});
+    // A command that ends without the database must not wait for it (the pool refs it in use).
+    (client as unknown as { unref(): void }).unref();
+    const connected = client.connect().then(() => {});
+    connected.catch(() => {});
+    // Asked at once, answered while the command loads: ensureSchema then has nothing to wait for.
+    const version = connected.then(() => schemaVersion(client));
+    version.catch(() => {});
+    const use = () => (client as unknown as { ref(): void }).ref();
+    return { client, connected, schemaVersion: version, taken: false, use };
+  } catch {
+    return undefined;
+  }
+}
