@@ -4,6 +4,7 @@
  * shares. The schema is made or checked once per process, on first use, and what an earlier
  * run had to keep on its machine (spool.ts) is moved in then.
  */
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LedgerBackend } from '../backend.js';
 import { DEFAULT_LOCK_TIMING } from '../lock.js';
@@ -11,7 +12,6 @@ import { openDatabase, type Database } from './connect.js';
 import type { EarlyConnection } from './early.js';
 import { PgDocument } from './document.js';
 import { holdAdvisory } from './locks.js';
-import { moveRunSpoolIn, pgRunLogs } from './run-log.js';
 import { SchemaTooNewError, ensureSchema } from './schema.js';
 import { mergeRecords, Spool } from './spool.js';
 
@@ -66,7 +66,8 @@ export function postgresBackend(o: PostgresBackendOptions): PostgresBackend {
         `note: moved ${records.size} ${kind.what} record(s) kept on this machine while the team state was unreachable into ${db.where}`,
       );
     }
-    const runs = await moveRunSpoolIn(db, runSpoolDir);
+    // Loaded only when a bulk run kept records here (or runs now): most commands never need it.
+    const runs = existsSync(runSpoolDir) ? await (await import('./run-log.js')).moveRunSpoolIn(db, runSpoolDir) : 0;
     if (runs)
       o.warn?.(
         `note: moved ${runs} run record(s) kept on this machine while the team state was unreachable into ${db.where}`,
@@ -109,7 +110,13 @@ export function postgresBackend(o: PostgresBackendOptions): PostgresBackend {
       await backend.ready();
       return holdAdvisory(db, subject, o.leadWaitMs, work, onWait);
     },
-    runLogs: async () => pgRunLogs({ db, ready: () => backend.ready(), spoolDir: runSpoolDir, warn: o.warn }),
+    runLogs: async () =>
+      (await import('./run-log.js')).pgRunLogs({
+        db,
+        ready: () => backend.ready(),
+        spoolDir: runSpoolDir,
+        warn: o.warn,
+      }),
     close: () => db.end(),
   };
   return backend;
