@@ -22,6 +22,23 @@ export function lockName(s: LockSubject): string {
 }
 
 const POLL_MS = 150;
+/**
+ * A connection of its own for a session lock (a lead's, a meeting's, a bulk run's): the lock
+ * lives and dies with it. `lost()` says whether it has failed or ended since.
+ */
+export async function sessionClient(db: Database): Promise<{ client: Client; lost: () => boolean }> {
+  const pg = await loadPg();
+  const client: Client = new pg.Client(db.config);
+  let lost = false;
+  client.on('error', () => {
+    lost = true;
+  });
+  client.on('end', () => {
+    lost = true;
+  });
+  return { client, lost: () => lost };
+}
+
 /** Who holds the locks, when the holding session still holds them. */
 export const HOLDERS_SQL = `
   SELECT l.name, l.owner, l.backend_pid FROM schedctl_locks l
@@ -39,15 +56,7 @@ export async function holdAdvisory<T>(
   const label = subjectLabel(subject);
   // What a failure here stops from being sent, when the run sent something before (route's fire).
   const guarded = subject.kind === 'lead' ? 'the booking' : 'the move';
-  const pg = await loadPg();
-  const client: Client = new pg.Client(db.config);
-  let lost = false;
-  client.on('error', () => {
-    lost = true;
-  });
-  client.on('end', () => {
-    lost = true;
-  });
+  const { client, lost } = await sessionClient(db);
   try {
     await client.connect();
   } catch (error) {
@@ -58,7 +67,7 @@ export async function holdAdvisory<T>(
     const held: HeldLock = {
       // Right before a booking's bytes leave: the session holding the lock must still be there.
       async assertHeld() {
-        let gone = lost;
+        let gone = lost();
         if (!gone)
           try {
             await client.query('SELECT 1');
@@ -79,7 +88,7 @@ export async function holdAdvisory<T>(
     void owner;
     return await work(held);
   } finally {
-    if (!lost) {
+    if (!lost()) {
       await client
         .query('DELETE FROM schedctl_locks WHERE name = $1 AND backend_pid = pg_backend_pid()', [name])
         .catch(() => {});

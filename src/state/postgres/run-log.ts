@@ -27,8 +27,8 @@ import {
 } from '../../bulk/run-log.js';
 import { CliError, EXIT } from '../../errors.js';
 import { currentUser, type LockOwner } from '../lead-lock.js';
-import { isConnectionFailure, loadPg, type Database } from './connect.js';
-import { HOLDERS_SQL } from './locks.js';
+import { isConnectionFailure, type Database } from './connect.js';
+import { HOLDERS_SQL, sessionClient } from './locks.js';
 
 export interface PgRunLogDeps {
   db: Database;
@@ -70,15 +70,7 @@ export function pgRunLogs(deps: PgRunLogDeps): RunLogStore {
         throw failure(error);
       }
       const name = runLockName(id);
-      const pg = await loadPg();
-      const client: Client = new pg.Client(db.config);
-      let lost = false;
-      client.on('error', () => {
-        lost = true;
-      });
-      client.on('end', () => {
-        lost = true;
-      });
+      const { client, lost } = await sessionClient(db);
       try {
         await client.connect();
         await take(client, name);
@@ -98,7 +90,7 @@ export function pgRunLogs(deps: PgRunLogDeps): RunLogStore {
           try {
             // The run's lock went with its connection (the database restarted, or the way to it
             // broke): another run may take the input over, so no new row is started.
-            if (starting && lost) {
+            if (starting && lost()) {
               await db.query('SELECT 1'); // the database's own failure, when it is one
               throw new Error('the connection holding this run was lost');
             }
@@ -125,7 +117,7 @@ export function pgRunLogs(deps: PgRunLogDeps): RunLogStore {
         async close() {
           if (closed) return;
           closed = true;
-          if (!lost) {
+          if (!lost()) {
             await client
               .query('DELETE FROM schedctl_locks WHERE name = $1 AND backend_pid = pg_backend_pid()', [name])
               .catch(() => {});
