@@ -24,9 +24,12 @@ export function lockName(s: LockSubject): string {
 const POLL_MS = 150;
 /**
  * A connection of its own for a session lock (a lead's, a meeting's, a bulk run's): the lock
- * lives and dies with it. `lost()` says whether it has failed or ended since.
+ * lives and dies with it. `lost()` says whether it has failed or ended since; `release(name)`
+ * gives the lock back (its holder row too, when the session still stands) and closes it.
  */
-export async function sessionClient(db: Database): Promise<{ client: Client; lost: () => boolean }> {
+export async function sessionClient(
+  db: Database,
+): Promise<{ client: Client; lost: () => boolean; release: (name: string) => Promise<void> }> {
   const pg = await loadPg();
   const client: Client = new pg.Client(db.config);
   let lost = false;
@@ -36,7 +39,16 @@ export async function sessionClient(db: Database): Promise<{ client: Client; los
   client.on('end', () => {
     lost = true;
   });
-  return { client, lost: () => lost };
+  const release = async (name: string) => {
+    if (!lost) {
+      await client
+        .query('DELETE FROM schedctl_locks WHERE name = $1 AND backend_pid = pg_backend_pid()', [name])
+        .catch(() => {});
+      await client.query('SELECT pg_advisory_unlock_all()').catch(() => {});
+    }
+    await client.end().catch(() => {});
+  };
+  return { client, lost: () => lost, release };
 }
 
 /** Who holds the locks, when the holding session still holds them. */
@@ -56,7 +68,7 @@ export async function holdAdvisory<T>(
   const label = subjectLabel(subject);
   // What a failure here stops from being sent, when the run sent something before (route's fire).
   const guarded = subject.kind === 'lead' ? 'the booking' : 'the move';
-  const { client, lost } = await sessionClient(db);
+  const { client, lost, release } = await sessionClient(db);
   try {
     await client.connect();
   } catch (error) {
@@ -88,13 +100,7 @@ export async function holdAdvisory<T>(
     void owner;
     return await work(held);
   } finally {
-    if (!lost()) {
-      await client
-        .query('DELETE FROM schedctl_locks WHERE name = $1 AND backend_pid = pg_backend_pid()', [name])
-        .catch(() => {});
-      await client.query('SELECT pg_advisory_unlock_all()').catch(() => {});
-    }
-    await client.end().catch(() => {});
+    await release(name);
   }
 }
 

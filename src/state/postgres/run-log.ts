@@ -70,7 +70,7 @@ export function pgRunLogs(deps: PgRunLogDeps): RunLogStore {
         throw failure(error);
       }
       const name = runLockName(id);
-      const { client, lost } = await sessionClient(db);
+      const { client, lost, release } = await sessionClient(db);
       try {
         await client.connect();
         await take(client, name);
@@ -117,13 +117,7 @@ export function pgRunLogs(deps: PgRunLogDeps): RunLogStore {
         async close() {
           if (closed) return;
           closed = true;
-          if (!lost()) {
-            await client
-              .query('DELETE FROM schedctl_locks WHERE name = $1 AND backend_pid = pg_backend_pid()', [name])
-              .catch(() => {});
-            await client.query('SELECT pg_advisory_unlock_all()').catch(() => {});
-          }
-          await client.end().catch(() => {});
+          await release(name);
         },
       };
     },
