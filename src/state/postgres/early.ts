@@ -4,7 +4,7 @@
  * connection's round trips and the server's start of a session overlap what the command still
  * loads (the HTTP layer, the ledger's modules). The pool (connect.ts) takes it as its first
  * connection. Opening it never fails a command: any failure is left to the first real use,
- * which then says it; until the pool takes it, it keeps no process alive.
+ * which then says it; a command that never uses it ends it when it closes.
  */
 import type { Client } from 'pg';
 import { clientConfigWith } from './client-config.js';
@@ -20,8 +20,8 @@ export interface EarlyConnection {
   /** Set once the pool has taken it. */
   taken: boolean;
   /**
-   * Keeps the process alive for it from now on: called by whatever waits for it (the pool, the
-   * schema check). Until then it is unref'd, and a wait on it alone would end the process.
+   * Keeps the process alive for it: called by whatever waits for it (the pool, the schema
+   * check), so that a pool that unref'd it while idle cannot leave such a wait behind.
    */
   use(): void;
 }
@@ -34,8 +34,8 @@ export function connectEarly(url: string): EarlyConnection | undefined {
     const client = new pg.Client(clientConfigWith(pg.parseConnectionString, url));
     // Until the pool adds its own listeners: a failure is the pool's to report, not a crash.
     client.on('error', () => {});
-    // A command that ends without the database must not wait for it (the pool refs it in use).
-    (client as unknown as { unref(): void }).unref();
+    // Not unref'd: on Node 24 a command then ended with exit 0 and no output while its budget
+    // draw was under way. A command that never uses it ends it at its close (connect.ts end()).
     const connected = client.connect().then(() => {});
     connected.catch(() => {});
     // Asked at once, answered while the command loads: ensureSchema then has nothing to wait for.
