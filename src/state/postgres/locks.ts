@@ -126,25 +126,11 @@ async function acquire(
       throw db.unavailable(error, undefined, guarded);
     }
     if (got) {
-      const owner: LockOwner = {
-        token: randomUUID(),
-        pid: process.pid,
-        host: hostname(),
-        user: currentUser(),
-        command: `schedctl ${process.argv.slice(2).join(' ')}`.slice(0, 200),
-        since: new Date().toISOString(),
-      };
       try {
-        await client.query(
-          `INSERT INTO schedctl_locks (name, lock_key, backend_pid, owner)
-           VALUES ($1, hashtextextended($1, 0), pg_backend_pid(), $2)
-           ON CONFLICT (name) DO UPDATE SET lock_key = EXCLUDED.lock_key, backend_pid = EXCLUDED.backend_pid, owner = EXCLUDED.owner`,
-          [name, JSON.stringify(owner)],
-        );
+        return await recordHolder(client, name);
       } catch (error) {
         throw db.unavailable(error, undefined, guarded);
       }
-      return owner;
     }
     const waited = Date.now() - started;
     const holder = await holderOf(client, name);
@@ -158,7 +144,27 @@ async function acquire(
   }
 }
 
-async function holderOf(client: Client, name: string): Promise<LockOwner | undefined> {
+/** Says in schedctl_locks who holds the session lock `name` (this run), for waiting runs and `state status`. */
+export async function recordHolder(client: Client, name: string): Promise<LockOwner> {
+  const owner: LockOwner = {
+    token: randomUUID(),
+    pid: process.pid,
+    host: hostname(),
+    user: currentUser(),
+    command: `schedctl ${process.argv.slice(2).join(' ')}`.slice(0, 200),
+    since: new Date().toISOString(),
+  };
+  await client.query(
+    `INSERT INTO schedctl_locks (name, lock_key, backend_pid, owner)
+     VALUES ($1, hashtextextended($1, 0), pg_backend_pid(), $2)
+     ON CONFLICT (name) DO UPDATE SET lock_key = EXCLUDED.lock_key, backend_pid = EXCLUDED.backend_pid, owner = EXCLUDED.owner`,
+    [name, JSON.stringify(owner)],
+  );
+  return owner;
+}
+
+/** Who holds the session lock `name`, as its holder recorded it (undefined when unknown). */
+export async function holderOf(client: Client, name: string): Promise<LockOwner | undefined> {
   try {
     const r = await client.query<{ owner: LockOwner }>(`${HOLDERS_SQL} AND l.name = $1`, [name]);
     return r.rows[0]?.owner;

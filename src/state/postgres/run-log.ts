@@ -12,8 +12,6 @@
  *   and moved into the database by the next run that reaches it (moveRunSpoolIn).
  */
 import { closeSync, fdatasyncSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from 'node:fs';
-import { randomUUID } from 'node:crypto';
-import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from 'pg';
 import {
@@ -26,9 +24,9 @@ import {
   type RunRecord,
 } from '../../bulk/run-log.js';
 import { CliError, EXIT } from '../../errors.js';
-import { currentUser, type LockOwner } from '../lead-lock.js';
+import type { LockOwner } from '../lead-lock.js';
 import { isConnectionFailure, type Database } from './connect.js';
-import { HOLDERS_SQL, sessionClient } from './locks.js';
+import { holderOf, recordHolder, sessionClient } from './locks.js';
 
 export interface PgRunLogDeps {
   db: Database;
@@ -127,27 +125,8 @@ export function pgRunLogs(deps: PgRunLogDeps): RunLogStore {
 /** Takes the run's lock at once, or refuses naming who holds it (never waits: the other run may take hours). */
 async function take(client: Client, name: string): Promise<void> {
   const r = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS ok', [name]);
-  if (r.rows[0]?.ok !== true) {
-    const held = await client
-      .query<{ owner: LockOwner }>(`${HOLDERS_SQL} AND l.name = $1`, [name])
-      .then((h) => h.rows[0]?.owner)
-      .catch(() => undefined);
-    throw new RunInProgressError(held);
-  }
-  const owner: LockOwner = {
-    token: randomUUID(),
-    pid: process.pid,
-    host: hostname(),
-    user: currentUser(),
-    command: `schedctl ${process.argv.slice(2).join(' ')}`.slice(0, 200),
-    since: new Date().toISOString(),
-  };
-  await client.query(
-    `INSERT INTO schedctl_locks (name, lock_key, backend_pid, owner)
-     VALUES ($1, hashtextextended($1, 0), pg_backend_pid(), $2)
-     ON CONFLICT (name) DO UPDATE SET lock_key = EXCLUDED.lock_key, backend_pid = EXCLUDED.backend_pid, owner = EXCLUDED.owner`,
-    [name, JSON.stringify(owner)],
-  );
+  if (r.rows[0]?.ok !== true) throw new RunInProgressError(await holderOf(client, name));
+  await recordHolder(client, name);
 }
 
 export class RunInProgressError extends CliError {
