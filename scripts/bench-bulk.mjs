@@ -43,7 +43,7 @@ if (!existsSync(join(root, 'dist/cli.cjs')))
 const pkg = tmp('schedctl-bench-bulk-pkg-');
 for (const part of ['bin', 'dist', 'package.json']) cpSync(join(root, part), join(pkg, part), { recursive: true });
 const bin = join(pkg, 'bin/schedctl.js');
-const { startSandbox } = await import(join(pkg, 'dist/esm/sandbox.js'));
+const { startSandbox } = await import(join(pkg, 'dist/esm/sandbox.mjs'));
 
 /** The environment of a user's shell pointed at `sandbox`, with the default rate budget. */
 function envFor(sandbox, configDir, extra = {}) {

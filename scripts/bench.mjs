@@ -14,7 +14,7 @@ const rssHook = join(root, 'scripts/bench-rss.mjs');
 
 if (!existsSync(join(root, 'dist/cli.cjs')))
   execFileSync('node', ['scripts/build.mjs'], { cwd: root, stdio: 'inherit' });
-const { startSandbox } = await import(join(root, 'dist/esm/sandbox.js'));
+const { startSandbox } = await import(join(root, 'dist/esm/sandbox.mjs'));
 
 // One process; `rss` adds the preload that reports peak RSS (kept out of timed runs: it
 // would load the ESM loader into the bare baseline too).

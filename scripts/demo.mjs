@@ -14,13 +14,13 @@ const dim = (s) => (color ? `\x1b[2m${s}\x1b[22m` : s);
 const green = (s) => (color ? `\x1b[32m${s}\x1b[39m` : s);
 const say = (line = '') => process.stdout.write(`${line}\n`);
 
-if (!existsSync(join(root, 'dist/cli.cjs')) || !existsSync(join(root, 'dist/esm/sandbox.js'))) {
+if (!existsSync(join(root, 'dist/cli.cjs')) || !existsSync(join(root, 'dist/esm/sandbox.mjs'))) {
   say(dim('dist/ is missing: building first (node scripts/build.mjs)'));
   const built = spawnSync(process.execPath, [join(root, 'scripts/build.mjs')], { stdio: 'inherit' });
   if (built.status !== 0) process.exit(built.status ?? 1);
 }
 
-const { startSandbox } = await import(join(root, 'dist/esm/sandbox.js'));
+const { startSandbox } = await import(join(root, 'dist/esm/sandbox.mjs'));
 const sandbox = await startSandbox({ port: 0, rateLimit: 0 });
 const configDir = mkdtempSync(join(tmpdir(), 'schedctl-demo-'));
 let exitCode = 1;

@@ -419,7 +419,7 @@ describe('mcp: only `schedctl mcp` pays for the SDK', () => {
     // The SDK, and classic zod in either copy (the build gives the SDK its own, zod-mcp).
     const isHeavy = (input: string) => /@modelcontextprotocol\/sdk|zod-mcp\/|zod\/v4\/classic/.test(input);
     const heavy = Object.entries(meta.outputs).filter(
-      ([file, o]) => file.endsWith('.js') && Object.keys(o.inputs).some(isHeavy),
+      ([file, o]) => file.endsWith('.mjs') && Object.keys(o.inputs).some(isHeavy),
     );
     expect(heavy.map(([file]) => file)).toHaveLength(1);
     const [chunk, out] = heavy[0]!;
@@ -428,8 +428,8 @@ describe('mcp: only `schedctl mcp` pays for the SDK', () => {
     const importers = Object.entries(meta.outputs).flatMap(([file, o]) =>
       (o.imports ?? []).filter((i) => i.path === chunk).map(() => file),
     );
-    if (chunk === 'dist/esm/run/mcp.js') expect(importers).toEqual([]);
-    else expect(importers).toEqual(['dist/esm/run/mcp.js']);
+    if (chunk === 'dist/esm/run/mcp.mjs') expect(importers).toEqual([]);
+    else expect(importers).toEqual(['dist/esm/run/mcp.mjs']);
     // zod's JSON Schema side serves the SDK only: in a chunk the API commands share, it would be
     // loaded by every one of them (scripts/build.mjs, mcp-own-zod).
     const jsonSchemaZod = Object.entries(meta.outputs)

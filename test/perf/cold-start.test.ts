@@ -201,7 +201,7 @@ describe('the published package', () => {
     expect(paths).toContain('bin/schedctl.js');
     expect(paths).toContain('bin/package.json'); // makes bin/*.js CommonJS
     expect(paths).toContain('dist/cli.cjs');
-    expect(paths).toContain('dist/esm/sandbox.js');
+    expect(paths).toContain('dist/esm/sandbox.mjs');
     expect(paths).toContain('completions/schedctl.bash');
     expect(paths.some((p) => p.startsWith('src/') || p.startsWith('test/') || p === 'dist/meta.json')).toBe(false);
   });
