@@ -37,6 +37,12 @@ const STUBS = [
   { module: 'semver', from: 'node_modules/conf/', stub: 'scripts/stubs/conf-lazy-semver.cjs' },
   // Its signal listeners would change how schedctl answers Ctrl-C: see the stub.
   { module: 'when-exit', from: 'node_modules/atomically/', stub: 'scripts/stubs/when-exit-off.mjs' },
+  // The team state's parser of connection strings is the one inside dist/pg.cjs: see the stub.
+  {
+    module: 'pg-connection-string',
+    from: 'src/state/postgres/',
+    stub: 'scripts/stubs/pg-connection-string-in-pg-bundle.mjs',
+  },
   {
     module: 'zod-to-json-schema',
     from: 'node_modules/@modelcontextprotocol/sdk/',

@@ -5,11 +5,13 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pgModule from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/state/postgres/connect.js';
 import { redactStateUrl } from '../../src/state/postgres/url.js';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
 
+const { Client } = pgModule;
 const PASSWORD = 'S3cret-Pa55word';
 let pg: TestPostgres;
 const dir = mkdtempSync(join(tmpdir(), 'pgpass-'));
@@ -85,5 +87,53 @@ describe('a state URL in messages', () => {
     expect(redactStateUrl('postgres://db.internal/team?password=hunter2&sslmode=require')).toBe(
       'postgres://db.internal/team?sslmode=require',
     );
+  });
+});
+
+describe('a transaction whose COMMIT is not waited for (the rate budget draw)', () => {
+  it('gives its result before the COMMIT is answered, keeps its row locked until then, and end() waits for it', async () => {
+    const url = await pg.createDatabase();
+    const setup = openDatabase(url);
+    await setup.query('CREATE TABLE t (id int PRIMARY KEY, n int NOT NULL)');
+    await setup.query('INSERT INTO t VALUES (1, 0)');
+    // A gate: the last round trip first waits for an advisory lock this session holds.
+    const gate = new Client({ connectionString: url });
+    await gate.connect();
+    await gate.query('SELECT pg_advisory_lock(42)');
+    const db = openDatabase(url);
+    const result = await db.unawaitedCommit(async (client) => {
+      const r = (await client.query('BEGIN; SELECT n FROM t WHERE id = 1 FOR UPDATE')) as unknown as {
+        rows: { n: number }[];
+      }[];
+      const commit = client.query('SELECT pg_advisory_xact_lock(42); UPDATE t SET n = n + 1 WHERE id = 1; COMMIT');
+      return { result: r[1]?.rows[0]?.n, commit };
+    });
+    // Given while the COMMIT waits at the gate: nothing committed yet.
+    expect(result).toBe(0);
+    expect((await setup.query<{ n: number }>('SELECT n FROM t WHERE id = 1'))[0]?.n).toBe(0);
+    // Another session taking the row waits for that COMMIT, then reads what it wrote.
+    const other = openDatabase(url);
+    const read = other.transaction(
+      async (c) => (await c.query<{ n: number }>('SELECT n FROM t WHERE id = 1 FOR UPDATE')).rows[0]?.n,
+    );
+    const ended = db.end();
+    await gate.query('SELECT pg_advisory_unlock(42)');
+    await ended;
+    expect(await read).toBe(1);
+    await Promise.all([other.end(), setup.end(), gate.end()]);
+  });
+
+  it('rolls back and gives the error when the work fails before its COMMIT', async () => {
+    const url = await pg.createDatabase();
+    const db = openDatabase(url);
+    await db.query('CREATE TABLE t (id int PRIMARY KEY)');
+    await expect(
+      db.unawaitedCommit(async (client) => {
+        await client.query('BEGIN; INSERT INTO t VALUES (1)');
+        throw new Error('changed its mind');
+      }),
+    ).rejects.toThrow('changed its mind');
+    expect(await db.query('SELECT * FROM t')).toEqual([]);
+    await db.end();
   });
 });

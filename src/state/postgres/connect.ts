@@ -10,7 +10,7 @@ import { hasSentUnrepeatable } from '../../api/send-hook.js';
 import { StateUnavailableError } from '../errors.js';
 import { clientConfigWith } from './client-config.js';
 import type { EarlyConnection } from './early.js';
-import { loadPg as loadPgBundle, saveCodeCache } from './load-pg.js';
+import { loadBundledPg, loadPg as loadPgBundle, saveCodeCache } from './load-pg.js';
 import { passwordOf, redactStateUrl } from './url.js';
 
 type Pg = typeof import('pg');
@@ -24,11 +24,15 @@ export interface Database {
   readonly config: ClientConfig;
   pool(): Promise<Pool>;
   /** Runs `work` in one transaction on a pooled connection (rolled back when it throws). */
+  transaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T>;
   /**
-   * With `begun`, `work` sends BEGIN and COMMIT itself (each with its first and last statement,
-   * in one round trip); a failure still rolls back here.
+   * A transaction whose last round trip (its COMMIT) the caller need not wait for: `work` sends
+   * BEGIN itself and returns its result with the query that ends the transaction, still in
+   * flight. The result is given at once; the connection goes back to the pool when that query
+   * is answered (until then it keeps the process alive), and end() waits for it. A failure of
+   * that last query is only seen by the database: the caller must be able to do without it.
    */
-  transaction<T>(work: (client: PoolClient) => Promise<T>, o?: { begun?: boolean }): Promise<T>;
+  unawaitedCommit<T>(work: (client: PoolClient) => Promise<{ result: T; commit: Promise<unknown> }>): Promise<T>;
   query<R extends object = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<R[]>;
   /** A failure of the database as the error to show: names the URL without its password. */
   /** `notSent`: what this failure stopped from being sent, when something else was sent before. */
@@ -38,8 +42,13 @@ export interface Database {
   readonly earlyVersion?: Promise<number | undefined> | undefined;
 }
 
-/** The client settings of a state URL (client-config.ts), with pg-connection-string's parser. */
-export const clientConfig = (url: string): ClientConfig => clientConfigWith(parseConnectionString, url);
+/**
+ * The client settings of a state URL (client-config.ts), with pg-connection-string's parser: in
+ * dist/, the copy inside the pg bundle (load-pg.ts; the build stubs the import below out of the
+ * ES module chunks), running from src/ (tests), the package.
+ */
+export const clientConfig = (url: string): ClientConfig =>
+  clientConfigWith(loadBundledPg()?.parseConnectionString ?? parseConnectionString, url);
 
 /**
  * pg's Client class for the pool, whose first instance is the early connection (early.ts),
@@ -71,6 +80,8 @@ export function openDatabase(url: string, early?: EarlyConnection): Database {
   let pool: Promise<Pool> | undefined;
   let answered = false;
   const broken = new WeakSet<object>();
+  // Last round trips not waited for (unawaitedCommit), waited for by end().
+  const inFlight = new Set<Promise<void>>();
 
   // One already made (e.g. by ready(): a schema too new, with its own hint) is passed on as it is, not wrapped twice.
   const unavailable = (error: unknown, hint?: string, notSent?: string) =>
@@ -105,12 +116,12 @@ export function openDatabase(url: string, early?: EarlyConnection): Database {
         p.on('connect', (client) => client.on('error', () => broken.add(client)));
         return p;
       })),
-    async transaction(work, o) {
+    async transaction(work) {
       const client = await (await db.pool()).connect();
       try {
-        if (!o?.begun) await client.query('BEGIN');
+        await client.query('BEGIN');
         const result = await work(client);
-        if (!o?.begun) await client.query('COMMIT');
+        await client.query('COMMIT');
         answered = true;
         return result;
       } catch (error) {
@@ -119,6 +130,27 @@ export function openDatabase(url: string, early?: EarlyConnection): Database {
       } finally {
         client.release(broken.has(client) || undefined);
       }
+    },
+    async unawaitedCommit(work) {
+      const client = await (await db.pool()).connect();
+      let ending: { result: Awaited<ReturnType<typeof work>>['result']; commit: Promise<unknown> };
+      try {
+        ending = await work(client);
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => broken.add(client));
+        client.release(broken.has(client) || undefined);
+        throw error;
+      }
+      const done = ending.commit.then(
+        () => client.release(broken.has(client) || undefined),
+        // The server rolled it back or the connection failed: either way nothing is left open,
+        // and a connection that failed is not reused.
+        () => client.release(true),
+      );
+      inFlight.add(done);
+      void done.finally(() => inFlight.delete(done));
+      answered = true;
+      return ending.result;
     },
     async query(sql, params) {
       const result = await (await db.pool()).query(sql, params);
@@ -129,6 +161,7 @@ export function openDatabase(url: string, early?: EarlyConnection): Database {
     async end() {
       // The client has done real work: the code cache then holds what a command needs.
       if (answered) saveCodeCache();
+      await Promise.all(inFlight);
       if (early && !early.taken) await early.client.end().catch(() => {});
       if (pool) await (await pool).end().catch(() => {});
     },

@@ -20,24 +20,24 @@ export function pgBudgetStore(
   return sharedOrMemory(`${backend.where} (rate budget ${budgetId.slice(0, 12)})`, now, async (change) => {
     await backend.ready();
     // Two round trips, each several statements in one simple query (so no bound parameters: the
-    // id is hex, checked above, and the state goes through the client's literal escaping).
-    return backend.db.transaction(
-      async (client) => {
-        // The row made if missing, locked (ON CONFLICT DO UPDATE) and read, after BEGIN.
-        const [, r] = (await client.query(
-          `BEGIN; INSERT INTO schedctl_rate_budgets (budget_id, state) VALUES ('${id}', '{"sent":[]}')
-           ON CONFLICT (budget_id) DO UPDATE SET budget_id = EXCLUDED.budget_id
-           RETURNING state, (extract(epoch from clock_timestamp()) * 1000)::float8 AS t`,
-        )) as unknown as [unknown, QueryResult<{ state: unknown; t: number | string }>];
-        const state = budgetStateOf(r.rows[0]?.state);
-        const result = change(state, Math.round(Number(r.rows[0]?.t)));
-        await client.query(
-          `UPDATE schedctl_rate_budgets SET state = ${client.escapeLiteral(JSON.stringify(state))}, updated_at = now()
-           WHERE budget_id = '${id}'; COMMIT`,
-        );
-        return { result, state };
-      },
-      { begun: true },
-    );
+    // id is hex, checked above, and the state goes through the client's literal escaping). The
+    // request need not wait for the second: the first holds the row lock, so no other machine
+    // draws before the COMMIT lands, and a COMMIT that fails (the database gone between the two)
+    // only leaves this draw uncounted, as when the database cannot be used at all.
+    return backend.db.unawaitedCommit(async (client) => {
+      // The row made if missing, locked (ON CONFLICT DO UPDATE) and read, after BEGIN.
+      const [, r] = (await client.query(
+        `BEGIN; INSERT INTO schedctl_rate_budgets (budget_id, state) VALUES ('${id}', '{"sent":[]}')
+         ON CONFLICT (budget_id) DO UPDATE SET budget_id = EXCLUDED.budget_id
+         RETURNING state, (extract(epoch from clock_timestamp()) * 1000)::float8 AS t`,
+      )) as unknown as [unknown, QueryResult<{ state: unknown; t: number | string }>];
+      const state = budgetStateOf(r.rows[0]?.state);
+      const result = change(state, Math.round(Number(r.rows[0]?.t)));
+      const commit = client.query(
+        `UPDATE schedctl_rate_budgets SET state = ${client.escapeLiteral(JSON.stringify(state))}, updated_at = now()
+         WHERE budget_id = '${id}'; COMMIT`,
+      );
+      return { result: { result, state }, commit };
+    });
   });
 }
