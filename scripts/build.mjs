@@ -121,6 +121,17 @@ const toBack = {
     });
   },
 };
+// pg's socket functions without its Cloudflare Workers probe (scripts/stubs/pg-node-stream.cjs).
+const pgNodeStream = {
+  name: 'pg-node-stream',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/stream$/ }, (args) =>
+      /[\\/]node_modules[\\/]pg[\\/]lib$/.test(args.resolveDir)
+        ? { path: `${root}/scripts/stubs/pg-node-stream.cjs` }
+        : undefined,
+    );
+  },
+};
 const front = await build({
   ...common,
   entryPoints: { cli: 'src/cli.ts' },
@@ -140,6 +151,7 @@ const pgClient = await build({
   format: 'cjs',
   // pg's optional native binding (never used: pg.native is not touched).
   external: ['pg-native'],
+  plugins: [pgNodeStream],
 });
 const back = await build({
   ...common,
