@@ -169,7 +169,7 @@ async function httpClientFor(
 async function sharedBudgetStore(ctx: Context, to: { baseUrl: string; apiKey: string }) {
   const backend = await (await ctx.state()).backend();
   if (backend.kind !== 'postgres') return undefined;
-  const { pgBudgetStore } = await import('./state/postgres/rate-budget.js');
+  const { pgBudgetStore } = await import('./state/postgres/backend.js');
   return pgBudgetStore(backend as PostgresBackend, budgetId(to.baseUrl, to.apiKey), Date.now);
 }
 

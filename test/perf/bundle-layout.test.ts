@@ -69,6 +69,24 @@ describe('bundle layout', () => {
     }
   });
 
+  it('puts the team backend in one chunk: a command with a team state loads it as two files, not six', () => {
+    // src/state/postgres/backend.ts says why: what admin.ts, run-log.ts and services.ts use of it
+    // comes through backend.ts, so that every module below is reached by the same dynamic imports.
+    const team = [
+      'src/state/postgres/backend.ts',
+      'src/state/postgres/connect.ts',
+      'src/state/postgres/document.ts',
+      'src/state/postgres/locks.ts',
+      'src/state/postgres/rate-budget.ts',
+      'src/state/postgres/spool.ts',
+      'src/state/backend.ts',
+    ];
+    const homes = new Set(
+      team.map((m) => Object.entries(meta().outputs).find(([, o]) => m in o.inputs)?.[0] ?? `${m}: in no output`),
+    );
+    expect([...homes]).toHaveLength(1);
+  });
+
   it('keeps pure shared modules free of imports and classes', () => {
     for (const file of SHARED_PURE) {
       const text = readFileSync(join(root, file), 'utf8');

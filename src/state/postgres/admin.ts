@@ -6,12 +6,9 @@ import { join } from 'node:path';
 import { JsonFile } from '../json-file.js';
 import type { LockOwner } from '../lead-lock.js';
 import { DEFAULT_LOCK_TIMING } from '../lock.js';
-import type { PostgresBackend } from './backend.js';
-import { PgDocument } from './document.js';
-import { HOLDERS_SQL } from './locks.js';
+import { HOLDERS_SQL, LEDGER_KINDS, mergeRecords, PgDocument, recordsOf, type PostgresBackend } from './backend.js';
 import { insertRunRecords, runLogFiles } from './run-log.js';
 import { schemaVersion, SCHEMA_VERSION } from './schema.js';
-import { LEDGER_KINDS, mergeRecords, recordsOf } from './spool.js';
 
 export interface HeldLockView extends Omit<LockOwner, 'token'> {
   subject: 'lead' | 'meeting' | 'run';

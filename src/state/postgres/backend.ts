@@ -15,6 +15,18 @@ import { holdAdvisory } from './locks.js';
 import { SchemaTooNewError, ensureSchema } from './schema.js';
 import { mergeRecords, Spool } from './spool.js';
 
+// The team backend's parts that the state commands (admin.ts), the bulk run logs (run-log.ts)
+// and the shared rate budget (services.ts) use are imported from here, not from their own
+// modules: every module of the backend is then reached by the same dynamic imports, and the
+// build puts them in one chunk. A command with a team state loads two files for it instead of
+// six, each ES module costing its own resolve, read, compile and link
+// (test/perf/bundle-layout.test.ts holds it).
+export { isConnectionFailure, type Database } from './connect.js';
+export { PgDocument } from './document.js';
+export { HOLDERS_SQL, holderOf, recordHolder, sessionClient } from './locks.js';
+export { pgBudgetStore } from './rate-budget.js';
+export { LEDGER_KINDS, mergeRecords, recordsOf } from './spool.js';
+
 export interface PostgresBackendOptions {
   url: string;
   /** The config directory: where the spool is kept. */

@@ -162,7 +162,15 @@ export function openDatabase(url: string, early?: EarlyConnection): Database {
       // The client has done real work: the code cache then holds what a command needs.
       if (answered) saveCodeCache();
       await Promise.all(inFlight);
-      if (early && !early.taken) await early.client.end().catch(() => {});
+      if (early && !early.taken) {
+        // Its Terminate goes out now (Node flushes a write before it exits) and the process does
+        // not wait for the server to close the socket: about 10 ms for a command that sent no
+        // query of its own, like a read without a rate budget. Unref'd only here, at the close:
+        // see early.ts for why never before.
+        const ending = early.client.end().catch(() => {});
+        (early.client as unknown as { unref(): void }).unref();
+        await ending;
+      }
       if (pool) await (await pool).end().catch(() => {});
     },
   };

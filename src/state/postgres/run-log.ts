@@ -25,8 +25,7 @@ import {
 } from '../../bulk/run-log.js';
 import { CliError, EXIT } from '../../errors.js';
 import type { LockOwner } from '../lead-lock.js';
-import { isConnectionFailure, type Database } from './connect.js';
-import { holderOf, recordHolder, sessionClient } from './locks.js';
+import { holderOf, isConnectionFailure, recordHolder, sessionClient, type Database } from './backend.js';
 
 export interface PgRunLogDeps {
   db: Database;
