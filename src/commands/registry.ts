@@ -18,20 +18,26 @@ import { smokeCommand } from './smoke.js';
 import { mcpCommand } from './mcp.js';
 import { stateCommand } from './state/index.js';
 
-export function extraCommands(ctx: Context): Command[] {
-  return [
-    routeCommand(ctx),
-    triggersCommand(ctx),
-    triggerCommand(ctx),
-    eventsCommand(ctx),
-    slotsCommand(ctx),
-    bookCommand(ctx),
-    rescheduleCommand(ctx),
-    meetingsCommand(ctx),
-    stateCommand(ctx),
-    apiCommand(ctx),
-    smokeCommand(ctx),
-    mcpCommand(ctx),
-    completionCommand(ctx),
-  ];
+const EXTRA: Record<string, (ctx: Context) => Command> = {
+  route: routeCommand,
+  triggers: triggersCommand,
+  trigger: triggerCommand,
+  events: eventsCommand,
+  slots: slotsCommand,
+  book: bookCommand,
+  reschedule: rescheduleCommand,
+  meetings: meetingsCommand,
+  state: stateCommand,
+  api: apiCommand,
+  smoke: smokeCommand,
+  mcp: mcpCommand,
+  completion: completionCommand,
+};
+
+export const isExtraCommand = (name: string): boolean => Object.hasOwn(EXTRA, name);
+
+/** All of them, or with `only`, just the one of that name (none when it is not one of them). */
+export function extraCommands(ctx: Context, only?: string): Command[] {
+  if (only !== undefined) return Object.hasOwn(EXTRA, only) ? [EXTRA[only]!(ctx)] : [];
+  return Object.values(EXTRA).map((make) => make(ctx));
 }
