@@ -7,7 +7,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pgModule from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { RunRecord } from '../../src/bulk/run-log.js';
 import { openDatabase } from '../../src/state/postgres/connect.js';
+import { insertRunRecordsOnce } from '../../src/state/postgres/run-log.js';
+import { ensureSchema } from '../../src/state/postgres/schema.js';
 import { redactStateUrl } from '../../src/state/postgres/url.js';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
 
@@ -135,5 +138,39 @@ describe('a transaction whose COMMIT is not waited for (the rate budget draw)', 
     ).rejects.toThrow('changed its mind');
     expect(await db.query('SELECT * FROM t')).toEqual([]);
     await db.end();
+  });
+});
+
+describe('a push of a run log (state push)', () => {
+  it("copies it once when another push of it is under way: the check waits for the other's COMMIT", async () => {
+    const url = await pg.createDatabase();
+    const db = openDatabase(url);
+    await ensureSchema(db);
+    const key = 'a'.repeat(64);
+    const records = [{ line: 2, status: 'started' }] as unknown as RunRecord[];
+    // Another push, between its check and its COMMIT: it holds the lock, its row not yet visible.
+    const other = new Client({ connectionString: url });
+    await other.connect();
+    await other.query('BEGIN');
+    await other.query(`SELECT pg_advisory_xact_lock(hashtextextended('schedctl push ' || $1, 0))`, [key]);
+    await other.query(`INSERT INTO schedctl_run_records (log_key, record) VALUES ($1, '{"line":2}')`, [key]);
+    const copied = insertRunRecordsOnce(db, key, records);
+    // Until the push waits for that lock (or, were it not to take it, has finished by itself).
+    const waiting = async () => {
+      for (;;) {
+        const r = await other.query(`SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`);
+        if (r.rowCount) return;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    };
+    await Promise.race([copied, waiting()]);
+    await other.query('COMMIT');
+    expect(await copied).toBe(false);
+    expect(await db.query('SELECT record FROM schedctl_run_records WHERE log_key = $1', [key])).toEqual([
+      { record: { line: 2 } },
+    ]);
+    // With nothing of it there, it is copied.
+    expect(await insertRunRecordsOnce(db, 'b'.repeat(64), records)).toBe(true);
+    await Promise.all([other.end(), db.end()]);
   });
 });

@@ -7,7 +7,7 @@ import { JsonFile } from '../json-file.js';
 import type { LockOwner } from '../lead-lock.js';
 import { DEFAULT_LOCK_TIMING } from '../lock.js';
 import { HOLDERS_SQL, LEDGER_KINDS, mergeRecords, PgDocument, recordsOf, type PostgresBackend } from './backend.js';
-import { insertRunRecords, runLogFiles } from './run-log.js';
+import { insertRunRecordsOnce, runLogFiles } from './run-log.js';
 import { schemaVersion, SCHEMA_VERSION } from './schema.js';
 
 export interface HeldLockView extends Omit<LockOwner, 'token'> {
@@ -81,6 +81,7 @@ export interface PushReport {
  */
 export async function pushLocal(backend: PostgresBackend, dir: string): Promise<PushReport> {
   const report: PushReport = { moved: {}, alreadyThere: {} };
+  await backend.ready();
   for (const kind of LEDGER_KINDS) {
     const records = recordsOf(kind, await new JsonFile(dir, kind, DEFAULT_LOCK_TIMING).read());
     const doc = new PgDocument(kind, {
@@ -96,15 +97,8 @@ export async function pushLocal(backend: PostgresBackend, dir: string): Promise<
   report.moved.runRecords = 0;
   report.alreadyThere.runRecords = 0;
   for (const { key, records } of runLogFiles(join(dir, 'runs'))) {
-    const [has] = await backend.db.query<{ n: string }>(
-      'SELECT count(*) AS n FROM schedctl_run_records WHERE log_key = $1',
-      [key],
-    );
-    if (Number(has?.n ?? 0) > 0) report.alreadyThere.runRecords += records.length;
-    else {
-      await insertRunRecords(backend.db, key, records);
-      report.moved.runRecords += records.length;
-    }
+    if (await insertRunRecordsOnce(backend.db, key, records)) report.moved.runRecords += records.length;
+    else report.alreadyThere.runRecords += records.length;
   }
   return report;
 }

@@ -191,6 +191,26 @@ export async function insertRunRecords(db: Database, key: string, records: RunRe
 }
 
 /**
+ * Copies a machine's run log into the database unless the database has records of it already;
+ * resolves to whether it did. The check and the copy are one transaction under a lock on the
+ * log's key, so two pushes of the same log at the same moment copy it once.
+ */
+export async function insertRunRecordsOnce(db: Database, key: string, records: RunRecord[]): Promise<boolean> {
+  return db.transaction(async (client) => {
+    await client.query(`SELECT pg_advisory_xact_lock(hashtextextended('schedctl push ' || $1, 0))`, [key]);
+    const has = await client.query('SELECT 1 FROM schedctl_run_records WHERE log_key = $1 LIMIT 1', [key]);
+    if (has.rowCount) return false;
+    if (records.length)
+      await client.query(
+        `INSERT INTO schedctl_run_records (log_key, record)
+         SELECT $1, r FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS t(r, n) ORDER BY n`,
+        [key, JSON.stringify(records)],
+      );
+    return true;
+  });
+}
+
+/**
  * Moves the run records this machine kept into the database (the next run that reaches it);
  * resolves to how many. A log's file goes once its records are in.
  */
