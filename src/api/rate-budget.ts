@@ -114,17 +114,25 @@ export function budgetFile(dir: string, baseUrl: string, apiKey: string): string
 export function budgetInUse(
   options: Pick<RateBudgetOptions, 'dir' | 'baseUrl' | 'apiKey' | 'windowMs' | 'marginMs' | 'now'>,
 ): number[] {
-  const t = (options.now ?? Date.now)();
-  const span = (options.windowMs ?? 60_000) + (options.marginMs ?? 1000);
   try {
     const state = readState(budgetFile(options.dir, options.baseUrl, options.apiKey));
-    const blocked = (state.blockedUntil ?? 0) - t;
-    const ago = state.sent.map((s) => t - s).filter((a) => a >= 0 && a < span);
-    // A 429's wait blocks the whole budget: as if it were full until then.
-    return blocked > 0 ? [...ago, ...Array.from({ length: 1000 }, () => span - blocked)] : ago;
+    return msAgoInUse(state, (options.now ?? Date.now)(), options);
   } catch {
     return [];
   }
+}
+
+/** How long before `t` the requests a budget still counts were drawn (budgetInUse, and the team state's). */
+export function msAgoInUse(
+  state: BudgetState,
+  t: number,
+  options: Pick<RateBudgetOptions, 'windowMs' | 'marginMs'> = {},
+): number[] {
+  const span = (options.windowMs ?? 60_000) + (options.marginMs ?? 1000);
+  const blocked = (state.blockedUntil ?? 0) - t;
+  const ago = state.sent.map((s) => t - s).filter((a) => a >= 0 && a < span);
+  // A 429's wait blocks the whole budget: as if it were full until then.
+  return blocked > 0 ? [...ago, ...Array.from({ length: 1000 }, () => span - blocked)] : ago;
 }
 
 export function createRateBudget(options: RateBudgetOptions): RateBudget {

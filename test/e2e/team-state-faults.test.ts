@@ -272,4 +272,29 @@ describe('the rate budget, shared by machines', () => {
       }
     },
   );
+
+  it(
+    "a bulk plan on one machine counts what the others drew: a spent shared budget never reads 'at least 0 s'",
+    SLOW,
+    async () => {
+      const env = { SCHEDCTL_RATE: '3' };
+      const [a, b] = [machine(t.sb, passwordUrl(), env), machine(t.sb, passwordUrl(), env)];
+      for (let i = 0; i < 3; i++) {
+        const r = await a.run(['triggers', 'ls', '--json']);
+        expect(r.code, show(r)).toBe(0);
+      }
+      // One move: one request (a dry run sends none).
+      const csv = join(tempDir(), 'moves.csv');
+      writeFileSync(csv, 'meeting,email,start,tz\n00000000-0000-4000-8000-000000000000,,2030-01-07T10:00:00Z,\n');
+      const plan = (m: Machine, more = {}) => m.run(['reschedule', '--file', csv, '--dry-run', '--json'], more);
+      // This machine's own budget is unused: it could go at once.
+      const alone = await plan(b, { SCHEDCTL_STATE_URL: 'local' });
+      expect(alone.code, show(alone)).toBe(0);
+      expect(alone.json().plan.minDurationSeconds).toBe(0);
+      // The team's budget holds A's 3 reads: the move waits for the first of them to leave the window.
+      const shared = await plan(b);
+      expect(shared.code, show(shared)).toBe(0);
+      expect(shared.json().plan.minDurationSeconds).toBeGreaterThan(30);
+    },
+  );
 });

@@ -4,11 +4,12 @@
  * rows one at a time with the run log (resume: finished rows are skipped), Ctrl-C finishing the
  * row in flight, and the reporter's output. Each command says how to check a row and how to do it.
  */
-import { budgetInUse } from '../../api/rate-budget.js';
+import { budgetId, budgetInUse } from '../../api/rate-budget.js';
 import { formatPlan, planSummary, type RequestCost } from '../../bulk/plan.js';
 import type { RowResult } from '../../bulk/results.js';
 import { resumeActionFor, runLogKey } from '../../bulk/run-log.js';
 import type { Context } from '../../context.js';
+import type { PostgresBackend } from '../../state/postgres/backend.js';
 import { CancelledError, UsageError, type ErrorDocument } from '../../errors.js';
 import type { Ui } from '../../ui/ui.js';
 import { batchReporter } from './report.js';
@@ -80,9 +81,7 @@ export async function runBatch<Row>(
   const rate = spec.ratePerMinute;
   // What other runs on this key left of the shared budget: a spent one adds to the least time.
   const target = rate > 0 ? await ctx.target().catch(() => undefined) : undefined;
-  const inUseMsAgo = target
-    ? budgetInUse({ dir: ctx.configDir(), baseUrl: target.baseUrl, apiKey: target.apiKey })
-    : [];
+  const inUseMsAgo = target ? await budgetInUseFor(ctx, target) : [];
   const plan = planSummary({
     rows,
     invalid: invalid.length,
@@ -175,4 +174,15 @@ export async function runBatch<Row>(
     await log.close();
   }
   await report.finish();
+}
+
+/**
+ * What other runs left of the key's budget: with a team state, every machine's draws (the shared
+ * budget); else this machine's. An estimate: a budget that cannot be read counts as unused.
+ */
+async function budgetInUseFor(ctx: Context, target: { baseUrl: string; apiKey: string }): Promise<number[]> {
+  const backend = await (await ctx.state()).backend();
+  if (backend.kind !== 'postgres') return budgetInUse({ dir: ctx.configDir(), ...target });
+  const { pgBudgetInUse } = await import('../../state/postgres/backend.js');
+  return pgBudgetInUse(backend as PostgresBackend, budgetId(target.baseUrl, target.apiKey)).catch(() => []);
 }

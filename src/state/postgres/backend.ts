@@ -24,7 +24,7 @@ import { mergeRecords, Spool } from './spool.js';
 export { isConnectionFailure, type Database } from './connect.js';
 export { PgDocument } from './document.js';
 export { HOLDERS_SQL, holderOf, recordHolder, sessionClient } from './locks.js';
-export { pgBudgetStore } from './rate-budget.js';
+export { pgBudgetInUse, pgBudgetStore } from './rate-budget.js';
 export { LEDGER_KINDS, mergeRecords, recordsOf } from './spool.js';
 
 export interface PostgresBackendOptions {

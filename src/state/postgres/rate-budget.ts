@@ -6,7 +6,7 @@
  * When the database cannot be used the budget counts this process's requests only, like a
  * config directory that cannot be written: a read never fails for the budget's sake.
  */
-import { budgetStateOf, sharedOrMemory, type BudgetStore } from '../../api/rate-budget.js';
+import { budgetStateOf, msAgoInUse, sharedOrMemory, type BudgetStore } from '../../api/rate-budget.js';
 import type { QueryResult } from 'pg';
 import type { PostgresBackend } from './backend.js';
 
@@ -40,4 +40,22 @@ export function pgBudgetStore(
       return { result: { result, state }, commit };
     });
   });
+}
+
+/**
+ * budgetInUse for the team state: what every machine has drawn from the key's budget, read
+ * without its lock on the database's clock (an estimate for a bulk plan, never a draw).
+ */
+export async function pgBudgetInUse(
+  backend: Pick<PostgresBackend, 'db' | 'ready'>,
+  budgetId: string,
+): Promise<number[]> {
+  if (!/^[0-9a-f]+$/.test(budgetId)) throw new Error(`a rate budget id is hex, not ${JSON.stringify(budgetId)}`);
+  await backend.ready();
+  const [row] = await backend.db.query<{ state: unknown; t: number | string }>(
+    `SELECT state, (extract(epoch from clock_timestamp()) * 1000)::float8 AS t
+     FROM schedctl_rate_budgets WHERE budget_id = $1`,
+    [budgetId],
+  );
+  return row ? msAgoInUse(budgetStateOf(row.state), Math.round(Number(row.t))) : [];
 }
