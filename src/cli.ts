@@ -12,8 +12,6 @@ import { extraCommands, isExtraCommand } from './commands/registry.js';
 import { helpCommand } from './commands/help.js';
 import { commandHelp, rootHelp } from './commands/help-format.js';
 
-/** The global flags that take a value (the word after them is not the command). */
-const GLOBAL_VALUE_FLAGS = new Set(['-p', '--profile', '--base-url', '--timeout']);
 /** Top-level commands that need the whole tree: they list, explain or complete the others. */
 const NEEDS_ALL = new Set(['help', 'completion']);
 
@@ -22,15 +20,19 @@ const NEEDS_ALL = new Set(['help', 'completion']);
  * that one need be built: a command's definition and its subcommands, not the 15 others
  * (building all is about 8 ms of every run). Undefined when all are needed: no command, an
  * unknown or misspelled one (the suggestion needs every name), `help` and `completion`, and a
- * `--help` before the command.
+ * `--help` before the command. `takesValue`: the global flags whose next word is their value.
  */
-export function soleCommand(argv: readonly string[], known: (name: string) => boolean): string | undefined {
+export function soleCommand(
+  argv: readonly string[],
+  known: (name: string) => boolean,
+  takesValue: ReadonlySet<string>,
+): string | undefined {
   for (let i = 0; i < argv.length; i++) {
     const word = argv[i]!;
     // `schedctl --help triggers` is the program's help: it lists every command.
     if (word === '--' || word === '-h' || word === '--help') return undefined;
     if (word.startsWith('-')) {
-      if (GLOBAL_VALUE_FLAGS.has(word)) i++;
+      if (takesValue.has(word)) i++;
       continue;
     }
     return known(word) && !NEEDS_ALL.has(word) ? word : undefined;
@@ -62,7 +64,14 @@ export function buildProgram(ctx: Context, argv?: readonly string[]): Command {
       writeErr: (s) => ctx.io.stderr.write(redactKeyLike(s)),
     });
 
-  const sole = argv && soleCommand(argv, (name) => name === 'profile' || name === 'sandbox' || isExtraCommand(name));
+  // The global flags that take a value, from the program's own options (never a second list).
+  const takesValue = new Set(
+    program.options
+      .filter((o) => o.required || o.optional)
+      .flatMap((o) => [o.short, o.long].filter(Boolean) as string[]),
+  );
+  const sole =
+    argv && soleCommand(argv, (name) => name === 'profile' || name === 'sandbox' || isExtraCommand(name), takesValue);
   const commands =
     sole === 'profile'
       ? [profileCommand(ctx)]

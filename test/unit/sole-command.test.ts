@@ -3,9 +3,11 @@
  * needs every command (the program's help, a suggestion for a misspelled name, completion).
  */
 import { describe, expect, it } from 'vitest';
-import { soleCommand } from '../../src/cli.js';
+import { buildProgram, soleCommand } from '../../src/cli.js';
+import { createContext } from '../../src/context.js';
 
 const known = (name: string) => ['triggers', 'book', 'profile', 'help', 'completion'].includes(name);
+const takesValue = new Set(['-p', '--profile', '--base-url', '--timeout']);
 
 describe('the command a run builds', () => {
   it.each([
@@ -16,7 +18,7 @@ describe('the command a run builds', () => {
     [['--profile=prod', 'triggers'], 'triggers'],
     [['--debug', '--no-color', 'triggers', '--help'], 'triggers'],
   ])('%j builds only %s', (argv, name) => {
-    expect(soleCommand(argv, known)).toBe(name);
+    expect(soleCommand(argv, known, takesValue)).toBe(name);
   });
 
   it.each([
@@ -29,6 +31,21 @@ describe('the command a run builds', () => {
     [['-h']],
     [['--', 'triggers']],
   ])('%j builds every command', (argv) => {
-    expect(soleCommand(argv, known)).toBeUndefined();
+    expect(soleCommand(argv, known, takesValue)).toBeUndefined();
+  });
+});
+
+describe('the program a run builds', () => {
+  const names = (argv: string[]) => buildProgram(createContext(), argv).commands.map((c) => c.name());
+
+  it("skips the values of the program's own flags that take one, whatever they are named", () => {
+    expect(names(['--timeout', 'book', 'triggers', 'ls'])).toEqual(['triggers']);
+    expect(names(['-p', 'route', '--base-url', 'slots', 'book', 'x'])).toEqual(['book']);
+    expect(names(['--json', '--debug', 'profile', 'ls'])).toEqual(['profile']);
+  });
+
+  it('builds every command when the run needs them', () => {
+    expect(names(['trigers'])).toContain('triggers');
+    expect(names(['trigers']).length).toBeGreaterThan(10);
   });
 });
