@@ -10,13 +10,22 @@ import { budgetStateOf, msAgoInUse, sharedOrMemory, type BudgetStore } from '../
 import type { QueryResult } from 'pg';
 import type { PostgresBackend } from './backend.js';
 
+/** The database's clock in epoch ms, as a column `t`: every machine's budget runs on it. */
+const DB_NOW = '(extract(epoch from clock_timestamp()) * 1000)::float8 AS t';
+const dbTime = (t: number | string | undefined): number => Math.round(Number(t));
+
+/** A budget id goes into SQL text (simple queries take no parameters): hex only. */
+function checkedId(budgetId: string): string {
+  if (!/^[0-9a-f]+$/.test(budgetId)) throw new Error(`a rate budget id is hex, not ${JSON.stringify(budgetId)}`);
+  return budgetId;
+}
+
 export function pgBudgetStore(
   backend: Pick<PostgresBackend, 'db' | 'ready' | 'where'>,
   budgetId: string,
   now: () => number,
 ): BudgetStore {
-  if (!/^[0-9a-f]+$/.test(budgetId)) throw new Error(`a rate budget id is hex, not ${JSON.stringify(budgetId)}`);
-  const id = budgetId;
+  const id = checkedId(budgetId);
   return sharedOrMemory(`${backend.where} (rate budget ${budgetId.slice(0, 12)})`, now, async (change) => {
     await backend.ready();
     // Two round trips, each several statements in one simple query (so no bound parameters: the
@@ -29,10 +38,10 @@ export function pgBudgetStore(
       const [, r] = (await client.query(
         `BEGIN; INSERT INTO schedctl_rate_budgets (budget_id, state) VALUES ('${id}', '{"sent":[]}')
          ON CONFLICT (budget_id) DO UPDATE SET budget_id = EXCLUDED.budget_id
-         RETURNING state, (extract(epoch from clock_timestamp()) * 1000)::float8 AS t`,
+         RETURNING state, ${DB_NOW}`,
       )) as unknown as [unknown, QueryResult<{ state: unknown; t: number | string }>];
       const state = budgetStateOf(r.rows[0]?.state);
-      const result = change(state, Math.round(Number(r.rows[0]?.t)));
+      const result = change(state, dbTime(r.rows[0]?.t));
       const commit = client.query(
         `UPDATE schedctl_rate_budgets SET state = ${client.escapeLiteral(JSON.stringify(state))}, updated_at = now()
          WHERE budget_id = '${id}'; COMMIT`,
@@ -50,12 +59,11 @@ export async function pgBudgetInUse(
   backend: Pick<PostgresBackend, 'db' | 'ready'>,
   budgetId: string,
 ): Promise<number[]> {
-  if (!/^[0-9a-f]+$/.test(budgetId)) throw new Error(`a rate budget id is hex, not ${JSON.stringify(budgetId)}`);
+  const id = checkedId(budgetId);
   await backend.ready();
   const [row] = await backend.db.query<{ state: unknown; t: number | string }>(
-    `SELECT state, (extract(epoch from clock_timestamp()) * 1000)::float8 AS t
-     FROM schedctl_rate_budgets WHERE budget_id = $1`,
-    [budgetId],
+    `SELECT state, ${DB_NOW} FROM schedctl_rate_budgets WHERE budget_id = $1`,
+    [id],
   );
-  return row ? msAgoInUse(budgetStateOf(row.state), Math.round(Number(row.t))) : [];
+  return row ? msAgoInUse(budgetStateOf(row.state), dbTime(row.t)) : [];
 }

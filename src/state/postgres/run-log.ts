@@ -181,13 +181,16 @@ export function runLogFiles(dir: string): { key: string; path: string; records: 
 /** Inserts a log's records in one transaction, in their order. */
 export async function insertRunRecords(db: Database, key: string, records: RunRecord[]): Promise<void> {
   if (records.length === 0) return;
-  await db.transaction(async (client) => {
-    await client.query(
-      `INSERT INTO schedctl_run_records (log_key, record)
-       SELECT $1, r FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS t(r, n) ORDER BY n`,
-      [key, JSON.stringify(records)],
-    );
-  });
+  await db.transaction((client) => appendRecords(client, key, records));
+}
+
+/** A log's records in one statement, in their order. */
+async function appendRecords(client: Pick<Client, 'query'>, key: string, records: RunRecord[]): Promise<void> {
+  await client.query(
+    `INSERT INTO schedctl_run_records (log_key, record)
+     SELECT $1, r FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS t(r, n) ORDER BY n`,
+    [key, JSON.stringify(records)],
+  );
 }
 
 /**
@@ -200,12 +203,7 @@ export async function insertRunRecordsOnce(db: Database, key: string, records: R
     await client.query(`SELECT pg_advisory_xact_lock(hashtextextended('schedctl push ' || $1, 0))`, [key]);
     const has = await client.query('SELECT 1 FROM schedctl_run_records WHERE log_key = $1 LIMIT 1', [key]);
     if (has.rowCount) return false;
-    if (records.length)
-      await client.query(
-        `INSERT INTO schedctl_run_records (log_key, record)
-         SELECT $1, r FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS t(r, n) ORDER BY n`,
-        [key, JSON.stringify(records)],
-      );
+    if (records.length) await appendRecords(client, key, records);
     return true;
   });
 }
