@@ -11,6 +11,7 @@
 //   class. Inside src/run/ and below, use ordinary static imports.
 // Usage: node scripts/build.mjs [--clean]
 import { build } from 'esbuild';
+import { createHash } from 'node:crypto';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -43,6 +44,8 @@ const STUBS = [
     from: 'src/state/postgres/',
     stub: 'scripts/stubs/pg-connection-string-in-pg-bundle.mjs',
   },
+  // pg loads node:dns at start for pg-native only: see the stub.
+  { module: 'dns', from: 'node_modules/pg/lib/', stub: 'scripts/stubs/lazy-dns.cjs' },
   {
     module: 'zod-to-json-schema',
     from: 'node_modules/@modelcontextprotocol/sdk/',
@@ -151,11 +154,17 @@ const pgClient = await build({
   format: 'cjs',
   // pg's optional native binding (never used: pg.native is not touched).
   external: ['pg-native'],
-  plugins: [pgNodeStream],
+  plugins: [pgNodeStream, unusedFeatureStubs],
 });
+// Names its code cache (load-pg.ts): hashing the bundle at every start cost about a millisecond.
+const pgBundleHash = createHash('sha256')
+  .update(readFileSync(`${root}/dist/pg.cjs`))
+  .digest('hex')
+  .slice(0, 16);
 const back = await build({
   ...common,
   external: ['pg'],
+  define: { ...common.define, __PG_BUNDLE_HASH__: JSON.stringify(pgBundleHash) },
   entryPoints: { ...Object.fromEntries(backEntries), sandbox: 'src/sandbox/server.ts' },
   outdir: 'dist/esm',
   // .mjs, not .js: Node then knows each file is an ES module from its name, without looking for

@@ -15,7 +15,7 @@ import { resolveProfileName, resolveTarget, type Target } from './config/target.
 import type { Context } from './context.js';
 import { UsageError } from './errors.js';
 import { openState, type Profile, type State } from './state/index.js';
-import type { PostgresBackend } from './state/postgres/backend.js';
+import { pgBudgetStore, type PostgresBackend } from './state/postgres/backend.js';
 import { checkStateUrl } from './state/postgres/url.js';
 import { sanitizeText } from './ui/sanitize.js';
 import { createUi } from './ui/ui.js';
@@ -169,7 +169,6 @@ async function httpClientFor(
 async function sharedBudgetStore(ctx: Context, to: { baseUrl: string; apiKey: string }) {
   const backend = await (await ctx.state()).backend();
   if (backend.kind !== 'postgres') return undefined;
-  const { pgBudgetStore } = await import('./state/postgres/backend.js');
   return pgBudgetStore(backend as PostgresBackend, budgetId(to.baseUrl, to.apiKey), Date.now);
 }
 

@@ -5,7 +5,6 @@
  * (StateFileError), never reset. Opening creates and writes nothing: reads work on a
  * read-only or missing directory, and only the first write creates it (0700).
  */
-import { connectEarly } from './postgres/early.js';
 import { join } from 'node:path';
 import type { LedgerBackend } from './backend.js';
 import { assertWritable } from './disk.js';
@@ -20,6 +19,8 @@ import { localBackend } from './local/backend.js';
 import { DEFAULT_LOCK_TIMING } from './lock.js';
 import { Meetings } from './meetings.js';
 import { Outcomes } from './outcomes.js';
+import { postgresBackend } from './postgres/backend.js';
+import { connectEarly } from './postgres/early.js';
 import { Profiles } from './profiles.js';
 
 export {
@@ -115,10 +116,9 @@ export function openState(dir: string, opts: StateOptions): State {
     (chosen ??= (async () => {
       const url = await opts.stateUrl?.();
       if (url === undefined) return localBackend(dir, timing, leadTiming);
-      // The connection first (early.ts: its wait overlaps loading the rest), then the backend's
-      // modules. Loaded only with a team state: commands without one never load the client.
+      // The connection first (early.ts: its wait overlaps loading the rest). The client (pg) loads
+      // only with a team state; the backend's own modules are in this chunk (backend.ts says why).
       const early = connectEarly(url);
-      const { postgresBackend } = await import('./postgres/backend.js');
       const team = postgresBackend({ url, dir, now: opts.now, leadWaitMs: leadTiming.waitMs, warn: opts.warn, early });
       // Connecting and checking the schema start now, overlapping what the command loads and
       // sends first; a failure is said by the first use that needs the database.

@@ -7,11 +7,12 @@
  * The faults of the way to the database (down, cut mid-booking) and the shared rate budget are
  * in team-state-faults.test.ts.
  */
-import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { bookSlotArgs, demoFireArgs, demoRouteFirstArgs } from '../helpers/args.js';
-import { show, type RunResult } from '../helpers/cli.js';
+import { BIN, show, type RunResult } from '../helpers/cli.js';
 import { describeRun, jsonOf, sleep } from '../helpers/parallel-run.js';
 import { usePostgres } from '../helpers/postgres.js';
 import { useSandbox } from '../helpers/sandbox.js';
@@ -354,6 +355,9 @@ describe("the PostgreSQL client's code cache (state/postgres/load-pg.ts)", () =>
     const made = readdirSync(dir);
     expect(made).toHaveLength(1);
     expect(made[0]).toMatch(/^pg-[0-9a-f]{16}-v\d+\.\d+\.\d+-\w+\.v8$/);
+    // Named by the bundle's content, hashed by the build (not at each start): another pg.cjs, another cache.
+    const bundle = readFileSync(join(dirname(realpathSync(BIN)), '..', 'dist', 'pg.cjs'));
+    expect(made[0]).toContain(`pg-${createHash('sha256').update(bundle).digest('hex').slice(0, 16)}-`);
     const file = join(dir, made[0]!);
     expect(statSync(dir).mode & 0o777).toBe(0o700);
     expect(statSync(file).mode & 0o777).toBe(0o600);

@@ -9,7 +9,7 @@ import { formatPlan, planSummary, type RequestCost } from '../../bulk/plan.js';
 import type { RowResult } from '../../bulk/results.js';
 import { resumeActionFor, runLogKey } from '../../bulk/run-log.js';
 import type { Context } from '../../context.js';
-import type { PostgresBackend } from '../../state/postgres/backend.js';
+import { pgBudgetInUse, type PostgresBackend } from '../../state/postgres/backend.js';
 import { CancelledError, UsageError, type ErrorDocument } from '../../errors.js';
 import type { Ui } from '../../ui/ui.js';
 import { batchReporter } from './report.js';
@@ -183,6 +183,5 @@ export async function runBatch<Row>(
 async function budgetInUseFor(ctx: Context, target: { baseUrl: string; apiKey: string }): Promise<number[]> {
   const backend = await (await ctx.state()).backend();
   if (backend.kind !== 'postgres') return budgetInUse({ dir: ctx.configDir(), ...target });
-  const { pgBudgetInUse } = await import('../../state/postgres/backend.js');
   return pgBudgetInUse(backend as PostgresBackend, budgetId(target.baseUrl, target.apiKey)).catch(() => []);
 }

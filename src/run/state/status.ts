@@ -1,6 +1,6 @@
 import type { Context } from '../../context.js';
 import { sanitizeText } from '../../ui/sanitize.js';
-import type { PostgresBackend } from '../../state/postgres/backend.js';
+import { LEDGER_KINDS, recordsOf, type PostgresBackend } from '../../state/postgres/backend.js';
 
 export async function run(ctx: Context): Promise<void> {
   const state = await ctx.state();
@@ -8,7 +8,6 @@ export async function run(ctx: Context): Promise<void> {
   const ui = await ctx.ui();
   if (backend.kind !== 'postgres') {
     // The same counting as the team state's (loaded with its backend, without its client).
-    const { LEDGER_KINDS, recordsOf } = await import('../../state/postgres/backend.js');
     const counts: Record<string, number> = {};
     for (const kind of LEDGER_KINDS)
       counts[kind.name.replace(/\.json$/, '')] = recordsOf(kind, await backend.document(kind).read()).size;

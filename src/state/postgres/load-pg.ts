@@ -21,6 +21,10 @@ import { Script } from 'node:vm';
 
 type Pg = typeof import('pg');
 
+declare const __PG_BUNDLE_HASH__: string | undefined;
+/** dist/pg.cjs's content hash, from the build that made it (hashing it at each start cost about a millisecond). */
+const BUNDLE_HASH = typeof __PG_BUNDLE_HASH__ === 'string' ? __PG_BUNDLE_HASH__ : undefined;
+
 /** dist/pg.cjs of the package this module was bundled into; undefined when running from src/. */
 export function bundledPgPath(here = fileURLToPath(import.meta.url)): string | undefined {
   const at = here.lastIndexOf(`${sep}dist${sep}`);
@@ -64,7 +68,7 @@ function compileBundle(): BundledPg | undefined {
   }
   const cacheFile = join(
     codeCacheDir(),
-    `pg-${createHash('sha256').update(source).digest('hex').slice(0, 16)}-${process.version}-${process.arch}.v8`,
+    `pg-${BUNDLE_HASH ?? createHash('sha256').update(source).digest('hex').slice(0, 16)}-${process.version}-${process.arch}.v8`,
   );
   let cachedData: Buffer | undefined;
   try {
