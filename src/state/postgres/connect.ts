@@ -76,7 +76,7 @@ function adoptingFirst(Base: typeof import('pg').Client, early: EarlyConnection)
 export function openDatabase(url: string, early?: EarlyConnection): Database {
   const where = redactStateUrl(url);
   const secret = passwordOf(url) ?? process.env.PGPASSWORD;
-  const config = clientConfig(url);
+  const config = early?.config ?? clientConfig(url);
   let pool: Promise<Pool> | undefined;
   let answered = false;
   const broken = new WeakSet<object>();

@@ -6,13 +6,15 @@
  * connection. Opening it never fails a command: any failure is left to the first real use,
  * which then says it; a command that never uses it ends it when it closes.
  */
-import type { Client } from 'pg';
+import type { Client, ClientConfig } from 'pg';
 import { clientConfigWith } from './client-config.js';
 import { loadBundledPg } from './load-pg.js';
 import { schemaVersion } from './schema.js';
 
 export interface EarlyConnection {
   readonly client: Client;
+  /** Its settings (client-config.ts): the pool's too, so the URL is read once. */
+  readonly config: ClientConfig;
   /** Settles when the connection is up or has failed (never rejects unhandled). */
   readonly connected: Promise<void>;
   /** The schema version it asked for as soon as it was up (schema.ts); rejects when it failed. */
@@ -31,7 +33,8 @@ export function connectEarly(url: string): EarlyConnection | undefined {
   try {
     const pg = loadBundledPg();
     if (!pg) return undefined;
-    const client = new pg.Client(clientConfigWith(pg.parseConnectionString, url));
+    const config = clientConfigWith(pg.parseConnectionString, url);
+    const client = new pg.Client(config);
     // Until the pool adds its own listeners: a failure is the pool's to report, not a crash.
     client.on('error', () => {});
     // Not unref'd: on Node 24 a command then ended with exit 0 and no output while its budget
@@ -42,7 +45,7 @@ export function connectEarly(url: string): EarlyConnection | undefined {
     const version = connected.then(() => schemaVersion(client));
     version.catch(() => {});
     const use = () => (client as unknown as { ref(): void }).ref();
-    return { client, connected, schemaVersion: version, taken: false, use };
+    return { client, config, connected, schemaVersion: version, taken: false, use };
   } catch {
     return undefined;
   }
