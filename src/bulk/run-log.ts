@@ -28,6 +28,7 @@ import {
   fdatasyncSync,
   mkdirSync,
   openSync,
+  readdirSync,
   readFileSync,
   rmSync,
   writeFileSync,
@@ -69,8 +70,11 @@ export function resumeActionFor(latest: RunRecord | undefined): ResumeAction {
  * the same file run against another workspace or with another command starts afresh.
  */
 export function runLogPath(configDir: string, contentHash: string, scope?: string): string {
-  return join(configDir, 'runs', `${runLogKey(contentHash, scope)}.jsonl`);
+  return runLogFile(configDir, runLogKey(contentHash, scope));
 }
+
+/** Where this machine keeps the log of a key. */
+const runLogFile = (configDir: string, key: string): string => join(configDir, 'runs', `${key}.jsonl`);
 
 /**
  * The log's key: the input's content hash, with the scope (`command:workspace`, the workspace
@@ -82,6 +86,28 @@ export function runLogKey(contentHash: string, scope?: string): string {
 
 /** A log's file name is its key: `<64 hex>.jsonl`. */
 export const RUN_LOG_FILE = /^([0-9a-f]{64})\.jsonl$/;
+
+/** The run logs in `dir` (`<key>.jsonl`), each with its readable records. */
+export function runLogFiles(dir: string): { key: string; path: string; records: RunRecord[] }[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  return names.flatMap((f) => {
+    const key = RUN_LOG_FILE.exec(f)?.[1];
+    if (!key) return [];
+    const path = join(dir, f);
+    let text: string;
+    try {
+      text = readFileSync(path, 'utf8');
+    } catch {
+      return [];
+    }
+    return [{ key, path, records: parseRunLines(text, path) }];
+  });
+}
 
 /** One run's log in a store: its key, and the workspace it runs against (for lock holders' listing). */
 export interface RunLogId {
@@ -99,10 +125,9 @@ export interface RunLogStore {
 
 /** The default store: `<configDir>/runs/<key>.jsonl`, exactly as before team states. */
 export function localRunLogs(configDir: string): RunLogStore {
-  const path = (id: RunLogId) => join(configDir, 'runs', `${id.key}.jsonl`);
   return {
-    read: async (id, opts) => readRunLog(path(id), opts),
-    open: (id, opts) => openRunLog(path(id), opts),
+    read: async (id, opts) => readRunLog(runLogFile(configDir, id.key), opts),
+    open: (id, opts) => openRunLog(runLogFile(configDir, id.key), opts),
   };
 }
 

@@ -285,6 +285,30 @@ describe('route --from: sending', () => {
     expect(sent(await t.sb.state()).slice(before)).toEqual(['GET /v1/triggers 200']);
   });
 
+  it("state status (local files) counts the ledger's records and this machine's run log records", async () => {
+    const file = writeCsv(t.dir, 'leads.csv', LEAD_HEADER, leadRows('status', 2));
+    const r = await route(file, ['--json']);
+    expect(r.code, show(r)).toBe(0);
+    const records = runLogRecords(t.dir).length;
+    expect(records).toBeGreaterThanOrEqual(2 * 2); // at least the first and the final record of each row
+
+    const status = await cli(['state', 'status', '--json']);
+    expect(status.code, show(status)).toBe(0);
+    expect(status.json()).toMatchObject({
+      backend: 'local',
+      location: t.dir,
+      schemaVersion: null,
+      counts: { meetings: 2, runRecords: records },
+      locks: [],
+      keptOnThisMachine: 0,
+    });
+    expect(status.json().counts).not.toHaveProperty('rateBudgets');
+    const human = await cli(['state', 'status']);
+    expect(human.code, show(human)).toBe(0);
+    expect(human.stdout).toContain('Backend:  local files (this machine only)');
+    expect(human.stdout).toMatch(new RegExp(`Records: .*meetings 2.*runRecords ${records}`));
+  });
+
   it('lost answers within a batch: those rows fail OUTCOME_UNKNOWN (exit 8); a re-run finds them booked, one meeting each', async () => {
     const file = writeCsv(t.dir, 'leads.csv', LEAD_HEADER, leadRows('lost', 4));
     await t.sb.fault({ method: 'POST', path: '/v1/scheduling/meetings', fault: 'drop-after-commit', count: 2 });

@@ -1,3 +1,5 @@
+import { join } from 'node:path';
+import { runLogFiles } from '../../bulk/run-log.js';
 import type { Context } from '../../context.js';
 import { sanitizeText } from '../../ui/sanitize.js';
 import { LEDGER_KINDS, recordsOf, type PostgresBackend } from '../../state/postgres/backend.js';
@@ -11,6 +13,8 @@ export async function run(ctx: Context): Promise<void> {
     const counts: Record<string, number> = {};
     for (const kind of LEDGER_KINDS)
       counts[kind.name.replace(/\.json$/, '')] = recordsOf(kind, await backend.document(kind).read()).size;
+    // The records of this machine's bulk run logs (`runs/`), as the team state counts its own.
+    counts.runRecords = runLogFiles(join(ctx.configDir(), 'runs')).reduce((n, log) => n + log.records.length, 0);
     const doc = {
       backend: 'local',
       location: backend.where,

@@ -3,11 +3,12 @@
  * schema version, counts and lock holders; copy a local ledger into it; release a lock.
  */
 import { join } from 'node:path';
+import { runLogFiles } from '../../bulk/run-log.js';
 import { JsonFile } from '../json-file.js';
 import type { LockOwner } from '../lead-lock.js';
 import { DEFAULT_LOCK_TIMING } from '../lock.js';
 import { HOLDERS_SQL, LEDGER_KINDS, mergeRecords, PgDocument, recordsOf, type PostgresBackend } from './backend.js';
-import { insertRunRecordsOnce, runLogFiles } from './run-log.js';
+import { insertRunRecordsOnce } from './run-log.js';
 import { schemaVersion, SCHEMA_VERSION } from './schema.js';
 
 export interface HeldLockView extends Omit<LockOwner, 'token'> {

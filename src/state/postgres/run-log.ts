@@ -11,14 +11,13 @@
  *   what a sent row became, so it is kept on this machine in `<config dir>/team-spool/runs/`
  *   and moved into the database by the next run that reaches it (moveRunSpoolIn).
  */
-import { closeSync, fdatasyncSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, fdatasyncSync, mkdirSync, openSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from 'pg';
 import {
   foldRunRecords,
   parseRecord,
-  parseRunLines,
-  RUN_LOG_FILE,
+  runLogFiles,
   type RunLogId,
   type RunLogStore,
   type RunRecord,
@@ -154,28 +153,6 @@ function keepRunRecord(spoolDir: string, key: string, record: RunRecord): void {
   } finally {
     closeSync(fd);
   }
-}
-
-/** The run logs in `dir` (`<key>.jsonl`), each with its readable records. */
-export function runLogFiles(dir: string): { key: string; path: string; records: RunRecord[] }[] {
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return [];
-  }
-  return names.flatMap((f) => {
-    const key = RUN_LOG_FILE.exec(f)?.[1];
-    if (!key) return [];
-    const path = join(dir, f);
-    let text: string;
-    try {
-      text = readFileSync(path, 'utf8');
-    } catch {
-      return [];
-    }
-    return [{ key, path, records: parseRunLines(text, path) }];
-  });
 }
 
 /** Inserts a log's records in one transaction, in their order. */
