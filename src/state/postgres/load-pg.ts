@@ -11,7 +11,6 @@
  * again). Nothing here can fail a command: without the bundle (running from src/, in tests)
  * `pg` is imported as usual, and a cache that cannot be read or written is done without.
  */
-import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
@@ -22,7 +21,10 @@ import { Script } from 'node:vm';
 type Pg = typeof import('pg');
 
 declare const __PG_BUNDLE_HASH__: string | undefined;
-/** dist/pg.cjs's content hash, from the build that made it (hashing it at each start cost about a millisecond). */
+/**
+ * dist/pg.cjs's content hash, from the build that made it (hashing it at each start cost about
+ * a millisecond): the code cache's name. Without it (never in a build) there is no cache.
+ */
 const BUNDLE_HASH = typeof __PG_BUNDLE_HASH__ === 'string' ? __PG_BUNDLE_HASH__ : undefined;
 
 /** dist/pg.cjs of the package this module was bundled into; undefined when running from src/. */
@@ -66,13 +68,13 @@ function compileBundle(): BundledPg | undefined {
   } catch {
     return undefined; // an older build layout: the ES module import
   }
-  const cacheFile = join(
-    codeCacheDir(),
-    `pg-${BUNDLE_HASH ?? createHash('sha256').update(source).digest('hex').slice(0, 16)}-${process.version}-${process.arch}.v8`,
-  );
+  const cacheFile =
+    BUNDLE_HASH === undefined
+      ? undefined
+      : join(codeCacheDir(), `pg-${BUNDLE_HASH}-${process.version}-${process.arch}.v8`);
   let cachedData: Buffer | undefined;
   try {
-    cachedData = readFileSync(cacheFile);
+    cachedData = cacheFile === undefined ? undefined : readFileSync(cacheFile);
   } catch {
     cachedData = undefined;
   }
@@ -89,7 +91,7 @@ function compileBundle(): BundledPg | undefined {
     file,
     dirname(file),
   );
-  if (!cachedData || script.cachedDataRejected)
+  if (cacheFile !== undefined && (!cachedData || script.cachedDataRejected))
     pendingSave = () => writeCodeCache(cacheFile, script.createCachedData());
   return mod.exports as BundledPg;
 }
