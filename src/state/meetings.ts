@@ -28,6 +28,15 @@ export interface UpcomingQuery {
 }
 
 const keyOf = (scope: string, meetingId: string) => `${scope} ${meetingId}`;
+/**
+ * Whether a meeting is not over at `now` (epoch ms): "upcoming" everywhere in schedctl, so one
+ * in progress counts (a lead in a meeting has a meeting). Without a duration (a booking
+ * recovered from a retry's answer), until it starts.
+ */
+export function notOver(m: { date: string; duration: number | null }, now: number): boolean {
+  const start = Date.parse(m.date);
+  return m.duration === null ? start >= now : start + m.duration * 60_000 > now;
+}
 const byDate = (a: MeetingRecord, b: MeetingRecord) => Date.parse(a.date) - Date.parse(b.date);
 
 export class Meetings extends FileStore<MeetingsFile> {
@@ -106,13 +115,16 @@ export class Meetings extends FileStore<MeetingsFile> {
       .sort(byDate);
   }
 
-  /** The lead's meetings not canceled and starting at or after `now`, earliest first; narrowed by trigger and event when given. */
+  /**
+   * The lead's meetings not canceled and not over at `now` (one in progress counts: a lead in
+   * its meeting has a meeting), earliest first; narrowed by trigger and event when given.
+   */
   async findUpcoming(scope: string, by: UpcomingQuery, now: Date = this.now()): Promise<MeetingRecord[]> {
     return (await this.list(scope)).filter(
       (m) =>
         sameEmail(m.personEmail, by.email) &&
         m.status !== 'canceled' &&
-        Date.parse(m.date) >= now.getTime() &&
+        notOver(m, now.getTime()) &&
         (by.triggerId === undefined || m.triggerId === by.triggerId) &&
         (by.event === undefined || m.event === by.event),
     );

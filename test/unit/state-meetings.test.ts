@@ -1,5 +1,5 @@
 import { mkdtempSync } from 'node:fs';
-import { whoAmI } from '../../src/state/meetings.js';
+import { notOver, whoAmI } from '../../src/state/meetings.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -104,6 +104,9 @@ describe('meetings record', () => {
     await rec(S1, 'soon', { date: inDays(1), personEmail: 'LEAD@example.com' });
     await rec(S1, 'now', { date: NOW.toISOString() });
     await rec(S1, 'past', { date: inDays(-1) });
+    // Began 29 minutes ago, 30 long: in progress, still the lead's meeting. The other just ended.
+    await rec(S1, 'in-progress', { date: new Date(NOW.getTime() - 29 * 60_000).toISOString(), duration: 30 });
+    await rec(S1, 'just-over', { date: new Date(NOW.getTime() - 30 * 60_000).toISOString(), duration: 30 });
     await rec(S1, 'canceled', { date: inDays(3), status: 'canceled' });
     await rec(S1, 'other-lead', { date: inDays(3), personEmail: 'other@example.com' });
     await rec(S2, 'other-scope', { date: inDays(3) });
@@ -111,14 +114,16 @@ describe('meetings record', () => {
 
     const ids = async (by: { email: string; triggerId?: string; event?: string }) =>
       (await state.meetings.findUpcoming(S1, by)).map((m) => m.id);
-    expect(await ids({ email: ' lead@example.com' })).toEqual(['now', 'soon', 'other-trigger', 'later']);
-    expect(await ids({ email: 'lead@example.com', triggerId: 't1' })).toEqual(['now', 'soon', 'later']);
+    expect(await ids({ email: ' lead@example.com' })).toEqual(['in-progress', 'now', 'soon', 'other-trigger', 'later']);
+    expect(await ids({ email: 'lead@example.com', triggerId: 't1' })).toEqual(['in-progress', 'now', 'soon', 'later']);
     expect(await ids({ email: 'lead@example.com', event: 'link-2' })).toEqual(['other-trigger']);
     expect(
       (await state.meetings.findUpcoming(S1, { email: 'lead@example.com' }, new Date(inDays(5)))).map((m) => m.id),
     ).toEqual(['later']);
     expect((await state.meetings.list(S1)).map((m) => m.id)).toEqual([
       'past',
+      'just-over',
+      'in-progress',
       'now',
       'soon',
       'canceled',
@@ -140,5 +145,21 @@ describe('meetings record', () => {
     });
     expect(r).toMatchObject({ source: 'booked', recordedAt: NOW.toISOString(), status: 'canceled' });
     expect(r.history).toHaveLength(1);
+  });
+});
+
+describe('notOver: what "upcoming" means', () => {
+  const at = (msFromNow: number) => new Date(NOW.getTime() + msFromNow).toISOString();
+  const now = NOW.getTime();
+  it('holds a meeting until its start plus its duration, one in progress included', () => {
+    expect(notOver({ date: at(-29 * 60_000), duration: 30 }, now)).toBe(true);
+    expect(notOver({ date: at(-30 * 60_000 + 1), duration: 30 }, now)).toBe(true);
+    expect(notOver({ date: at(-30 * 60_000), duration: 30 }, now)).toBe(false);
+    expect(notOver({ date: at(-DAY), duration: 30 }, now)).toBe(false);
+  });
+  it('holds one without a duration (recovered after a lost response) until it starts', () => {
+    expect(notOver({ date: at(0), duration: null }, now)).toBe(true);
+    expect(notOver({ date: at(1), duration: null }, now)).toBe(true);
+    expect(notOver({ date: at(-1), duration: null }, now)).toBe(false);
   });
 });

@@ -5,6 +5,7 @@
  */
 import type { Meeting } from '../../api/schemas.js';
 import type { JournalEntry, MeetingRecord, State } from '../../state/index.js';
+import { notOver } from '../../state/meetings.js';
 
 /** A recorded meeting without its scope (the workspace is the command's own). */
 export type MeetingView = Omit<MeetingRecord, 'scope'>;
@@ -73,7 +74,7 @@ export interface MeetingFilter {
   event?: string | undefined;
   from?: Date | undefined;
   to?: Date | undefined;
-  /** Undefined: past ones too. */
+  /** Only meetings not over at this instant (in progress counts); undefined: past ones too. */
   upcomingFrom?: Date | undefined;
 }
 
@@ -86,7 +87,7 @@ export function filterMeetings(all: AnyMeetingView[], f: MeetingFilter): AnyMeet
       (f.event === undefined || m.event === f.event || m.eventId === f.event) &&
       (f.from === undefined || at >= f.from.getTime()) &&
       (f.to === undefined || at < f.to.getTime()) &&
-      (f.upcomingFrom === undefined || at >= f.upcomingFrom.getTime())
+      (f.upcomingFrom === undefined || notOver(m, f.upcomingFrom.getTime()))
     );
   });
 }
