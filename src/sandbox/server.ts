@@ -20,6 +20,12 @@ export interface SandboxOptions {
   port?: number;
   seed?: number;
   holdSeconds?: number;
+  /**
+   * Offered slots start at least this many seconds from now (a scheduler's minimum notice; 0,
+   * the default: any future start). Booking still only asks for a future start, so a client
+   * that books the first slot offered never races the clock into NO_HOST_AVAILABLE.
+   */
+  slotNoticeSeconds?: number;
   /** Requests per minute per key; 0 turns the limit off. */
   rateLimit?: number;
   stateFile?: string;
@@ -73,6 +79,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const store = new Store({
     seed: options.seed ?? 1,
     holdSeconds: options.holdSeconds ?? 600,
+    slotNoticeSeconds: options.slotNoticeSeconds ?? 0,
     now: options.now ?? (() => new Date()),
     stateFile: options.stateFile,
   });

@@ -12,6 +12,8 @@ import { must } from './must.js';
 export interface StoreOptions {
   seed: number;
   holdSeconds: number;
+  /** Slots offered start this many seconds after now at the earliest (0: any future start). */
+  slotNoticeSeconds?: number;
   now: () => Date;
   stateFile?: string;
 }

@@ -43,7 +43,8 @@ export interface SandboxState {
 }
 
 export async function startTestSandbox(options: SandboxOptions = {}): Promise<TestSandbox> {
-  const sb = await startSandbox({ rateLimit: 0, ...options });
+  // Two minutes' notice: a test that books the first slot offered cannot see it slip into the past.
+  const sb = await startSandbox({ rateLimit: 0, slotNoticeSeconds: 120, ...options });
   registerSecret(sb.keys.full, sb.keys.readOnly, sb.keys.revoked);
   const configDir = tempDir();
   const hook = async (method: string, path: string, body?: unknown) => {

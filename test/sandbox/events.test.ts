@@ -139,3 +139,26 @@ describe('slots', () => {
     expectError(await slots('nope', range), 404, 'NOT_FOUND');
   });
 });
+
+describe('slots with a minimum notice (slotNoticeSeconds)', () => {
+  const AT = new Date('2026-11-23T10:00:30Z'); // a Monday, in working hours
+  const NOTICE = 3600;
+  const plain = useApi({ now: () => AT, slotNoticeSeconds: 0 });
+  const noticed = useApi({ now: () => AT, slotNoticeSeconds: NOTICE });
+
+  it('offers only starts after the notice, and still books a future start inside it', async () => {
+    const soonest = (await slotsFor(plain, 'intro-call', 2)).slots[0]!;
+    expect(Date.parse(soonest)).toBeGreaterThan(AT.getTime());
+    expect(Date.parse(soonest)).toBeLessThanOrEqual(AT.getTime() + NOTICE * 1000);
+    const offered = await slotsFor(noticed, 'intro-call', 2);
+    expect(offered.slots.length).toBeGreaterThan(0);
+    expect(offered.slots.every((s) => Date.parse(s) > AT.getTime() + NOTICE * 1000)).toBe(true);
+    const booked = await noticed.call('POST', '/v1/scheduling/meetings', {
+      event: 'intro-call',
+      reservationId: offered.reservationId,
+      startTime: soonest,
+      personEmail: 'notice@acme.com',
+    });
+    expect(booked.status, JSON.stringify(booked.body)).toBe(201);
+  });
+});

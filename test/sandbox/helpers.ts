@@ -17,7 +17,8 @@ export interface Api {
 }
 
 export async function start(options: SandboxOptions = {}): Promise<Api> {
-  const sb = await startSandbox({ rateLimit: 0, ...options });
+  // Two minutes' notice: a test that books the first slot offered cannot see it slip into the past.
+  const sb = await startSandbox({ rateLimit: 0, slotNoticeSeconds: 120, ...options });
   const call: Api['call'] = async (method, path, body, key = sb.keys.full, init = {}) => {
     const headers: Record<string, string> = {};
     if (key !== null) headers.authorization = `Bearer ${key}`;

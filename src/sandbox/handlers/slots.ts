@@ -78,7 +78,7 @@ export function postSlots(ctx: HandlerContext): Reply {
   const slots = listSlots(store.calendars(reservation.hostIds), start, end, {
     duration: target.event.duration,
     increment: target.event.timeslotIncrement,
-    now: store.nowMs(),
+    now: store.nowMs() + (store.options.slotNoticeSeconds ?? 0) * 1000,
   });
   // activeHost: null for plain events; for a link, the link's primary host (Host shape).
   const activeHost = target.link
