@@ -363,7 +363,8 @@ describe('mcp: find_slots is bounded and honest about its range', () => {
     const next = ok(
       await s.call('find_slots', {
         event: 'intro-call',
-        days: 2,
+        // A week: two days from a Friday evening hold no working hours at all.
+        days: 7,
         offset: 3,
         limit: 2,
         reservation_id: d.reservationId,

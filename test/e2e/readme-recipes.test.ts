@@ -10,7 +10,7 @@ import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, runCli, show, tempDir } from '../helpers/cli.js';
+import { BIN, fakedClock, runCli, show, tempDir } from '../helpers/cli.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { hasTmux } from '../helpers/tmux.js';
 
@@ -62,6 +62,7 @@ beforeAll(async () => {
     NO_COLOR: '1',
     CI: 'true',
     TZ: ZONE,
+    ...fakedClock(),
   };
   // What `schedctl sandbox --profile sandbox` saves: the first profile, so the default.
   const add = await runCli(['profile', 'add', 'sandbox', '--key-stdin', '--base-url', sb.baseUrl], {

@@ -51,7 +51,21 @@ export function baseEnv(configDir: string): Record<string, string> {
     NO_COLOR: '1',
     CI: 'true',
     TZ: 'UTC',
+    ...fakedClock(),
   };
+}
+
+/**
+ * A suite run under libfaketime (`faketime -f +36h npm test`: is anything tied to the day it
+ * runs on?) keeps every CLI process on the suite's clock; otherwise the sandbox and the CLI
+ * would disagree about "now". Empty on a normal run.
+ */
+export function fakedClock(): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(process.env).filter(
+      (e): e is [string, string] => /^(LD_PRELOAD|FAKETIME.*|DONT_FAKE_MONOTONIC)$/.test(e[0]) && e[1] !== undefined,
+    ),
+  );
 }
 
 export function runCli(args: string[], opts: RunOptions = {}): Promise<RunResult> {
