@@ -20,7 +20,10 @@ export function bookCommand(ctx: Context): Command {
     .option('--guest <email>', `additional attendee (repeatable, at most ${MAX_GUESTS})`, collect)
     .option('--lead-tz <zone>', "the lead's time zone (IANA name)")
     .option('--response <key=value>', 'answer to an event question (repeatable)', collect)
-    .option('--rebook', 'book even when the lead already has an upcoming meeting on this event booked through schedctl')
+    .option(
+      '--rebook',
+      'book even when the ledger holds an upcoming meeting of the lead (any event) or a booking whose outcome is unknown',
+    )
     .option('--tz <zone>', 'display time zone and zone of local times (default: the system zone)')
     .addHelpText(
       'after',

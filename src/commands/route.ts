@@ -28,7 +28,7 @@ export function routeCommand(ctx: Context): Command {
     .option('--refire', 'fire anew even when a scheduler outcome for this trigger and email is remembered')
     .option(
       '--rebook',
-      'book even when the lead already has an upcoming meeting from this trigger booked through schedctl',
+      'book even when the ledger holds an upcoming meeting of the lead (any trigger or event) or a booking whose outcome is unknown',
     )
     .option('--tz <zone>', 'display time zone and zone of local times (default: the system zone)')
     .option('--lead-tz <zone>', "the lead's time zone: offered in the picker and sent with the booking")

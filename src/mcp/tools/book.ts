@@ -148,7 +148,7 @@ export const bookMeetingTool = defineTool({
       .boolean()
       .optional()
       .describe(
-        'book even when this lead already has an upcoming meeting on this event booked through schedctl (only when the person wants a second meeting)',
+        'book even when the ledger holds an upcoming meeting of this lead (any event) or a booking whose outcome is unknown (only when the person wants a second meeting)',
       ),
     tz: TZ,
   },
