@@ -54,7 +54,7 @@ export interface StateOptions {
   now: () => Date;
   /** Wait for another process's lock before StateLockError (default 12 s). */
   lockWaitMs?: number;
-  /** Age after which a lock is taken over as left by a dead process (default 10 s, at least 2 s). */
+  /** How long the lock of a holder on another host may stand still before it is taken over (default 10 s). */
   staleMs?: number;
   /** Wait for another process booking the same lead before LeadBusyError (default 2 min). */
   leadWaitMs?: number;

@@ -56,6 +56,8 @@ export interface HoldOptions {
   onWait?: ((wait: LockWait) => void) | undefined;
   /** The command holding it, shown to waiters (default: this process's arguments). */
   command?: string | undefined;
+  /** Make the lock's directory first (default); false: a missing one is a StateWriteError. */
+  createDir?: boolean | undefined;
 }
 
 const OWNER = 'owner.json';
@@ -91,7 +93,7 @@ export async function holdLock<T>(
   work: (held: HeldLock) => Promise<T>,
 ): Promise<T> {
   const lockDir = `${file}.lock`;
-  ensureDir(join(lockDir, '..'));
+  if (o.createDir !== false) ensureDir(join(lockDir, '..'));
   const owner = await acquire(lockDir, timing, o);
   const ownerFile = join(lockDir, OWNER);
   let lost = false;

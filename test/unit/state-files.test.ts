@@ -9,7 +9,8 @@ import {
   utimesSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { spawnSync } from 'node:child_process';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CONFIG_FORMAT } from '../../src/state/config-file.js';
@@ -201,13 +202,43 @@ describe('directories and modes', () => {
 });
 
 describe('locks', () => {
-  it('takes over a lock left by a killed process once it is stale', async () => {
+  /** A lock directory as a schedctl holding it leaves it: who holds it, in owner.json. */
+  const heldBy = (lock: string, pid: number, ageMs = 0) => {
+    mkdirSync(lock);
+    const owner = join(lock, 'owner.json');
+    writeFileSync(owner, JSON.stringify({ token: 't', pid, host: hostname(), user: 'u', command: 'c', since: '' }));
+    const at = new Date(Date.now() - ageMs);
+    utimesSync(owner, at, at);
+    utimesSync(lock, at, at);
+  };
+
+  it('takes over at once a lock whose holder is gone from this host', async () => {
+    const dir = tempDir();
+    const lock = join(dir, 'config.json.lock');
+    heldBy(lock, spawnSync(process.execPath, ['-e', '0']).pid!);
+    // A wait shorter than the stale age: only "the holder is gone" can let this write through.
+    const state = open(dir, { lockWaitMs: 1_000 });
+    await state.profiles.set('p', profile);
+    expect(await state.profiles.names()).toEqual(['p']);
+    expect(existsSync(lock)).toBe(false);
+  });
+
+  it('never takes over the lock of a live holder on this host, however old its mtime (a clock that jumped)', async () => {
+    const dir = tempDir();
+    const lock = join(dir, 'config.json.lock');
+    heldBy(lock, process.pid, 3_600_000);
+    const error = await open(dir, { lockWaitMs: 300 })
+      .profiles.set('p', profile)
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StateLockError);
+    expect(existsSync(join(lock, 'owner.json'))).toBe(true);
+  });
+
+  it('takes over a lock that says nothing of its holder once it has stood still for the stale age', async () => {
     const dir = tempDir();
     const lock = join(dir, 'config.json.lock');
     mkdirSync(lock);
-    const old = new Date(Date.now() - 60_000);
-    utimesSync(lock, old, old);
-    const state = open(dir, { lockWaitMs: 2_000 });
+    const state = openState(dir, { now: () => NOW, lockWaitMs: 5_000, staleMs: 500 });
     await state.profiles.set('p', profile);
     expect(await state.profiles.names()).toEqual(['p']);
     expect(existsSync(lock)).toBe(false);
