@@ -378,6 +378,8 @@ describe('locks between processes', () => {
     ).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StateWriteError);
     expect((error as StateWriteError).osCode).toBe('ENOENT');
+    // Named by the file that was not written, not by its lock.
+    expect((error as StateWriteError).path).toBe(join(dir, 'missing', 'journal.json'));
   });
 
   it('returns what the critical section returns and releases the lock', async () => {
