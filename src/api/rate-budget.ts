@@ -41,7 +41,7 @@ export interface RateBudgetOptions {
   marginMs?: number;
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
-  /** Lock timing (tests): a lock older than staleMs is taken over. */
+  /** Lock timing (tests): a lock that stood still this long (on this clock, not by its mtime) is taken over. */
   lockStaleMs?: number;
   /**
    * Where the budget is kept, when not in the config directory: the team state's database
