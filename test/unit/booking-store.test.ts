@@ -382,6 +382,19 @@ describe('locks between processes', () => {
     expect((error as StateWriteError).path).toBe(join(dir, 'missing', 'journal.json'));
   });
 
+  it('passes a write error of the critical section on as it is (only a lock that cannot be made is renamed)', async () => {
+    const file = join(dir, 'x.json');
+    const inside = new StateWriteError(
+      join(dir, 'x.json.tmp'),
+      Object.assign(new Error('disk full'), { code: 'ENOSPC' }),
+    );
+    const error = await withLock(file, { waitMs: 100, staleMs: 2_000 }, () => {
+      throw inside;
+    }).catch((e: unknown) => e);
+    expect(error).toBe(inside);
+    expect(existsSync(`${file}.lock`)).toBe(false);
+  });
+
   it('returns what the critical section returns and releases the lock', async () => {
     const file = join(dir, 'x.json');
     expect(await withLock(file, { waitMs: 100, staleMs: 2_000 }, () => 42)).toBe(42);
