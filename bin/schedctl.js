@@ -7,6 +7,17 @@
 const { readFileSync, writeSync } = require('node:fs');
 const { join } = require('node:path');
 
+// The ledger is on the built-in node:sqlite, unflagged from Node 22.13 (Node 20 reached its end
+// of life in April 2026): an older Node gets one line naming its version, exit 2 (a usage error).
+const [major, minor] = process.versions.node.split('.').map(Number);
+if (major < 22 || (major === 22 && minor < 13)) {
+  writeSync(
+    2,
+    `schedctl: needs Node.js 22.13 or newer (this is ${process.version}); install the current LTS (https://nodejs.org) and run it again\n`,
+  );
+  process.exit(2);
+}
+
 const argv = process.argv.slice(2);
 // `--version` alone is answered without loading the CLI: scripts call it to probe for schedctl.
 if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
