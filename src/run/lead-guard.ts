@@ -38,7 +38,10 @@ export async function guardLead(
   q: LeadGuardQuery,
 ): Promise<GuardResult> {
   const now = ctx.clock.now();
-  const [record, aliases] = await Promise.all([leadRecord(state, q.scope, q.email, now), state.events.of(q.scope)]);
+  const record = await leadRecord(state, q.scope, q.email, now);
+  // The aliases the rule may ask about: the event booked, and the events of attempts known to have booked.
+  const named = [...(q.intent.kind === 'book' ? [q.intent.event] : []), ...record.bookedUnrecorded.map((a) => a.event)];
+  const aliases = await state.events.of(q.scope, named);
   const verdict = decide(record, q.intent, { rebook: q.rebook, aliases });
   switch (verdict.kind) {
     case 'send':

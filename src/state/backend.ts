@@ -1,12 +1,13 @@
 /**
- * Where the ledger lives: the local files of the config directory (the default) or a team's
- * PostgreSQL database. Like Terraform's remote.Client + ClientLocker, a backend only keeps
- * documents and locks; it never decides a booking rule (src/domain/ledger.ts does, through the
- * stores). One contract suite (test/unit/state-backend-contract.test.ts) runs against both.
+ * Where the ledger lives: a SQLite database in the config directory (the default) or a team's
+ * PostgreSQL database, the same tables in both (sql/tables.ts). Like Terraform's remote.Client +
+ * ClientLocker, a backend only keeps records and locks; it never decides a booking rule
+ * (src/domain/ledger.ts does, through the stores). One contract suite
+ * (test/unit/state-backend-contract.test.ts) runs against both.
  */
 import type { RunLogStore } from '../bulk/run-log.js';
-import type { FileKind, StateDocument } from './json-file.js';
 import type { HeldLock, LockWait } from './lead-lock.js';
+import type { Sql } from './sql/types.js';
 
 /** What a lock guards: one lead's bookings, or one meeting's moves, in a workspace. */
 export type LockSubject =
@@ -16,7 +17,8 @@ export interface LedgerBackend {
   readonly kind: 'local' | 'postgres';
   /** For messages: the config directory, or the database URL without its password. */
   readonly where: string;
-  document<T>(kind: FileKind<T>): StateDocument<T>;
+  /** The ledger's tables (the database opened, and its schema made current, on first use). */
+  sql(): Promise<Sql>;
   /** Before sending something whose outcome must be written down: fails when nothing can be. */
   assertWritable(): Promise<void>;
   /** Runs `work` as the only schedctl run (of every machine sharing this backend) holding `subject`. */

@@ -46,11 +46,33 @@ export class StateWriteError extends CliError {
 
 /** Another process kept the lock past the wait: either slow, or gone without the lock being stale yet. */
 export class StateLockError extends CliError {
-  constructor(readonly path: string) {
+  /** `database`: a SQLite database's own lock (what holds it is a process with the file open, not a lock file). */
+  constructor(
+    readonly path: string,
+    database?: string,
+  ) {
     super(
       'STATE_LOCK',
-      `another schedctl process holds ${path} for too long; if none is running, remove ${path}.lock`,
+      database
+        ? `another process has held ${database} ${path} in a write for too long (a schedctl that hangs?): nothing was written; end it, or run this again once it has finished`
+        : `another schedctl process holds ${path} for too long; if none is running, remove ${path}.lock`,
       EXIT.error,
+    );
+  }
+}
+
+/** A state file written by a newer schedctl (its schema is past what this one knows): never written by this one. */
+export class StateTooNewError extends CliError {
+  constructor(
+    readonly path: string,
+    found: number,
+    known: number,
+  ) {
+    super(
+      'STATE_FILE',
+      `${path} was written by a newer schedctl (ledger schema ${found}; this one knows ${known}): nothing was read or changed`,
+      EXIT.error,
+      { hint: 'use the newer schedctl (npm install -g schedctl@latest), or point SCHEDCTL_CONFIG_DIR elsewhere' },
     );
   }
 }

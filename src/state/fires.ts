@@ -1,13 +1,15 @@
 /**
- * The fires journal (`fires.json`): every trigger fire is written down before it is sent, marked
+ * The fires journal (table `fires`): every trigger fire is written down before it is sent, marked
  * sent right before its bytes leave, and answered with its workflow run. A fire whose answer was
  * lost stays `sent`: the next fire for that lead and trigger says that an earlier one may have
  * started a workflow run (CRM writes and routing fairness repeat) before it fires again.
+ * One row per fire, looked up by lead and trigger or by workflow run.
  */
 import { randomUUID } from 'node:crypto';
-import { FileStore } from './json-file.js';
-import { sameLead } from './identity.js';
-import type { FireEntry, FiresFile } from './schemas.js';
+import { leadId } from './identity.js';
+import { msOf } from './journal.js';
+import type { FireEntry } from './schemas.js';
+import type { Sql, SqlSource } from './sql/types.js';
 
 export type { FireEntry };
 export type NewFire = Pick<FireEntry, 'scope' | 'triggerId' | 'personEmail' | 'answersKey'>;
@@ -15,13 +17,48 @@ export type NewFire = Pick<FireEntry, 'scope' | 'triggerId' | 'personEmail' | 'a
 const KEEP_DAYS = 90;
 const DAY_MS = 86_400_000;
 
-export class Fires extends FileStore<FiresFile> {
-  /** Records a fire about to be sent; prunes answered fires older than 90 days. */
+interface Row {
+  workspace: string;
+  body: string;
+}
+const fireOf = (row: Row): FireEntry => ({ ...(JSON.parse(row.body) as FireEntry), scope: row.workspace });
+
+export async function putFire(sql: Sql, f: FireEntry, keep = false): Promise<number> {
+  return sql.run(
+    `INSERT INTO schedctl_fires (id, workspace, lead, trigger_id, state, execution_id, prepared_ms, body)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (id) ${
+       keep
+         ? 'DO NOTHING'
+         : `DO UPDATE SET workspace = excluded.workspace, lead = excluded.lead,
+       trigger_id = excluded.trigger_id, state = excluded.state, execution_id = excluded.execution_id,
+       prepared_ms = excluded.prepared_ms, body = excluded.body`
+     }`,
+    [
+      f.id,
+      f.scope,
+      leadId(f.personEmail),
+      f.triggerId,
+      f.state,
+      f.executionId ?? null,
+      msOf(f.preparedAt),
+      JSON.stringify(f),
+    ],
+  );
+}
+
+export class Fires {
+  constructor(
+    private readonly db: SqlSource,
+    protected readonly now: () => Date,
+  ) {}
+
+  /** Records a fire about to be sent; prunes fires prepared over 90 days ago. */
   async prepare(fire: NewFire): Promise<FireEntry> {
     const entry: FireEntry = { id: randomUUID(), ...fire, preparedAt: this.now().toISOString(), state: 'prepared' };
-    const cutoff = this.now().getTime() - KEEP_DAYS * DAY_MS;
-    return this.file.update((file) => {
-      file.fires = [...file.fires.filter((f) => !(Date.parse(f.preparedAt) < cutoff)), entry];
+    return (await this.db()).transaction(async (tx) => {
+      await tx.run('DELETE FROM schedctl_fires WHERE prepared_ms < ?', [this.now().getTime() - KEEP_DAYS * DAY_MS]);
+      await putFire(tx, entry);
       return entry;
     });
   }
@@ -36,58 +73,63 @@ export class Fires extends FileStore<FiresFile> {
    */
   async answered(id: string, executionId: string, outcomeType: string): Promise<void> {
     const at = this.now().toISOString();
-    await this.file.update((file) => {
-      const held = file.fires.find((f) => f.id === id);
+    await (
+      await this.db()
+    ).transaction(async (tx) => {
+      const held = await getFire(tx, id);
       if (!held) return;
-      file.fires = file.fires.filter(
-        (f) =>
-          f === held ||
-          !(
-            f.state === 'sent' &&
-            f.scope === held.scope &&
-            f.triggerId === held.triggerId &&
-            sameLead(f.personEmail, held.personEmail)
-          ),
+      await tx.run(
+        `DELETE FROM schedctl_fires WHERE workspace = ? AND lead = ? AND trigger_id = ? AND state = 'sent' AND id <> ?`,
+        [held.scope, leadId(held.personEmail), held.triggerId, id],
       );
-      Object.assign(held, { state: 'answered', answeredAt: at, executionId, outcomeType });
+      await putFire(tx, { ...held, state: 'answered', answeredAt: at, executionId, outcomeType });
     });
   }
 
   /** A fire refused, or one that never left the machine: it started nothing. */
   async forget(id: string): Promise<void> {
-    await this.file.update((file) => {
-      file.fires = file.fires.filter((f) => f.id !== id);
-    });
+    await (await this.db()).run('DELETE FROM schedctl_fires WHERE id = ?', [id]);
   }
 
   /** Sent fires of this lead (and trigger, when given) whose answer never came: each may have started a run. */
   async unanswered(scope: string, email: string, triggerId?: string): Promise<FireEntry[]> {
-    return (await this.file.read()).fires.filter(
-      (f) =>
-        f.state === 'sent' &&
-        f.scope === scope &&
-        sameLead(f.personEmail, email) &&
-        (triggerId === undefined || f.triggerId === triggerId),
+    const byTrigger = triggerId === undefined ? '' : ' AND trigger_id = ?';
+    const rows = await (
+      await this.db()
+    ).all<Row>(
+      `SELECT * FROM schedctl_fires WHERE workspace = ? AND lead = ? AND state = 'sent'${byTrigger} ORDER BY seq`,
+      [scope, leadId(email), ...(triggerId === undefined ? [] : [triggerId])],
     );
+    return rows.map(fireOf);
   }
 
   /** The answered fire that started this workflow run (its trigger and answers), if on record. */
   async byExecution(scope: string, executionId: string): Promise<FireEntry | undefined> {
-    return (await this.file.read()).fires.find((f) => f.scope === scope && f.executionId === executionId);
+    const row = await (
+      await this.db()
+    ).get<Row>('SELECT * FROM schedctl_fires WHERE workspace = ? AND execution_id = ? ORDER BY seq LIMIT 1', [
+      scope,
+      executionId,
+    ]);
+    return row && fireOf(row);
   }
 
   /** Records written under a legacy scope move to the workspace (state/identity.ts). */
   async adopt(from: string, to: string): Promise<void> {
-    if (!(await this.file.read()).fires.some((f) => f.scope === from)) return;
-    await this.file.update((file) => {
-      for (const f of file.fires) if (f.scope === from) f.scope = to;
-    });
+    await (await this.db()).run('UPDATE schedctl_fires SET workspace = ? WHERE workspace = ?', [to, from]);
   }
 
   private async patch(id: string, patch: Partial<FireEntry>): Promise<void> {
-    await this.file.update((file) => {
-      const held = file.fires.find((f) => f.id === id);
-      if (held) Object.assign(held, patch);
+    await (
+      await this.db()
+    ).transaction(async (tx) => {
+      const held = await getFire(tx, id);
+      if (held) await putFire(tx, { ...held, ...patch });
     });
   }
+}
+
+async function getFire(sql: Sql, id: string): Promise<FireEntry | undefined> {
+  const row = await sql.get<Row>('SELECT * FROM schedctl_fires WHERE id = ?', [id]);
+  return row && fireOf(row);
 }

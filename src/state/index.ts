@@ -10,10 +10,8 @@ import type { LedgerBackend } from './backend.js';
 import { assertWritable } from './disk.js';
 import { ConfigFileStore } from './config-file.js';
 import { EventAliases } from './events.js';
-import { EVENTS_FILE, FIRES_FILE, JOURNAL_FILE, MEETINGS_FILE, OUTCOMES_FILE } from './files.js';
 import { Fires } from './fires.js';
 import { Journal } from './journal.js';
-import type { FileKind, StateDocument } from './json-file.js';
 import { LEAD_WAIT_MS, type HeldLock, type LockWait } from './lead-lock.js';
 import { localBackend } from './local/backend.js';
 import { DEFAULT_LOCK_TIMING } from './lock.js';
@@ -22,6 +20,8 @@ import { Outcomes } from './outcomes.js';
 import { postgresBackend } from './postgres/backend.js';
 import { connectEarly } from './postgres/early.js';
 import { Profiles } from './profiles.js';
+import { LEDGER_DB } from './sqlite/engine.js';
+import type { SqlSource } from './sql/types.js';
 
 export {
   LeadBusyError,
@@ -44,7 +44,14 @@ export {
   type OpenAttemptQuery,
   type PriorQuery,
 } from './journal.js';
-export type { MeetingMove, MeetingRecord, MeetingSource, MeetingToRecord, UpcomingQuery } from './meetings.js';
+export type {
+  MeetingMove,
+  MeetingQuery,
+  MeetingRecord,
+  MeetingSource,
+  MeetingToRecord,
+  UpcomingQuery,
+} from './meetings.js';
 export { answersKey, type FireToRemember, type OutcomeLookup, type RememberedOutcome } from './outcomes.js';
 export type { Profile, ProfileListing } from './profiles.js';
 export type { EventAliases, Fires, Journal, Meetings, Outcomes, Profiles };
@@ -115,7 +122,7 @@ export function openState(dir: string, opts: StateOptions): State {
   const backend = (): Promise<LedgerBackend> =>
     (chosen ??= (async () => {
       const url = await opts.stateUrl?.();
-      if (url === undefined) return localBackend(dir, timing, leadTiming);
+      if (url === undefined) return localBackend(dir, timing, leadTiming, opts.warn);
       // The connection first (early.ts: its wait overlaps loading the rest). The client (pg) loads
       // only with a team state; the backend's own modules are in this chunk (backend.ts says why).
       const early = connectEarly(url);
@@ -125,25 +132,22 @@ export function openState(dir: string, opts: StateOptions): State {
       team.ready().catch(() => {});
       return team;
     })());
-  const doc = <T>(kind: FileKind<T>): StateDocument<T> => {
-    let real: StateDocument<T> | undefined;
-    const get = async () => (real ??= (await backend()).document(kind));
-    return {
-      get path() {
-        return real?.path ?? join(dir, kind.name);
-      },
-      read: async () => (await get()).read(),
-      update: async (change) => (await get()).update(change),
-    };
+  // Where the ledger is, for messages: the local database until a team state is chosen.
+  let where = join(dir, LEDGER_DB);
+  const whereNow = () => where;
+  const sql: SqlSource = async () => {
+    const b = await backend();
+    if (b.kind === 'postgres') where = b.where;
+    return b.sql();
   };
   const state: State = {
     dir,
     profiles: new Profiles(new ConfigFileStore(dir, timing)),
-    journal: new Journal(doc(JOURNAL_FILE), opts.now),
-    outcomes: new Outcomes(doc(OUTCOMES_FILE), opts.now),
-    meetings: new Meetings(doc(MEETINGS_FILE), opts.now),
-    fires: new Fires(doc(FIRES_FILE), opts.now),
-    events: new EventAliases(doc(EVENTS_FILE), opts.now),
+    journal: new Journal(sql, opts.now, whereNow),
+    outcomes: new Outcomes(sql, opts.now, whereNow),
+    meetings: new Meetings(sql, opts.now, whereNow),
+    fires: new Fires(sql, opts.now),
+    events: new EventAliases(sql, opts.now),
     backend,
     assertLocalWritable: () => assertWritable(dir),
     assertWritable: async () => (await backend()).assertWritable(),

@@ -1,14 +1,19 @@
 /**
- * The lost-response journal (`journal.json`, `{entries: [...]}`): every booking attempt is
- * written down before it is sent, so that after a lost response a later `book` for the same
- * reservation or workflow run can tell "already booked" from a real failure. Entries carry
- * `sentAt`: an attempt recorded but never sent (schedctl died first, or the request failed
- * before leaving the machine) is not a lost response. It never stores the API key.
+ * The lost-response journal (table `attempts`): every booking attempt is written down before it
+ * is sent, so that after a lost response a later `book` for the same reservation or workflow run
+ * can tell "already booked" from a real failure. Entries carry `sentAt`: an attempt recorded but
+ * never sent (schedctl died first, or the request failed before leaving the machine) is not a
+ * lost response. It never stores the API key.
+ *
+ * One row per attempt: the columns are what the rules look things up by (workspace + lead,
+ * reservation, workflow run, meeting), the whole entry is its `body`. Every question is asked of
+ * one lead's, one reservation's or one run's rows through an index, never of the whole history.
  */
 import { randomUUID } from 'node:crypto';
-import { FileStore } from './json-file.js';
+import { leadId } from './identity.js';
 import { sameEmail } from './records.js';
-import type { JournalEntry, JournalFile } from './schemas.js';
+import type { JournalEntry } from './schemas.js';
+import type { Sql, SqlSource } from './sql/types.js';
 
 export type { JournalEntry };
 export type JournalOutcome = JournalEntry['outcome'];
@@ -41,9 +46,66 @@ const DAY_MS = 86_400_000;
 /** False only for an attempt recorded but not sent (sentAt null); entries from before sentAt count as sent. */
 export const wasSent = (e: JournalEntry): boolean => e.sentAt !== null;
 
-export class Journal extends FileStore<JournalFile> {
+const COLUMNS = '*';
+interface Row {
+  workspace: string;
+  body: string;
+}
+/** The entry of a row: its body, in the workspace the row is filed under (an adopted row's body may name the old one). */
+export const entryOf = (row: Row): JournalEntry => ({
+  ...(JSON.parse(row.body) as JournalEntry),
+  scope: row.workspace,
+});
+/** An instant as the table keeps it: epoch ms, or null for a date that does not read (never guessed). */
+export const msOf = (iso: string | undefined): number | null => {
+  const ms = iso === undefined ? NaN : Date.parse(iso);
+  return Number.isNaN(ms) ? null : ms;
+};
+
+/** Writes one entry (insert, or replace the row with its id: its place in the order stays). */
+export async function putAttempt(sql: Sql, e: JournalEntry, keep = false): Promise<number> {
+  return sql.run(
+    `INSERT INTO schedctl_attempts (id, workspace, lead, reservation_id, execution_id, meeting_id, outcome, sent, start_ms, touched_ms, body)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (id) ${
+       keep
+         ? 'DO NOTHING'
+         : `DO UPDATE SET workspace = excluded.workspace, lead = excluded.lead,
+       reservation_id = excluded.reservation_id, execution_id = excluded.execution_id,
+       meeting_id = excluded.meeting_id, outcome = excluded.outcome, sent = excluded.sent,
+       start_ms = excluded.start_ms, touched_ms = excluded.touched_ms, body = excluded.body`
+     }`,
+    [
+      e.id,
+      e.scope,
+      leadId(e.personEmail),
+      e.reservationId,
+      e.workflowExecutionId ?? null,
+      e.meetingId ?? null,
+      e.outcome,
+      wasSent(e) ? 1 : 0,
+      msOf(e.startTime),
+      msOf(e.updatedAt ?? e.attemptedAt),
+      JSON.stringify(e),
+    ],
+  );
+}
+
+export class Journal {
+  constructor(
+    private readonly db: SqlSource,
+    protected readonly now: () => Date,
+    private readonly where: () => string,
+  ) {}
+
+  /** Where the journal is kept, for messages. */
+  get path(): string {
+    return `${this.where()} (attempts)`;
+  }
+
+  /** The whole journal, oldest first: for tests and inspection, never a command's question (those are one lead's). */
   async all(): Promise<JournalEntry[]> {
-    return (await this.file.read()).entries;
+    return this.select('1 = 1', []);
   }
 
   /** Records a new attempt (not sent yet) and prunes old entries. */
@@ -52,21 +114,28 @@ export class Journal extends FileStore<JournalFile> {
   }
 
   /**
-   * findPrior for this attempt and add, under one lock: two parallel books of the same lead
-   * cannot both miss each other's attempt. `earlier`: the prior's booking's other attempts, sent
-   * (it was sent again, and lost again, or its sender killed; or another run learnt one's outcome
-   * meanwhile): what settles the prior settles those still unknown, and one known to have booked
-   * proves the booking.
+   * findPrior for this attempt and add, in one transaction under the lead's lock: two parallel
+   * books of the same lead cannot both miss each other's attempt. `earlier`: the prior's
+   * booking's other attempts, sent (it was sent again, and lost again, or its sender killed; or
+   * another run learnt one's outcome meanwhile): what settles the prior settles those still
+   * unknown, and one known to have booked proves the booking.
    */
   async begin(
     entry: NewAttempt,
   ): Promise<{ prior: JournalEntry | undefined; attempt: JournalEntry; earlier: JournalEntry[] }> {
     const attempt: JournalEntry = { id: randomUUID(), ...entry, attemptedAt: this.now().toISOString(), sentAt: null };
-    return this.file.update((journal) => {
-      const kept = this.kept(journal.entries);
-      const prior = findPrior(kept, entry.scope, entry);
-      journal.entries = [...kept, attempt];
-      return { prior, attempt, earlier: prior ? kept.filter((e) => e !== prior && otherOfSameBooking(prior, e)) : [] };
+    return (await this.db()).transaction(async (tx) => {
+      // Booked entries stay (reschedule needs them); an unreadable date (null) is kept rather than guessed old.
+      await tx.run(`DELETE FROM schedctl_attempts WHERE outcome <> 'booked' AND touched_ms < ?`, [
+        this.now().getTime() - KEEP_DAYS * DAY_MS,
+      ]);
+      const candidates = await ofBooking(tx, entry.scope, entry);
+      const prior = findPrior(candidates, entry.scope, entry);
+      await putAttempt(tx, attempt);
+      const earlier = prior
+        ? (await ofBooking(tx, prior.scope, prior)).filter((e) => e.id !== prior.id && otherOfSameBooking(prior, e))
+        : [];
+      return { prior, attempt, earlier };
     });
   }
 
@@ -76,21 +145,17 @@ export class Journal extends FileStore<JournalFile> {
   }
 
   async update(id: string, patch: JournalPatch): Promise<JournalEntry | undefined> {
-    return this.file.update((journal) => {
-      const held = journal.entries.find((e) => e.id === id);
-      if (!held) return undefined;
-      const updated: JournalEntry = { ...held, ...patch };
-      journal.entries[journal.entries.indexOf(held)] = updated;
+    return (await this.db()).transaction(async (tx) => {
+      const row = await tx.get<Row>(`SELECT ${COLUMNS} FROM schedctl_attempts WHERE id = ?`, [id]);
+      if (!row) return undefined;
+      const updated: JournalEntry = { ...entryOf(row), ...patch };
+      await putAttempt(tx, updated);
       return updated;
     });
   }
 
   async remove(id: string): Promise<boolean> {
-    return this.file.update((journal) => {
-      const before = journal.entries.length;
-      journal.entries = journal.entries.filter((e) => e.id !== id);
-      return journal.entries.length < before;
-    });
+    return (await (await this.db()).run('DELETE FROM schedctl_attempts WHERE id = ?', [id])) > 0;
   }
 
   /**
@@ -100,7 +165,7 @@ export class Journal extends FileStore<JournalFile> {
    * An `unknown` attempt that was never sent is skipped: it cannot have booked anything.
    */
   async findPrior(scope: string, by: PriorQuery): Promise<JournalEntry | undefined> {
-    return findPrior((await this.file.read()).entries, scope, by);
+    return findPrior(await ofBooking(await this.db(), scope, by), scope, by);
   }
 
   /**
@@ -116,42 +181,56 @@ export class Journal extends FileStore<JournalFile> {
     const open = (e: JournalEntry) =>
       (e.outcome === 'unknown' && wasSent(e)) ||
       (since !== undefined && e.outcome !== 'unknown' && !(Date.parse(e.startTime) < since));
-    return (await this.file.read()).entries
+    return (await this.ofLead(scope, by.personEmail))
       .filter((e) => e.scope === scope && open(e) && sameEmail(e.personEmail, by.personEmail) && matchesGiven(e, by))
       .at(-1);
   }
 
   /** Every sent attempt in this scope whose outcome is still unknown, oldest first. */
   async listOpen(scope: string): Promise<JournalEntry[]> {
-    return (await this.file.read()).entries.filter((e) => e.scope === scope && e.outcome === 'unknown' && wasSent(e));
+    return this.select(`workspace = ? AND outcome = 'unknown' AND sent = 1`, [scope]);
+  }
+
+  /** Attempts of this workspace that a retry proved booked but whose meeting id the API never sent back. */
+  async recovered(scope: string): Promise<JournalEntry[]> {
+    return this.select(`workspace = ? AND outcome = 'already_booked' AND meeting_id IS NULL`, [scope]);
   }
 
   /** The booked meeting with this id, when it was booked (or last moved) through schedctl. */
   async findMeeting(scope: string, meetingId: string): Promise<JournalEntry | undefined> {
-    return (await this.file.read()).entries.filter((e) => e.scope === scope && e.meetingId === meetingId).at(-1);
+    return (await this.select('workspace = ? AND meeting_id = ?', [scope, meetingId])).at(-1);
   }
 
   /** This lead's entries in the workspace, oldest first (the ledger's view of its attempts). */
   async ofLead(scope: string, email: string): Promise<JournalEntry[]> {
-    return (await this.file.read()).entries.filter((e) => e.scope === scope && sameEmail(e.personEmail, email));
+    return this.select('workspace = ? AND lead = ?', [scope, leadId(email)]);
   }
 
   /** Entries written under a legacy scope move to the workspace (state/identity.ts). */
   async adopt(from: string, to: string): Promise<void> {
-    if (!(await this.file.read()).entries.some((e) => e.scope === from)) return;
-    await this.file.update((journal) => {
-      for (const e of journal.entries) if (e.scope === from) e.scope = to;
-    });
+    await (await this.db()).run('UPDATE schedctl_attempts SET workspace = ? WHERE workspace = ?', [to, from]);
   }
 
-  /** Booked entries stay (reschedule needs them); an unreadable date is kept rather than guessed old. */
-  private kept(entries: JournalEntry[]): JournalEntry[] {
-    const cutoff = this.now().getTime() - KEEP_DAYS * DAY_MS;
-    return entries.filter((e) => e.outcome === 'booked' || !(Date.parse(e.updatedAt ?? e.attemptedAt) < cutoff));
+  private async select(where: string, params: string[]): Promise<JournalEntry[]> {
+    const rows = await (
+      await this.db()
+    ).all<Row>(`SELECT ${COLUMNS} FROM schedctl_attempts WHERE ${where} ORDER BY seq`, params);
+    return rows.map(entryOf);
   }
 }
 
-function findPrior(entries: JournalEntry[], scope: string, by: PriorQuery): JournalEntry | undefined {
+/** The attempts of a reservation or a workflow run in a workspace, oldest first (two indexed look-ups). */
+async function ofBooking(sql: Sql, scope: string, by: PriorQuery): Promise<JournalEntry[]> {
+  const rows = await sql.all<Row & { seq: number }>(
+    `SELECT ${COLUMNS} FROM schedctl_attempts WHERE workspace = ? AND reservation_id = ?
+     UNION SELECT ${COLUMNS} FROM schedctl_attempts WHERE workspace = ? AND execution_id = ?
+     ORDER BY seq`,
+    [scope, by.reservationId ?? null, scope, by.workflowExecutionId || null],
+  );
+  return rows.map(entryOf);
+}
+
+export function findPrior(entries: JournalEntry[], scope: string, by: PriorQuery): JournalEntry | undefined {
   // A booked entry counts only for the very same booking (same time and lead): then a refusal
   // means "this one exists"; another time on a spent reservation is a real error.
   // Any earlier attempt counts only for the same lead: another lead's lost attempt on a shared

@@ -1,14 +1,18 @@
 /**
- * Meetings booked, moved or found through schedctl (`meetings.json`, `{meetings: {key: record}}`,
- * keyed by `${scope} ${meetingId}`): for `meetings ls/show`, for a reschedule that needs the
- * event it was booked with, and so that a lead is not booked twice by accident.
+ * Meetings booked, moved or found through schedctl (table `meetings`, one row per workspace and
+ * meeting id): for `meetings ls/show`, for a reschedule that needs the event it was booked with,
+ * and so that a lead is not booked twice by accident. The columns are what the rules ask by
+ * (the lead, when it starts and when it is over, its status, trigger and event); the record
+ * itself is the row's `body`.
  */
 import { hostname } from 'node:os';
 import { currentUser } from './lead-lock.js';
 import type { Meeting } from '../api/schemas.js';
-import { FileStore } from './json-file.js';
-import { own, put, sameEmail } from './records.js';
-import type { MeetingMove, MeetingRecord, MeetingsFile } from './schemas.js';
+import { leadId } from './identity.js';
+import { msOf } from './journal.js';
+import { sameEmail } from './records.js';
+import type { MeetingMove, MeetingRecord } from './schemas.js';
+import type { Sql, SqlSource, SqlValue } from './sql/types.js';
 
 export type { MeetingMove, MeetingRecord };
 export type MeetingSource = MeetingRecord['source'];
@@ -26,8 +30,17 @@ export interface UpcomingQuery {
   triggerId?: string;
   event?: string;
 }
+/** What `meetings ls` and `reschedule --email` narrow the record by (each optional). */
+export interface MeetingQuery {
+  email?: string | undefined;
+  /** The event or link as booked (`event`), or the meeting's eventId. */
+  event?: string | undefined;
+  from?: Date | undefined;
+  to?: Date | undefined;
+  /** Only meetings not over at this instant. */
+  upcomingFrom?: Date | undefined;
+}
 
-const keyOf = (scope: string, meetingId: string) => `${scope} ${meetingId}`;
 /**
  * Whether a meeting is not over at `now` (epoch ms): "upcoming" everywhere in schedctl, so one
  * in progress counts (a lead in a meeting has a meeting). Without a duration (a booking
@@ -37,18 +50,65 @@ export function notOver(m: { date: string; duration: number | null }, now: numbe
   const start = Date.parse(m.date);
   return m.duration === null ? start >= now : start + m.duration * 60_000 > now;
 }
-const byDate = (a: MeetingRecord, b: MeetingRecord) => Date.parse(a.date) - Date.parse(b.date);
+/** The first instant at which notOver is false (the `over_ms` column); null when the date does not read. */
+export function overAt(m: { date: string; duration: number | null }): number | null {
+  const start = msOf(m.date);
+  if (start === null) return null;
+  return m.duration === null ? start + 1 : start + m.duration * 60_000;
+}
 
-export class Meetings extends FileStore<MeetingsFile> {
+interface Row {
+  workspace: string;
+  body: string;
+}
+const recordOf = (row: Row): MeetingRecord => ({ ...(JSON.parse(row.body) as MeetingRecord), scope: row.workspace });
+
+async function putMeeting(sql: Sql, m: MeetingRecord, keep = false): Promise<number> {
+  return sql.run(
+    `INSERT INTO schedctl_meetings (workspace, id, lead, start_ms, over_ms, status, trigger_id, event, event_id, body)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (workspace, id) ${
+       keep
+         ? 'DO NOTHING'
+         : `DO UPDATE SET lead = excluded.lead, start_ms = excluded.start_ms,
+       over_ms = excluded.over_ms, status = excluded.status, trigger_id = excluded.trigger_id,
+       event = excluded.event, event_id = excluded.event_id, body = excluded.body`
+     }`,
+    [
+      m.scope,
+      m.id,
+      leadId(m.personEmail),
+      msOf(m.date),
+      overAt(m),
+      m.status,
+      m.triggerId ?? null,
+      m.event,
+      m.eventId,
+      JSON.stringify(m),
+    ],
+  );
+}
+export { putMeeting };
+
+export class Meetings {
+  constructor(
+    private readonly db: SqlSource,
+    protected readonly now: () => Date,
+    private readonly where: () => string,
+  ) {}
+
+  get path(): string {
+    return `${this.where()} (meetings)`;
+  }
+
   /**
    * Records (or refreshes) a meeting. For one already recorded, the server's fields are
    * refreshed while its first source, recordedAt and history stay: they tell how it got here.
    */
   async record(input: MeetingToRecord): Promise<MeetingRecord> {
     const recordedAt = this.now().toISOString();
-    return this.file.update(({ meetings }) => {
-      const key = keyOf(input.scope, input.meeting.id);
-      const held = own(meetings, key);
+    return (await this.db()).transaction(async (tx) => {
+      const held = await getMeeting(tx, input.scope, input.meeting.id);
       const record: MeetingRecord = {
         ...held,
         ...input.meeting,
@@ -61,7 +121,7 @@ export class Meetings extends FileStore<MeetingsFile> {
         bookedBy: held?.bookedBy ?? whoAmI(),
         history: held?.history ?? [],
       };
-      put(meetings, key, record);
+      await putMeeting(tx, record);
       return record;
     });
   }
@@ -72,14 +132,14 @@ export class Meetings extends FileStore<MeetingsFile> {
    */
   async recordMove(scope: string, meetingId: string, meeting: Meeting, at: Date | string): Promise<MeetingRecord> {
     const when = typeof at === 'string' ? at : at.toISOString();
-    return this.file.update(({ meetings }) => {
-      const key = keyOf(scope, meetingId);
-      const held = own(meetings, key);
+    return (await this.db()).transaction(async (tx) => {
+      const held = await getMeeting(tx, scope, meetingId);
       const moved = !held || Date.parse(held.date) !== Date.parse(meeting.date);
       const move: MeetingMove = { ...optional('from', held?.date), to: meeting.date, at: when, by: whoAmI() };
       const record: MeetingRecord = {
         ...held,
         ...meeting,
+        id: meetingId,
         scope,
         source: held?.source ?? 'rescheduled',
         recordedAt: held?.recordedAt ?? when,
@@ -87,32 +147,46 @@ export class Meetings extends FileStore<MeetingsFile> {
         bookedBy: held?.bookedBy ?? whoAmI(),
         history: [...(held?.history ?? []), ...(moved ? [move] : [])],
       };
-      put(meetings, key, record);
+      await putMeeting(tx, record);
       return record;
     });
   }
 
-  /** Records written under a legacy scope move to the workspace (state/identity.ts). */
+  /** Records written under a legacy scope move to the workspace (state/identity.ts); one already there wins. */
   async adopt(from: string, to: string): Promise<void> {
-    if (!Object.values((await this.file.read()).meetings).some((m) => m.scope === from)) return;
-    await this.file.update(({ meetings }) => {
-      for (const [key, m] of Object.entries(meetings)) {
-        if (m.scope !== from) continue;
-        delete meetings[key];
-        put(meetings, keyOf(to, m.id), { ...m, scope: to });
-      }
+    await (
+      await this.db()
+    ).transaction(async (tx) => {
+      await tx.run(
+        `UPDATE schedctl_meetings SET workspace = ? WHERE workspace = ?
+         AND NOT EXISTS (SELECT 1 FROM schedctl_meetings m WHERE m.workspace = ? AND m.id = schedctl_meetings.id)`,
+        [to, from, to],
+      );
+      await tx.run('DELETE FROM schedctl_meetings WHERE workspace = ?', [from]);
     });
   }
 
   async get(scope: string, meetingId: string): Promise<MeetingRecord | undefined> {
-    return own((await this.file.read()).meetings, keyOf(scope, meetingId));
+    return getMeeting(await this.db(), scope, meetingId);
   }
 
-  /** This workspace's meetings, earliest first. */
-  async list(scope: string): Promise<MeetingRecord[]> {
-    return Object.values((await this.file.read()).meetings)
-      .filter((m) => m.scope === scope)
-      .sort(byDate);
+  /** This workspace's meetings that pass `q`, earliest first (each narrowing an indexed condition). */
+  async list(scope: string, q: MeetingQuery = {}): Promise<MeetingRecord[]> {
+    const where = ['workspace = ?'];
+    const params: SqlValue[] = [scope];
+    const and = (cond: string, ...values: SqlValue[]) => {
+      where.push(cond);
+      params.push(...values);
+    };
+    if (q.email !== undefined) and('lead = ?', leadId(q.email));
+    if (q.event !== undefined) and('(event = ? OR event_id = ?)', q.event, q.event);
+    if (q.from !== undefined) and('start_ms >= ?', q.from.getTime());
+    if (q.to !== undefined) and('start_ms < ?', q.to.getTime());
+    if (q.upcomingFrom !== undefined) and('over_ms > ?', q.upcomingFrom.getTime());
+    const rows = await (
+      await this.db()
+    ).all<Row>(`SELECT * FROM schedctl_meetings WHERE ${where.join(' AND ')} ORDER BY start_ms, id`, params);
+    return rows.map(recordOf);
   }
 
   /**
@@ -120,7 +194,7 @@ export class Meetings extends FileStore<MeetingsFile> {
    * its meeting has a meeting), earliest first; narrowed by trigger and event when given.
    */
   async findUpcoming(scope: string, by: UpcomingQuery, now: Date = this.now()): Promise<MeetingRecord[]> {
-    return (await this.list(scope)).filter(
+    return (await this.list(scope, { email: by.email, upcomingFrom: now })).filter(
       (m) =>
         sameEmail(m.personEmail, by.email) &&
         m.status !== 'canceled' &&
@@ -129,6 +203,11 @@ export class Meetings extends FileStore<MeetingsFile> {
         (by.event === undefined || m.event === by.event),
     );
   }
+}
+
+async function getMeeting(sql: Sql, scope: string, id: string): Promise<MeetingRecord | undefined> {
+  const row = await sql.get<Row>('SELECT * FROM schedctl_meetings WHERE workspace = ? AND id = ?', [scope, id]);
+  return row && recordOf(row);
 }
 
 /** `{key: value}`, or nothing when undefined: optional fields are absent, not `undefined`, in the file. */

@@ -1,15 +1,14 @@
 /**
- * Remembered scheduler outcomes (`outcomes.json`, `{outcomes: {key: record}}`), one per
- * (scope, trigger, lead email). Every fire starts a new workflow run, so the spec asks to reuse
+ * Remembered scheduler outcomes (table `outcomes`), one row per (workspace, trigger, lead). Every fire starts a new workflow run, so the spec asks to reuse
  * a scheduler outcome already held rather than fire again; but an outcome belongs to the
  * answers it was fired with (other answers may route elsewhere), so a record carries the
  * `answersKey` of its responses and only the same answers reuse it.
  */
 import { createHash } from 'node:crypto';
 import type { Outcome } from '../api/schemas.js';
-import { FileStore } from './json-file.js';
-import { normEmail, own, put } from './records.js';
-import type { OutcomesFile, RememberedOutcome } from './schemas.js';
+import { normEmail } from './records.js';
+import type { RememberedOutcome } from './schemas.js';
+import type { Sql, SqlSource } from './sql/types.js';
 
 export type { RememberedOutcome };
 export type OutcomeLookup =
@@ -42,15 +41,45 @@ function canonical(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
-const keyOf = (scope: string, triggerId: string, email: string) => `${scope} ${triggerId} ${normEmail(email)}`;
-// Records written before `scope` was stored are recognised by their key's prefix, as before.
-const inScope = (key: string, record: RememberedOutcome, scope: string) =>
-  record.scope !== undefined ? record.scope === scope : key.startsWith(`${scope} `);
+interface Row {
+  workspace: string;
+  body: string;
+}
+const outcomeOf = (row: Row): RememberedOutcome => ({
+  ...(JSON.parse(row.body) as RememberedOutcome),
+  scope: row.workspace,
+});
 
-export class Outcomes extends FileStore<OutcomesFile> {
+/** Writes one record (the one of its workspace, trigger and lead: a newer replaces it). */
+export async function putOutcome(sql: Sql, scope: string, r: RememberedOutcome, keep = false): Promise<number> {
+  return sql.run(
+    `INSERT INTO schedctl_outcomes (workspace, trigger_id, lead, execution_id, body) VALUES (?, ?, ?, ?, ?)
+     ON CONFLICT (workspace, trigger_id, lead) ${keep ? 'DO NOTHING' : `DO UPDATE SET execution_id = excluded.execution_id, body = excluded.body`}`,
+    [scope, r.triggerId, normEmail(r.email), r.executionId, JSON.stringify({ ...r, scope })],
+  );
+}
+
+export class Outcomes {
+  constructor(
+    private readonly db: SqlSource,
+    protected readonly now: () => Date,
+    private readonly where: () => string = () => 'the ledger',
+  ) {}
+
+  get path(): string {
+    return `${this.where()} (outcomes)`;
+  }
+
   /** The held record for this lead, whatever its answers. */
   async get(scope: string, triggerId: string, email: string): Promise<RememberedOutcome | undefined> {
-    return own((await this.file.read()).outcomes, keyOf(scope, triggerId, email));
+    const row = await (
+      await this.db()
+    ).get<Row>('SELECT * FROM schedctl_outcomes WHERE workspace = ? AND trigger_id = ? AND lead = ?', [
+      scope,
+      triggerId,
+      normEmail(email),
+    ]);
+    return row && outcomeOf(row);
   }
 
   /**
@@ -65,9 +94,10 @@ export class Outcomes extends FileStore<OutcomesFile> {
 
   /** The record of this workflow run, if held (to name its trigger in a "fire again" hint). */
   async findExecution(scope: string, executionId: string): Promise<RememberedOutcome | undefined> {
-    return Object.entries((await this.file.read()).outcomes).find(
-      ([k, r]) => r.executionId === executionId && inScope(k, r, scope),
-    )?.[1];
+    const row = await (
+      await this.db()
+    ).get<Row>('SELECT * FROM schedctl_outcomes WHERE workspace = ? AND execution_id = ?', [scope, executionId]);
+    return row && outcomeOf(row);
   }
 
   /**
@@ -76,52 +106,59 @@ export class Outcomes extends FileStore<OutcomesFile> {
    * true when stored.
    */
   async remember(scope: string, triggerId: string, email: string, fired: FireToRemember): Promise<boolean> {
-    const key = keyOf(scope, triggerId, email);
-    return this.file.update(({ outcomes }) => {
-      delete outcomes[key];
-      if (fired.outcome.type !== 'scheduler') return false;
-      const record: RememberedOutcome = {
-        executionId: fired.executionId,
-        outcome: fired.outcome as Outcome,
-        firedAt: fired.firedAt,
-        email,
-        triggerId,
-        answersKey: fired.answersKey,
+    const db = await this.db();
+    if (fired.outcome.type !== 'scheduler') {
+      await db.run('DELETE FROM schedctl_outcomes WHERE workspace = ? AND trigger_id = ? AND lead = ?', [
         scope,
-      };
-      put(outcomes, key, record);
-      return true;
+        triggerId,
+        normEmail(email),
+      ]);
+      return false;
+    }
+    await putOutcome(db, scope, {
+      executionId: fired.executionId,
+      outcome: fired.outcome as Outcome,
+      firedAt: fired.firedAt,
+      email,
+      triggerId,
+      answersKey: fired.answersKey,
+      scope,
     });
+    return true;
   }
 
-  /** Records written under a legacy scope move to the workspace (state/identity.ts). */
+  /** Records written under a legacy scope move to the workspace (state/identity.ts); one already there wins. */
   async adopt(from: string, to: string): Promise<void> {
-    const held = (outcomes: Record<string, RememberedOutcome>) =>
-      Object.entries(outcomes).filter(([k, r]) => inScope(k, r, from));
-    if (held((await this.file.read()).outcomes).length === 0) return;
-    await this.file.update(({ outcomes }) => {
-      for (const [key, r] of held(outcomes)) {
-        delete outcomes[key];
-        put(outcomes, keyOf(to, r.triggerId, r.email), { ...r, scope: to });
-      }
+    await (
+      await this.db()
+    ).transaction(async (tx) => {
+      await tx.run(
+        `UPDATE schedctl_outcomes SET workspace = ? WHERE workspace = ? AND NOT EXISTS
+         (SELECT 1 FROM schedctl_outcomes o WHERE o.workspace = ? AND o.trigger_id = schedctl_outcomes.trigger_id AND o.lead = schedctl_outcomes.lead)`,
+        [to, from, to],
+      );
+      await tx.run('DELETE FROM schedctl_outcomes WHERE workspace = ?', [from]);
     });
   }
 
   async forget(scope: string, triggerId: string, email: string): Promise<RememberedOutcome | undefined> {
-    const key = keyOf(scope, triggerId, email);
-    return this.file.update(({ outcomes }) => {
-      const held = own(outcomes, key);
-      delete outcomes[key];
-      return held;
-    });
+    const row = await (
+      await this.db()
+    ).get<Row>(
+      'DELETE FROM schedctl_outcomes WHERE workspace = ? AND trigger_id = ? AND lead = ? RETURNING workspace, body',
+      [scope, triggerId, normEmail(email)],
+    );
+    return row && outcomeOf(row);
   }
 
   /** Forgets the outcome of this workflow run (used up by a booking, or its session ended). */
   async forgetExecution(scope: string, executionId: string): Promise<RememberedOutcome | undefined> {
-    return this.file.update(({ outcomes }) => {
-      const found = Object.entries(outcomes).find(([k, r]) => r.executionId === executionId && inScope(k, r, scope));
-      if (found) delete outcomes[found[0]];
-      return found?.[1];
-    });
+    const row = await (
+      await this.db()
+    ).get<Row>('DELETE FROM schedctl_outcomes WHERE workspace = ? AND execution_id = ? RETURNING workspace, body', [
+      scope,
+      executionId,
+    ]);
+    return row && outcomeOf(row);
   }
 }

@@ -6,9 +6,10 @@
  * injected clock; everything that calls src/ runs inside a test (an error while collecting a
  * file is not a failed test to Stryker).
  */
+import { spawn } from 'node:child_process';
 import { whoAmI } from '../../src/state/meetings.js';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -94,26 +95,24 @@ describe('a state file that does not read', () => {
   });
 });
 
-describe('the files', () => {
-  it('live in the state directory under their own names', () => {
-    expect([state.journal.path, state.outcomes.path, state.meetings.path, state.profiles.path]).toEqual(
-      ['journal.json', 'outcomes.json', 'meetings.json', 'config.json'].map((name) => join(dir, name)),
-    );
+describe('the ledger database', () => {
+  it('lives in the state directory, beside the profiles', () => {
+    expect([state.journal.path, state.outcomes.path, state.meetings.path, state.profiles.path]).toEqual([
+      `${join(dir, 'ledger.db')} (attempts)`,
+      `${join(dir, 'ledger.db')} (outcomes)`,
+      `${join(dir, 'ledger.db')} (meetings)`,
+      join(dir, 'config.json'),
+    ]);
   });
 });
 
 describe('a change that changes nothing', () => {
-  it('creates no file and rewrites none', async () => {
+  it('changes no row', async () => {
     expect(await state.journal.remove('nope')).toBe(false);
     expect(await state.journal.update('nope', { outcome: 'booked' })).toBeUndefined();
-    expect(existsSync(journalPath())).toBe(false);
-
     const kept = await state.journal.add(attempt());
-    const before = statSync(journalPath()).ino;
     expect(await state.journal.update('nope', { outcome: 'booked' })).toBeUndefined();
     expect(await state.journal.remove('nope')).toBe(false);
-    // Rewriting would replace the file (a new inode: written aside, then renamed).
-    expect(statSync(journalPath()).ino).toBe(before);
     expect(await state.journal.all()).toEqual([kept]);
     expect(await state.journal.remove(kept.id)).toBe(true);
     expect(await state.journal.all()).toEqual([]);
@@ -260,10 +259,11 @@ describe('remembered outcomes and workspaces', () => {
       answersKey: 'k',
     };
     writeFileSync(join(dir, 'outcomes.json'), JSON.stringify({ outcomes: { [`${S1} t1 ${LEAD}`]: legacy } }));
-    expect(await state.outcomes.findExecution(S1, 'x1')).toEqual(legacy);
+    // Moved into the table under the scope its key names.
+    expect(await state.outcomes.findExecution(S1, 'x1')).toEqual({ ...legacy, scope: S1 });
     expect(await state.outcomes.findExecution(S2, 'x1')).toBeUndefined();
     expect(await state.outcomes.forgetExecution(S2, 'x1')).toBeUndefined();
-    expect(await state.outcomes.forgetExecution(S1, 'x1')).toEqual(legacy);
+    expect(await state.outcomes.forgetExecution(S1, 'x1')).toEqual({ ...legacy, scope: S1 });
     expect(await state.outcomes.get(S1, 't1', LEAD)).toBeUndefined();
   });
 
@@ -353,21 +353,28 @@ describe('meetings record', () => {
 });
 
 describe('locks between processes', () => {
-  it('waits for another process that holds the lock, then writes', async () => {
-    const lock = `${journalPath()}.lock`;
-    mkdirSync(lock);
-    // The other process finishes a moment later.
-    setTimeout(() => rmdirSync(lock), 150);
+  it('waits for another process that holds the database in a write, then writes', async () => {
+    await state.journal.all();
+    await state.journal.remove('make the file');
+    const holder = holdDatabase(join(dir, 'ledger.db'), 300);
+    await holder.holding;
     const waiting = openState(dir, { now: () => NOW, lockWaitMs: 5_000 });
     const e = await waiting.journal.add(attempt());
     expect(await waiting.journal.all()).toEqual([e]);
-    expect(existsSync(lock)).toBe(false);
+    await holder.done;
   });
 
-  it('gives up on a lock held past the wait', async () => {
-    mkdirSync(`${journalPath()}.lock`);
-    const impatient = openState(dir, { now: () => NOW, lockWaitMs: 100 });
-    expect(await impatient.journal.add(attempt()).catch((e: unknown) => e)).toBeInstanceOf(StateLockError);
+  it('gives up on a write held past the wait, naming the database', async () => {
+    await state.journal.remove('make the file');
+    await state.close();
+    const holder = holdDatabase(join(dir, 'ledger.db'), 3_000);
+    await holder.holding;
+    const impatient = openState(join(dir, '.', ''), { now: () => NOW, lockWaitMs: 100 });
+    const error = await impatient.journal.add(attempt()).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StateLockError);
+    expect((error as StateLockError).message).toContain(join(dir, 'ledger.db'));
+    holder.child.kill();
+    await holder.done;
   });
 
   it('fails at once, as a write error, when the lock cannot be made at all', async () => {
@@ -434,3 +441,22 @@ describe('profiles', () => {
     expect((e as UsageError).message).toBe('"__proto__" cannot be a profile name: choose another');
   });
 });
+
+/** Another process holding the SQLite database's write lock for `ms` (a schedctl that hangs mid-write). */
+function holdDatabase(path: string, ms: number) {
+  const child = spawn(
+    process.execPath,
+    [
+      '-e',
+      `const { DatabaseSync } = require('node:sqlite');
+       const db = new DatabaseSync(${JSON.stringify(path)});
+       db.exec('BEGIN IMMEDIATE');
+       process.stdout.write('held\\n');
+       setTimeout(() => { db.exec('COMMIT'); db.close(); }, ${ms});`,
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  const holding = new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
+  const done = new Promise<void>((resolve) => child.on('close', () => resolve()));
+  return { child, holding, done };
+}

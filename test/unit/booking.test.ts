@@ -3,8 +3,9 @@
  * calls `beforeSend` exactly when a real request would leave the machine. Journals hold several
  * leads, workspaces and outcomes at once, so a look-up that matches too much is caught.
  */
+import { ledgerRows } from '../helpers/ledger-db.js';
 import { whoAmI } from '../../src/state/meetings.js';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -701,9 +702,7 @@ describe('bookSlot: journal retention', () => {
     writeFileSync(join(dir, 'journal.json'), JSON.stringify({ entries: [garbled] }));
     at(1000);
     await bookSlot(deps([meeting]).d, request());
-    expect(
-      JSON.parse(readFileSync(join(dir, 'journal.json'), 'utf8')).entries.map((e: JournalEntry) => e.id),
-    ).toContain('g');
+    expect(ledgerRows<JournalEntry>(dir, 'attempts').map((e) => e.id)).toContain('g');
   });
 });
 

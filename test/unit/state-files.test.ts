@@ -161,7 +161,7 @@ describe('directories and modes', () => {
     const state = open(dir);
     for (const f of FILES) await f.write(state);
     expect(mode(dir)).toBe(0o700);
-    for (const f of FILES) expect(mode(join(dir, f.name))).toBe(0o600);
+    for (const name of written(dir)) expect(mode(join(dir, name)), name).toBe(0o600);
   });
 
   for (const existing of [0o755, 0o777, 0o1777]) {
@@ -172,7 +172,7 @@ describe('directories and modes', () => {
       const state = open(dir);
       for (const f of FILES) await f.write(state);
       expect(mode(dir)).toBe(existing);
-      for (const f of FILES) expect(mode(join(dir, f.name))).toBe(0o600);
+      for (const name of written(dir)) expect(mode(join(dir, name)), name).toBe(0o600);
     });
   }
 
@@ -246,15 +246,15 @@ describe('locks', () => {
 
   it('gives up on a live lock with StateLockError, leaving file and lock alone', async () => {
     const dir = tempDir();
-    const path = join(dir, 'journal.json');
-    writeFileSync(path, '{"entries":[]}');
+    const path = join(dir, 'config.json');
+    writeFileSync(path, '{"profiles":{}}');
     mkdirSync(`${path}.lock`);
-    const error = await FILES[1]!.write(open(dir, { lockWaitMs: 300 })).catch((e: unknown) => e);
+    const error = await FILES[0]!.write(open(dir, { lockWaitMs: 300 })).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StateLockError);
     expect((error as StateLockError).message).toBe(
       `another schedctl process holds ${path} for too long; if none is running, remove ${path}.lock`,
     );
-    expect(readFileSync(path, 'utf8')).toBe('{"entries":[]}');
+    expect(readFileSync(path, 'utf8')).toBe('{"profiles":{}}');
     expect(existsSync(`${path}.lock`)).toBe(true);
   });
 });
@@ -298,3 +298,8 @@ describe("config.json's fast path (isPlainConfig)", () => {
     await expect(open(dir).profiles.snapshot()).rejects.toThrow(/at profiles\.a\.rate/);
   });
 });
+
+/** The files a state wrote: the profiles and the ledger database (with its WAL files while they exist). */
+function written(dir: string): string[] {
+  return readdirSync(dir).filter((f) => f === 'config.json' || f.startsWith('ledger.db'));
+}

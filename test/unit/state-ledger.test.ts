@@ -176,6 +176,9 @@ describe('event aliases', () => {
     await state.events.learn(WS, 'Intro-Call', EVENT.toUpperCase());
     await state.events.learn(WS, EVENT, EVENT);
     await state.events.learn('other', 'demo', EVENT);
-    expect(await state.events.of(WS)).toEqual({ 'intro-call': EVENT });
+    expect(await state.events.of(WS, ['intro-call', 'demo', EVENT])).toEqual({ 'intro-call': EVENT });
+    expect(await state.events.of(WS, ['INTRO-CALL '])).toEqual({ 'intro-call': EVENT });
+    expect(await state.events.of('other', ['demo', 'intro-call'])).toEqual({ demo: EVENT });
+    expect(await state.events.of(WS, [])).toEqual({});
   });
 });

@@ -92,7 +92,7 @@ describe('remembered outcomes', () => {
     writeFileSync(join(dir, 'outcomes.json'), JSON.stringify({ outcomes: { [`${S1} t1 lead@example.com`]: legacy } }));
     expect(await state.outcomes.lookup(S1, 't1', 'lead@example.com', A)).toEqual({
       kind: 'different-answers',
-      previous: legacy,
+      previous: { ...legacy, scope: S1 },
     });
     expect((await state.outcomes.findExecution(S1, 'x0'))?.triggerId).toBe('t1');
     expect(await state.outcomes.forgetExecution(S2, 'x0')).toBeUndefined();

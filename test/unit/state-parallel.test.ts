@@ -2,6 +2,7 @@
  * The state store across real processes: a bundled worker (test/helpers/state-worker.ts) is
  * spawned many times at once, killed mid-write, and run as another user.
  */
+import { ledgerRows } from '../helpers/ledger-db.js';
 import { spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -54,11 +55,11 @@ describe('state across processes', () => {
       .flat()
       .sort();
     expect(Object.keys(read(dir, 'config.json').profiles).sort()).toEqual(expected);
-    const entries = read(dir, 'journal.json').entries as Array<{ reservationId: string; sentAt: string | null }>;
+    const entries = ledgerRows<{ reservationId: string; sentAt: string | null }>(dir, 'attempts');
     expect(entries.map((e) => e.reservationId.replace('-r', '-')).sort()).toEqual(expected);
     expect(entries.every((e) => typeof e.sentAt === 'string')).toBe(true);
-    expect(Object.keys(read(dir, 'outcomes.json').outcomes)).toHaveLength(N * PER);
-    expect(Object.keys(read(dir, 'meetings.json').meetings)).toHaveLength(N * PER);
+    expect(ledgerRows(dir, 'outcomes')).toHaveLength(N * PER);
+    expect(ledgerRows(dir, 'meetings')).toHaveLength(N * PER);
   });
 
   it('leaves a readable journal holding every reported write when a writer is killed mid-write, and recovers its lock', async () => {
@@ -82,7 +83,7 @@ describe('state across processes', () => {
       .trim()
       .split('\n')
       .filter((l) => l.startsWith('ok ')).length;
-    const entries = read(dir, 'journal.json').entries as unknown[];
+    const entries = ledgerRows(dir, 'attempts');
     expect(entries.length).toBeGreaterThanOrEqual(reported);
     // A lock left by the killed process turns stale and is taken over by the next writer.
     const state = openState(dir, { now: () => new Date('2031-03-01T12:00:00.000Z'), staleMs: 2000, lockWaitMs: 6000 });
@@ -98,6 +99,7 @@ describe('state across processes', () => {
       JSON.stringify({ profiles: { p: { baseUrl: 'http://127.0.0.1:1', apiKey: 'k' } } }),
       { mode: 0o644 },
     );
+    // A ledger document of a schedctl from before the tables: read in place (it cannot be moved in here).
     writeFileSync(join(dir, 'journal.json'), JSON.stringify({ entries: [] }), { mode: 0o644 });
     // root writes anywhere: then the worker runs as nobody in a root-owned 0755 directory.
     const asRoot = process.getuid?.() === 0;

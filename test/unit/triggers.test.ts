@@ -233,7 +233,7 @@ describe('remembered outcomes (state store)', () => {
     expect(await again.lookup(scope, 't1', 'lead@acme.com', answersKey({ company: 'Other' }))).toMatchObject({
       kind: 'different-answers',
     });
-    expect(statSync(join(dir, 'outcomes.json')).mode & 0o777).toBe(0o600);
+    expect(statSync(join(dir, 'ledger.db')).mode & 0o777).toBe(0o600);
     expect((await again.forget(scope, 't1', 'lead@acme.com'))?.executionId).toBe('e1');
     expect(await open(dir).get(scope, 't1', 'lead@acme.com')).toBeUndefined();
     expect(await again.forget(scope, 't1', 'lead@acme.com')).toBeUndefined();

@@ -82,7 +82,8 @@ export async function rescheduleBatch(ctx: Context, o: RescheduleBatchOptions): 
 /** The meeting a row names by email: exactly one upcoming meeting of that lead on record, else why not. */
 async function meetingOf(state: State, scope: string, row: RescheduleRow, now: Date): Promise<{ id: string } | string> {
   if (row.meeting !== undefined) return { id: row.meeting };
-  const found = filterMeetings(await allMeetings(state, scope), { email: row.email, upcomingFrom: now }).filter(
+  const filter = { email: row.email, upcomingFrom: now };
+  const found = filterMeetings(await allMeetings(state, scope, filter), filter).filter(
     (m) => m.id !== null && m.status !== 'canceled',
   );
   const only = found.length === 1 ? found[0]?.id : undefined;

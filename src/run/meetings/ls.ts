@@ -69,5 +69,5 @@ export async function parseMeetingsFilter(opts: LsOptions, zone: string, now: Da
 /** The meetings of this workspace on record that pass the filter, earliest first: the `meetings ls --json` document. */
 export async function listMeetings(ctx: Context, filter: MeetingFilter): Promise<AnyMeetingView[]> {
   const state = await ctx.state();
-  return filterMeetings(await allMeetings(state, await workspaceOf(ctx)), filter);
+  return filterMeetings(await allMeetings(state, await workspaceOf(ctx), filter), filter);
 }

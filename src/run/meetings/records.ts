@@ -60,12 +60,13 @@ function recovered(e: JournalEntry): RecoveredView {
   };
 }
 
-/** Every meeting of this workspace on record, earliest first. */
-export async function allMeetings(state: State, scope: string): Promise<AnyMeetingView[]> {
-  const [records, entries] = await Promise.all([state.meetings.list(scope), state.journal.all()]);
-  const lost = entries
-    .filter((e) => e.scope === scope && e.outcome === 'already_booked' && !e.meetingId)
-    .map(recovered);
+/**
+ * The meetings of this workspace on record that may pass `filter` (the database narrows by the
+ * indexed conditions; filterMeetings decides), earliest first.
+ */
+export async function allMeetings(state: State, scope: string, filter: MeetingFilter = {}): Promise<AnyMeetingView[]> {
+  const [records, entries] = await Promise.all([state.meetings.list(scope, filter), state.journal.recovered(scope)]);
+  const lost = entries.map(recovered);
   return [...records.map(view), ...lost].sort((a, b) => Date.parse(a.date) - Date.parse(b.date));
 }
 

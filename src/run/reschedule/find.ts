@@ -11,11 +11,8 @@ export async function findMeetingByEmail(
   scope: string,
   q: { email: string; event?: string | undefined; zone: string },
 ): Promise<MeetingView> {
-  const all = filterMeetings(await allMeetings(state, scope), {
-    email: q.email,
-    event: q.event,
-    upcomingFrom: ctx.clock.now(),
-  });
+  const filter = { email: q.email, event: q.event, upcomingFrom: ctx.clock.now() };
+  const all = filterMeetings(await allMeetings(state, scope, filter), filter);
   const candidates = all.filter((m): m is MeetingView => m.id !== null && m.status !== 'canceled');
   const line = (m: MeetingView) => `${formatInZone(m.date, q.zone)}  ${m.title}  (${m.event})  ${m.id}`;
   if (candidates.length === 0) {

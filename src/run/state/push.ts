@@ -1,4 +1,6 @@
 import type { Context } from '../../context.js';
+import { localBackend } from '../../state/local/backend.js';
+import { DEFAULT_LOCK_TIMING } from '../../state/lock.js';
 import { teamBackend } from './team.js';
 
 export async function run(ctx: Context): Promise<void> {
@@ -6,7 +8,9 @@ export async function run(ctx: Context): Promise<void> {
   const { pushLocal } = await import('../../state/postgres/admin.js');
   const dir = (await ctx.state()).dir;
   await backend.ready();
-  const report = await pushLocal(backend, dir);
+  // This machine's ledger, whatever the profile's state: the SQLite database of the config directory.
+  const local = localBackend(dir, DEFAULT_LOCK_TIMING, DEFAULT_LOCK_TIMING, (line) => ctx.io.stderr.write(`${line}\n`));
+  const report = await pushLocal(backend, await local.sql(), dir).finally(() => local.close());
   const ui = await ctx.ui();
   if (ctx.globals.json) return ui.json({ from: dir, to: backend.where, ...report });
   const moved = Object.values(report.moved).reduce((a, b) => a + b, 0);
@@ -17,7 +21,7 @@ export async function run(ctx: Context): Promise<void> {
     .join(', ');
   ui.print(
     moved
-      ? `Copied ${moved} record(s) from ${dir} into ${backend.where} (${detail})${there ? `; ${there} already there` : ''}. The local files are left as they were.`
+      ? `Copied ${moved} record(s) from ${dir} into ${backend.where} (${detail})${there ? `; ${there} already there` : ''}. This machine's ledger is left as it was.`
       : `Nothing to copy: the team state at ${backend.where} already has all ${there} record(s) of ${dir}.`,
   );
 }

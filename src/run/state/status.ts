@@ -2,7 +2,9 @@ import { join } from 'node:path';
 import { runLogFiles } from '../../bulk/run-log.js';
 import type { Context } from '../../context.js';
 import { sanitizeText } from '../../ui/sanitize.js';
-import { LEDGER_KINDS, recordsOf, type PostgresBackend } from '../../state/postgres/backend.js';
+import type { PostgresBackend } from '../../state/postgres/backend.js';
+import { countTables } from '../../state/sql/documents.js';
+import { LEDGER_DB } from '../../state/sqlite/engine.js';
 
 export async function run(ctx: Context): Promise<void> {
   const state = await ctx.state();
@@ -10,14 +12,12 @@ export async function run(ctx: Context): Promise<void> {
   const ui = await ctx.ui();
   if (backend.kind !== 'postgres') {
     // The same counting as the team state's (loaded with its backend, without its client).
-    const counts: Record<string, number> = {};
-    for (const kind of LEDGER_KINDS)
-      counts[kind.name.replace(/\.json$/, '')] = recordsOf(kind, await backend.document(kind).read()).size;
+    const counts: Record<string, number> = { ...(await countTables(await backend.sql())) };
     // The records of this machine's bulk run logs (`runs/`), as the team state counts its own.
     counts.runRecords = runLogFiles(join(ctx.configDir(), 'runs')).reduce((n, log) => n + log.records.length, 0);
     const doc = {
       backend: 'local',
-      location: backend.where,
+      location: join(backend.where, LEDGER_DB),
       schemaVersion: null,
       counts,
       locks: [],
@@ -26,8 +26,8 @@ export async function run(ctx: Context): Promise<void> {
     if (ctx.globals.json) return ui.json(doc);
     return ui.print(
       [
-        `Backend:  local files (this machine only)`,
-        `Location: ${backend.where}`,
+        `Backend:  local SQLite database (this machine only)`,
+        `Location: ${join(backend.where, LEDGER_DB)}`,
         `Records:  ${describeCounts(counts)}`,
         'To share the ledger with a team: SCHEDCTL_STATE_URL=postgres://… then `schedctl state push` (docs/team-state.md).',
       ].join('\n'),

@@ -1,15 +1,33 @@
-/** The default backend: the config directory's files, locked across this machine's processes. */
+/** The default backend: the config directory's SQLite ledger, and locks across this machine's processes. */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import type { LedgerBackend } from '../backend.js';
 import { assertWritable } from '../disk.js';
+import { EVENTS_FILE, FIRES_FILE, JOURNAL_FILE, MEETINGS_FILE, OUTCOMES_FILE } from '../files.js';
 import { JsonFile } from '../json-file.js';
 import { holdLead, holdLock, meetingLockFile } from '../lead-lock.js';
 import type { LockTiming } from '../lock.js';
+import { countDocuments, importDocuments, type LedgerDocuments } from '../sql/documents.js';
+import { releaseLedger, sqliteLedger } from '../sqlite/engine.js';
+import { DOCUMENT_FILES } from '../sqlite/migrate.js';
+import type { Sql } from '../sql/types.js';
 
-export function localBackend(dir: string, timing: LockTiming, leadTiming: LockTiming): LedgerBackend {
+export function localBackend(
+  dir: string,
+  timing: LockTiming,
+  leadTiming: LockTiming,
+  warn?: (line: string) => void,
+): LedgerBackend {
+  const ledger = sqliteLedger(dir, {
+    busyMs: timing.waitMs,
+    hasDocuments: () => DOCUMENT_FILES.some((name) => existsSync(join(dir, name))),
+    importDocuments: (sql) => importLocalDocuments(sql, readLocalDocuments(dir, timing)),
+    warn,
+  });
   return {
     kind: 'local',
     where: dir,
-    document: (kind) => new JsonFile(dir, kind, timing),
+    sql: async () => ledger,
     assertWritable: async () => assertWritable(dir),
     hold: (subject, work, onWait) =>
       subject.kind === 'lead'
@@ -21,6 +39,21 @@ export function localBackend(dir: string, timing: LockTiming, leadTiming: LockTi
             work,
           ),
     runLogs: async () => (await import('../../bulk/run-log.js')).localRunLogs(dir),
-    close: async () => {},
+    close: async () => releaseLedger(ledger),
   };
+}
+
+/** The ledger documents of a schedctl from before the tables, validated (a damaged one is refused, naming it). */
+export function readLocalDocuments(dir: string, timing: LockTiming): LedgerDocuments {
+  return {
+    journal: new JsonFile(dir, JOURNAL_FILE, timing).readNow(),
+    meetings: new JsonFile(dir, MEETINGS_FILE, timing).readNow(),
+    outcomes: new JsonFile(dir, OUTCOMES_FILE, timing).readNow(),
+    fires: new JsonFile(dir, FIRES_FILE, timing).readNow(),
+    events: new JsonFile(dir, EVENTS_FILE, timing).readNow(),
+  };
+}
+
+async function importLocalDocuments(sql: Sql, docs: LedgerDocuments) {
+  return { read: countDocuments(docs), written: await importDocuments(sql, docs, false) };
 }

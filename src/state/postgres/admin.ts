@@ -4,10 +4,11 @@
  */
 import { join } from 'node:path';
 import { runLogFiles } from '../../bulk/run-log.js';
-import { JsonFile } from '../json-file.js';
 import type { LockOwner } from '../lead-lock.js';
-import { DEFAULT_LOCK_TIMING } from '../lock.js';
-import { HOLDERS_SQL, LEDGER_KINDS, mergeRecords, PgDocument, recordsOf, type PostgresBackend } from './backend.js';
+import { countTables, type LedgerCounts } from '../sql/documents.js';
+import { LEDGER_TABLES } from '../sql/tables.js';
+import type { Sql, SqlValue } from '../sql/types.js';
+import { HOLDERS_SQL, type PostgresBackend } from './backend.js';
 import { insertRunRecordsOnce } from './run-log.js';
 import { schemaVersion, SCHEMA_VERSION } from './schema.js';
 
@@ -18,13 +19,8 @@ export interface HeldLockView extends Omit<LockOwner, 'token'> {
   workspace: string;
 }
 
-/** `journal.json` → `journal`: the document's name in counts. */
-export const docName = (fileName: string): string => fileName.replace(/\.json$/, '');
-
 export async function teamCounts(backend: PostgresBackend): Promise<Record<string, number>> {
-  const counts: Record<string, number> = {};
-  for (const kind of LEDGER_KINDS)
-    counts[docName(kind.name)] = recordsOf(kind, await backend.document(kind).read()).size;
+  const counts: Record<string, number> = { ...(await countTables(await backend.sql())) };
   const [row] = await backend.db.query<{ n: string }>('SELECT count(*) AS n FROM schedctl_rate_budgets');
   counts.rateBudgets = Number(row?.n ?? 0);
   const [runs] = await backend.db.query<{ n: string }>('SELECT count(*) AS n FROM schedctl_run_records');
@@ -76,24 +72,31 @@ export interface PushReport {
 }
 
 /**
- * Copies the config directory's ledger into the team state; records it has already are left
- * alone. Its bulk run logs (`runs/<key>.jsonl`) too, each whole: a log the team state already
- * has records of is left as it is there (so a second push moves nothing).
+ * Copies this machine's ledger (its SQLite tables) into the team state, row by row; rows it has
+ * already are left alone. Its bulk run logs (`runs/<key>.jsonl`) too, each whole: a log the team
+ * state already has records of is left as it is there (so a second push moves nothing).
  */
-export async function pushLocal(backend: PostgresBackend, dir: string): Promise<PushReport> {
+export async function pushLocal(backend: PostgresBackend, local: Sql, dir: string): Promise<PushReport> {
   const report: PushReport = { moved: {}, alreadyThere: {} };
   await backend.ready();
-  for (const kind of LEDGER_KINDS) {
-    const records = recordsOf(kind, await new JsonFile(dir, kind, DEFAULT_LOCK_TIMING).read());
-    const doc = new PgDocument(kind, {
-      db: backend.db,
-      ready: () => backend.ready(),
-      spool: backend.spool,
-      onKept: () => {},
+  const team = await backend.sql();
+  const names = Object.keys(await countTables(local)) as (keyof LedgerCounts)[];
+  for (const [i, table] of LEDGER_TABLES.entries()) {
+    const rows = await local.all<Record<string, SqlValue>>(`SELECT * FROM ${table}`);
+    // The row counter is the database's own: the team state numbers the rows it is given.
+    const moved = await team.transaction(async (tx) => {
+      let n = 0;
+      for (const { seq: _seq, ...row } of rows) {
+        const cols = Object.keys(row);
+        n += await tx.run(
+          `INSERT INTO ${table} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')}) ON CONFLICT DO NOTHING`,
+          cols.map((c) => row[c] ?? null),
+        );
+      }
+      return n;
     });
-    const moved = records.size ? await doc.update((d) => mergeRecords(kind, d, records, 'add-missing')) : 0;
-    report.moved[docName(kind.name)] = moved;
-    report.alreadyThere[docName(kind.name)] = records.size - moved;
+    report.moved[names[i]!] = moved;
+    report.alreadyThere[names[i]!] = rows.length - moved;
   }
   report.moved.runRecords = 0;
   report.alreadyThere.runRecords = 0;
@@ -104,10 +107,10 @@ export async function pushLocal(backend: PostgresBackend, dir: string): Promise<
   return report;
 }
 
-/** Records kept on this machine, waiting for the team state (spool.ts). */
+/** Records kept on this machine, waiting for the team state (ledger-spool.ts, and a former schedctl's spool.ts). */
 export async function keptHere(backend: PostgresBackend): Promise<number> {
   const runs = runLogFiles(backend.runSpoolDir).reduce((n, f) => n + f.records.length, 0);
-  return (await backend.spool.held()).reduce((n, h) => n + h.records.size, runs);
+  return backend.spool.pending().length + backend.legacySpool.count() + runs;
 }
 
 export const spoolDir = (configDir: string): string => join(configDir, 'team-spool');

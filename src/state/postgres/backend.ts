@@ -8,12 +8,15 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LedgerBackend } from '../backend.js';
 import { DEFAULT_LOCK_TIMING } from '../lock.js';
+import { importDocuments } from '../sql/documents.js';
+import type { Sql } from '../sql/types.js';
 import { openDatabase, type Database } from './connect.js';
 import type { EarlyConnection } from './early.js';
-import { PgDocument } from './document.js';
+import { LedgerSpool, type SpooledStatement } from './ledger-spool.js';
 import { holdAdvisory } from './locks.js';
 import { SchemaTooNewError, ensureSchema } from './schema.js';
-import { mergeRecords, Spool } from './spool.js';
+import { LegacySpool } from './spool.js';
+import { clientSql, pgSql } from './sql.js';
 
 // The team backend's parts that the state commands (admin.ts), the bulk run logs (run-log.ts),
 // the shared rate budget (services.ts) and the state store (../index.ts) use are imported from
@@ -24,10 +27,18 @@ import { mergeRecords, Spool } from './spool.js';
 // started while the HTTP layer loads, it was answered only after it
 // (test/perf/bundle-layout.test.ts holds the layout; pg itself still loads only when used).
 export { isConnectionFailure, type Database } from './connect.js';
-export { PgDocument } from './document.js';
 export { HOLDERS_SQL, holderOf, recordHolder, sessionClient } from './locks.js';
 export { pgBudgetInUse, pgBudgetStore } from './rate-budget.js';
-export { LEDGER_KINDS, mergeRecords, recordsOf } from './spool.js';
+
+/** A table's records as messages name them (what `state status` counts them as). */
+const KIND_OF: Record<string, string> = {
+  schedctl_attempts: 'journal',
+  schedctl_meetings: 'meetings',
+  schedctl_outcomes: 'outcomes',
+  schedctl_fires: 'fires',
+  schedctl_event_aliases: 'event',
+};
+const kindOf = (s: SpooledStatement) => KIND_OF[/schedctl_\w+/.exec(s.sql)?.[0] ?? ''] ?? 'ledger';
 
 export interface PostgresBackendOptions {
   url: string;
@@ -42,7 +53,8 @@ export interface PostgresBackendOptions {
 
 export interface PostgresBackend extends LedgerBackend {
   readonly db: Database;
-  readonly spool: Spool;
+  readonly spool: LedgerSpool;
+  readonly legacySpool: LegacySpool;
   /** Where run records the database failed to take are kept: `<config dir>/team-spool/runs`. */
   readonly runSpoolDir: string;
   /** The schema is there and current, what the spool kept moved in (once per process). */
@@ -51,10 +63,13 @@ export interface PostgresBackend extends LedgerBackend {
 
 export function postgresBackend(o: PostgresBackendOptions): PostgresBackend {
   const db = openDatabase(o.url, o.early);
-  const spool = new Spool(o.dir, DEFAULT_LOCK_TIMING);
-  const runSpoolDir = join(spool.dir, 'runs');
+  const spoolDir = join(o.dir, 'team-spool');
+  const spool = new LedgerSpool(spoolDir, DEFAULT_LOCK_TIMING);
+  const legacySpool = new LegacySpool(spoolDir, DEFAULT_LOCK_TIMING);
+  const runSpoolDir = join(spoolDir, 'runs');
   const warned = new Set<string>();
   let readied: Promise<void> | undefined;
+  let sql: Sql | undefined;
 
   async function prepare(): Promise<void> {
     try {
@@ -63,7 +78,7 @@ export function postgresBackend(o: PostgresBackendOptions): PostgresBackend {
       if (error instanceof SchemaTooNewError)
         throw db.unavailable(
           error,
-          'upgrade schedctl (npm install -g schedctl@latest): this one never writes into a newer schema',
+          `this schedctl knows schema ${error.known} and never writes into a newer one: upgrade it to the version that wrote schema ${error.found} (npm install -g schedctl@latest)`,
         );
       throw db.unavailable(error);
     }
@@ -71,14 +86,34 @@ export function postgresBackend(o: PostgresBackendOptions): PostgresBackend {
   }
 
   async function moveSpoolIn(): Promise<void> {
-    const held = await spool.held();
-    for (const { kind, records } of held) {
-      const doc = new PgDocument(kind, { db, ready: async () => {}, spool, onKept: () => {} });
-      await doc.update((d) => mergeRecords(kind, d, records, 'replace'));
-      spool.drop(kind);
-      o.warn?.(
-        `note: moved ${records.size} ${kind.what} record(s) kept on this machine while the team state was unreachable into ${db.where}`,
-      );
+    const transaction = <R>(work: (tx: Sql) => Promise<R>) =>
+      db.transaction((client) => work(clientSql(db.where, client)));
+    const legacy = legacySpool.held();
+    if (legacy) {
+      // Kept by a schedctl from before the tables: newer than the database's records, but for an
+      // attempt whose outcome the database knows and the kept copy does not (it stays known).
+      const unknown = (legacy.journal?.entries ?? []).filter((e) => e.outcome === 'unknown');
+      const known = (legacy.journal?.entries ?? []).filter((e) => e.outcome !== 'unknown');
+      const n = await transaction(async (tx) => {
+        const written = await importDocuments(tx, { ...legacy, journal: { entries: known } }, false);
+        const kept = await importDocuments(tx, { journal: { entries: unknown } }, true);
+        return Object.values(written).reduce((a, b) => a + b, 0) + kept.journal;
+      });
+      legacySpool.drop();
+      if (n)
+        o.warn?.(
+          `note: moved ${n} ledger record(s) kept on this machine while the team state was unreachable into ${db.where}`,
+        );
+    }
+    const kept = spool.pending();
+    if (kept.length) {
+      await spool.applyTo(transaction);
+      const byKind = new Map<string, number>();
+      for (const s of kept) byKind.set(kindOf(s), (byKind.get(kindOf(s)) ?? 0) + 1);
+      for (const [kind, n] of byKind)
+        o.warn?.(
+          `note: moved ${n} ${kind} record(s) kept on this machine while the team state was unreachable into ${db.where}`,
+        );
     }
     // Loaded only when a bulk run kept records here (or runs now): most commands never need it.
     const runs = existsSync(runSpoolDir) ? await (await import('./run-log.js')).moveRunSpoolIn(db, runSpoolDir) : 0;
@@ -88,30 +123,29 @@ export function postgresBackend(o: PostgresBackendOptions): PostgresBackend {
       );
   }
 
+  const onKept = (error: unknown, statements: SpooledStatement[]) => {
+    for (const kind of new Set(statements.map(kindOf))) {
+      if (warned.has(kind)) continue;
+      warned.add(kind);
+      o.warn?.(
+        `warning: the team state at ${db.where} failed after the request was sent (${db.unavailable(error).message.replace(/^the team state at \S+ cannot be used \((.*)\)(; nothing was sent)?$/, '$1')}): its ${kind} record is kept on this machine in ${spoolDir} and moves to the team state on the next schedctl run with it (or schedctl state push)`,
+      );
+    }
+  };
+
   const backend: PostgresBackend = {
     kind: 'postgres',
     where: db.where,
     db,
     spool,
+    legacySpool,
     runSpoolDir,
     ready: () =>
       (readied ??= prepare().catch((error: unknown) => {
         readied = undefined; // a later use may find the database back
         throw error;
       })),
-    document: (kind) =>
-      new PgDocument(kind, {
-        db,
-        ready: () => backend.ready(),
-        spool,
-        onKept: (k, error) => {
-          if (warned.has(k.name)) return;
-          warned.add(k.name);
-          o.warn?.(
-            `warning: the team state at ${db.where} failed after the request was sent (${db.unavailable(error).message.replace(/^the team state at \S+ cannot be used \((.*)\)(; nothing was sent)?$/, '$1')}): its ${k.what} record is kept on this machine in ${spool.dir} and moves to the team state on the next schedctl run with it (or schedctl state push)`,
-          );
-        },
-      }),
+    sql: async () => (sql ??= pgSql({ db, ready: () => backend.ready(), spool, onKept })),
     async assertWritable() {
       await backend.ready();
       try {

@@ -1,0 +1,52 @@
+/**
+ * The ledger's tables, the same in SQLite and PostgreSQL (each engine's migrations create them
+ * with its own spelling of a row counter and integer sizes). One row per record, keyed by what
+ * the rules ask: workspace + lead, reservation, workflow run, meeting id, trigger. `body` is the
+ * whole record as JSON (fields a newer schedctl adds survive a rewrite by this one); the other
+ * columns are copies of its fields that the queries look things up by.
+ */
+
+/** `seq`: the engine's auto-incrementing row counter (the order attempts and fires were written in). */
+export function ledgerTables(seq: string, ms: string): string[] {
+  return [
+    `CREATE TABLE schedctl_attempts (
+       seq ${seq}, id text NOT NULL UNIQUE, workspace text NOT NULL, lead text NOT NULL,
+       reservation_id text NOT NULL, execution_id text, meeting_id text, outcome text NOT NULL,
+       sent integer NOT NULL, start_ms ${ms}, touched_ms ${ms}, body text NOT NULL)`,
+    'CREATE INDEX schedctl_attempts_lead ON schedctl_attempts (workspace, lead)',
+    'CREATE INDEX schedctl_attempts_reservation ON schedctl_attempts (workspace, reservation_id)',
+    'CREATE INDEX schedctl_attempts_execution ON schedctl_attempts (workspace, execution_id)',
+    'CREATE INDEX schedctl_attempts_meeting ON schedctl_attempts (workspace, meeting_id)',
+    'CREATE INDEX schedctl_attempts_outcome ON schedctl_attempts (workspace, outcome)',
+    `CREATE INDEX schedctl_attempts_prune ON schedctl_attempts (touched_ms) WHERE outcome <> 'booked'`,
+    `CREATE TABLE schedctl_meetings (
+       workspace text NOT NULL, id text NOT NULL, lead text NOT NULL, start_ms ${ms}, over_ms ${ms},
+       status text NOT NULL, trigger_id text, event text NOT NULL, event_id text NOT NULL,
+       body text NOT NULL, PRIMARY KEY (workspace, id))`,
+    'CREATE INDEX schedctl_meetings_lead ON schedctl_meetings (workspace, lead, over_ms)',
+    'CREATE INDEX schedctl_meetings_start ON schedctl_meetings (workspace, start_ms)',
+    'CREATE INDEX schedctl_meetings_over ON schedctl_meetings (workspace, over_ms)',
+    `CREATE TABLE schedctl_fires (
+       seq ${seq}, id text NOT NULL UNIQUE, workspace text NOT NULL, lead text NOT NULL,
+       trigger_id text NOT NULL, state text NOT NULL, execution_id text, prepared_ms ${ms},
+       body text NOT NULL)`,
+    'CREATE INDEX schedctl_fires_lead ON schedctl_fires (workspace, lead, trigger_id)',
+    'CREATE INDEX schedctl_fires_execution ON schedctl_fires (workspace, execution_id)',
+    'CREATE INDEX schedctl_fires_prepared ON schedctl_fires (prepared_ms)',
+    `CREATE TABLE schedctl_outcomes (
+       workspace text NOT NULL, trigger_id text NOT NULL, lead text NOT NULL, execution_id text NOT NULL,
+       body text NOT NULL, PRIMARY KEY (workspace, trigger_id, lead))`,
+    'CREATE INDEX schedctl_outcomes_execution ON schedctl_outcomes (workspace, execution_id)',
+    `CREATE TABLE schedctl_event_aliases (
+       workspace text NOT NULL, alias text NOT NULL, event_id text NOT NULL, PRIMARY KEY (workspace, alias))`,
+  ];
+}
+
+/** The ledger's tables, in the order their records are counted and moved. */
+export const LEDGER_TABLES = [
+  'schedctl_attempts',
+  'schedctl_meetings',
+  'schedctl_outcomes',
+  'schedctl_fires',
+  'schedctl_event_aliases',
+] as const;

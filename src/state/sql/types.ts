@@ -1,0 +1,25 @@
+/**
+ * The one thing the ledger's stores need from a database: statements with `?` parameters and
+ * transactions. SQLite (sqlite/engine.ts, node:sqlite) and PostgreSQL (postgres/sql.ts, pg) each
+ * implement it; the stores (journal.ts, meetings.ts, fires.ts, outcomes.ts, events.ts) write
+ * their SQL once, in the subset both dialects agree on (`ON CONFLICT … DO UPDATE`, `RETURNING`,
+ * integers for booleans, text for JSON bodies), like Atuin's one `Database` trait.
+ */
+export type SqlValue = string | number | null;
+
+export interface Sql {
+  /** For messages: the database file, or the team database's URL without its password. */
+  readonly where: string;
+  all<T>(sql: string, params?: readonly SqlValue[]): Promise<T[]>;
+  get<T>(sql: string, params?: readonly SqlValue[]): Promise<T | undefined>;
+  /** Resolves to the number of rows changed. */
+  run(sql: string, params?: readonly SqlValue[]): Promise<number>;
+  /**
+   * Runs `work` in one transaction (every statement of a step lands, or none): committed when
+   * it resolves, rolled back when it throws. Inside, use the `tx` given, not this handle.
+   */
+  transaction<R>(work: (tx: Sql) => Promise<R>): Promise<R>;
+}
+
+/** A store's way to its database: opened (and migrated) on first use, so a command that reads no ledger opens none. */
+export type SqlSource = () => Promise<Sql>;

@@ -1,0 +1,249 @@
+/**
+ * The ledger on this machine: one SQLite database, `<config dir>/ledger.db`, through Node's
+ * built-in node:sqlite (no native module to build or download). WAL, so readers never wait for
+ * a writer and several schedctl processes at once are normal; a busy timeout, so a writer waits
+ * for another's transaction (bounded: then StateLockError naming the file). Writes of one step
+ * are one `BEGIN IMMEDIATE` transaction (the write lock taken first: two transactions never
+ * deadlock by upgrading). The file is 0600, like every state file (SQLite gives its -wal and
+ * -shm files the database file's mode).
+ *
+ * Opening creates nothing: a command that only reads, before the first write, reads an empty
+ * ledger from memory; the first write creates the file (and moves any ledger documents of an
+ * older schedctl in: migrate.ts).
+ */
+import { closeSync, existsSync, openSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import { ensureDir } from '../disk.js';
+import { StateFileError, StateLockError, StateWriteError } from '../errors.js';
+import type { Sql, SqlValue } from '../sql/types.js';
+import { migrate, type MigrateOptions } from './migrate.js';
+
+export const LEDGER_DB = 'ledger.db';
+
+/** SQLite's primary result codes that are not a bug of ours (https://sqlite.org/rescode.html). */
+const BUSY = 5;
+const LOCKED = 6;
+const READONLY = 8;
+const IOERR = 10;
+const CORRUPT = 11;
+const FULL = 13;
+const CANTOPEN = 14;
+const NOTADB = 26;
+const PERM = 3;
+
+export interface SqliteOptions extends MigrateOptions {
+  /** How long a write waits for another process's transaction (the busy timeout). */
+  busyMs: number;
+}
+
+/**
+ * node:sqlite is loaded on first use: a command that touches no ledger does not pay for it.
+ * On Node 22 its load prints an ExperimentalWarning: that one warning is not the user's business.
+ */
+let sqlite: typeof import('node:sqlite') | undefined;
+async function loadSqlite(): Promise<typeof import('node:sqlite')> {
+  if (sqlite) return sqlite;
+  const emit = process.emitWarning;
+  process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
+    const text = typeof warning === 'string' ? warning : warning.message;
+    if (/SQLite/i.test(text)) return;
+    (emit as (...a: unknown[]) => void).call(process, warning, ...rest);
+  }) as typeof process.emitWarning;
+  try {
+    sqlite = await import('node:sqlite');
+  } finally {
+    process.emitWarning = emit;
+  }
+  return sqlite;
+}
+
+/**
+ * One connection per database file per process: two in one process would deadlock (SQLite's busy
+ * wait blocks the event loop, so the connection holding the write lock could never finish).
+ * Every store and state of this process shares it; its queue orders their steps.
+ */
+const shared = new Map<string, { ledger: SqliteLedger; users: number }>();
+export function sqliteLedger(dir: string, opts: SqliteOptions): SqliteLedger {
+  const path = join(dir, LEDGER_DB);
+  const held = shared.get(path) ?? { ledger: new SqliteLedger(dir, opts), users: 0 };
+  held.users++;
+  shared.set(path, held);
+  return held.ledger;
+}
+/** Done with a ledger from sqliteLedger: its connection closes with its last user. */
+export function releaseLedger(ledger: SqliteLedger): void {
+  const held = shared.get(ledger.where);
+  if (!held || held.ledger !== ledger) return ledger.close();
+  if (--held.users > 0) return;
+  shared.delete(ledger.where);
+  ledger.close();
+}
+
+export class SqliteLedger implements Sql {
+  readonly where: string;
+  private db: DatabaseSync | undefined;
+  /** The ledger of a command that has read but not yet written, when no file exists: empty, in memory. */
+  private blank: DatabaseSync | undefined;
+  private readonly statements = new Map<string, StatementSync>();
+  /** One statement or transaction at a time on the connection: an async step never interleaves another's. */
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly dir: string,
+    private readonly opts: SqliteOptions,
+  ) {
+    this.where = join(dir, LEDGER_DB);
+  }
+
+  all<T>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> {
+    return this.serial(false, (db) => this.stmt(db, sql).all(...params) as T[]);
+  }
+
+  get<T>(sql: string, params: readonly SqlValue[] = []): Promise<T | undefined> {
+    // A `DELETE … RETURNING` is a write, asked for its row.
+    const write = /^\s*(INSERT|UPDATE|DELETE)\b/i.test(sql);
+    return this.serial(write, (db) => this.stmt(db, sql).get(...params) as T | undefined);
+  }
+
+  run(sql: string, params: readonly SqlValue[] = []): Promise<number> {
+    return this.serial(true, (db) => Number(this.stmt(db, sql).run(...params).changes));
+  }
+
+  transaction<R>(work: (tx: Sql) => Promise<R>): Promise<R> {
+    return this.enqueue(async () => {
+      const db = await this.open(true);
+      this.guard(() => db.exec('BEGIN IMMEDIATE'));
+      try {
+        const result = await work(this.inside(db));
+        this.guard(() => db.exec('COMMIT'));
+        return result;
+      } catch (error) {
+        try {
+          db.exec('ROLLBACK');
+        } catch {
+          // Already ended (SQLite rolls back itself after some errors, a full disk among them).
+        }
+        throw error;
+      }
+    });
+  }
+
+  close(): void {
+    this.db?.close();
+    this.blank?.close();
+    this.db = this.blank = undefined;
+    this.statements.clear();
+  }
+
+  /** The handle `work` uses inside a transaction: its statements run at once, on the open transaction. */
+  private inside(db: DatabaseSync): Sql {
+    const exec = <T>(f: () => T) => Promise.resolve().then(() => this.guard(f));
+    return {
+      where: this.where,
+      all: <T>(sql: string, params: readonly SqlValue[] = []) => exec(() => this.stmt(db, sql).all(...params) as T[]),
+      get: <T>(sql: string, params: readonly SqlValue[] = []) =>
+        exec(() => this.stmt(db, sql).get(...params) as T | undefined),
+      run: (sql: string, params: readonly SqlValue[] = []) =>
+        exec(() => Number(this.stmt(db, sql).run(...params).changes)),
+      transaction: (work) => work(this.inside(db)),
+    };
+  }
+
+  private serial<T>(write: boolean, f: (db: DatabaseSync) => T): Promise<T> {
+    return this.enqueue(async () => {
+      const db = await this.open(write);
+      return this.guard(() => f(db));
+    });
+  }
+
+  private enqueue<T>(step: () => Promise<T>): Promise<T> {
+    const next = this.queue.then(step, step);
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  private stmt(db: DatabaseSync, sql: string): StatementSync {
+    const key = db === this.db ? sql : `blank:${sql}`;
+    let s = this.statements.get(key);
+    if (!s) this.statements.set(key, (s = db.prepare(sql)));
+    return s;
+  }
+
+  /** The database file, made (and migrated) on the first write; before it, an empty ledger when there is no file. */
+  private async open(write: boolean): Promise<DatabaseSync> {
+    if (this.db) return this.db;
+    if (!write && !existsSync(this.where)) {
+      // The documents of a schedctl from before the tables read from memory too: a read-only
+      // directory is read as it is, and the first write moves them into the file.
+      if (!this.blank) {
+        const { DatabaseSync } = await loadSqlite();
+        const blank = new DatabaseSync(':memory:');
+        try {
+          await migrate(blank, this.where, this.opts, true);
+        } catch (error) {
+          blank.close();
+          throw this.failure(error);
+        }
+        this.blank = blank;
+      }
+      return this.blank;
+    }
+    const { DatabaseSync } = await loadSqlite();
+    ensureDir(this.dir);
+    const made = !existsSync(this.where);
+    this.guard(() => closeSync(openSync(this.where, 'a', 0o600)));
+    const db = this.guard(() => new DatabaseSync(this.where, { timeout: this.opts.busyMs }));
+    try {
+      await migrate(db, this.where, this.opts);
+    } catch (error) {
+      db.close();
+      // A database this run made and could not fill (a damaged ledger document, a full disk) is
+      // not left behind: the next run tries again from the same files.
+      if (made) for (const f of [this.where, `${this.where}-wal`, `${this.where}-shm`]) rmSync(f, { force: true });
+      throw this.failure(error);
+    }
+    this.blank?.close();
+    this.blank = undefined;
+    for (const key of [...this.statements.keys()]) if (key.startsWith('blank:')) this.statements.delete(key);
+    this.db = db;
+    return db;
+  }
+
+  /** Runs `f`, turning what SQLite or the file system reports into the state's own errors (naming the file). */
+  private guard<T>(f: () => T): T {
+    try {
+      return f();
+    } catch (error) {
+      throw this.failure(error);
+    }
+  }
+
+  private failure(error: unknown): unknown {
+    if (error instanceof Error && 'exitCode' in error) return error; // already one of ours
+    const e = error as { errcode?: number; errstr?: string; code?: string; message?: string };
+    if (typeof e.errcode !== 'number') {
+      // The file system's refusal to create or open the file (EACCES, EROFS, ENOSPC, …).
+      return typeof e.code === 'string' && !e.code.startsWith('ERR_') ? new StateWriteError(this.where, error) : error;
+    }
+    const reason = e.errstr ?? e.message ?? 'unknown error';
+    switch (e.errcode & 0xff) {
+      case BUSY:
+      case LOCKED:
+        return new StateLockError(this.where, 'the ledger database');
+      case NOTADB:
+      case CORRUPT:
+        return new StateFileError(this.where, 'ledger database', reason);
+      case FULL:
+        return new StateWriteError(this.where, Object.assign(new Error(reason), { code: 'ENOSPC' }));
+      case READONLY:
+      case PERM:
+      case CANTOPEN:
+        return new StateWriteError(this.where, Object.assign(new Error(reason), { code: 'EACCES' }));
+      case IOERR:
+        return new StateWriteError(this.where, Object.assign(new Error(reason), { code: 'EIO' }));
+      default:
+        return error;
+    }
+  }
+}

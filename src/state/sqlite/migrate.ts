@@ -1,0 +1,125 @@
+/**
+ * The SQLite ledger's schema: numbered migrations (`PRAGMA user_version` is the version reached),
+ * and `application_id` marking the file as schedctl's. A file of another program, or one a newer
+ * schedctl migrated further, is refused (naming the file) and never written. The first migration
+ * also moves in the ledger documents of a schedctl from before the tables (journal.json,
+ * meetings.json, …), in the same transaction, then puts those files aside.
+ */
+import { existsSync, mkdirSync, renameSync } from 'node:fs';
+import { join } from 'node:path';
+import type { DatabaseSync } from 'node:sqlite';
+import { StateFileError, StateTooNewError } from '../errors.js';
+import type { LedgerCounts } from '../sql/documents.js';
+import { ledgerTables } from '../sql/tables.js';
+import type { Sql, SqlValue } from '../sql/types.js';
+
+/** "SCHD": this file is a schedctl ledger. */
+export const APPLICATION_ID = 0x53434844;
+
+/** Migration N brings the schema from version N-1 to N. Never edit one that has shipped: add the next. */
+const MIGRATIONS: Record<number, string[]> = {
+  1: ledgerTables('integer PRIMARY KEY AUTOINCREMENT', 'integer'),
+};
+export const SQLITE_SCHEMA_VERSION = 1;
+
+/** The JSON ledger documents of a schedctl from before the tables. */
+export const DOCUMENT_FILES = ['journal.json', 'meetings.json', 'outcomes.json', 'fires.json', 'events.json'];
+/** Where those are put once moved in. */
+export const DOCUMENTS_ASIDE = 'ledger-documents-before-sqlite';
+
+export interface MigrateOptions {
+  busyMs: number;
+  /** Whether the config directory holds ledger documents to move in. */
+  hasDocuments: () => boolean;
+  /** Moves them into the tables (in the migration's transaction); resolves to what was read and written. */
+  importDocuments: ((sql: Sql) => Promise<{ read: LedgerCounts; written: LedgerCounts }>) | undefined;
+  /** Told once, on stderr: where the documents were put. */
+  warn?: ((line: string) => void) | undefined;
+}
+
+/** Makes the schema current (or refuses the file); moves the documents in on the first migration. */
+export async function migrate(db: DatabaseSync, path: string, o: MigrateOptions, inMemory = false): Promise<void> {
+  db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.round(o.busyMs))}`);
+  const found = check(db, path);
+  if (found === SQLITE_SCHEMA_VERSION) return;
+  // Outside a transaction (SQLite refuses it inside one); it stays set in the file.
+  if (!inMemory) db.exec('PRAGMA journal_mode = WAL');
+  db.exec('BEGIN IMMEDIATE');
+  try {
+    // Another process may have migrated while this one waited for the write lock.
+    const now = check(db, path);
+    for (let v = now + 1; v <= SQLITE_SCHEMA_VERSION; v++) for (const sql of MIGRATIONS[v] ?? []) db.exec(sql);
+    let moved = false;
+    if (now === 0 && o.importDocuments && o.hasDocuments()) {
+      const { read, written } = await o.importDocuments(inTransaction(db, path));
+      // Every record read is in the tables, or nothing is: the files stay and the error names them.
+      for (const kind of Object.keys(read) as (keyof LedgerCounts)[])
+        if (written[kind] !== read[kind])
+          throw new StateFileError(
+            path,
+            'ledger database',
+            `moving the ledger documents in wrote ${written[kind]} of ${read[kind]} ${kind} records`,
+          );
+      moved = true;
+    }
+    db.exec(`PRAGMA application_id = ${APPLICATION_ID}`);
+    db.exec(`PRAGMA user_version = ${SQLITE_SCHEMA_VERSION}`);
+    db.exec('COMMIT');
+    if (moved && !inMemory) putDocumentsAside(path, o.warn);
+  } catch (error) {
+    try {
+      db.exec('ROLLBACK');
+    } catch {
+      // Already rolled back (SQLite ends a transaction itself on some errors).
+    }
+    throw error;
+  }
+}
+
+/** The schema version found; refuses another program's file and a newer schedctl's. */
+function check(db: DatabaseSync, path: string): number {
+  // One statement, one snapshot: read apart, another process's migration could commit in between.
+  const row = db
+    .prepare(
+      `SELECT (SELECT application_id FROM pragma_application_id) AS app,
+              (SELECT user_version FROM pragma_user_version) AS version,
+              (SELECT count(*) FROM sqlite_master) AS tables`,
+    )
+    .get() as Record<string, SqlValue>;
+  const [app, version, tables] = [Number(row.app), Number(row.version), Number(row.tables)];
+  if (app !== APPLICATION_ID && (app !== 0 || version !== 0 || tables > 0))
+    throw new StateFileError(path, 'ledger database', 'it is a SQLite database of another program');
+  if (version > SQLITE_SCHEMA_VERSION) throw new StateTooNewError(path, version, SQLITE_SCHEMA_VERSION);
+  return version;
+}
+
+/** The migration's own transaction as an Sql handle (the documents' import writes through it). */
+function inTransaction(db: DatabaseSync, where: string): Sql {
+  const sql: Sql = {
+    where,
+    all: async <T>(text: string, params: readonly SqlValue[] = []) => db.prepare(text).all(...params) as T[],
+    get: async <T>(text: string, params: readonly SqlValue[] = []) => db.prepare(text).get(...params) as T | undefined,
+    run: async (text: string, params: readonly SqlValue[] = []) => Number(db.prepare(text).run(...params).changes),
+    transaction: (work) => work(sql),
+  };
+  return sql;
+}
+
+/** The documents moved in go to a directory beside the database: kept, never read again. */
+function putDocumentsAside(path: string, warn: ((line: string) => void) | undefined): void {
+  const dir = join(path, '..');
+  const aside = join(dir, DOCUMENTS_ASIDE);
+  const moved: string[] = [];
+  for (const name of DOCUMENT_FILES) {
+    if (!existsSync(join(dir, name))) continue;
+    try {
+      mkdirSync(aside, { recursive: true, mode: 0o700 });
+      renameSync(join(dir, name), join(aside, name));
+      moved.push(name);
+    } catch {
+      // The records are in the database already; a file left in place is never read again.
+    }
+  }
+  if (moved.length)
+    warn?.(`note: the ledger moved into ${path}; its former files (${moved.join(', ')}) are kept in ${aside}`);
+}

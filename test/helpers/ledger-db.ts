@@ -1,0 +1,20 @@
+/**
+ * Reads a config directory's SQLite ledger as the tests' witness: straight from the file with
+ * node:sqlite (read-only), not through the state store under test.
+ */
+import { DatabaseSync } from 'node:sqlite';
+import { join } from 'node:path';
+
+export type LedgerTable = 'attempts' | 'meetings' | 'outcomes' | 'fires' | 'event_aliases';
+
+/** The rows of one ledger table (each with its JSON body parsed, when it has one), in row order. */
+export function ledgerRows<T = Record<string, unknown>>(dir: string, table: LedgerTable): T[] {
+  const db = new DatabaseSync(join(dir, 'ledger.db'), { readOnly: true });
+  try {
+    const order = table === 'attempts' || table === 'fires' ? ' ORDER BY seq' : '';
+    const rows = db.prepare(`SELECT * FROM schedctl_${table}${order}`).all() as Record<string, unknown>[];
+    return rows.map((r) => (typeof r.body === 'string' ? { ...JSON.parse(r.body), scope: r.workspace } : r) as T);
+  } finally {
+    db.close();
+  }
+}
