@@ -1,7 +1,7 @@
 /** find_slots and book_meeting: the CLI's `slots` and `book`, with the spec's lost-response rules. */
 import * as z from 'zod/v4';
 import { MAX_SLOTS_DAYS } from '../../limits.js';
-import { LEAD_DETAILS, nonEmpty, TZ } from './inputs.js';
+import { answers, BOUNDS, emailInput, idInput, LEAD_DETAILS, nonEmpty, timeInput, TZ } from './inputs.js';
 import { bookDocument, bookMeeting, parseBookOptions } from '../../run/book.js';
 import type { SlotsResult } from '../../api/schemas.js';
 import { groupByDay, splitRange } from '../../domain/slots.js';
@@ -27,8 +27,8 @@ export const findSlotsTool = defineTool({
     '); to look further ahead with the same hosts, pass reservation_id back instead of starting a new reservation. Books nothing, but each call without reservation_id places a new hold.',
   input: {
     event: nonEmpty("event id or slug, or scheduling link id (e.g. a fired outcome's schedulingLinkId)"),
-    from: z.string().optional().describe('start of the range (default now)'),
-    to: z.string().optional().describe('end of the range (a date alone: through its end); not with days'),
+    from: timeInput('start of the range (default now)').optional(),
+    to: timeInput('end of the range (a date alone: through its end); not with days').optional(),
     days: z
       .number()
       .int()
@@ -36,11 +36,12 @@ export const findSlotsTool = defineTool({
       .max(MAX_SLOTS_DAYS)
       .optional()
       .describe('length of the range in days (default 7); not with to'),
-    reservation_id: z.string().optional().describe('reuse this reservation (same host selection)'),
+    reservation_id: idInput('reuse this reservation (same host selection)').optional(),
     offset: z
       .number()
       .int()
       .min(0)
+      .max(100_000)
       .optional()
       .describe('skip this many free times (nextOffset of the previous call; default 0)'),
     limit: z
@@ -135,15 +136,12 @@ export const bookMeetingTool = defineTool({
     ').',
   input: {
     event: nonEmpty('the event or scheduling link id/slug used for find_slots'),
-    start: z.string().describe('start time: one of the slots find_slots returned (ISO 8601), or a local time in tz'),
-    reservation_id: z.string().describe('reservationId from find_slots'),
-    email: z.string().describe("the lead's email"),
-    execution_id: z
-      .string()
-      .optional()
-      .describe("the fired trigger's executionId (links and resumes the workflow run)"),
+    start: timeInput('start time: one of the slots find_slots returned (ISO 8601), or a local time in tz'),
+    reservation_id: idInput('reservationId from find_slots'),
+    email: emailInput("the lead's email"),
+    execution_id: idInput("the fired trigger's executionId (links and resumes the workflow run)").optional(),
     ...LEAD_DETAILS,
-    responses: z.record(z.string(), z.string()).optional().describe('answers to the event questions, by key'),
+    responses: answers(z.string().max(BOUNDS.fieldValue)).optional().describe('answers to the event questions, by key'),
     rebook: z
       .boolean()
       .optional()

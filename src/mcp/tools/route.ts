@@ -14,7 +14,7 @@ import { noticePrinter, routeDocument } from '../../run/route/print.js';
 import { routeText } from '../format.js';
 import { OUTPUT } from '../output.js';
 import { BUDGET, defineTool } from '../tool.js';
-import { fieldsInput, LEAD_DETAILS, stringFields, TRIGGER_INPUT, TZ } from './inputs.js';
+import { emailInput, fieldsInput, LEAD_DETAILS, stringFields, timeInput, TRIGGER_INPUT, TZ } from './inputs.js';
 
 const FLAGS = {
   trigger: '--trigger',
@@ -44,11 +44,9 @@ export const routeLeadTool = defineTool({
     ').',
   input: {
     trigger: TRIGGER_INPUT,
-    email: z.string().describe("the lead's email"),
+    email: emailInput("the lead's email"),
     fields: fieldsInput,
-    slot: z
-      .string()
-      .describe(
+    slot: timeInput(
         "'first' (the earliest free time), or the time to book: ISO 8601, or as people say it ('tomorrow 15:00'), read in tz",
       ),
     ...LEAD_DETAILS,
