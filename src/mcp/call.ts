@@ -164,7 +164,9 @@ export function errorResult(
   zone?: string,
 ): CallToolResult {
   let e = error;
-  if (e instanceof OutcomeUnknownError && call.lostHint)
+  if (e instanceof OutcomeUnknownError && call.booking && e.lostBy === 'error_answer')
+    e = new OutcomeUnknownError(errorAnswerMessage(e), { hint: errorAnswerHint(call.booking), cause: e });
+  else if (e instanceof OutcomeUnknownError && call.lostHint)
     e = new OutcomeUnknownError(e.message, { hint: call.lostHint, cause: e });
   const rename = (s: string) => renameFlags(s, { ...COMMON_FLAGS, ...(def.flags ?? {}) });
   if (e instanceof UsageError && def.flags) {
@@ -190,7 +192,7 @@ export function errorResult(
       ...(err.details.length > ERROR_DETAILS_MAX ? [`and ${err.details.length - ERROR_DETAILS_MAX} more`] : []),
     ];
   const hint =
-    e instanceof OutcomeUnknownError && call.lostHint
+    e instanceof OutcomeUnknownError && (call.lostHint || call.booking)
       ? err.hint
       : (toolHint({ tool: def.name, code: err.code, args: call.args, cliHint: err.hint, message: err.message }) ??
         (err.hint === undefined ? undefined : toolWords(err.hint, def)));
@@ -215,6 +217,17 @@ export function errorResult(
     _meta: { [ERROR_META]: { ...err, ...extra } },
   };
 }
+
+/** A booking answered by an explicit error (5xx, an HTML error page): what is known, and no more. */
+function errorAnswerMessage(e: OutcomeUnknownError): string {
+  let first: unknown = e;
+  while (first instanceof OutcomeUnknownError && first.cause instanceof OutcomeUnknownError) first = first.cause;
+  const how = /failed with ([^;]+)/.exec((first as Error).message)?.[1] ?? 'an error';
+  return `the booking's outcome is unknown: the API answered ${how}, an error answer that does not show whether the server booked before it failed`;
+}
+
+const errorAnswerHint = (tool: string) =>
+  `do not book this lead another way. To learn the outcome, call ${tool} again with exactly the same arguments: the retry's answer settles it (already_booked if the first booked; otherwise it books now, once), and it cannot create a second meeting`;
 
 /**
  * The CLI's flag names in a message, as this tool's argument names ("invalid --start" ->

@@ -61,8 +61,15 @@ export function unknownArguments(tool: string, keys: string[], known: string[]):
 
 /** A refused input's problems, one line each ("email: too long: at most 254 characters"), at most a few. */
 export function inputProblems(error: z.ZodError, tool: string): string[] {
-  const lines = error.issues.slice(0, NAMED_MAX).map((i) => {
-    const where = i.path.map(String).map((p) => clip(p, 64)).join('.');
+  // An unknown argument first: it is usually a misspelt one, and the others follow from it.
+  const issues = [...error.issues].sort(
+    (a, b) => Number(b.code === 'unrecognized_keys') - Number(a.code === 'unrecognized_keys'),
+  );
+  const lines = issues.slice(0, NAMED_MAX).map((i) => {
+    const where = i.path
+      .map(String)
+      .map((p) => clip(p, 64))
+      .join('.');
     return `${where ? `${where}: ` : ''}${clip(i.message, 600)}`;
   });
   if (error.issues.length > NAMED_MAX) lines.push(`and ${error.issues.length - NAMED_MAX} more problems`);

@@ -35,8 +35,11 @@ export const PROMPTS: PromptDef[] = [
       "Reschedules the upcoming meeting of a lead to a new time, checking the host's free times first. Asks you before anything that would book a second meeting.",
     arguments: [
       { name: 'email', description: "the lead's email", required: true },
-      { name: 'when', description: "the new time as you would say it ('tuesday 3pm'); leave out to be offered free times" },
-      { name: 'tz', description: 'your IANA time zone (e.g. Europe/Berlin); default: the server machine\'s' },
+      {
+        name: 'when',
+        description: "the new time as you would say it ('tuesday 3pm'); leave out to be offered free times",
+      },
+      { name: 'tz', description: "your IANA time zone (e.g. Europe/Berlin); default: the server machine's" },
     ],
     bounds: { email: BOUNDS.email, when: BOUNDS.time, tz: BOUNDS.zone },
     text: (a) =>
@@ -57,8 +60,11 @@ export const PROMPTS: PromptDef[] = [
     arguments: [
       { name: 'email', description: "the lead's email", required: true },
       { name: 'trigger', description: 'the trigger id or exact name; leave out to choose from list_triggers' },
-      { name: 'when', description: "the time to book as you would say it ('tomorrow 15:00'), or 'first' (the earliest)" },
-      { name: 'tz', description: 'your IANA time zone (e.g. Europe/Berlin); default: the server machine\'s' },
+      {
+        name: 'when',
+        description: "the time to book as you would say it ('tomorrow 15:00'), or 'first' (the earliest)",
+      },
+      { name: 'tz', description: "your IANA time zone (e.g. Europe/Berlin); default: the server machine's" },
     ],
     bounds: { email: BOUNDS.email, trigger: BOUNDS.id, when: BOUNDS.time, tz: BOUNDS.zone },
     text: (a) =>

@@ -31,7 +31,6 @@ import { clip, inputProblems, strictInput } from './input.js';
 import { registerPrompts } from './prompts.js';
 import { registerResources } from './resources.js';
 import { toolSchema } from './schema.js';
-import type { ToolDef } from './tool.js';
 import { TOOLS } from './tools/index.js';
 import { LineTransport } from './transport.js';
 

@@ -2,7 +2,10 @@
 import * as z from 'zod/v4';
 import { MAX_SLOTS_DAYS } from '../../limits.js';
 import { answers, BOUNDS, emailInput, idInput, LEAD_DETAILS, nonEmpty, timeInput, TZ } from './inputs.js';
-import { bookDocument, bookMeeting, parseBookOptions } from '../../run/book.js';
+import { bookDocument, bookMeeting, parseBookOptions, type BookOutcome } from '../../run/book.js';
+import { workspaceOf } from '../../run/workspace.js';
+import type { Context } from '../../context.js';
+import type { BookRequest } from '../../api/schemas.js';
 import type { SlotsResult } from '../../api/schemas.js';
 import { groupByDay, splitRange } from '../../domain/slots.js';
 import { formatInZone } from '../../domain/time.js';
@@ -124,6 +127,32 @@ export function slotsDocument(
   };
 }
 
+/**
+ * The identical booking (same event, reservation, start and lead) already known to have booked:
+ * answered from the ledger, without a request, as the description promises (shared/ledger-rules.md:
+ * "the identical request, resolved as booked: answer already_booked, send nothing"). The CLI's
+ * bookMeeting sends it again and lets the server's RESERVATION_USED prove it; a booked entry never
+ * turns back, so reading it outside the lead's lock is safe.
+ */
+async function identicalBooked(ctx: Context, request: BookRequest): Promise<BookOutcome | undefined> {
+  const scope = await workspaceOf(ctx);
+  const prior = await (
+    await ctx.state()
+  ).journal.findPrior(scope, {
+    reservationId: request.reservationId,
+    workflowExecutionId: request.workflowExecutionId ?? null,
+    startTime: request.startTime,
+    personEmail: request.personEmail,
+  });
+  const identical =
+    prior &&
+    prior.outcome !== 'unknown' &&
+    prior.reservationId === request.reservationId &&
+    prior.event === request.event &&
+    Date.parse(prior.startTime) === Date.parse(request.startTime);
+  return identical ? { status: 'already_booked', code: 'ON_RECORD', attempt: prior, warnings: [] } : undefined;
+}
+
 const BOOK_LOST =
   'the booking almost certainly happened: do not book this lead another way. To learn the outcome, call book_meeting again with exactly the same arguments: the reservation is single-use, so it answers status already_booked and cannot create a second meeting';
 
@@ -184,7 +213,9 @@ export const bookMeetingTool = defineTool({
       ctx.clock.now(),
     );
     call.lostHint = BOOK_LOST;
-    const result = await bookMeeting(ctx, request, zone, Boolean(args.rebook));
+    call.booking = 'book_meeting';
+    const result =
+      (await identicalBooked(ctx, request)) ?? (await bookMeeting(ctx, request, zone, Boolean(args.rebook)));
     if (result.status !== 'on_record') call.notes.push(...result.warnings);
     const doc = bookDocument(result, request);
     return { doc, text: bookText(doc, zone) };

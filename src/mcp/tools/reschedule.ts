@@ -1,5 +1,4 @@
 /** reschedule_meeting and the lead's meeting by email: the CLI's `reschedule` without its terminal picker. */
-import * as z from 'zod/v4';
 import { workspaceOf } from '../../run/workspace.js';
 import { UsageError } from '../../errors.js';
 import { findMeetingToMove, moveMeeting, parseRescheduleOptions } from '../../run/reschedule.js';
@@ -20,7 +19,9 @@ export const rescheduleMeetingTool = defineTool({
     '). If the answer is lost (OUTCOME_UNKNOWN) the meeting may already have moved; calling again with the same arguments is harmless.',
   input: {
     meeting_id: idInput('the meeting id (from book_meeting, route_lead or list_meetings)').optional(),
-    email: emailInput("instead of meeting_id: the lead's email, to find their upcoming meeting in the local record").optional(),
+    email: emailInput(
+      "instead of meeting_id: the lead's email, to find their upcoming meeting in the local record",
+    ).optional(),
     event: idInput('with email: only meetings of this event or link').optional(),
     start: timeInput('the new start time'),
     tz: TZ,

@@ -47,8 +47,8 @@ export const routeLeadTool = defineTool({
     email: emailInput("the lead's email"),
     fields: fieldsInput,
     slot: timeInput(
-        "'first' (the earliest free time), or the time to book: ISO 8601, or as people say it ('tomorrow 15:00'), read in tz",
-      ),
+      "'first' (the earliest free time), or the time to book: ISO 8601, or as people say it ('tomorrow 15:00'), read in tz",
+    ),
     ...LEAD_DETAILS,
     tz: TZ,
     days: z
@@ -103,8 +103,14 @@ export const routeLeadTool = defineTool({
     // The CLI's notices (warnings only, as with --json) become the call's notes (in tool words: ../call.ts).
     const print = noticePrinter({ ui, json: true, target, zone: parsed.zone, yes: parsed.flags.yes });
     const notify = (n: RouteNotice) => {
-      if (n.type === 'booking' || n.type === 'resolving') call.lostHint = BOOK_LOST;
-      if (n.type === 'firing') call.lostHint = FIRE_LOST;
+      if (n.type === 'booking' || n.type === 'resolving') {
+        call.lostHint = BOOK_LOST;
+        call.booking = 'route_lead';
+      }
+      if (n.type === 'firing') {
+        call.lostHint = FIRE_LOST;
+        call.booking = undefined;
+      }
       print(n);
     };
     const { result, requests } = await routeParsed(ctx, parsed, {
