@@ -7,6 +7,7 @@
  * is on disk before anything can be processed by the server.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { CancelledError } from '../errors.js';
 
 export type SendHook = () => Promise<unknown>;
 
@@ -30,16 +31,18 @@ export function withOperation<T>(fn: () => Promise<T>, signal?: AbortSignal): Pr
 }
 
 /** The error a request of a cancelled operation fails with, before anything of it was sent. */
-export class OperationCancelledError extends Error {
+export class OperationCancelledError extends CancelledError {
   constructor() {
     super('cancelled by the client before this request was sent: nothing was sent');
-    this.name = 'OperationCancelledError';
   }
 }
 
+/** Whether the current operation was cancelled (a failed request of it is then not retried). */
+export const isCancelled = (): boolean => operation.getStore()?.signal?.aborted === true;
+
 /** Throws when the current operation was cancelled: a caller checks it before it sends. */
 export function throwIfCancelled(): void {
-  if (operation.getStore()?.signal?.aborted) throw new OperationCancelledError();
+  if (isCancelled()) throw new OperationCancelledError();
 }
 
 /**

@@ -106,10 +106,13 @@ function registerTools(server: Server, base: Context, timeReader: Promise<void>)
     const report: ProgressSink | undefined =
       token === undefined
         ? undefined
-        : (step) =>
+        : (step) => {
+            // A cancelled call reports nothing more (its requests that had left still finish).
+            if (extra.signal.aborted) return;
             void extra
               .sendNotification({ method: 'notifications/progress', params: { progressToken: token, ...step } })
               .catch(() => undefined);
+          };
     const call = newCall(base, args, report);
     const zone = typeof args.tz === 'string' ? clip(args.tz, 64) : undefined;
     const parsed = strictInput(def).safeParse(args);

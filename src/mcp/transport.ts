@@ -55,7 +55,12 @@ export function paramsProblem(method: string, message: Record<string, unknown>):
   }
   const parsed = schema.safeParse(message);
   if (parsed.success) return undefined;
-  return parsed.error.issues.map((i) => `${i.path.map(String).join('.') || 'params'}: ${i.message}`).join('; ');
+  const said = parsed.error.issues
+    .slice(0, 5)
+    .map((i) => `${i.path.map(String).join('.').slice(0, 100) || 'params'}: ${i.message}`)
+    .join('; ');
+  // Bounded, whatever the message holds.
+  return said.length > 600 ? `${said.slice(0, 600)}…` : said;
 }
 
 export class LineTransport implements Transport {
