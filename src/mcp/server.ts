@@ -132,6 +132,12 @@ function registerTools(server: Server, base: Context, timeReader: Promise<void>)
         throwIfCancelled();
         return def.run(call, parsed.data as never);
       }, extra.signal);
+      // A document that breaks the tool's own outputSchema is schedctl's bug: said, never sent as data.
+      const valid = def.output.safeParse(reply.doc);
+      if (!valid.success)
+        throw new Error(
+          `${def.name}'s result does not fit its outputSchema: ${inputProblems(valid.error, def.name)[0]}`,
+        );
       return replyResult(reply, call, def);
     } catch (error) {
       return errorResult(error, call, def, base.io.stderr, zone);

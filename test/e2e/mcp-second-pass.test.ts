@@ -466,6 +466,24 @@ describe('mcp: claims that hold', () => {
   });
 });
 
+describe('mcp: route_lead after an error answer', () => {
+  it('an HTML 502 to its booking: outcome unknown in route_lead words; the same call again books once', async () => {
+    const s = await mcp();
+    const args = { trigger: TRIGGER, email: 'alan@acme.example', fields: FIELDS, slot: 'first' };
+    await t.sb.fault({ method: 'POST', path: BOOK, fault: 'html' });
+    const failed = await s.call('route_lead', args);
+    expect(failed.doc.error?.code, shown(failed)).toBe('OUTCOME_UNKNOWN');
+    expect(failed.text).not.toMatch(/almost certainly/);
+    expect(failed.doc.error.hint).toMatch(/call route_lead again with exactly the same arguments/);
+    expect((await t.sb.state()).meetings).toHaveLength(0);
+    const again = ok(await s.call('route_lead', args));
+    expect(again.doc.status).toBe('booked');
+    const state = await t.sb.state();
+    expect(state.meetings).toHaveLength(1);
+    expect(state.executions).toHaveLength(1);
+  });
+});
+
 describe('mcp: protocol edges', () => {
   const env = () => ({ SCHEDCTL_API_KEY: t.sb.keys.full, SCHEDCTL_BASE_URL: t.sb.baseUrl });
 
