@@ -151,10 +151,10 @@ describe('mcp: a cancelled call', () => {
 
   it('route_lead cancelled while it fires: the fire completes and is remembered; no slots, no booking', async () => {
     const s = await mcp();
-    await t.sb.fault({ method: 'POST', path: FIRE, fault: 'delay', delayMs: 1500 });
+    await t.sb.fault({ method: 'POST', path: FIRE, fault: 'delay', delayMs: 2000 });
     await cancelled(s, 'route_lead', routeArgs, async () => (await sent('POST', FIRE)).length === 1);
     await until('the fire to finish', async () => (await sent('POST', FIRE))[0]!.status !== null);
-    await new Promise((r) => setTimeout(r, 400));
+    await new Promise((r) => setTimeout(r, 800));
     expect(await sent('POST', SLOTS)).toHaveLength(0);
     expect(await bookPosts()).toHaveLength(0);
     const state = await t.sb.state();
@@ -169,10 +169,10 @@ describe('mcp: a cancelled call', () => {
 
   it('route_lead cancelled while it fetches slots: no booking is sent', async () => {
     const s = await mcp();
-    await t.sb.fault({ method: 'POST', path: SLOTS, fault: 'delay', delayMs: 1500 });
+    await t.sb.fault({ method: 'POST', path: SLOTS, fault: 'delay', delayMs: 2000 });
     await cancelled(s, 'route_lead', routeArgs, async () => (await sent('POST', SLOTS)).length === 1);
     await until('the slots to be answered', async () => (await sent('POST', SLOTS))[0]!.status !== null);
-    await new Promise((r) => setTimeout(r, 400));
+    await new Promise((r) => setTimeout(r, 800));
     expect(await bookPosts()).toHaveLength(0);
     expect((await t.sb.state()).meetings).toHaveLength(0);
     ok(await s.call('list_meetings', { email: routeArgs.email }));
@@ -180,7 +180,7 @@ describe('mcp: a cancelled call', () => {
 
   it('route_lead cancelled during its booking POST: booked once and recorded; the next call answers from the record', async () => {
     const s = await mcp();
-    await t.sb.fault({ method: 'POST', path: BOOK, fault: 'delay', delayMs: 1500 });
+    await t.sb.fault({ method: 'POST', path: BOOK, fault: 'delay', delayMs: 2000 });
     await cancelled(s, 'route_lead', routeArgs, async () => (await bookPosts()).length === 1);
     // The same call again waits for the lead (the cancelled call still holds it), then finds its meeting.
     const again = ok(await s.call('route_lead', routeArgs));
@@ -196,7 +196,7 @@ describe('mcp: a cancelled call', () => {
     const { reservationId, slots } = await cliSlots('intro-call');
     const args = { event: 'intro-call', start: slots[0], reservation_id: reservationId, email: 'ada@acme.example' };
     const s = await mcp();
-    await t.sb.fault({ method: 'POST', path: BOOK, fault: 'delay', delayMs: 1500 });
+    await t.sb.fault({ method: 'POST', path: BOOK, fault: 'delay', delayMs: 2000 });
     await cancelled(s, 'book_meeting', args, async () => (await bookPosts()).length === 1);
     await until('the booking to be answered', async () => (await bookPosts())[0]!.status !== null);
     await until('the meeting to be on record', async () => {
