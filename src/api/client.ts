@@ -42,7 +42,7 @@ import {
 } from './failures.js';
 import { sanitizeText } from '../ui/sanitize.js';
 import type { RateBudget } from './rate-budget.js';
-import { asUnrepeatable } from './send-hook.js';
+import { asUnrepeatable, isCancelled } from './send-hook.js';
 import { formatSchemaIssues } from './zod.js';
 
 export type Safety = 'retry' | 'once';
@@ -171,6 +171,8 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
         backoffLimit: 4000,
         ...(testRetryBaseMs ? { delay: (n: number) => testRetryBaseMs * 2 ** (n - 1) } : {}),
         shouldRetry: ({ error, retryCount }) => {
+          // A cancelled MCP tool call: its request was refused before it left, and stays unsent.
+          if (isCancelled()) return false;
           // schedctl's own refusals (the rate budget's wait is over the limit) are final.
           if (error instanceof CliError) return false;
           if (error instanceof HTTPError && error.response.status === 429) {

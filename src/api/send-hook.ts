@@ -7,6 +7,7 @@
  * is on disk before anything can be processed by the server.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { CancelledError } from '../errors.js';
 
 export type SendHook = () => Promise<unknown>;
 
@@ -17,12 +18,31 @@ export function withSendHook<T>(hook: SendHook | undefined, fn: () => Promise<T>
 }
 
 /** Whether an operation (a CLI command is one per process; an MCP tool call is one each) has sent a request that must not be repeated. */
-const operation = new AsyncLocalStorage<{ sent: boolean }>();
+const operation = new AsyncLocalStorage<{ sent: boolean; signal: AbortSignal | undefined }>();
 let processSent = false;
 
-/** Runs one operation of a long-lived process (an MCP tool call): what it sends is its own. */
-export function withOperation<T>(fn: () => Promise<T>): Promise<T> {
-  return operation.run({ sent: false }, fn);
+/**
+ * Runs one operation of a long-lived process (an MCP tool call): what it sends is its own. Once
+ * `signal` aborts (the client cancelled the call), no request of the operation leaves any more:
+ * one whose bytes were already written is left to finish, and its outcome is recorded as usual.
+ */
+export function withOperation<T>(fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+  return operation.run({ sent: false, signal }, fn);
+}
+
+/** The error a request of a cancelled operation fails with, before anything of it was sent. */
+export class OperationCancelledError extends CancelledError {
+  constructor() {
+    super('cancelled by the client before this request was sent: nothing was sent');
+  }
+}
+
+/** Whether the current operation was cancelled (a failed request of it is then not retried). */
+export const isCancelled = (): boolean => operation.getStore()?.signal?.aborted === true;
+
+/** Throws when the current operation was cancelled: a caller checks it before it sends. */
+export function throwIfCancelled(): void {
+  if (isCancelled()) throw new OperationCancelledError();
 }
 
 /**
@@ -39,6 +59,8 @@ export function forgetSentForTests(): void {
 
 /** Called by a transport right before it writes a request; the hook runs only inside `withSendHook`, and once. */
 export async function beforeSend(): Promise<void> {
+  // Before the hook: a cancelled booking stays "prepared, never sent" in the journal.
+  throwIfCancelled();
   const slot = current.getStore();
   if (slot && !slot.called) {
     slot.called = true;

@@ -8,6 +8,7 @@
 import { Readable, Writable } from 'node:stream';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Api } from '../api/endpoints.js';
+import { throwIfCancelled } from '../api/send-hook.js';
 import type { Context, IO } from '../context.js';
 import { formatInZone } from '../domain/time.js';
 import { CliError, OutcomeUnknownError, UsageError } from '../errors.js';
@@ -15,6 +16,7 @@ import { reportError } from '../report.js';
 import { sanitizeText } from '../ui/sanitize.js';
 import { createUi, type Ui } from '../ui/ui.js';
 import { COMMON_FLAGS, toolHint, translateCommands } from './hints.js';
+import { clip } from './input.js';
 import { q } from './quote.js';
 import type { ToolCall, ToolDef, ToolReply } from './tool.js';
 
@@ -53,13 +55,20 @@ const STEP: Record<string, string> = {
   reschedule: 'sent the move',
 };
 
-/** The API with each request counted as one step of progress, once it is answered (or fails). */
-function withProgress(api: Api, call: ToolCall, report: ProgressSink): Api {
+/**
+ * The API as a tool call uses it: no request starts once the client has cancelled the call
+ * (the HTTP layer checks again right before the bytes leave: send-hook.ts), and, when the
+ * client asked for progress, each request counted as one step once it is answered (or fails).
+ */
+function guarded(api: Api, call: ToolCall, report: ProgressSink | undefined): Api {
   let done = 0;
   const counted =
     <A extends unknown[], R>(name: string, fn: (...a: A) => Promise<R>) =>
-    (...a: A): Promise<R> =>
-      fn(...a).finally(() => {
+    (...a: A): Promise<R> => {
+      throwIfCancelled();
+      const answered = fn(...a);
+      if (!report) return answered;
+      return answered.finally(() => {
         done += 1;
         const total = call.progress.total;
         report({
@@ -68,6 +77,7 @@ function withProgress(api: Api, call: ToolCall, report: ProgressSink): Api {
           message: STEP[name] ?? name,
         });
       });
+    };
   return {
     ...api,
     listTriggers: counted('listTriggers', api.listTriggers),
@@ -104,7 +114,7 @@ export function newCall(base: Context, args: Record<string, unknown> = {}, repor
     io,
     globals,
     ui: () => (ui ??= Promise.resolve(createUi(io, { ...base.env, NO_COLOR: '1' }, globals))),
-    api: report ? () => (api ??= base.api().then((a) => withProgress(a, call, report))) : base.api,
+    api: () => (api ??= base.api().then((a) => guarded(a, call, report))),
     canPrompt: () => false,
   };
   return call;
@@ -132,6 +142,10 @@ export function safeText(lines: string[]): string {
   return lines.join('\n').split('\n').map(sanitizeText).join('\n');
 }
 
+/** The longest message, detail or hint an error result carries; and how many details. */
+export const ERROR_TEXT_MAX = 600;
+const ERROR_DETAILS_MAX = 20;
+
 /** Where a failed call's document goes: clients validate structuredContent against the outputSchema. */
 export const ERROR_META = 'schedctl/error';
 
@@ -150,7 +164,9 @@ export function errorResult(
   zone?: string,
 ): CallToolResult {
   let e = error;
-  if (e instanceof OutcomeUnknownError && call.lostHint)
+  if (e instanceof OutcomeUnknownError && call.booking && e.lostBy === 'error_answer')
+    e = new OutcomeUnknownError(errorAnswerMessage(e), { hint: errorAnswerHint(call.booking), cause: e });
+  else if (e instanceof OutcomeUnknownError && call.lostHint)
     e = new OutcomeUnknownError(e.message, { hint: call.lostHint, cause: e });
   const rename = (s: string) => renameFlags(s, { ...COMMON_FLAGS, ...(def.flags ?? {}) });
   if (e instanceof UsageError && def.flags) {
@@ -168,12 +184,19 @@ export function errorResult(
   reportError(e, { ...call.ctx, io, globals: { ...call.ctx.globals, json: true, quiet: true, debug: false } }, true);
   const doc = JSON.parse(out.join('')) as { error: Record<string, unknown> } & Record<string, unknown>;
   const err = doc.error as { code: string; message: string; details?: string[]; status?: number; hint?: string };
+  // Bounded whatever the input or the server said: a value quoted in full stays in no error.
+  err.message = clip(err.message, ERROR_TEXT_MAX);
+  if (err.details)
+    err.details = [
+      ...err.details.slice(0, ERROR_DETAILS_MAX).map((d) => clip(d, ERROR_TEXT_MAX)),
+      ...(err.details.length > ERROR_DETAILS_MAX ? [`and ${err.details.length - ERROR_DETAILS_MAX} more`] : []),
+    ];
   const hint =
-    e instanceof OutcomeUnknownError && call.lostHint
+    e instanceof OutcomeUnknownError && (call.lostHint || call.booking)
       ? err.hint
       : (toolHint({ tool: def.name, code: err.code, args: call.args, cliHint: err.hint, message: err.message }) ??
         (err.hint === undefined ? undefined : toolWords(err.hint, def)));
-  if (hint !== undefined) err.hint = hint;
+  if (hint !== undefined) err.hint = clip(hint, ERROR_TEXT_MAX);
   // SLOT_TAKEN's nearest free times and reservation ride beside the error (book --json does the same).
   const extra = Object.fromEntries(Object.entries(doc).filter(([k]) => k !== 'error'));
   const nearest = Array.isArray(extra.nearestSlots) ? (extra.nearestSlots as string[]) : [];
@@ -194,6 +217,17 @@ export function errorResult(
     _meta: { [ERROR_META]: { ...err, ...extra } },
   };
 }
+
+/** A booking answered by an explicit error (5xx, an HTML error page): what is known, and no more. */
+function errorAnswerMessage(e: OutcomeUnknownError): string {
+  let first: unknown = e;
+  while (first instanceof OutcomeUnknownError && first.cause instanceof OutcomeUnknownError) first = first.cause;
+  const how = /failed with ([^;]+)/.exec((first as Error).message)?.[1] ?? 'an error';
+  return `the booking's outcome is unknown: the API answered ${how}, an error answer that does not show whether the server booked before it failed`;
+}
+
+const errorAnswerHint = (tool: string) =>
+  `do not book this lead another way. To learn the outcome, call ${tool} again with exactly the same arguments: the retry's answer settles it (already_booked if the first booked; otherwise it books now, once), and it cannot create a second meeting`;
 
 /**
  * The CLI's flag names in a message, as this tool's argument names ("invalid --start" ->

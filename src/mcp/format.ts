@@ -194,7 +194,7 @@ export function routeText(doc: ReturnType<typeof routeDocument>, zone: string): 
     case 'already_booked':
       return doc.alreadyBookedCode === 'ON_RECORD' && doc.meeting
         ? [
-            `Already booked: ${shown(doc.email)} has meeting ${shown(doc.meeting.id)} at ${formatInZone(doc.meeting.date, zone)} from trigger ${q(doc.trigger.name)} with the same answers; nothing was sent, no second meeting.`,
+            `Already booked: ${shown(doc.email)} has meeting ${shown(doc.meeting.id)} at ${formatInZone(doc.meeting.date, zone)} from trigger ${q(doc.trigger.name)} with the same answers; ${doc.requests ? `no booking or fire was sent, no second meeting (${plural(doc.requests, 'read request')}: the trigger list)` : 'nothing was sent, no second meeting'}.`,
             `To move it: reschedule_meeting with meeting_id ${shown(doc.meeting.id)} and start.`,
           ]
         : [

@@ -39,13 +39,41 @@ function editDistance(a: string, b: string): number {
   return row[b.length]!;
 }
 
+/** At most `max` characters of a value quoted in an error, saying how many were left out. */
+export function clip(value: string, max = QUOTED_MAX): string {
+  return value.length <= max ? value : `${value.slice(0, max)}… (${value.length - max} more characters)`;
+}
+
+/** The longest part of a value any error quotes; and how many unknown arguments one names. */
+export const QUOTED_MAX = 200;
+const NAMED_MAX = 5;
+
 export function unknownArguments(tool: string, keys: string[], known: string[]): string {
-  const each = keys.map((k) => {
-    const m = meant(k, known);
-    return `"${k}"${m ? ` (did you mean ${m}?)` : ''}`;
+  const each = keys.slice(0, NAMED_MAX).map((k) => {
+    // A long name is not a misspelt argument: no suggestion (and no edit distance over megabytes).
+    const m = k.length <= 64 ? meant(k, known) : undefined;
+    return `${JSON.stringify(clip(k, 64))}${m ? ` (did you mean ${m}?)` : ''}`;
   });
+  if (keys.length > NAMED_MAX) each.push(`and ${keys.length - NAMED_MAX} more`);
   const takes = known.length ? `${tool} takes: ${known.join(', ')}` : `${tool} takes no arguments`;
   return `unknown argument${keys.length === 1 ? '' : 's'} ${each.join(', ')}: nothing was done. ${takes}`;
+}
+
+/** A refused input's problems, one line each ("email: too long: at most 254 characters"), at most a few. */
+export function inputProblems(error: z.ZodError, tool: string): string[] {
+  // An unknown argument first: it is usually a misspelt one, and the others follow from it.
+  const issues = [...error.issues].sort(
+    (a, b) => Number(b.code === 'unrecognized_keys') - Number(a.code === 'unrecognized_keys'),
+  );
+  const lines = issues.slice(0, NAMED_MAX).map((i) => {
+    const where = i.path
+      .map(String)
+      .map((p) => clip(p, 64))
+      .join('.');
+    return `${where ? `${where}: ` : ''}${clip(i.message, 600)}`;
+  });
+  if (error.issues.length > NAMED_MAX) lines.push(`and ${error.issues.length - NAMED_MAX} more problems`);
+  return lines.length ? lines : [`the arguments do not fit ${tool}'s inputSchema`];
 }
 
 export function strictInput(def: Pick<ToolDef, 'name' | 'input'>): z.ZodObject {

@@ -4,18 +4,33 @@
  * --profile), one HTTP layer with the shared rate budget, the local state store (journal,
  * remembered outcomes, meetings), the sanitizer. stdout carries protocol messages only: every
  * tool call runs on a context whose human output is captured or sent to stderr (./call.ts).
+ *
+ * The SDK's low-level Server, with the tool handlers written here: tools/list shows schemas in
+ * the portable form (./schema.ts), and tools/call checks the arguments itself, so that a refusal
+ * is a tool result with schedctl's error document (the 2025-11-25 specification: input
+ * validation failures are tool execution errors, for the model to correct), not the SDK's text.
  */
-import { withOperation } from '../api/send-hook.js';
+import { throwIfCancelled, withOperation } from '../api/send-hook.js';
 import type { Readable, Writable } from 'node:stream';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { JsonSchemaValidator, jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type CallToolResult,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { Context } from '../context.js';
+import { loadTimeExpressions } from '../domain/human-time.js';
+import { UsageError } from '../errors.js';
 import { sanitizeText } from '../ui/sanitize.js';
 import { VERSION } from '../version.js';
 import { errorResult, newCall, replyResult, type ProgressSink } from './call.js';
-import { strictInput } from './input.js';
+import { clip, inputProblems, strictInput } from './input.js';
+import { registerPrompts } from './prompts.js';
 import { registerResources } from './resources.js';
-import type { ToolDef } from './tool.js';
+import { toolSchema } from './schema.js';
 import { TOOLS } from './tools/index.js';
 import { LineTransport } from './transport.js';
 
@@ -36,61 +51,98 @@ const noSchemaValidation: jsonSchemaValidator = {
 };
 
 export async function serveMcp(ctx: Context): Promise<void> {
-  const server = new McpServer(
+  const server = new Server(
     { name: 'schedctl', version: VERSION, title: 'schedctl: scheduling and workflow triggers' },
-    { instructions: INSTRUCTIONS, jsonSchemaValidator: noSchemaValidation },
+    {
+      instructions: INSTRUCTIONS,
+      jsonSchemaValidator: noSchemaValidation,
+      capabilities: { tools: {}, resources: {}, prompts: {} },
+    },
   );
-  for (const def of TOOLS) register(server, ctx, def);
+  // Times as people say them are read by one reader for every tool, loaded once, here: a tool
+  // call waits for it (it is loaded well before a client's first call arrives).
+  const timeReader = loadTimeExpressions();
+  registerTools(server, ctx, timeReader);
   registerResources(server, ctx);
+  registerPrompts(server);
 
   const stdin = ctx.io.stdin as Readable;
   const transport = new LineTransport(stdin, ctx.io.stdout as Writable);
   const closed = new Promise<void>((resolve) => {
-    server.server.onclose = resolve;
+    server.onclose = resolve;
   });
   // The client closing our stdin ends the session.
   stdin.once('end', () => void server.close());
   await server.connect(transport);
   await announce(ctx);
+  await timeReader;
   await closed;
 }
 
-interface Extra {
-  _meta?: { progressToken?: string | number } | undefined;
-  sendNotification: (n: {
-    method: 'notifications/progress';
-    params: { progressToken: string | number; progress: number; total?: number; message?: string };
-  }) => Promise<void>;
-}
+const TOOL_LIST = () =>
+  TOOLS.map((def) => ({
+    name: def.name,
+    title: def.title,
+    description: def.description,
+    inputSchema: toolSchema(strictInput(def), 'input'),
+    outputSchema: toolSchema(def.output, 'output'),
+    annotations: { title: def.title, ...def.annotations },
+  }));
 
-function register(server: McpServer, base: Context, def: ToolDef): void {
-  server.registerTool(
-    def.name,
-    {
-      title: def.title,
-      description: def.description,
-      inputSchema: strictInput(def),
-      outputSchema: def.output,
-      annotations: { title: def.title, ...def.annotations },
-    },
-    async (args: Record<string, unknown>, extra: Extra) => {
-      const token = extra._meta?.progressToken;
-      const report: ProgressSink | undefined =
-        token === undefined
-          ? undefined
-          : (step) =>
-              void extra
-                .sendNotification({ method: 'notifications/progress', params: { progressToken: token, ...step } })
-                .catch(() => undefined);
-      const call = newCall(base, args, report);
-      try {
-        // Each call is an operation of its own: what another call sent says nothing of this one's.
-        return replyResult(await withOperation(() => def.run(call, args as never)), call, def);
-      } catch (error) {
-        return errorResult(error, call, def, base.io.stderr, typeof args.tz === 'string' ? args.tz : undefined);
-      }
-    },
-  );
+function registerTools(server: Server, base: Context, timeReader: Promise<void>): void {
+  const byName = new Map(TOOLS.map((def) => [def.name, def]));
+  let listed: ReturnType<typeof TOOL_LIST> | undefined;
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: (listed ??= TOOL_LIST()) }));
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    const def = byName.get(request.params.name);
+    // An unknown tool is a protocol error (the specification's example: -32602).
+    if (!def)
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `unknown tool ${JSON.stringify(clip(request.params.name, 80))}: tools/list lists the ${TOOLS.length} tools`,
+      );
+    const args = request.params.arguments ?? {};
+    const token = extra._meta?.progressToken;
+    const report: ProgressSink | undefined =
+      token === undefined
+        ? undefined
+        : (step) => {
+            // A cancelled call reports nothing more (its requests that had left still finish).
+            if (extra.signal.aborted) return;
+            void extra
+              .sendNotification({ method: 'notifications/progress', params: { progressToken: token, ...step } })
+              .catch(() => undefined);
+          };
+    const call = newCall(base, args, report);
+    const zone = typeof args.tz === 'string' ? clip(args.tz, 64) : undefined;
+    const parsed = strictInput(def).safeParse(args);
+    if (!parsed.success) {
+      const problems = inputProblems(parsed.error, def.name);
+      const refusal = new UsageError(`invalid arguments for ${def.name}: ${problems[0]}`, {
+        ...(problems.length > 1 ? { details: problems.slice(1) } : {}),
+        hint: `fix the arguments named above and call ${def.name} again: nothing was sent`,
+      });
+      return errorResult(refusal, call, def, base.io.stderr, undefined);
+    }
+    try {
+      await timeReader;
+      // Each call is an operation of its own: what another call sent says nothing of this one's,
+      // and once the client cancels it, none of its requests that has not left yet is sent.
+      const reply = await withOperation(async () => {
+        throwIfCancelled();
+        return def.run(call, parsed.data as never);
+      }, extra.signal);
+      // A document that breaks the tool's own outputSchema is schedctl's bug: said, never sent as data.
+      const valid = def.output.safeParse(reply.doc);
+      if (!valid.success)
+        throw new Error(
+          `${def.name}'s result does not fit its outputSchema: ${inputProblems(valid.error, def.name)[0]}`,
+        );
+      return replyResult(reply, call, def);
+    } catch (error) {
+      return errorResult(error, call, def, base.io.stderr, zone);
+    }
+  });
 }
 
 /** One line on stderr (a client's server log): where the tools act. A configuration problem is said here and again by every tool call. */

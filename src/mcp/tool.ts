@@ -22,6 +22,12 @@ export interface ToolCall {
    */
   lostHint: string | undefined;
   /**
+   * Set with lostHint by the tools that book: the tool's name for the words used when the answer
+   * was an explicit error (a 5xx, an HTML 502) rather than none. That proves nothing either way
+   * (shared/ledger-rules.md), so the result says the outcome is unknown, never "almost certainly booked".
+   */
+  booking?: string | undefined;
+  /**
    * Progress of a call that makes several requests: each API request answered is one step
    * (a notifications/progress when the client sent a progressToken). A tool that knows how
    * many requests it will make sets `total` first.

@@ -5,7 +5,9 @@
  * - a line that is not JSON: -32700 Parse error (id null);
  * - JSON that is not a JSON-RPC message: -32600 Invalid Request (its id when it has one);
  * - a request of a known method whose params do not fit (tools/call with `arguments: null`):
- *   -32602 Invalid params naming the field.
+ *   -32602 Invalid params naming the field;
+ * - a request before initialize (other than ping): -32600, as the lifecycle asks initialize first;
+ * - a line over MAX_LINE: one -32600 for the whole line, however long the rest of it is.
  */
 import type { Readable, Writable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
@@ -53,7 +55,12 @@ export function paramsProblem(method: string, message: Record<string, unknown>):
   }
   const parsed = schema.safeParse(message);
   if (parsed.success) return undefined;
-  return parsed.error.issues.map((i) => `${i.path.map(String).join('.') || 'params'}: ${i.message}`).join('; ');
+  const said = parsed.error.issues
+    .slice(0, 5)
+    .map((i) => `${i.path.map(String).join('.').slice(0, 100) || 'params'}: ${i.message}`)
+    .join('; ');
+  // Bounded, whatever the message holds.
+  return said.length > 600 ? `${said.slice(0, 600)}…` : said;
 }
 
 export class LineTransport implements Transport {
@@ -70,17 +77,25 @@ export class LineTransport implements Transport {
     private readonly stdout: Writable,
   ) {}
 
+  /** The rest of a line already answered as too long is dropped, up to its end: one reply per line. */
+  private discarding = false;
+  /** Until the client's initialize, only initialize and ping are answered (the specification's lifecycle). */
+  private initialized = false;
+
   private readonly onData = (chunk: Buffer | string) => {
     this.buffer += typeof chunk === 'string' ? chunk : this.decoder.write(chunk);
     let nl: number;
     while ((nl = this.buffer.indexOf('\n')) !== -1) {
       const line = this.buffer.slice(0, nl).replace(/\r$/, '');
       this.buffer = this.buffer.slice(nl + 1);
-      this.receive(line);
+      if (this.discarding) this.discarding = false;
+      else this.receive(line);
     }
     if (this.buffer.length > MAX_LINE) {
       this.buffer = '';
-      void this.reply(null, ErrorCode.InvalidRequest, `Invalid Request: a line longer than ${MAX_LINE} bytes`);
+      if (!this.discarding)
+        void this.reply(null, ErrorCode.InvalidRequest, `Invalid Request: a line longer than ${MAX_LINE} bytes`);
+      this.discarding = true;
     }
   };
 
@@ -113,6 +128,17 @@ export class LineTransport implements Transport {
       return;
     }
     const message = parsed.data;
+    if ('method' in message && 'id' in message && !this.initialized) {
+      if (message.method === 'initialize') this.initialized = true;
+      else if (message.method !== 'ping') {
+        void this.reply(
+          message.id,
+          ErrorCode.InvalidRequest,
+          `Invalid Request: ${JSON.stringify(message.method.slice(0, 80))} before initialize: the session starts with an initialize request (only ping may come before it)`,
+        );
+        return;
+      }
+    }
     if ('method' in message && 'id' in message) {
       const problem = paramsProblem(message.method, message as unknown as Record<string, unknown>);
       if (problem) {

@@ -100,6 +100,8 @@ export interface RawMcp {
   answer(id: string | number | null): Promise<any>;
   /** Sends initialize and initialized; resolves with the initialize result. */
   initialize(): Promise<any>;
+  /** Every message received so far (answers already taken by `answer` included). */
+  seen(): any[];
   close(): Promise<{ code: number | null; stderr: string }>;
 }
 
@@ -111,9 +113,12 @@ export function rawMcp(opts: { configDir: string; env?: Record<string, string | 
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   const received: any[] = [];
+  const all: any[] = [];
   const waiters: Array<() => void> = [];
   createInterface({ input: child.stdout }).on('line', (line) => {
-    received.push(JSON.parse(line));
+    const message = JSON.parse(line);
+    received.push(message);
+    all.push(message);
     for (const w of waiters.splice(0)) w();
   });
   const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
@@ -128,6 +133,7 @@ export function rawMcp(opts: { configDir: string; env?: Record<string, string | 
   return {
     send,
     answer,
+    seen: () => [...all],
     async initialize() {
       send(
         JSON.stringify({

@@ -10,7 +10,10 @@ import {
   beforeSend,
   forgetSentForTests,
   hasSentUnrepeatable,
+  OperationCancelledError,
+  throwIfCancelled,
   withOperation,
+  withSendHook,
 } from '../../src/api/send-hook.js';
 
 describe('the sent mark of an operation', () => {
@@ -43,5 +46,37 @@ describe('the sent mark of an operation', () => {
     expect(hasSentUnrepeatable()).toBe(true);
     await withOperation(async () => expect(hasSentUnrepeatable()).toBe(false));
     forgetSentForTests();
+  });
+});
+
+describe('a cancelled operation (an MCP tool call the client cancelled)', () => {
+  it('sends nothing more: beforeSend refuses before the send hook runs, so a booking stays unsent', async () => {
+    const ac = new AbortController();
+    const hooked: string[] = [];
+    await withOperation(async () => {
+      await withSendHook(
+        async () => hooked.push('first'),
+        () => beforeSend(),
+      );
+      ac.abort();
+      expect(() => throwIfCancelled()).toThrow(OperationCancelledError);
+      await expect(
+        withSendHook(
+          async () => hooked.push('second'),
+          () => beforeSend(),
+        ),
+      ).rejects.toThrow(/nothing was sent/);
+      expect(hasSentUnrepeatable()).toBe(false);
+    }, ac.signal);
+    expect(hooked).toEqual(['first']);
+  });
+
+  it('concerns that operation only: another, and code outside any, still send', async () => {
+    const ac = new AbortController();
+    ac.abort();
+    await expect(withOperation(() => beforeSend(), ac.signal)).rejects.toThrow(OperationCancelledError);
+    await expect(withOperation(() => beforeSend())).resolves.toBeUndefined();
+    expect(() => throwIfCancelled()).not.toThrow();
+    await expect(beforeSend()).resolves.toBeUndefined();
   });
 });

@@ -1,8 +1,11 @@
 /** find_slots and book_meeting: the CLI's `slots` and `book`, with the spec's lost-response rules. */
 import * as z from 'zod/v4';
 import { MAX_SLOTS_DAYS } from '../../limits.js';
-import { LEAD_DETAILS, nonEmpty, TZ } from './inputs.js';
-import { bookDocument, bookMeeting, parseBookOptions } from '../../run/book.js';
+import { answers, BOUNDS, emailInput, idInput, LEAD_DETAILS, nonEmpty, timeInput, TZ } from './inputs.js';
+import { bookDocument, bookMeeting, parseBookOptions, type BookOutcome } from '../../run/book.js';
+import { workspaceOf } from '../../run/workspace.js';
+import type { Context } from '../../context.js';
+import type { BookRequest } from '../../api/schemas.js';
 import type { SlotsResult } from '../../api/schemas.js';
 import { groupByDay, splitRange } from '../../domain/slots.js';
 import { formatInZone } from '../../domain/time.js';
@@ -27,8 +30,8 @@ export const findSlotsTool = defineTool({
     '); to look further ahead with the same hosts, pass reservation_id back instead of starting a new reservation. Books nothing, but each call without reservation_id places a new hold.',
   input: {
     event: nonEmpty("event id or slug, or scheduling link id (e.g. a fired outcome's schedulingLinkId)"),
-    from: z.string().optional().describe('start of the range (default now)'),
-    to: z.string().optional().describe('end of the range (a date alone: through its end); not with days'),
+    from: timeInput('start of the range (default now)').optional(),
+    to: timeInput('end of the range (a date alone: through its end); not with days').optional(),
     days: z
       .number()
       .int()
@@ -36,11 +39,12 @@ export const findSlotsTool = defineTool({
       .max(MAX_SLOTS_DAYS)
       .optional()
       .describe('length of the range in days (default 7); not with to'),
-    reservation_id: z.string().optional().describe('reuse this reservation (same host selection)'),
+    reservation_id: idInput('reuse this reservation (same host selection)').optional(),
     offset: z
       .number()
       .int()
       .min(0)
+      .max(100_000)
       .optional()
       .describe('skip this many free times (nextOffset of the previous call; default 0)'),
     limit: z
@@ -123,6 +127,32 @@ export function slotsDocument(
   };
 }
 
+/**
+ * The identical booking (same event, reservation, start and lead) already known to have booked:
+ * answered from the ledger, without a request, as the description promises (shared/ledger-rules.md:
+ * "the identical request, resolved as booked: answer already_booked, send nothing"). The CLI's
+ * bookMeeting sends it again and lets the server's RESERVATION_USED prove it; a booked entry never
+ * turns back, so reading it outside the lead's lock is safe.
+ */
+async function identicalBooked(ctx: Context, request: BookRequest): Promise<BookOutcome | undefined> {
+  const scope = await workspaceOf(ctx);
+  const prior = await (
+    await ctx.state()
+  ).journal.findPrior(scope, {
+    reservationId: request.reservationId,
+    workflowExecutionId: request.workflowExecutionId ?? null,
+    startTime: request.startTime,
+    personEmail: request.personEmail,
+  });
+  const identical =
+    prior &&
+    prior.outcome !== 'unknown' &&
+    prior.reservationId === request.reservationId &&
+    prior.event === request.event &&
+    Date.parse(prior.startTime) === Date.parse(request.startTime);
+  return identical ? { status: 'already_booked', code: 'ON_RECORD', attempt: prior, warnings: [] } : undefined;
+}
+
 const BOOK_LOST =
   'the booking almost certainly happened: do not book this lead another way. To learn the outcome, call book_meeting again with exactly the same arguments: the reservation is single-use, so it answers status already_booked and cannot create a second meeting';
 
@@ -135,15 +165,12 @@ export const bookMeetingTool = defineTool({
     ').',
   input: {
     event: nonEmpty('the event or scheduling link id/slug used for find_slots'),
-    start: z.string().describe('start time: one of the slots find_slots returned (ISO 8601), or a local time in tz'),
-    reservation_id: z.string().describe('reservationId from find_slots'),
-    email: z.string().describe("the lead's email"),
-    execution_id: z
-      .string()
-      .optional()
-      .describe("the fired trigger's executionId (links and resumes the workflow run)"),
+    start: timeInput('start time: one of the slots find_slots returned (ISO 8601), or a local time in tz'),
+    reservation_id: idInput('reservationId from find_slots'),
+    email: emailInput("the lead's email"),
+    execution_id: idInput("the fired trigger's executionId (links and resumes the workflow run)").optional(),
     ...LEAD_DETAILS,
-    responses: z.record(z.string(), z.string()).optional().describe('answers to the event questions, by key'),
+    responses: answers(z.string().max(BOUNDS.fieldValue)).optional().describe('answers to the event questions, by key'),
     rebook: z
       .boolean()
       .optional()
@@ -186,7 +213,9 @@ export const bookMeetingTool = defineTool({
       ctx.clock.now(),
     );
     call.lostHint = BOOK_LOST;
-    const result = await bookMeeting(ctx, request, zone, Boolean(args.rebook));
+    call.booking = 'book_meeting';
+    const result =
+      (await identicalBooked(ctx, request)) ?? (await bookMeeting(ctx, request, zone, Boolean(args.rebook)));
     if (result.status !== 'on_record') call.notes.push(...result.warnings);
     const doc = bookDocument(result, request);
     return { doc, text: bookText(doc, zone) };

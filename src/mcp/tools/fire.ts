@@ -6,7 +6,7 @@ import { fireOrReuse } from '../../run/trigger/fire.js';
 import { outcomeText } from '../format.js';
 import { OUTPUT } from '../output.js';
 import { BUDGET, defineTool } from '../tool.js';
-import { fieldsInput, stringFields, TRIGGER_INPUT } from './inputs.js';
+import { emailInput, fieldsInput, stringFields, TRIGGER_INPUT } from './inputs.js';
 
 const FIRE_LOST =
   'do not call fire_trigger again for this lead blindly: the workflow run may have started, and every fire repeats its CRM writes and notifications; check the run in the workflow history first';
@@ -20,7 +20,7 @@ export const fireTriggerTool = defineTool({
     '). To route and book in one step use route_lead instead.',
   input: {
     trigger: TRIGGER_INPUT,
-    email: z.string().trim().describe("the lead's email (fills the form's email field)"),
+    email: emailInput("the lead's email (fills the form's email field)").trim(),
     fields: fieldsInput,
     force: z
       .boolean()

@@ -1,29 +1,71 @@
-/** Inputs that several tools take, described once: a model reads the same words everywhere. */
+/**
+ * Inputs that several tools take, described once: a model reads the same words everywhere. Every
+ * input is bounded (maxLength, maxItems, maxProperties in the schema, refused before any request):
+ * an e-mail address as RFC 5321 allows it, ids and times as long as the API's ever are, form
+ * answers as many and as long as a trigger form holds. A refusal never echoes the value.
+ */
 import * as z from 'zod/v4';
 import { MAX_GUESTS } from '../../limits.js';
 
+export const BOUNDS = {
+  /** RFC 5321: a forward-path holds at most 256 octets, the address 254. */
+  email: 254,
+  /** uuids, slugs, reservation and execution ids, trigger names. */
+  id: 200,
+  /** ISO 8601 with an offset, or a phrase such as "next tuesday afternoon". */
+  time: 100,
+  /** IANA zone names (the longest is 32). */
+  zone: 64,
+  name: 200,
+  phone: 40,
+  cursor: 1000,
+  /** A trigger form's field name, one answer, and how many fields it has. */
+  fieldName: 100,
+  fieldValue: 2000,
+  fields: 100,
+} as const;
+
+export const bounded = (max: number) => z.string().max(max);
+
 /** A required id, slug or name: blank is refused by the schema, before any request. */
-export const nonEmpty = (description: string) => z.string().trim().min(1).describe(description);
+export const nonEmpty = (description: string) => z.string().max(BOUNDS.id).trim().min(1).describe(description);
+
+export const idInput = (description: string) => z.string().max(BOUNDS.id).describe(description);
+export const timeInput = (description: string) => z.string().max(BOUNDS.time).describe(description);
+export const emailInput = (description: string) => z.string().max(BOUNDS.email).describe(description);
 
 export const TRIGGER_INPUT = nonEmpty('trigger id or exact name (see list_triggers)');
 
 /** What a booking may say about the lead beside the email: book_meeting and route_lead take the same. */
 export const LEAD_DETAILS = {
-  first_name: z.string().optional(),
-  last_name: z.string().optional(),
-  phone: z.string().optional(),
-  guests: z.array(z.string()).max(MAX_GUESTS).optional().describe(`additional attendee emails (at most ${MAX_GUESTS})`),
-  lead_tz: z.string().optional().describe("the lead's IANA time zone (sent as leadTimezone)"),
+  first_name: bounded(BOUNDS.name).optional(),
+  last_name: bounded(BOUNDS.name).optional(),
+  phone: bounded(BOUNDS.phone).optional(),
+  guests: z
+    .array(z.string().max(BOUNDS.email))
+    .max(MAX_GUESTS)
+    .optional()
+    .describe(`additional attendee emails (at most ${MAX_GUESTS})`),
+  lead_tz: bounded(BOUNDS.zone).optional().describe("the lead's IANA time zone (sent as leadTimezone)"),
 };
 
 export const TZ = z
   .string()
+  .max(BOUNDS.zone)
   .optional()
   .describe('IANA time zone (e.g. Europe/Berlin) of local times given and of times shown; default: the system zone');
 
+/** A map of answers by name: at most BOUNDS.fields of them (JSON Schema's maxProperties, checked here too). */
+export const answers = <V extends z.ZodType>(value: V) =>
+  z
+    .record(z.string().max(BOUNDS.fieldName), value)
+    .refine((o) => Object.keys(o).length <= BOUNDS.fields, {
+      message: `too many: at most ${BOUNDS.fields} answers (nothing was sent)`,
+    })
+    .meta({ maxProperties: BOUNDS.fields });
+
 /** Form answers as strings: a model may send a number or a boolean for a text field. */
-export const fieldsInput = z
-  .record(z.string(), z.union([z.string(), z.number(), z.boolean()]))
+export const fieldsInput = answers(z.union([z.string().max(BOUNDS.fieldValue), z.number(), z.boolean()]))
   .optional()
   .describe(
     'form answers by field name (see list_triggers); select fields take an option value or its exact label; leave out the email field',

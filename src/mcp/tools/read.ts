@@ -6,7 +6,7 @@ import { listMeetings, parseMeetingsFilter } from '../../run/meetings/ls.js';
 import { eventsText, eventText, meetingsText, triggersText } from '../format.js';
 import { OUTPUT } from '../output.js';
 import { ANNOTATIONS, BUDGET, defineTool } from '../tool.js';
-import { nonEmpty } from './inputs.js';
+import { BOUNDS, emailInput, idInput, nonEmpty, timeInput, TZ } from './inputs.js';
 
 export const listTriggers = defineTool({
   name: 'list_triggers',
@@ -39,7 +39,7 @@ export const listEvents = defineTool({
       .max(MAX_EVENTS_PAGE)
       .optional()
       .describe(`page size, 1 to ${MAX_EVENTS_PAGE} (default: the server's)`),
-    cursor: z.string().min(1).optional().describe('nextCursor of the previous page'),
+    cursor: z.string().min(1).max(BOUNDS.cursor).optional().describe('nextCursor of the previous page'),
   },
   output: OUTPUT.list_events,
   annotations: ANNOTATIONS.read,
@@ -77,12 +77,12 @@ export const listMeetingsTool = defineTool({
   description:
     "Lists the meetings booked or moved through schedctl with this profile, from schedctl's local record (the API has no list operation, so meetings booked elsewhere are not included). By default only upcoming ones; filter by the lead's email, the event or link, or a from/to range (ISO 8601, or as people say them such as 'tomorrow' or 'next monday', read in tz); all: true includes past meetings. An entry whose id is null is a booking known to exist after its answer was lost. Costs no API request. Read-only.",
   input: {
-    email: z.string().optional().describe("only this lead's meetings"),
-    event: z.string().optional().describe('only meetings of this event or scheduling link (id or slug as booked)'),
-    from: z.string().optional().describe('only meetings at or after this time (also includes past ones)'),
-    to: z.string().optional().describe('only meetings before this time (a date alone: through its end)'),
+    email: emailInput("only this lead's meetings").optional(),
+    event: idInput('only meetings of this event or scheduling link (id or slug as booked)').optional(),
+    from: timeInput('only meetings at or after this time (also includes past ones)').optional(),
+    to: timeInput('only meetings before this time (a date alone: through its end)').optional(),
     all: z.boolean().optional().describe('include past meetings'),
-    tz: z.string().optional().describe('IANA time zone of from/to and of the times shown (default: the system zone)'),
+    tz: TZ.describe('IANA time zone of from/to and of the times shown (default: the system zone)'),
   },
   flags: { email: '--email', from: '--from', to: '--to', tz: '--tz' },
   output: OUTPUT.list_meetings,

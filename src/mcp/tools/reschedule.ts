@@ -1,12 +1,11 @@
 /** reschedule_meeting and the lead's meeting by email: the CLI's `reschedule` without its terminal picker. */
-import * as z from 'zod/v4';
 import { workspaceOf } from '../../run/workspace.js';
 import { UsageError } from '../../errors.js';
 import { findMeetingToMove, moveMeeting, parseRescheduleOptions } from '../../run/reschedule.js';
 import { rescheduleText } from '../format.js';
 import { OUTPUT } from '../output.js';
 import { BUDGET, defineTool } from '../tool.js';
-import { TZ } from './inputs.js';
+import { emailInput, idInput, timeInput, TZ } from './inputs.js';
 
 const MOVE_LOST =
   'the meeting may already have moved: calling reschedule_meeting again with the same arguments is harmless (it moves it to the same time)';
@@ -19,13 +18,12 @@ export const rescheduleMeetingTool = defineTool({
     BUDGET +
     '). If the answer is lost (OUTCOME_UNKNOWN) the meeting may already have moved; calling again with the same arguments is harmless.',
   input: {
-    meeting_id: z.string().optional().describe('the meeting id (from book_meeting, route_lead or list_meetings)'),
-    email: z
-      .string()
-      .optional()
-      .describe("instead of meeting_id: the lead's email, to find their upcoming meeting in the local record"),
-    event: z.string().optional().describe('with email: only meetings of this event or link'),
-    start: z.string().describe('the new start time'),
+    meeting_id: idInput('the meeting id (from book_meeting, route_lead or list_meetings)').optional(),
+    email: emailInput(
+      "instead of meeting_id: the lead's email, to find their upcoming meeting in the local record",
+    ).optional(),
+    event: idInput('with email: only meetings of this event or link').optional(),
+    start: timeInput('the new start time'),
     tz: TZ,
   },
   flags: { meeting_id: '<meeting-id>', email: '--email', event: '--event', start: '--start', tz: '--tz' },

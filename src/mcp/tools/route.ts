@@ -14,7 +14,7 @@ import { noticePrinter, routeDocument } from '../../run/route/print.js';
 import { routeText } from '../format.js';
 import { OUTPUT } from '../output.js';
 import { BUDGET, defineTool } from '../tool.js';
-import { fieldsInput, LEAD_DETAILS, stringFields, TRIGGER_INPUT, TZ } from './inputs.js';
+import { emailInput, fieldsInput, LEAD_DETAILS, stringFields, timeInput, TRIGGER_INPUT, TZ } from './inputs.js';
 
 const FLAGS = {
   trigger: '--trigger',
@@ -44,13 +44,11 @@ export const routeLeadTool = defineTool({
     ').',
   input: {
     trigger: TRIGGER_INPUT,
-    email: z.string().describe("the lead's email"),
+    email: emailInput("the lead's email"),
     fields: fieldsInput,
-    slot: z
-      .string()
-      .describe(
-        "'first' (the earliest free time), or the time to book: ISO 8601, or as people say it ('tomorrow 15:00'), read in tz",
-      ),
+    slot: timeInput(
+      "'first' (the earliest free time), or the time to book: ISO 8601, or as people say it ('tomorrow 15:00'), read in tz",
+    ),
     ...LEAD_DETAILS,
     tz: TZ,
     days: z
@@ -105,8 +103,14 @@ export const routeLeadTool = defineTool({
     // The CLI's notices (warnings only, as with --json) become the call's notes (in tool words: ../call.ts).
     const print = noticePrinter({ ui, json: true, target, zone: parsed.zone, yes: parsed.flags.yes });
     const notify = (n: RouteNotice) => {
-      if (n.type === 'booking' || n.type === 'resolving') call.lostHint = BOOK_LOST;
-      if (n.type === 'firing') call.lostHint = FIRE_LOST;
+      if (n.type === 'booking' || n.type === 'resolving') {
+        call.lostHint = BOOK_LOST;
+        call.booking = 'route_lead';
+      }
+      if (n.type === 'firing') {
+        call.lostHint = FIRE_LOST;
+        call.booking = undefined;
+      }
       print(n);
     };
     const { result, requests } = await routeParsed(ctx, parsed, {
