@@ -30,6 +30,7 @@ export function openStateOf(ctx: Context): State {
   const state: State = openState(ctx.configDir(), {
     now: () => ctx.clock.now(),
     staleMs: testOnlyMs(ctx.env.SCHEDCTL_TEST_LOCK_STALE_MS),
+    lockWaitMs: testOnlyMs(ctx.env.SCHEDCTL_TEST_LOCK_WAIT_MS),
     stateUrl: async () => stateUrlFrom(ctx, await state.profiles.snapshot()),
     warn: (line) => ctx.io.stderr.write(`${sanitizeText(line)}\n`),
   });

@@ -1,5 +1,4 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { ledgerRows } from '../helpers/ledger-db.js';
 import { describe, expect, it } from 'vitest';
 import { strictSchemas } from '../../src/api/schemas.js';
 import { bookSlotArgs, demoFireArgs } from '../helpers/args.js';
@@ -35,8 +34,7 @@ async function fire(region = 'emea', email = 'lead@acme.example'): Promise<{ exe
 const book = (event: string, start: string, reservation: string, email = 'lead@acme.example', extra: string[] = []) =>
   cli([...bookSlotArgs(event, start, reservation, email), ...extra]);
 
-const journal = () =>
-  JSON.parse(readFileSync(join(t.dir, 'journal.json'), 'utf8')).entries as Array<Record<string, unknown>>;
+const journal = () => ledgerRows<Record<string, unknown>>(t.dir, 'attempts');
 const meetings = async () => (await t.sb.state()).meetings;
 const BOOK = '/v1/scheduling/meetings';
 const bookRequests = async () => (await t.sb.state()).requests.filter((q) => q.method === 'POST' && q.path === BOOK);

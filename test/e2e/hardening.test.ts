@@ -5,6 +5,7 @@
  * move is outcome unknown (exit 7, the journal entry kept); a bulk run on an unwritable config
  * directory is STATE_WRITE before anything is sent.
  */
+import { ledgerRows } from '../helpers/ledger-db.js';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -31,10 +32,7 @@ async function server(handler: Handler) {
   return s;
 }
 const withUserinfo = (baseUrl: string) => baseUrl.replace('//', `//alice:${PASSWORD}@`);
-const journal = (dir: string): Array<Record<string, unknown>> => {
-  const file = join(dir, 'journal.json');
-  return existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')).entries : [];
-};
+const journal = (dir: string): Array<Record<string, unknown>> => ledgerRows(dir, 'attempts');
 const future = () => new Date(Math.ceil(Date.now() / 3_600_000) * 3_600_000 + 2 * 3_600_000).toISOString();
 const UUID = '9b2d7c1e-4f3a-4e5b-8c6d-7e8f9a0b1c2d';
 

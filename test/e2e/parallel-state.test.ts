@@ -1,9 +1,10 @@
 /**
  * Parallel schedctl processes on one config dir lose nothing: every change to config.json,
- * journal.json and meetings.json is a locked read-modify-write (src/state). A barrier in
+ * the ledger (its SQLite database) is one transaction (src/state). A barrier in
  * front of the sandbox (test/helpers/parallel-gate.ts) releases the parallel requests
  * together, so the writes that follow them really do overlap.
  */
+import { ledgerRows } from '../helpers/ledger-db.js';
 import { describe, expect, it } from 'vitest';
 import { registerSecret } from '../helpers/cli.js';
 import { barrier, startGate } from '../helpers/parallel-gate.js';
@@ -110,19 +111,15 @@ describe('bookings, in parallel', () => {
       expect(new Set(ids).size).toBe(N_BOOKS);
 
       const scope = `http://loopback:${new URL(gate.baseUrl).port}#key:${keyFingerprint(t.sb.keys.full)}`;
-      const journal = readState<{ entries: Array<{ outcome: string; meetingId?: string }> }>(t.dir, 'journal.json', {
-        entries: [],
-      }).entries;
+      const journal = ledgerRows<{ outcome: string; meetingId?: string }>(t.dir, 'attempts');
       expect(
         journal
           .filter((e) => e.outcome === 'booked')
           .map((e) => e.meetingId)
           .sort(),
       ).toEqual([...ids].sort());
-      const meetings = readState<{ meetings: Record<string, unknown> }>(t.dir, 'meetings.json', {
-        meetings: {},
-      }).meetings;
-      expect(Object.keys(meetings).sort()).toEqual(ids.map((id) => `${scope} ${id}`).sort());
+      const meetings = ledgerRows<{ scope: string; id: string }>(t.dir, 'meetings');
+      expect(meetings.map((m) => `${m.scope} ${m.id}`).sort()).toEqual(ids.map((id) => `${scope} ${id}`).sort());
 
       const again = await Promise.all(plans.map(book));
       for (const [i, r] of again.entries()) {

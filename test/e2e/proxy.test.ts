@@ -8,8 +8,7 @@
  * is (nothing reached the API), and a booking marked sent only once the tunnel and its TLS
  * handshake are up.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { ledgerRows } from '../helpers/ledger-db.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { registerSecret, show } from '../helpers/cli.js';
 import {
@@ -203,10 +202,7 @@ describe('a proxy that fails', () => {
 // "Never a second booking": an attempt the proxy stopped never reached the API, so it is not a
 // lost response; one whose tunnel is up but whose TLS handshake is not was never sent either.
 describe('a booking through a proxy', () => {
-  const journal = (): Array<Record<string, unknown>> => {
-    const file = join(t.dir, 'journal.json');
-    return existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')).entries : [];
-  };
+  const journal = (): Array<Record<string, unknown>> => ledgerRows(t.dir, 'attempts');
   const bookRequests = async () =>
     (await t.sb.state()).requests.filter((q) => q.method === 'POST' && q.path === '/v1/scheduling/meetings');
   async function slotsOf(event: string): Promise<{ reservationId: string; slots: string[] }> {

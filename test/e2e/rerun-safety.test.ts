@@ -3,12 +3,13 @@
  * sandbox): an attempt that never left the machine, other answers, the same script twice,
  * an explicit time after a lost answer, and a booking whose local record cannot be written.
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { DatabaseSync } from 'node:sqlite';
+import { ledgerRows } from '../helpers/ledger-db.js';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { assertNoSecretsInFiles, show, type RunResult } from '../helpers/cli.js';
 import { startGate, TLS_CERT, type Gate } from '../helpers/parallel-gate.js';
-import { describeRun, readState, sleep, startCli, waitFor } from '../helpers/parallel-run.js';
+import { describeRun, sleep, startCli, waitFor } from '../helpers/parallel-run.js';
 import { bookSlotArgs, demoFireArgs, demoRouteArgs } from '../helpers/args.js';
 import { useSandbox } from '../helpers/sandbox.js';
 
@@ -39,8 +40,13 @@ const cli = (args: string[], env: Record<string, string> = {}): Promise<RunResul
  * over once it is 2 s old (SCHEDCTL_TEST_LOCK_STALE_MS, a test-only knob) instead of the real 10 s:
  * no other process is alive to hold it then.
  */
-const viaGate = (g: Gate, args: string[]) =>
-  cli(args, { SCHEDCTL_BASE_URL: g.baseUrl, NODE_EXTRA_CA_CERTS: TLS_CERT, SCHEDCTL_TEST_LOCK_STALE_MS: '2000' });
+const viaGate = (g: Gate, args: string[], env: Record<string, string> = {}) =>
+  cli(args, {
+    SCHEDCTL_BASE_URL: g.baseUrl,
+    NODE_EXTRA_CA_CERTS: TLS_CERT,
+    SCHEDCTL_TEST_LOCK_STALE_MS: '2000',
+    ...env,
+  });
 
 const routeArgs = (email: string, region: string, slot: string, extra: string[] = []) => [
   ...demoRouteArgs(email, region),
@@ -69,7 +75,7 @@ interface JournalEntry {
   startTime: string;
   workflowExecutionId: string | null;
 }
-const journal = () => readState<{ entries: JournalEntry[] }>(t.dir, 'journal.json', { entries: [] }).entries;
+const journal = () => ledgerRows<JournalEntry>(t.dir, 'attempts');
 const state = () => t.sb.state();
 const bookRequests = async () => (await state()).requests.filter((q) => q.method === 'POST' && q.path === BOOK_PATH);
 
@@ -225,10 +231,7 @@ describe('other answers', () => {
     expect(booked).toMatchObject({ hosts: ['Amelia Hart'] });
     expect(booked.workflowExecutionId).not.toBe(lost!.workflowExecutionId);
     // The americas outcome is held no more: it cannot be reused for this lead.
-    const held = Object.values(
-      readState<{ outcomes: Record<string, { executionId: string }> }>(t.dir, 'outcomes.json', { outcomes: {} })
-        .outcomes,
-    );
+    const held = ledgerRows<{ executionId: string }>(t.dir, 'outcomes');
     expect(held.map((o) => o.executionId)).not.toContain(lost!.workflowExecutionId);
   });
 
@@ -332,29 +335,46 @@ describe('an explicit time after a lost answer', () => {
 });
 
 describe('a confirmed booking whose local record cannot be written', () => {
-  it('route: meetings.json cannot be written: the meeting is printed, exit 0, a warning names it; a re-run does not book again', async () => {
-    const g = await gate();
-    const meetingsFile = join(t.dir, 'meetings.json');
+  /**
+   * Another process (this test) takes the ledger database's write lock the moment the booking
+   * reaches the API, and holds it past the command's wait: a hung schedctl, or a disk that stalls.
+   */
+  function holdLedgerWhenBooked(g: Gate): { release: () => void } {
+    let db: DatabaseSync | undefined;
     g.before = (r) => {
-      // The booking is on its way: from now on meetings.json is a directory, so the atomic rename over it fails.
-      if (r.method === 'POST' && r.path === BOOK_PATH) mkdirSync(meetingsFile);
+      if (r.method !== 'POST' || r.path !== BOOK_PATH || db) return;
+      db = new DatabaseSync(join(t.dir, 'ledger.db'));
+      db.exec('BEGIN IMMEDIATE');
     };
+    return {
+      release: () => {
+        db?.exec('ROLLBACK');
+        db?.close();
+        g.before = undefined;
+      },
+    };
+  }
+  const HELD = { SCHEDCTL_TEST_LOCK_WAIT_MS: '800' };
+
+  it('route: the ledger is held by another process once the booking left: the meeting is printed, exit 0, a warning names the database; a re-run does not book again', async () => {
+    const g = await gate();
+    const held = holdLedgerWhenBooked(g);
     const args = routeArgs('zoe@acme.example', 'emea', 'first');
-    const r = await viaGate(g, args);
+    const r = await viaGate(g, args, HELD);
+    held.release();
     expect(r.code, show(r)).toBe(0);
     const doc = r.json();
     expect(doc).toMatchObject({ status: 'booked', meeting: { id: expect.any(String) } });
     expect(r.stderr).toMatch(
       /warning: .*the meeting is booked, but the meeting in the local record .*could not be recorded/,
     );
-    expect(r.stderr).toContain(meetingsFile);
+    expect(r.stderr).toContain(join(t.dir, 'ledger.db'));
     const s = await state();
     expect(s.meetings).toEqual([expect.objectContaining({ id: doc.meeting.id })]);
-    expect(journal()).toEqual([expect.objectContaining({ outcome: 'booked', meetingId: doc.meeting.id })]);
-    rmSync(meetingsFile, { recursive: true });
+    // The attempt was written (and marked sent) before the hold: its outcome is what is unknown here.
+    expect(journal()).toEqual([expect.objectContaining({ outcome: 'unknown', sentAt: expect.any(String) })]);
 
-    // Fixed, and run again: the journal knows it booked; the server says so again. No second meeting.
-    g.before = undefined;
+    // Run again: the attempt is sent again as it was, and the server's answer proves the booking. No second meeting.
     const again = await viaGate(g, args);
     expect(again.code, show(again)).toBe(0);
     expect(again.json()).toMatchObject({ status: 'already_booked', slot: doc.meeting.date });
@@ -364,35 +384,24 @@ describe('a confirmed booking whose local record cannot be written', () => {
     assertNoSecretsInFiles(t.dir);
   });
 
-  it('book: journal.json cannot be written once the request left: the meeting is printed, exit 0, a warning names the journal', async () => {
+  it('book: the ledger is held by another process once the request left: the meeting is printed, exit 0, a warning names the journal', async () => {
     const g = await gate();
     const s = await sandboxSlots('intro-call');
-    const journalFile = join(t.dir, 'journal.json');
-    g.before = (r) => {
-      if (r.method === 'POST' && r.path === BOOK_PATH) {
-        renameSync(journalFile, `${journalFile}.aside`);
-        mkdirSync(journalFile);
-      }
-    };
-    const r = await viaGate(g, [
-      ...bookSlotArgs('intro-call', s.slots[1]!, s.reservationId, 'lou@acme.example'),
-      '--tz',
-      'UTC',
-    ]);
+    const held = holdLedgerWhenBooked(g);
+    const args = [...bookSlotArgs('intro-call', s.slots[1]!, s.reservationId, 'lou@acme.example'), '--tz', 'UTC'];
+    const r = await viaGate(g, args, HELD);
+    held.release();
     expect(r.code, show(r)).toBe(0);
     const [m] = (await state()).meetings;
     expect(r.stdout).toContain(`Booked meeting ${m!.id}`);
     expect(r.stderr).toMatch(
-      /warning: .*the meeting is booked, but the journal entry in .*journal\.json could not be recorded/,
+      /warning: .*the meeting is booked, but the journal entry in .*ledger\.db \(attempts\) could not be recorded/,
     );
-    // The meeting itself is on record.
-    const recorded = Object.values(
-      readState<{ meetings: Record<string, { id: string }> }>(t.dir, 'meetings.json', { meetings: {} }).meetings,
-    );
-    expect(recorded.map((x) => x.id)).toEqual([m!.id]);
-    expect(existsSync(`${journalFile}.aside`)).toBe(true);
-    expect(JSON.parse(readFileSync(`${journalFile}.aside`, 'utf8')).entries).toEqual([
-      expect.objectContaining({ outcome: 'unknown', sentAt: expect.any(String) }),
-    ]);
+    expect(journal()).toEqual([expect.objectContaining({ outcome: 'unknown', sentAt: expect.any(String) })]);
+    // The re-run resolves it from the server's answer and records the meeting: one meeting.
+    const again = await viaGate(g, [...args, '--json']);
+    expect(again.code, show(again)).toBe(0);
+    expect(again.json()).toMatchObject({ status: 'already_booked' });
+    expect((await state()).meetings).toHaveLength(1);
   });
 });

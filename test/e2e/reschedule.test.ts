@@ -1,5 +1,4 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { ledgerRows } from '../helpers/ledger-db.js';
 import { describe, expect, it } from 'vitest';
 import { strictSchemas } from '../../src/api/schemas.js';
 import { DateTime } from 'luxon';
@@ -48,7 +47,7 @@ describe('reschedule', () => {
     expect(r.stdout).toMatch(/status +rescheduled/);
     const state = await t.sb.state();
     expect(state.meetings[0]!.date).toBe(target);
-    const entries = JSON.parse(readFileSync(join(t.dir, 'journal.json'), 'utf8')).entries;
+    const entries = ledgerRows<Record<string, unknown>>(t.dir, 'attempts');
     expect(entries[0]).toMatchObject({ meetingId: m.id, startTime: target });
   });
 

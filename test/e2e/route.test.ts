@@ -1,7 +1,6 @@
 /** The scriptable `schedctl route` end to end against the sandbox: outcomes, request economy, recovery, lost responses. */
+import { ledgerRows } from '../helpers/ledger-db.js';
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { strictSchemas } from '../../src/api/schemas.js';
 import { assertNoSecretsInFiles, show, tempDir } from '../helpers/cli.js';
@@ -54,7 +53,7 @@ describe('route (scriptable)', () => {
       personEmail: 'ada@acme.example',
     });
     // Used up: the booked run's remembered outcome is forgotten.
-    expect(JSON.parse(readFileSync(join(t.dir, 'outcomes.json'), 'utf8')).outcomes).toEqual({});
+    expect(ledgerRows(t.dir, 'outcomes')).toEqual([]);
     assertNoSecretsInFiles(t.dir);
   });
 
@@ -276,7 +275,7 @@ describe('route (scriptable)', () => {
     let state = await t.sb.state();
     expect(state.meetings).toHaveLength(1);
     expect(state.requests.filter((q) => q.path === '/v1/scheduling/meetings')).toHaveLength(1);
-    const journal = JSON.parse(readFileSync(join(t.dir, 'journal.json'), 'utf8')).entries;
+    const journal = ledgerRows<Record<string, unknown>>(t.dir, 'attempts');
     expect(journal).toEqual([
       expect.objectContaining({ outcome: 'unknown', workflowExecutionId: state.meetings[0]!.workflowExecutionId }),
     ]);

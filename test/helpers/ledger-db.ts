@@ -2,6 +2,7 @@
  * Reads a config directory's SQLite ledger as the tests' witness: straight from the file with
  * node:sqlite (read-only), not through the state store under test.
  */
+import { existsSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
 import { join } from 'node:path';
 
@@ -9,6 +10,7 @@ export type LedgerTable = 'attempts' | 'meetings' | 'outcomes' | 'fires' | 'even
 
 /** The rows of one ledger table (each with its JSON body parsed, when it has one), in row order. */
 export function ledgerRows<T = Record<string, unknown>>(dir: string, table: LedgerTable): T[] {
+  if (!existsSync(join(dir, 'ledger.db'))) return [];
   const db = new DatabaseSync(join(dir, 'ledger.db'), { readOnly: true });
   try {
     const order = table === 'attempts' || table === 'fires' ? ' ORDER BY seq' : '';
