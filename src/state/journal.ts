@@ -62,7 +62,11 @@ export const msOf = (iso: string | undefined): number | null => {
   return Number.isNaN(ms) ? null : ms;
 };
 
-/** Writes one entry (insert, or replace the row with its id: its place in the order stays). */
+/**
+ * Writes one entry (insert, or replace the row with its id: its place in the order stays). An
+ * outcome once known stays known: a copy still `unknown` (kept on a machine while the team
+ * database was down, and moved in after another machine learnt the outcome) never replaces it.
+ */
 export async function putAttempt(sql: Sql, e: JournalEntry, keep = false): Promise<number> {
   return sql.run(
     `INSERT INTO schedctl_attempts (id, workspace, lead, reservation_id, execution_id, meeting_id, outcome, sent, start_ms, touched_ms, body)
@@ -73,7 +77,8 @@ export async function putAttempt(sql: Sql, e: JournalEntry, keep = false): Promi
          : `DO UPDATE SET workspace = excluded.workspace, lead = excluded.lead,
        reservation_id = excluded.reservation_id, execution_id = excluded.execution_id,
        meeting_id = excluded.meeting_id, outcome = excluded.outcome, sent = excluded.sent,
-       start_ms = excluded.start_ms, touched_ms = excluded.touched_ms, body = excluded.body`
+       start_ms = excluded.start_ms, touched_ms = excluded.touched_ms, body = excluded.body
+       WHERE NOT (schedctl_attempts.outcome <> 'unknown' AND excluded.outcome = 'unknown')`
      }`,
     [
       e.id,

@@ -305,7 +305,7 @@ describe('route --from: sending', () => {
     expect(status.json().counts).not.toHaveProperty('rateBudgets');
     const human = await cli(['state', 'status']);
     expect(human.code, show(human)).toBe(0);
-    expect(human.stdout).toContain('Backend:  local files (this machine only)');
+    expect(human.stdout).toContain('Backend:  local SQLite database (this machine only)');
     expect(human.stdout).toMatch(new RegExp(`Records: .*meetings 2.*runRecords ${records}`));
   });
 

@@ -228,21 +228,25 @@ describe('state push and the schema', () => {
   );
 
   it(
-    'a database at schema version 1 is migrated to 2 by the first command (the run records table made)',
+    'a database at schema version 1 is migrated to 3 by the first command (the run records table and the ledger tables made)',
     SLOW,
     async () => {
       const a = on();
       const made = await a.run(['state', 'status', '--json']);
       expect(made.code, show(made)).toBe(0);
-      expect(made.json().schemaVersion).toBe(2);
-      // What a schedctl of schema 1 left.
-      await sql(`DROP TABLE schedctl_run_records; UPDATE schedctl_meta SET value = '1' WHERE key = 'schema_version'`);
+      expect(made.json().schemaVersion).toBe(3);
+      // What a schedctl of schema 1 left: its documents, no run records, no ledger tables.
+      await sql(
+        `DROP TABLE schedctl_run_records; ${['attempts', 'meetings', 'outcomes', 'fires', 'event_aliases'].map((t) => `DROP TABLE schedctl_${t}`).join('; ')};
+         ALTER TABLE schedctl_documents_schema2 RENAME TO schedctl_documents;
+         UPDATE schedctl_meta SET value = '1' WHERE key = 'schema_version'`,
+      );
       expect(await sql(`SELECT to_regclass('schedctl_run_records') IS NULL`)).toBe('t');
 
       const status = await on().run(['state', 'status', '--json']);
       expect(status.code, show(status)).toBe(0);
-      expect(status.json()).toMatchObject({ schemaVersion: 2, counts: { runRecords: 0 } });
-      expect(await sql(`SELECT value FROM schedctl_meta WHERE key = 'schema_version'`)).toBe('2');
+      expect(status.json()).toMatchObject({ schemaVersion: 3, counts: { runRecords: 0 } });
+      expect(await sql(`SELECT value FROM schedctl_meta WHERE key = 'schema_version'`)).toBe('3');
       expect(await sql(`SELECT to_regclass('schedctl_run_records') IS NOT NULL`)).toBe('t');
       const run = await a.run(routeArgs(leadsOn(a, 'migrated', 1)));
       expect(run.code, show(run)).toBe(0);

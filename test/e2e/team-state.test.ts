@@ -196,6 +196,13 @@ describe('state push', () => {
   );
 });
 
+/** Every record of the ledger's tables, one line each. */
+const LEDGER_DUMP = `SELECT 'attempts', id, body FROM schedctl_attempts
+       UNION ALL SELECT 'meetings', id, body FROM schedctl_meetings
+       UNION ALL SELECT 'outcomes', execution_id, body FROM schedctl_outcomes
+       UNION ALL SELECT 'fires', id, body FROM schedctl_fires
+       UNION ALL SELECT 'aliases', alias, event_id FROM schedctl_event_aliases`;
+
 describe('the schema version', () => {
   it(
     'a newer schema_version is refused by every ledger command (exit 9, the version, "upgrade"); nothing is written or sent',
@@ -208,9 +215,7 @@ describe('the schema version', () => {
       expect(booked.code, show(booked)).toBe(0);
       await sql(`UPDATE schedctl_meta SET value = '99' WHERE key = 'schema_version'`);
       const snapshot = () =>
-        sql(
-          `SELECT 'doc', kind, body::text FROM schedctl_documents UNION ALL SELECT 'meta', key, value FROM schedctl_meta ORDER BY 1, 2`,
-        );
+        sql(`${LEDGER_DUMP} UNION ALL SELECT 'meta', key, value FROM schedctl_meta ORDER BY 1, 2, 3`);
       const before = await snapshot();
       const b = on();
       const s2 = await freshSlots(b, 'intro-call'); // a read: no ledger needed
@@ -257,7 +262,7 @@ describe('what the database holds', () => {
     const budgets = await sql('SELECT budget_id FROM schedctl_rate_budgets');
     expect(budgets.split('\n').filter(Boolean).length).toBeGreaterThanOrEqual(2); // one per key
     const dump = await sql(
-      `SELECT 'documents', kind, body::text FROM schedctl_documents
+      `${LEDGER_DUMP}
        UNION ALL SELECT 'budgets', budget_id, state::text FROM schedctl_rate_budgets
        UNION ALL SELECT 'locks', name, owner::text FROM schedctl_locks
        UNION ALL SELECT 'meta', key, value FROM schedctl_meta`,
@@ -284,7 +289,7 @@ describe('state status and state unlock', () => {
       expect(idle.json()).toEqual({
         backend: 'postgres',
         location: stateUrl,
-        schemaVersion: 2,
+        schemaVersion: 3,
         counts: { journal: 0, meetings: 0, outcomes: 0, fires: 0, events: 0, rateBudgets: 0, runRecords: 0 },
         locks: [],
         keptOnThisMachine: 0,

@@ -17,7 +17,9 @@ export async function run(ctx: Context): Promise<void> {
     counts.runRecords = runLogFiles(join(ctx.configDir(), 'runs')).reduce((n, log) => n + log.records.length, 0);
     const doc = {
       backend: 'local',
-      location: join(backend.where, LEDGER_DB),
+      location: backend.where,
+      // The ledger's own file (SQLite), inside location.
+      database: join(backend.where, LEDGER_DB),
       schemaVersion: null,
       counts,
       locks: [],
@@ -27,7 +29,7 @@ export async function run(ctx: Context): Promise<void> {
     return ui.print(
       [
         `Backend:  local SQLite database (this machine only)`,
-        `Location: ${join(backend.where, LEDGER_DB)}`,
+        `Location: ${backend.where} (the ledger: ${LEDGER_DB})`,
         `Records:  ${describeCounts(counts)}`,
         'To share the ledger with a team: SCHEDCTL_STATE_URL=postgres://… then `schedctl state push` (docs/team-state.md).',
       ].join('\n'),
