@@ -183,10 +183,12 @@ export class Meetings {
     if (q.from !== undefined) and('start_ms >= ?', q.from.getTime());
     if (q.to !== undefined) and('start_ms < ?', q.to.getTime());
     if (q.upcomingFrom !== undefined) and('over_ms > ?', q.upcomingFrom.getTime());
+    // Sorted here, not by the query: an ORDER BY that an index could serve tempts SQLite's planner
+    // (without statistics) to walk the whole workspace in start order instead of the lead's rows.
     const rows = await (
       await this.db()
-    ).all<Row>(`SELECT * FROM schedctl_meetings WHERE ${where.join(' AND ')} ORDER BY start_ms, id`, params);
-    return rows.map(recordOf);
+    ).all<Row>(`SELECT * FROM schedctl_meetings WHERE ${where.join(' AND ')}`, params);
+    return rows.map(recordOf).sort((a, b) => Date.parse(a.date) - Date.parse(b.date) || (a.id < b.id ? -1 : 1));
   }
 
   /**

@@ -79,10 +79,14 @@ beforeAll(async () => {
 });
 afterAll(async () => c?.close());
 
-/** A ledger document of the team state, as the database holds it. */
-async function teamDocument<T>(name: string, empty: T): Promise<T> {
-  const body = await fixture.pg.psql(`SELECT body FROM schedctl_documents WHERE kind = '${name}'`, dbName);
-  return body ? (JSON.parse(body) as T) : empty;
+/** The records of one ledger table of the team state (their bodies), as the database holds them. */
+async function teamRecords<T>(table: 'attempts' | 'meetings'): Promise<T[]> {
+  const order = table === 'attempts' ? ' ORDER BY seq' : '';
+  const rows = await fixture.pg.psql(
+    `SELECT json_build_object('scope', workspace) || body::jsonb FROM schedctl_${table}${order}`,
+    dbName,
+  );
+  return rows ? rows.split('\n').map((line) => JSON.parse(line) as T) : [];
 }
 
 interface LeadExtra {
@@ -167,8 +171,7 @@ describe('parallel-process campaign on a team state (PostgreSQL)', () => {
     const afterFirst = await sb.state();
     const firstSeconds = (Date.now() - started) / 1000;
     checkAtMostOne(afterFirst, plans, 'after the first pass', failures);
-    const journalAfterFirst = (await teamDocument<{ entries: JournalEntry[] }>('journal.json', { entries: [] }))
-      .entries;
+    const journalAfterFirst = await teamRecords<JournalEntry>('attempts');
 
     // --- the hold lapses; every lead's command again, each slot form on another machine ---
     await sb.advance(HOLD_SECONDS + 5);
@@ -241,20 +244,20 @@ describe('parallel-process campaign on a team state (PostgreSQL)', () => {
       if (doc?.backend !== 'postgres' || doc.keptOnThisMachine !== 0)
         failures.push(`state status on ${machines[i]!.name}: exit ${r.code}\n${r.stdout}\n${r.stderr}`);
       const spool = join(machines[i]!.dir, 'team-spool');
-      const left = existsSync(spool) ? readdirSync(spool).filter((f) => f.endsWith('.json')) : [];
+      const left = existsSync(spool) ? readdirSync(spool).filter((f) => /\.jsonl?$/.test(f)) : [];
       if (left.length) failures.push(`${machines[i]!.name} still keeps ${left.join(', ')} in ${spool}`);
     }
-    const journal = (await teamDocument<{ entries: JournalEntry[] }>('journal.json', { entries: [] })).entries;
-    const record = (await teamDocument<{ meetings: Record<string, unknown> }>('meetings.json', { meetings: {} }))
-      .meetings;
+    const journal = await teamRecords<JournalEntry>('attempts');
+    const record = new Set(
+      (await teamRecords<{ scope: string; id: string }>('meetings')).map((m) => `${m.scope} ${m.id}`),
+    );
     checkRuns({
       all,
       second,
       final,
       plans,
       documentedExits: DOCUMENTED_EXITS,
-      kept: (id) =>
-        Object.hasOwn(record, `${c.scope} ${id}`) || journal.some((e) => e.outcome === 'booked' && e.meetingId === id),
+      kept: (id) => record.has(`${c.scope} ${id}`) || journal.some((e) => e.outcome === 'booked' && e.meetingId === id),
       failures,
     });
     const runsOf = new Map<string, Run[]>();

@@ -39,7 +39,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/cli.js';
 import { pool } from '../helpers/pool.js';
 import { prng } from '../helpers/prng.js';
-import { readState } from '../helpers/parallel-run.js';
+import { ledgerRows } from '../helpers/ledger-db.js';
 import {
   checkAtMostOne,
   checkRuns,
@@ -85,7 +85,7 @@ describe('parallel-process campaign', () => {
     const afterFirst = await sb.state();
     const firstSeconds = (Date.now() - started) / 1000;
     checkAtMostOne(afterFirst, plans, 'after the first pass', failures);
-    const journalAfterFirst = readState<{ entries: JournalEntry[] }>(dir, 'journal.json', { entries: [] }).entries;
+    const journalAfterFirst = ledgerRows<JournalEntry>(dir, 'attempts');
 
     // --- the hold lapses; then every lead's command again, with each slot form ---
     await sb.advance(HOLD_SECONDS + 5);
@@ -108,17 +108,16 @@ describe('parallel-process campaign', () => {
     );
 
     // --- invariants ---
-    const journal = readState<{ entries: JournalEntry[] }>(dir, 'journal.json', { entries: [] }).entries;
-    const record = readState<{ meetings: Record<string, unknown> }>(dir, 'meetings.json', { meetings: {} }).meetings;
-    readState(dir, 'outcomes.json', {}); // still readable after every kill
+    const journal = ledgerRows<JournalEntry>(dir, 'attempts');
+    const record = new Set(ledgerRows<{ scope: string; id: string }>(dir, 'meetings').map((m) => `${m.scope} ${m.id}`));
+    ledgerRows(dir, 'outcomes'); // still readable after every kill
     checkRuns({
       all,
       second,
       final,
       plans,
       documentedExits: DOCUMENTED_EXITS,
-      kept: (id) =>
-        Object.hasOwn(record, `${c.scope} ${id}`) || journal.some((e) => e.outcome === 'booked' && e.meetingId === id),
+      kept: (id) => record.has(`${c.scope} ${id}`) || journal.some((e) => e.outcome === 'booked' && e.meetingId === id),
       failures,
     });
 

@@ -1,0 +1,351 @@
+// npm run bench:ledger: what a command costs as the ledger grows. For each size N (default
+// 0, 10000, 100000, 1000000 past meetings, with one attempt and one fire per three meetings and a
+// move per ten), a config directory is seeded straight into its tables, then each command runs
+// BENCH_RUNS times (default 15) against an embedded sandbox without a rate limit; the table gives
+// the median wall time, the median peak RSS, and both as a ratio of N = 0. With
+// BENCH_STATE_URL=postgres://… the same on a team state (the tables emptied and seeded per size).
+//   node scripts/bench-ledger.mjs [sizes, e.g. 0,100000]
+import { execFileSync, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const RUNS = Number(process.env.BENCH_RUNS ?? 15);
+const SIZES = (process.argv[2] ?? '0,10000,100000,1000000').split(',').map(Number);
+const STATE_URL = process.env.BENCH_STATE_URL;
+const bin = join(root, 'bin/schedctl.js');
+const rssHook = join(root, 'scripts/bench-rss.mjs');
+const TRIGGER = 'Inbound demo request';
+
+if (!existsSync(join(root, 'dist/cli.cjs')))
+  execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: root, stdio: 'inherit' });
+const { startSandbox } = await import(join(root, 'dist/esm/sandbox.mjs'));
+const sandbox = await startSandbox({ rateLimit: 0 });
+const pg = STATE_URL ? createRequire(import.meta.url)('pg') : undefined;
+
+/** One schedctl run: wall ms and peak RSS (MB), or a failure with what it printed. */
+function cli(env, args) {
+  return new Promise((resolve, reject) => {
+    const started = process.hrtime.bigint();
+    const child = spawn(process.execPath, ['--import', rssHook, bin, ...args], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    let rss = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    child.stdio[3].on('data', (d) => (rss += d));
+    child.on('close', (code) => {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      if (code !== 0) return reject(new Error(`schedctl ${args.join(' ')} exited ${code}\n${out}\n${err}`));
+      resolve({ ms, rssMb: Number(rss.trim()) / 1024, out });
+    });
+  });
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+async function setUp(n) {
+  const dir = mkdtempSync(join(tmpdir(), `schedctl-ledger-${n}-`));
+  const env = {
+    PATH: process.env.PATH,
+    HOME: dir,
+    SCHEDCTL_CONFIG_DIR: dir,
+    NO_COLOR: '1',
+    ...(STATE_URL ? { SCHEDCTL_STATE_URL: STATE_URL } : {}),
+  };
+  const add = ['profile', 'add', 'bench', '--default', '--key-stdin', '--no-verify', '--rate', '100000'];
+  execFileSync(process.execPath, [bin, ...add, '--base-url', sandbox.baseUrl], {
+    env,
+    input: sandbox.keys.full,
+    stdio: ['pipe', 'ignore', 'inherit'],
+  });
+  if (pg) await emptyTeamState();
+  // Real bookings first: the tables exist, and a meeting the sandbox knows (to move) is on record.
+  await cli(env, [...routeArgs('first@bench.example')]);
+  const offered = JSON.parse((await cli(env, ['slots', 'intro-call', '--json', '--days', '14'])).out);
+  const meeting = JSON.parse(
+    (
+      await cli(env, [
+        'book',
+        'intro-call',
+        '--start',
+        offered.slots.at(-1),
+        '--reservation',
+        offered.reservationId,
+        '--email',
+        'kept@bench.example',
+        '--json',
+      ])
+    ).out,
+  );
+  const workspace = await workspaceOf(dir);
+  const t0 = Date.now();
+  if (n > 0) await (pg ? seedTeam(workspace, n) : seedLocal(join(dir, 'ledger.db'), workspace, n));
+  const seedSeconds = (Date.now() - t0) / 1000;
+  // Moves go back and forth between its time and another its host is free at (found by trying,
+  // from the last times offered: routes take the first ones).
+  let other;
+  for (const candidate of offered.slots.slice(-40, -1).reverse()) {
+    const moved = await cli(env, ['reschedule', meeting.id, '--start', candidate, '--json']).catch(() => undefined);
+    if (moved) {
+      other = candidate;
+      break;
+    }
+  }
+  if (!other) throw new Error('no time to move the meeting to');
+  return { env, meeting, free: [meeting.date, other], seedSeconds };
+}
+
+async function workspaceOf(dir) {
+  if (pg) {
+    const c = new pg.Client({ connectionString: STATE_URL });
+    await c.connect();
+    const r = await c.query('SELECT workspace FROM schedctl_meetings LIMIT 1');
+    await c.end();
+    return r.rows[0].workspace;
+  }
+  const db = new DatabaseSync(join(dir, 'ledger.db'), { readOnly: true });
+  const w = db.prepare('SELECT workspace FROM schedctl_meetings LIMIT 1').get().workspace;
+  db.close();
+  return w;
+}
+
+/** N past meetings, their attempts (one per three), fires (one per three) and moves (one per ten): rows as schedctl writes them. */
+function* records(workspace, n) {
+  const now = Date.now();
+  const leads = Math.max(1, Math.floor(n / 3));
+  for (let i = 0; i < n; i++) {
+    const id = randomUUID();
+    const email = `past${i % leads}@seed.example`;
+    const start = now - (i + 2) * 3_600_000;
+    const date = new Date(start).toISOString();
+    const meeting = {
+      id,
+      eventId: '11111111-1111-4111-8111-111111111111',
+      title: 'Intro call',
+      status: 'scheduled',
+      date,
+      duration: 30,
+      meetingLink: null,
+      conferencingType: 'zoom',
+      location: null,
+      personEmail: email,
+      additionalAttendees: [],
+      cancellationReason: null,
+      createdAt: date,
+      updatedAt: date,
+      scope: workspace,
+      source: 'booked',
+      recordedAt: date,
+      event: 'intro-call',
+      bookedBy: 'seed@bench',
+      history: i % 10 === 0 ? [{ from: date, to: date, at: date, by: 'seed@bench' }] : [],
+    };
+    yield [
+      'meetings',
+      [
+        workspace,
+        id,
+        email,
+        start,
+        start + 1_800_000,
+        'scheduled',
+        null,
+        'intro-call',
+        meeting.eventId,
+        JSON.stringify(meeting),
+      ],
+    ];
+    if (i % 3 === 0) {
+      const attempt = {
+        id: randomUUID(),
+        scope: workspace,
+        event: 'intro-call',
+        reservationId: randomUUID(),
+        workflowExecutionId: null,
+        personEmail: email,
+        startTime: date,
+        attemptedAt: date,
+        outcome: 'booked',
+        meetingId: id,
+        sentAt: date,
+        updatedAt: date,
+      };
+      yield [
+        'attempts',
+        [
+          attempt.id,
+          workspace,
+          email,
+          attempt.reservationId,
+          null,
+          id,
+          'booked',
+          1,
+          start,
+          start,
+          JSON.stringify(attempt),
+        ],
+      ];
+      const fire = {
+        id: randomUUID(),
+        scope: workspace,
+        triggerId: 't-seed',
+        personEmail: email,
+        answersKey: 'k',
+        preparedAt: date,
+        state: 'answered',
+        executionId: randomUUID(),
+        outcomeType: 'scheduler',
+      };
+      yield ['fires', [fire.id, workspace, email, 't-seed', 'answered', fire.executionId, start, JSON.stringify(fire)]];
+    }
+  }
+}
+
+const COLUMNS = {
+  meetings: 'workspace, id, lead, start_ms, over_ms, status, trigger_id, event, event_id, body',
+  attempts: 'id, workspace, lead, reservation_id, execution_id, meeting_id, outcome, sent, start_ms, touched_ms, body',
+  fires: 'id, workspace, lead, trigger_id, state, execution_id, prepared_ms, body',
+};
+const insertSql = (table, rows = 1) => {
+  const n = COLUMNS[table].split(',').length;
+  const one = `(${Array.from({ length: n }, () => '?').join(', ')})`;
+  return `INSERT INTO schedctl_${table} (${COLUMNS[table]}) VALUES ${Array.from({ length: rows }, () => one).join(', ')}`;
+};
+
+function seedLocal(path, workspace, n) {
+  const db = new DatabaseSync(path);
+  const stmts = Object.fromEntries(Object.keys(COLUMNS).map((t) => [t, db.prepare(insertSql(t))]));
+  db.exec('BEGIN');
+  for (const [table, values] of records(workspace, n)) stmts[table].run(...values);
+  db.exec('COMMIT');
+  db.close();
+}
+
+async function emptyTeamState() {
+  const c = new pg.Client({ connectionString: STATE_URL });
+  await c.connect();
+  const exists = await c.query(`SELECT to_regclass('schedctl_attempts') AS t`);
+  if (exists.rows[0].t)
+    await c.query(
+      'TRUNCATE schedctl_attempts, schedctl_meetings, schedctl_outcomes, schedctl_fires, schedctl_event_aliases, schedctl_rate_budgets',
+    );
+  await c.end();
+}
+
+async function seedTeam(workspace, n) {
+  const c = new pg.Client({ connectionString: STATE_URL });
+  await c.connect();
+  const batch = { meetings: [], attempts: [], fires: [] };
+  const flush = async (table) => {
+    const rows = batch[table];
+    if (!rows.length) return;
+    let k = 0;
+    const text = insertSql(table, rows.length).replace(/\?/g, () => `$${++k}`);
+    await c.query(text, rows.flat());
+    batch[table] = [];
+  };
+  await c.query('BEGIN');
+  for (const [table, values] of records(workspace, n)) {
+    batch[table].push(values);
+    if (batch[table].length >= 500) await flush(table);
+  }
+  for (const t of Object.keys(batch)) await flush(t);
+  await c.query('COMMIT');
+  await c.query('ANALYZE');
+  await c.end();
+}
+
+const routeArgs = (email) => [
+  'route',
+  '--trigger',
+  TRIGGER,
+  '--email',
+  email,
+  '--field',
+  'company=Acme',
+  '--field',
+  'region=emea',
+  '--slot',
+  'first',
+  '--yes',
+  '--json',
+  '--days',
+  '14',
+];
+
+/** Each measured command: its argv for run i (a new lead where it books). */
+function commands(s) {
+  let flip = 0;
+  const nextFree = () => s.free[flip++ % 2];
+  return {
+    'route (new lead)': (i) => [
+      'route',
+      '--trigger',
+      TRIGGER,
+      '--email',
+      `new${i}-${randomUUID().slice(0, 8)}@bench.example`,
+      '--field',
+      'company=Acme',
+      '--field',
+      'region=emea',
+      '--slot',
+      'first',
+      '--yes',
+      '--json',
+      '--days',
+      '14',
+    ],
+    'reschedule <id>': () => ['reschedule', s.meeting.id, '--start', nextFree(), '--json'],
+    'reschedule --email': () => ['reschedule', '--email', 'kept@bench.example', '--start', nextFree(), '--json'],
+    'meetings ls --email': () => ['meetings', 'ls', '--email', 'past1@seed.example', '--all', '--json'],
+    'meetings ls': () => ['meetings', 'ls', '--json'],
+  };
+}
+
+const results = new Map();
+try {
+  for (const n of SIZES) {
+    const s = await setUp(n);
+    console.error(`N=${n}: seeded in ${s.seedSeconds.toFixed(1)} s${STATE_URL ? ' (team state)' : ''}`);
+    for (const [what, argv] of Object.entries(commands(s))) {
+      const ms = [];
+      const rss = [];
+      for (let i = 0; i < RUNS + 1; i++) {
+        const r = await cli(s.env, argv(i));
+        if (i === 0) continue; // warm-up
+        ms.push(r.ms);
+        rss.push(r.rssMb);
+      }
+      results.set(`${what}@${n}`, { ms: median(ms), rss: median(rss) });
+    }
+  }
+} finally {
+  await sandbox.close();
+}
+
+const base = SIZES[0];
+const rows = [['command', ...SIZES.map((n) => `N=${n}`)]];
+for (const what of Object.keys(commands({ free: [], meeting: {} }))) {
+  rows.push([
+    what,
+    ...SIZES.map((n) => {
+      const r = results.get(`${what}@${n}`);
+      const b = results.get(`${what}@${base}`);
+      const ratio = n === base ? '' : ` (${(r.ms / b.ms).toFixed(2)}x, rss ${(r.rss / b.rss).toFixed(2)}x)`;
+      return `${r.ms.toFixed(0)} ms, ${r.rss.toFixed(0)} MB${ratio}`;
+    }),
+  ]);
+}
+const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
+for (const r of rows) console.log(r.map((c, i) => c.padEnd(widths[i])).join('  '));
+console.log(`\nmedian of ${RUNS} runs each, ${STATE_URL ? 'team state' : 'local SQLite'}; Node ${process.version}`);
