@@ -83,7 +83,7 @@ afterAll(async () => c?.close());
 async function teamRecords<T>(table: 'attempts' | 'meetings'): Promise<T[]> {
   const order = table === 'attempts' ? ' ORDER BY seq' : '';
   const rows = await fixture.pg.psql(
-    `SELECT json_build_object('scope', workspace) || body::jsonb FROM schedctl_${table}${order}`,
+    `SELECT jsonb_build_object('scope', workspace) || body::jsonb FROM schedctl_${table}${order}`,
     dbName,
   );
   return rows ? rows.split('\n').map((line) => JSON.parse(line) as T) : [];
