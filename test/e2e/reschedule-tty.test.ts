@@ -65,4 +65,44 @@ describe.skipIf(!hasTmux)('reschedule in a real terminal (tmux)', () => {
     expect(screen).not.toContain('UTC (UTC)');
     expect(screen).toContain(`Rescheduled meeting ${moved.id}`);
   }, 60_000);
+
+  it('--start tues (a day without a time) opens the picker on that Tuesday, never moving to its midnight', async () => {
+    const sb = terminal.sandbox();
+    const configDir = tempDir();
+    const cli = (args: string[]) => sb.cli(args, { configDir });
+    const s = await cli(['slots', 'quarterly-review', '--json', '--days', '14']);
+    expect(s.code, s.stderr).toBe(0);
+    const { reservationId, slots } = s.json() as { reservationId: string; slots: string[] };
+    const start = slots.find((x) => DateTime.fromISO(x, { zone: 'UTC' }).weekday !== 2)!;
+    const b = await cli([
+      'book',
+      'quarterly-review',
+      '--start',
+      start,
+      '--reservation',
+      reservationId,
+      '--email',
+      'ada@acme.example',
+      '--json',
+    ]);
+    expect(b.code, b.stderr).toBe(0);
+
+    const pane = terminal.start(
+      'reschedule-day',
+      ['reschedule', '--email', 'ada@acme.example', '--start', 'tues', '--tz', 'UTC'],
+      { TZ: 'UTC', SCHEDCTL_CONFIG_DIR: configDir },
+    );
+    // The times of that Tuesday, at once: no day question, no move to 00:00.
+    await pane.waitFor('Tuesday');
+    expect(pane.screen()).not.toContain('pick a day');
+    expect(pane.screen()).not.toContain('Rescheduled');
+    await pane.type(['Enter']);
+    await pane.waitFor('Move meeting');
+    await pane.type(['Enter']);
+    await pane.waitFor('EXIT=0', 20_000);
+    const moved = (await sb.state()).meetings.find((m) => m.id === b.json().id)!;
+    const at = DateTime.fromISO(moved.date, { zone: 'UTC' });
+    expect(at.weekday).toBe(2);
+    expect(at.toFormat('HH:mm')).not.toBe('00:00');
+  }, 60_000);
 });

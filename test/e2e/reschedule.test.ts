@@ -158,6 +158,68 @@ describe('reschedule', () => {
 const pick = (args: string[], answers: Answer[]) =>
   onTerminal(args, answers, { sb: t.sb, configDir: t.dir, env: { TZ: 'UTC' } });
 
+describe('a moment needs a time: a day without a time of day is never its midnight', () => {
+  it('reschedule --start tues without a terminal is refused (exit 2), naming the forms that work, before any request', async () => {
+    const m = await booked();
+    const before = await t.sb.requestCount();
+    const r = await cli(['reschedule', '--email', 'lead@acme.example', '--start', 'tues', '--tz', 'UTC', '--json']);
+    expect(r.code, show(r)).toBe(2);
+    const error = r.json<{ error: { code: string; message: string; hint: string } }>().error;
+    expect(error.message).toMatch(
+      /^invalid --start "tues": a day without a time of day \(\d{4}-\d\d-\d\d\) is not one time$/,
+    );
+    expect(error.hint).toContain('"tues 15:00"');
+    expect(error.hint).toContain('"first tues"');
+    expect(await t.sb.requestCount()).toBe(before);
+    expect((await t.sb.state()).meetings.find((x) => x.id === m.id)!.date).toBe(m.date);
+  });
+
+  it('book --start tomorrow and route --slot 2026-12-01 are refused the same way (exit 2)', async () => {
+    const book = await cli([
+      'book',
+      'quarterly-review',
+      '--start',
+      'tomorrow',
+      '--reservation',
+      '00000000-0000-4000-8000-000000000000',
+      '--email',
+      'lead@acme.example',
+    ]);
+    expect(book.code, show(book)).toBe(2);
+    expect(book.stderr).toContain('invalid --start "tomorrow": a day without a time of day');
+    expect(book.stderr).toContain('"tomorrow 15:00"');
+    const route = await cli([
+      'route',
+      '--trigger',
+      'Inbound demo request',
+      '--email',
+      'lead@acme.example',
+      '--slot',
+      'next tuesday',
+    ]);
+    expect(route.code, show(route)).toBe(2);
+    expect(route.stderr).toContain('invalid --slot "next tuesday": a day without a time of day');
+    expect(await t.sb.requestCount()).toBe(0);
+  });
+
+  it('a range flag keeps reading a bare day as its start: slots --from tomorrow', async () => {
+    const r = await cli([
+      'slots',
+      'quarterly-review',
+      '--from',
+      'tomorrow',
+      '--to',
+      'tomorrow',
+      '--tz',
+      'UTC',
+      '--json',
+    ]);
+    expect(r.code, show(r)).toBe(0);
+    const tomorrow = DateTime.utc().plus({ days: 1 }).toISODate();
+    for (const slot of r.json<{ slots: string[] }>().slots) expect(slot.slice(0, 10)).toBe(tomorrow);
+  });
+});
+
 describe('reschedule on a terminal without --start', () => {
   it("lists free times of the meeting's event (from the journal), lets the user pick, confirms, then moves", async () => {
     const m = await booked();
