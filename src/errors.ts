@@ -192,7 +192,7 @@ export class LeadHasMeetingError extends CliError {
   }
 }
 
-/** A bulk `--from` run finished, but some rows failed or were invalid (the summary names them). */
+/** A bulk `--file` run finished, but some rows failed or were invalid (the summary names them). */
 export class RowsFailedError extends CliError {
   constructor(message: string, opts: { hint?: string; details?: string[] } = {}) {
     super('ROWS_FAILED', message, EXIT.someRowsFailed, opts);

@@ -1,6 +1,6 @@
 /**
  * One request budget per API key, shared by every schedctl process on the machine, so that
- * parallel runs (scripts, `--from` bulk runs, a second terminal) never meet a 429: the API
+ * parallel runs (scripts, `--file` bulk runs, a second terminal) never meet a 429: the API
  * allows 30 requests per rolling minute per key (spec "Limits").
  *
  * The budget is `<configDir>/rate/<id>.json`, `{ sent: [epoch ms of draws within the window],

@@ -1,5 +1,5 @@
 /**
- * `schedctl reschedule --from moves.csv`: one move per row (one request each), at the rate
+ * `schedctl reschedule --file moves.csv`: one move per row (one request each), at the rate
  * budget's pace. Rows are validated first, emails resolved through the local record of
  * meetings (no request); a re-run skips the rows already moved and sends the others again
  * (moving a meeting to the time it already has changes nothing).
@@ -27,7 +27,7 @@ type Move = { meeting: string; start: Date };
 
 export async function rescheduleBatch(ctx: Context, o: RescheduleBatchOptions): Promise<void> {
   const zone = resolveZone(o.tz, '--tz');
-  const source = await openSource(ctx, o.from, '--from');
+  const source = await openSource(ctx, o.from, '--file');
   await loadTimeExpressions();
   const [ui, target, state] = await Promise.all([ctx.ui(), ctx.target(), ctx.state()]);
   const scope = await workspaceOf(ctx);
