@@ -134,8 +134,16 @@ export async function main(argv: string[], ctx: Context = createContext()): Prom
       }
       return 2;
     }
-    const { explainError, reportError } = await import('./report.js');
-    return reportError(await explainError(error, ctx, argv), ctx, argv.includes('--json') || ctx.globals.json);
+    const [{ explainError, reportError }, { displayZoneOf }] = await Promise.all([
+      import('./report.js'),
+      import('./ui/human-times.js'),
+    ]);
+    return reportError(
+      await explainError(error, ctx, argv),
+      ctx,
+      argv.includes('--json') || ctx.globals.json,
+      displayZoneOf(argv),
+    );
   } finally {
     stopWatching();
     await ctx.close?.().catch(() => {});

@@ -4,6 +4,7 @@ import type { Context } from './context.js';
 import type { Target } from './config/target.js';
 import { ApiError, EXIT, isCliError, type ErrorDocument } from './errors.js';
 import { keyRefused } from './hints.js';
+import { humanTimes } from './ui/human-times.js';
 import { jsonText, sanitizeText } from './ui/sanitize.js';
 
 /**
@@ -30,7 +31,8 @@ export async function explainError(error: unknown, ctx: Context, argv: string[])
   });
 }
 
-export function reportError(error: unknown, ctx: Context, json: boolean): number {
+/** `zone`: the zone the human lines show times in (the command's --tz); without it, times stay as written. */
+export function reportError(error: unknown, ctx: Context, json: boolean, zone?: string): number {
   const secrets = [ctx.env.SCHEDCTL_API_KEY ?? '', ...ctx.secrets];
   // The keys in use, and anything key-shaped: a server may echo back an argument that was
   // a different key pasted by mistake (`schedctl events show sk_live_…`).
@@ -71,11 +73,13 @@ export function reportError(error: unknown, ctx: Context, json: boolean): number
     // Messages, details and hints quote the server (and local files): data, never terminal control.
     const e = doc.error;
     const code = sanitizeText(e.code);
+    // Times for people: in the user's zone, as the tables show them (--json keeps ISO 8601).
+    const human = (s: string) => sanitizeText(zone ? humanTimes(s, zone) : s);
     const lines = [
-      `error: ${sanitizeText(e.message)}${e.status !== undefined ? ` (${code}, HTTP ${e.status})` : e.code !== 'USAGE' && e.code !== 'UNEXPECTED' ? ` (${code})` : ''}`,
+      `error: ${human(e.message)}${e.status !== undefined ? ` (${code}, HTTP ${e.status})` : e.code !== 'USAGE' && e.code !== 'UNEXPECTED' ? ` (${code})` : ''}`,
     ];
-    for (const d of e.details ?? []) lines.push(`  - ${sanitizeText(d)}`);
-    if (e.hint) lines.push(`hint: ${sanitizeText(e.hint)}`);
+    for (const d of e.details ?? []) lines.push(`  - ${human(d)}`);
+    if (e.hint) lines.push(`hint: ${human(e.hint)}`);
     ctx.io.stderr.write(`${lines.join('\n')}\n`);
   }
   return exitCode;

@@ -89,12 +89,27 @@ describe('reschedule', () => {
   it('CONFLICT: the host is not free then, so pick another time from slots (exit 5)', async () => {
     const m = await booked();
     const offGrid = new Date(Date.parse(m.free[0]!) + 7 * 60_000).toISOString();
-    const r = await cli(['reschedule', m.id, '--start', offGrid]);
+    const r = await cli(['reschedule', m.id, '--start', offGrid, '--tz', 'America/New_York']);
     expect(r.code, show(r)).toBe(5);
     expect(r.stderr).toContain('(CONFLICT, HTTP 409)');
-    expect(r.stderr).toContain('pick another time from `schedctl slots quarterly-review`');
+    // Times for people: the server's instant in the user's zone, as the tables show it; no raw ISO but in --start values.
+    const local = (iso: string) =>
+      DateTime.fromISO(iso, { zone: 'America/New_York' }).toFormat('yyyy-MM-dd HH:mm ZZZZ');
+    expect(r.stderr).toContain(`${local(offGrid)} is not available`);
+    expect(r.stderr.replace(/--start \S+/g, '')).not.toMatch(/\d{4}-\d\d-\d\dT\d\d:\d\d/);
+    // The nearest free times are offered, as book does after SLOT_TAKEN.
+    const offered = [...r.stderr.matchAll(/^ {2}- free: (\d{4}-\d\d-\d\d \d\d:\d\d E[SD]T) {3}--start (\S+)$/gm)];
+    expect(offered.length, r.stderr).toBeGreaterThan(0);
+    for (const [, shown, iso] of offered) expect(shown).toBe(local(iso!));
+    expect(r.stderr).toContain(
+      `hint: move it to one of the nearest free times: schedctl reschedule ${m.id} --start <time>`,
+    );
     const j = await cli(['reschedule', m.id, '--start', offGrid, '--json']);
-    expect(j.json().error).toMatchObject({ code: 'CONFLICT', status: 409 });
+    const error = j.json().error;
+    expect(error).toMatchObject({ code: 'CONFLICT', status: 409 });
+    // --json keeps ISO 8601.
+    expect(error.message).toContain(offGrid);
+    expect(error.details.some((d: string) => /^free: \S+Z {3}--start \S+Z$/.test(d))).toBe(true);
     expect((await t.sb.state()).meetings[0]!.date).toBe(m.date);
   });
 

@@ -149,9 +149,16 @@ describe('claims that are exactly true', () => {
   it('route --slot <a busy time> says the workflow run is kept for the retry (the times are known only after the fire)', async () => {
     const flags = demoRouteFlags('busy@acme.example');
     const busy = DateTime.utc().plus({ days: 2 }).set({ hour: 3, minute: 7, second: 0, millisecond: 0 }).toISO();
-    const r = await cli(['route', ...flags, '--slot', busy!, '--yes']);
+    const r = await cli(['route', ...flags, '--slot', busy!, '--yes', '--tz', 'Asia/Tokyo']);
     expect(r.code, show(r)).toBe(5);
     expect(r.stderr).toContain('is not a free time');
+    // Times for people: in the --tz zone as the tables show them; the ISO only as the --slot value to paste.
+    const local = (iso: string) => DateTime.fromISO(iso, { zone: 'Asia/Tokyo' }).toFormat('yyyy-MM-dd HH:mm ZZZZ');
+    expect(r.stderr).toContain(`the --slot time ${local(busy!)} is not a free time`);
+    const offered = [...r.stderr.matchAll(/^ {2}- free: (\d{4}-\d\d-\d\d \d\d:\d\d GMT\+9) {3}--slot (\S+)$/gm)];
+    expect(offered.length, r.stderr).toBeGreaterThan(0);
+    for (const [, shown, iso] of offered) expect(shown).toBe(local(iso!));
+    expect(r.stderr.replace(/--slot \S+/g, '')).not.toMatch(/\d{4}-\d\d-\d\dT\d\d:\d\d/);
     expect(r.stderr).toContain('the workflow run is kept: the same command again reuses it');
     const retry = await cli(['route', ...flags, '--slot', 'first', '--yes', '--json']);
     expect(retry.json()).toMatchObject({ status: 'booked', reused: true });

@@ -855,7 +855,7 @@ describe('route flow: recovery', () => {
       exitCode: 5,
       message: expect.stringContaining('was just taken'),
     });
-    expect(error.details[0]).toBe(`free: ${SLOTS[1]}`);
+    expect(error.details[0]).toBe(`free: ${SLOTS[1]}   --slot ${SLOTS[1]}`);
   });
 });
 
