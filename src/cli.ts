@@ -128,9 +128,7 @@ export async function main(argv: string[], ctx: Context = createContext()): Prom
       if (error.exitCode === 0 || error.code === 'commander.helpDisplayed' || error.code === 'commander.version')
         return 0;
       if (argv.includes('--json')) {
-        ctx.io.stdout.write(
-          `${JSON.stringify({ error: { code: 'USAGE', message: redactKeyLike(error.message.replace(/^error: /, '')) } }, null, 2)}\n`,
-        );
+        ctx.io.stdout.write(`${JSON.stringify({ error: usageDocument(error.message) }, null, 2)}\n`);
       }
       return 2;
     }
@@ -148,6 +146,18 @@ export async function main(argv: string[], ctx: Context = createContext()): Prom
     stopWatching();
     await ctx.close?.().catch(() => {});
   }
+}
+
+/**
+ * Commander's error as the JSON error document: its "(Did you mean reschedule?)" is a field of
+ * its own (`suggestion`, with a hint), not a line inside the message.
+ */
+export function usageDocument(raw: string): { code: 'USAGE'; message: string; suggestion?: string; hint?: string } {
+  const text = redactKeyLike(raw.replace(/^error: /, '').trim());
+  const m = /\s*\(Did you mean ([^?]+)\?\)$/.exec(text);
+  if (!m) return { code: 'USAGE', message: text };
+  const suggestion = m[1]!.trim();
+  return { code: 'USAGE', message: text.slice(0, m.index), suggestion, hint: `did you mean ${suggestion}?` };
 }
 
 /** Set on `process` by whoever handles SIGINT itself while it runs (the sandbox shuts down cleanly). */
