@@ -62,7 +62,12 @@ export function reportError(error: unknown, ctx: Context, json: boolean, zone?: 
       ctx.io.stderr.write(`${clean(error.stack).split('\n').map(sanitizeText).join('\n')}\n`);
   }
   doc.error.message = clean(doc.error.message);
-  if (doc.error.details) doc.error.details = doc.error.details.map(clean);
+  if (doc.error.details)
+    doc.error.details = doc.error.details.map((d) =>
+      typeof d === 'string'
+        ? clean(d)
+        : Object.fromEntries(Object.entries(d).map(([k, v]) => [k, v === null ? null : clean(v)])),
+    );
   if (doc.error.hint) doc.error.hint = clean(doc.error.hint);
 
   if (json) {
@@ -78,7 +83,9 @@ export function reportError(error: unknown, ctx: Context, json: boolean, zone?: 
     const lines = [
       `error: ${human(e.message)}${e.status !== undefined ? ` (${code}, HTTP ${e.status})` : e.code !== 'USAGE' && e.code !== 'UNEXPECTED' ? ` (${code})` : ''}`,
     ];
-    for (const d of e.details ?? []) lines.push(`  - ${human(d)}`);
+    // A record in --json (a meeting with its id) is its error's own line for people.
+    const details = isCliError(error) && error.details ? error.details.map(clean) : (e.details ?? []);
+    for (const d of details) lines.push(`  - ${human(typeof d === 'string' ? d : Object.values(d).join('  '))}`);
     if (e.hint) lines.push(`hint: ${human(e.hint)}`);
     ctx.io.stderr.write(`${lines.join('\n')}\n`);
   }

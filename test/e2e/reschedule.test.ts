@@ -173,6 +173,38 @@ describe('reschedule', () => {
 const pick = (args: string[], answers: Answer[]) =>
   onTerminal(args, answers, { sb: t.sb, configDir: t.dir, env: { TZ: 'UTC' } });
 
+describe('reschedule --email with several meetings on record', () => {
+  it('without a terminal: exit 2, the meetings listed with their ids (objects in --json)', async () => {
+    const first = await booked();
+    const s = await cli(['slots', 'intro-call', '--json', '--days', '14']);
+    expect(s.code, show(s)).toBe(0);
+    const second = await cli([
+      'book',
+      'intro-call',
+      '--start',
+      s.json().slots[0],
+      '--reservation',
+      s.json().reservationId,
+      '--email',
+      'lead@acme.example',
+      '--rebook',
+      '--json',
+    ]);
+    expect(second.code, show(second)).toBe(0);
+    const r = await cli(['reschedule', '--email', 'lead@acme.example', '--start', 'tomorrow 15:00', '--json']);
+    expect(r.code, show(r)).toBe(2);
+    const error = r.json<{ error: { message: string; details: Array<Record<string, string>> } }>().error;
+    expect(error.message).toContain('2 upcoming meetings of lead@acme.example are on record');
+    expect(error.details).toHaveLength(2);
+    for (const d of error.details) expect(Object.keys(d).sort()).toEqual(['date', 'event', 'id', 'title']);
+    expect(error.details.map((d) => d.id).sort()).toEqual([first.id, second.json().id].sort());
+    // For people: a line each, with its id.
+    expect(r.stderr).toContain(`  - `);
+    expect(r.stderr).toContain(first.id);
+    expect(r.stderr).toContain(second.json().id);
+  });
+});
+
 describe('a moment needs a time: a day without a time of day is never its midnight', () => {
   it('reschedule --start tues without a terminal is refused (exit 2), naming the forms that work, before any request', async () => {
     const m = await booked();

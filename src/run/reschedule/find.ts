@@ -1,7 +1,7 @@
 /** `reschedule --email`: the lead's meeting from the local record; several ask on a terminal, fail in scripts. */
 import type { Context } from '../../context.js';
 import { formatInZone } from '../../domain/time.js';
-import { CancelledError, CliError, EXIT, UsageError } from '../../errors.js';
+import { CancelledError, CliError, EXIT, SeveralMeetingsError } from '../../errors.js';
 import type { State } from '../../state/index.js';
 import { allMeetings, filterMeetings, type MeetingView } from '../meetings/records.js';
 
@@ -31,11 +31,10 @@ export async function findMeetingByEmail(
   const [only] = candidates;
   if (only && candidates.length === 1) return only;
   if (!ctx.canPrompt()) {
-    throw new UsageError(
+    throw new SeveralMeetingsError(
       `${candidates.length} upcoming meetings of ${q.email} are on record: pass the meeting id (or --event)`,
-      {
-        details: candidates.map(line),
-      },
+      candidates.map((m) => ({ id: m.id, date: m.date, title: m.title, event: m.event, line: line(m) })),
+      { hint: `schedctl reschedule <meeting-id> --start <time> (one of the ids above)` },
     );
   }
   const { select } = await import('@inquirer/prompts');
