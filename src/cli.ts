@@ -2,6 +2,7 @@
  * Builds the commander program from the command modules and runs it. Only commander and
  * the small command-definition modules load here; each action imports what it needs.
  */
+import { interruptNote } from './interrupt-note.js';
 import { Command, CommanderError, Option } from 'commander';
 import { redactKeyLike } from './config/mask.js';
 import { createContext, type Context } from './context.js';
@@ -175,6 +176,9 @@ function exitOnInterrupt(ctx: Context): () => void {
     if ((process as unknown as Record<symbol, unknown>)[OWNS_SIGINT]) return;
     // Show the cursor a spinner hid, and end the line the terminal echoed ^C on.
     if (ctx.io.isStderrTTY) ctx.io.stderr.write('\x1b[?25h\n');
+    // What the command already did (a fired trigger), and how to resume.
+    const note = interruptNote();
+    if (note) ctx.io.stderr.write(`${note}\n`);
     process.exit(130);
   };
   process.on('SIGINT', onInterrupt);

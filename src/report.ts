@@ -4,6 +4,7 @@ import type { Context } from './context.js';
 import type { Target } from './config/target.js';
 import { ApiError, EXIT, isCliError, type ErrorDocument } from './errors.js';
 import { keyRefused } from './hints.js';
+import { interruptNote } from './interrupt-note.js';
 import { humanTimes } from './ui/human-times.js';
 import { jsonText, sanitizeText } from './ui/sanitize.js';
 
@@ -48,6 +49,9 @@ export function reportError(error: unknown, ctx: Context, json: boolean, zone?: 
     doc = { error: { code: 'CANCELLED', message: 'cancelled' } };
     exitCode = EXIT.cancelled;
     silent = true;
+    // Stopped at a prompt after something was done (the route wizard's fire): say what, and how to resume.
+    const note = interruptNote();
+    if (note) ctx.io.stderr.write(`${note.split('\n').map(sanitizeText).join('\n')}\n`);
   } else {
     const message = error instanceof Error ? error.message : String(error);
     doc = {
