@@ -2,7 +2,6 @@
  * Builds the commander program from the command modules and runs it. Only commander and
  * the small command-definition modules load here; each action imports what it needs.
  */
-import { interruptNote } from './interrupt-note.js';
 import { Command, CommanderError, Option } from 'commander';
 import { redactKeyLike } from './config/mask.js';
 import { createContext, type Context } from './context.js';
@@ -163,6 +162,8 @@ export function usageDocument(raw: string): { code: 'USAGE'; message: string; su
 
 /** Set on `process` by whoever handles SIGINT itself while it runs (the sandbox shuts down cleanly). */
 const OWNS_SIGINT = Symbol.for('schedctl.ownsSigint');
+/** What the command already did, set on `process` by the back (src/interrupt-note.ts). */
+const INTERRUPT_NOTE = Symbol.for('schedctl.interruptNote');
 
 /**
  * Ctrl-C during a command: exit 130 and print no error line (the person knows what they did).
@@ -177,7 +178,7 @@ function exitOnInterrupt(ctx: Context): () => void {
     // Show the cursor a spinner hid, and end the line the terminal echoed ^C on.
     if (ctx.io.isStderrTTY) ctx.io.stderr.write('\x1b[?25h\n');
     // What the command already did (a fired trigger), and how to resume.
-    const note = interruptNote();
+    const note = (process as unknown as Record<symbol, string | undefined>)[INTERRUPT_NOTE];
     if (note) ctx.io.stderr.write(`${note}\n`);
     process.exit(130);
   };
