@@ -82,7 +82,13 @@ export async function run(ctx: Context, [meetingId]: string[], opts: RescheduleO
   }
   if (!start) {
     found.event ??= await askEvent(ctx, id);
-    start = await pickTime(ctx, await ctx.api(), { id, event: found.event, was }, zone, request.range);
+    start = await pickTime(
+      ctx,
+      await ctx.api(),
+      { id, event: found.event, was, title: found.known?.title ?? undefined },
+      zone,
+      request.range,
+    );
   }
   const meeting = await moveMeeting(ctx, found, start);
   const ui = await ctx.ui();

@@ -276,7 +276,7 @@ describe('reschedule on a terminal without --start', () => {
       [
         ['pick a day', ENTER],
         ['← other days', `${DOWN}${ENTER}`],
-        ['Move meeting', ENTER],
+        ['Move "', ENTER],
       ],
     );
     expect(r.code, r.stderr).toBe(0);
@@ -286,9 +286,15 @@ describe('reschedule on a terminal without --start', () => {
     // Full dates and the zone, not a bare 15:00.
     const full = (iso: string) => `${DateTime.fromISO(iso, { zone: 'UTC' }).toFormat('ccc yyyy-MM-dd HH:mm')} UTC`;
     const plain = plainScreen(r.stderr);
-    expect(plain).toContain(
-      `Move meeting ${m.id} from ${full(m.date)} (as schedctl last recorded it) to ${full(moved.date)}?`,
+    // The meeting is named by its title, date and host, not its id.
+    const short = DateTime.fromISO(m.date, { zone: 'UTC' }).toFormat('ccc d LLL HH:mm');
+    expect(plain).toMatch(
+      new RegExp(
+        `Move "Quarterly Business Review with [^"]+" \\(${short}, host [^)]+\\) from ${full(m.date)} \\(as schedctl last recorded it\\) to ${full(moved.date)}\\?`,
+      ),
     );
+    expect(plain).not.toContain(`Move meeting ${m.id}`);
+    expect(plain).toMatch(new RegExp(`New time for "Quarterly Business Review with [^"]+" \\(${short}, host `));
     expect(r.stdout).toContain(`Rescheduled meeting ${m.id}`);
   });
 
@@ -299,7 +305,7 @@ describe('reschedule on a terminal without --start', () => {
       [
         ['pick a day', ENTER],
         ['← other days', ENTER],
-        ['Move meeting', `n${ENTER}`],
+        ['Move "', `n${ENTER}`],
       ],
     );
     expect(r.code).toBe(130);
@@ -314,7 +320,7 @@ describe('reschedule on a terminal without --start', () => {
         ['Event or scheduling link', `intro-call${ENTER}`],
         ['pick a day', ENTER],
         ['← other days', ENTER],
-        ['Move meeting', `n${ENTER}`],
+        ['Move "', `n${ENTER}`],
       ],
     );
     expect(r.code, r.stderr).toBe(130);
