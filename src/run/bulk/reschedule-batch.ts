@@ -14,7 +14,7 @@ import { resolveZone } from '../../domain/time.js';
 import { CliError } from '../../errors.js';
 import { RATE_PER_MINUTE } from '../../limits.js';
 import type { State } from '../../state/index.js';
-import { allMeetings, filterMeetings } from '../meetings/records.js';
+import { allMeetings, filterMeetings, otherMachinesHint } from '../meetings/records.js';
 import { type BatchOptions, runBatch } from './batch.js';
 import { openSource } from './source.js';
 
@@ -88,6 +88,6 @@ async function meetingOf(state: State, scope: string, row: RescheduleRow, now: D
   const only = found.length === 1 ? found[0]?.id : undefined;
   if (only) return { id: only };
   return found.length === 0
-    ? `email: no upcoming meeting of ${row.email} in the local record (give its meeting id instead)`
+    ? `email: no upcoming meeting of ${row.email} in the local record (give its meeting id instead; ${await otherMachinesHint(state, true)})`
     : `email: ${found.length} upcoming meetings of ${row.email} are on record (give the meeting id instead)`;
 }

@@ -3,7 +3,7 @@ import type { Context } from '../../context.js';
 import { formatInZone } from '../../domain/time.js';
 import { CancelledError, CliError, EXIT, SeveralMeetingsError } from '../../errors.js';
 import type { State } from '../../state/index.js';
-import { allMeetings, filterMeetings, type MeetingView } from '../meetings/records.js';
+import { allMeetings, filterMeetings, otherMachinesHint, type MeetingView } from '../meetings/records.js';
 
 export async function findMeetingByEmail(
   ctx: Context,
@@ -24,7 +24,7 @@ export async function findMeetingByEmail(
       `no upcoming meeting of ${q.email}${q.event ? ` on ${q.event}` : ''} in the local record`,
       EXIT.notFound,
       {
-        hint: 'the record holds meetings booked or moved through schedctl with this profile (`schedctl meetings ls --all`); for another one pass its id',
+        hint: `${await otherMachinesHint(state)}; \`schedctl meetings ls --all\` lists what is on record; for another meeting pass its id`,
       },
     );
   }
