@@ -101,4 +101,47 @@ describe.skipIf(!hasTmux)('route in a real terminal (tmux)', () => {
     expect(again.json()).toMatchObject({ status: 'booked', reused: true, executionId: executions[0]!.id });
     expect(await runsOf()).toHaveLength(1);
   }, 60_000);
+
+  it('--slot tues (a day without a time) opens the time picker on that Tuesday after the fire, never booking its midnight', async () => {
+    const sb = terminal.sandbox();
+    const pane = terminal.start(
+      'route-day',
+      [
+        'route',
+        '--trigger',
+        'Inbound demo request',
+        '--email',
+        'di@acme.example',
+        '--field',
+        'company=Acme',
+        '--field',
+        'region=emea',
+        '--slot',
+        'tues',
+        '--tz',
+        'UTC',
+      ],
+      { TZ: 'UTC' },
+    );
+    await pane.waitFor('Team size (optional)');
+    await pane.type(['Enter']);
+    await pane.waitFor('Anything else? (optional)');
+    await pane.type(['Enter']);
+    await pane.waitFor('Fire "Inbound demo request" for di@acme.example');
+    await pane.type(['Enter']);
+    // Straight to that Tuesday's times: no day question, nothing booked yet.
+    await pane.waitFor('← other days');
+    expect(pane.screen()).toContain('Tuesday');
+    expect(pane.screen()).not.toContain('pick a day');
+    await pane.type(['Enter']);
+    await pane.waitFor('Add guest details');
+    await pane.type(['Enter']);
+    await pane.waitFor('Book ');
+    await pane.type(['Enter']);
+    await pane.waitFor('EXIT=0', 20_000);
+    const m = (await sb.state()).meetings.find((x) => x.personEmail === 'di@acme.example')!;
+    const at = DateTime.fromISO(m.date, { zone: 'UTC' });
+    expect(at.weekday).toBe(2);
+    expect(at.toFormat('HH:mm')).not.toBe('00:00');
+  }, 60_000);
 });
