@@ -116,8 +116,15 @@ describe('parseTimeExpression: times as people say them', () => {
       'write a time on that day ("friday 15:00", "friday 3pm"), "first friday" to take its first free time, or a part of it ("friday afternoon"); on a terminal, schedctl offers the free times of the day',
     );
     expect((await refusal('2026-12-01', berlin)).message).toContain('(2026-12-01) is not one time');
-    // "first friday" is one time: the day's first free one (the caller finds it).
+    // "first friday" is one time: the day's first free one (the caller finds it); where nobody
+    // looks it up, it is refused as a range, not as a day without a time.
     expect(await iso('first friday', at('Europe/Berlin', { rangeStart: true }))).toBe('2026-11-19T23:00:00.000Z');
+    const first = await refusal('first friday', berlin);
+    expect(first.message).toContain('is a range (2026-11-20 00:00 to 2026-11-21 00:00');
+    expect(first.message).not.toContain('without a time of day');
+    // A range end takes the day's end, a range start its start: never refused.
+    expect(await iso('tues', at('Europe/Berlin', { endOfDay: true }))).toBe('2026-11-24T23:00:00.000Z');
+    expect(await iso('tues', at('Europe/Berlin', { rangeStart: true }))).toBe('2026-11-23T23:00:00.000Z');
   });
   it('reads "in 2 hours" as a duration, exact across a DST change', async () => {
     expect(await iso('in 2 hours', berlin)).toBe('2026-11-19T16:30:00.000Z');
