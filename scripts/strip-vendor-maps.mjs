@@ -1,6 +1,9 @@
-// Source maps exist so a crash points at src/. Mappings into node_modules would triple the
+// Source maps exist so a crash points at src/ (its file and line). Mappings into node_modules would triple the
 // package for no such benefit, so they are removed (decode VLQ, drop, re-encode), and so are
-// the names only those mappings used (most of a map's size once its mappings are gone).
+// the names (a crash's frames are placed by file and line; the names, most of a map's size once
+// the vendor mappings are gone, only renamed minified identifiers), and every segment that
+// stays on the source line of the one before: the room they took carries the manual (docs/)
+// inside the package's 500 KB.
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -43,21 +46,13 @@ export function stripVendorMappings(map) {
   const newIndex = [];
   let n = 0;
   for (const k of keep) newIndex.push(k ? n++ : -1);
-  // Absolute state across the whole mappings string (source, line, column, name); column resets per line.
+  // Absolute state across the whole mappings string (source, line, column); column resets per line.
   let src = 0,
     srcLine = 0,
-    srcCol = 0,
-    name = 0;
+    srcCol = 0;
   let oSrc = 0,
     oSrcLine = 0,
-    oSrcCol = 0,
-    oName = 0;
-  const names = [];
-  const newName = new Map(); // old name index -> index in `names`
-  const nameIndex = (old) => {
-    if (!newName.has(old)) newName.set(old, names.push(map.names[old]) - 1);
-    return newName.get(old);
-  };
+    oSrcCol = 0;
   const lines = map.mappings.split(';').map((line) => {
     let col = 0,
       oCol = 0;
@@ -70,18 +65,15 @@ export function stripVendorMappings(map) {
       src += f[1];
       srcLine += f[2];
       srcCol += f[3];
-      if (f.length > 4) name += f[4];
       if (!keep[src]) continue;
+      // One segment per source line it enters: a crash is placed on its line (the column, within
+      // that line, to the statement's start), at about half the mappings' size.
+      if (kept.length > 0 && newIndex[src] === oSrc && srcLine === oSrcLine) continue;
       const fields = [col - oCol, newIndex[src] - oSrc, srcLine - oSrcLine, srcCol - oSrcCol];
       oCol = col;
       oSrc = newIndex[src];
       oSrcLine = srcLine;
       oSrcCol = srcCol;
-      if (f.length > 4) {
-        const keptName = nameIndex(name);
-        fields.push(keptName - oName);
-        oName = keptName;
-      }
       kept.push(encode(fields));
     }
     return kept.join(',');
@@ -89,7 +81,7 @@ export function stripVendorMappings(map) {
   return {
     ...map,
     sources: map.sources.filter((_, i) => keep[i]),
-    names,
+    names: [],
     mappings: lines.join(';'),
     ...(map.sourcesContent ? { sourcesContent: map.sourcesContent.filter((_, i) => keep[i]) } : {}),
   };

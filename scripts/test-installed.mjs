@@ -6,7 +6,7 @@
 // Node N, taken from the npm registry's node-<platform>-<arch> package into the temporary
 // directory and put first on PATH; without it, on the Node running this script.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,6 +23,8 @@ const npmInstall = (prefix, spec) =>
   execFileSync('npm', ['install', '--prefix', prefix, '--no-audit', '--no-fund', '--no-save', spec], {
     stdio: 'inherit',
   });
+/** The package's own limit (README "Performance"): the packed tarball stays under 500 KB. */
+const TARBALL_LIMIT_KB = 500;
 
 const work = mkdtempSync(join(tmpdir(), 'schedctl-installed-'));
 try {
@@ -41,8 +43,19 @@ try {
       stdio: ['ignore', 'pipe', 'inherit'],
     }),
   );
+  const tarball = join(work, packed.filename);
+  const kb = statSync(tarball).size / 1024;
+  if (kb >= TARBALL_LIMIT_KB) throw new Error(`the packed tarball is ${kb.toFixed(0)} KB, over ${TARBALL_LIMIT_KB} KB`);
   const prefix = join(work, 'prefix');
-  npmInstall(prefix, join(work, packed.filename));
+  // Installing it runs no script of its own, so npm has nothing to warn about.
+  const installed = spawnSync(
+    'npm',
+    ['install', '--prefix', prefix, '--no-audit', '--no-fund', '--no-save', '--foreground-scripts', tarball],
+    { encoding: 'utf8' },
+  );
+  process.stderr.write(installed.stderr);
+  if (installed.status !== 0) throw new Error(`npm install of the tarball failed: ${installed.stderr}`);
+  if (/script/i.test(installed.stderr)) throw new Error(`npm install of the tarball warned: ${installed.stderr}`);
   // The link npm puts on PATH (what `npx schedctl` runs), not the file behind it: the bin
   // must find package.json, bin/package.json and dist/ through that link.
   const bin = join(prefix, 'node_modules/.bin/schedctl');
@@ -54,6 +67,7 @@ try {
     env: {
       ...process.env,
       SCHEDCTL_TEST_BIN: bin,
+      SCHEDCTL_TEST_TARBALL: tarball,
       // Anything started as plain `node` runs on the same Node as the suite.
       PATH: `${dirname(node)}${delimiter}${process.env.PATH ?? ''}`,
     },

@@ -128,22 +128,42 @@ export async function main(argv: string[], ctx: Context = createContext()): Prom
       if (error.exitCode === 0 || error.code === 'commander.helpDisplayed' || error.code === 'commander.version')
         return 0;
       if (argv.includes('--json')) {
-        ctx.io.stdout.write(
-          `${JSON.stringify({ error: { code: 'USAGE', message: redactKeyLike(error.message.replace(/^error: /, '')) } }, null, 2)}\n`,
-        );
+        ctx.io.stdout.write(`${JSON.stringify({ error: usageDocument(error.message) }, null, 2)}\n`);
       }
       return 2;
     }
-    const { explainError, reportError } = await import('./report.js');
-    return reportError(await explainError(error, ctx, argv), ctx, argv.includes('--json') || ctx.globals.json);
+    const [{ explainError, reportError }, { displayZoneOf }] = await Promise.all([
+      import('./report.js'),
+      import('./ui/human-times.js'),
+    ]);
+    return reportError(
+      await explainError(error, ctx, argv),
+      ctx,
+      argv.includes('--json') || ctx.globals.json,
+      displayZoneOf(argv),
+    );
   } finally {
     stopWatching();
     await ctx.close?.().catch(() => {});
   }
 }
 
+/**
+ * Commander's error as the JSON error document: its "(Did you mean reschedule?)" is a field of
+ * its own (`suggestion`, with a hint), not a line inside the message.
+ */
+export function usageDocument(raw: string): { code: 'USAGE'; message: string; suggestion?: string; hint?: string } {
+  const text = redactKeyLike(raw.replace(/^error: /, '').trim());
+  const m = /\s*\(Did you mean ([^?]+)\?\)$/.exec(text);
+  if (!m) return { code: 'USAGE', message: text };
+  const suggestion = m[1]!.trim();
+  return { code: 'USAGE', message: text.slice(0, m.index), suggestion, hint: `did you mean ${suggestion}?` };
+}
+
 /** Set on `process` by whoever handles SIGINT itself while it runs (the sandbox shuts down cleanly). */
 const OWNS_SIGINT = Symbol.for('schedctl.ownsSigint');
+/** What the command already did, set on `process` by the back (src/interrupt-note.ts). */
+const INTERRUPT_NOTE = Symbol.for('schedctl.interruptNote');
 
 /**
  * Ctrl-C during a command: exit 130 and print no error line (the person knows what they did).
@@ -157,6 +177,9 @@ function exitOnInterrupt(ctx: Context): () => void {
     if ((process as unknown as Record<symbol, unknown>)[OWNS_SIGINT]) return;
     // Show the cursor a spinner hid, and end the line the terminal echoed ^C on.
     if (ctx.io.isStderrTTY) ctx.io.stderr.write('\x1b[?25h\n');
+    // What the command already did (a fired trigger), and how to resume.
+    const note = (process as unknown as Record<symbol, string | undefined>)[INTERRUPT_NOTE];
+    if (note) ctx.io.stderr.write(`${note}\n`);
     process.exit(130);
   };
   process.on('SIGINT', onInterrupt);

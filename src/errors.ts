@@ -43,8 +43,11 @@ function exitForStatus(status: number): ExitCode {
   return EXIT.error;
 }
 
+/** A detail of an error document: a line, or a record (a meeting with its id) in `--json`. */
+export type ErrorDetail = string | Readonly<Record<string, string | null>>;
+
 export interface ErrorDocument {
-  error: { code: string; message: string; details?: string[]; status?: number; hint?: string };
+  error: { code: string; message: string; details?: ErrorDetail[]; status?: number; hint?: string };
 }
 
 /** Base of every expected failure: one line of message, an optional hint, an exit code. */
@@ -185,6 +188,25 @@ export class LeadOutcomeUnknownError extends CliError {
   }
 }
 
+/**
+ * Several meetings match where one is needed (`reschedule --email` without a terminal): a line
+ * each for people, and in `--json` an object each, with its id, so a script can pick one.
+ */
+export class SeveralMeetingsError extends UsageError {
+  constructor(
+    message: string,
+    readonly meetings: ReadonlyArray<{ id: string; date: string; title: string; event: string; line: string }>,
+    opts: { hint?: string } = {},
+  ) {
+    super(message, { ...opts, details: meetings.map((m) => m.line) });
+  }
+  override toDocument(): ErrorDocument {
+    const doc = super.toDocument();
+    doc.error.details = this.meetings.map(({ id, date, title, event }) => ({ id, date, title, event }));
+    return doc;
+  }
+}
+
 /** The lead already has an upcoming meeting booked through schedctl: a new booking is not sent by accident. */
 export class LeadHasMeetingError extends CliError {
   constructor(message: string, opts: { hint?: string } = {}) {
@@ -192,7 +214,7 @@ export class LeadHasMeetingError extends CliError {
   }
 }
 
-/** A bulk `--from` run finished, but some rows failed or were invalid (the summary names them). */
+/** A bulk `--file` run finished, but some rows failed or were invalid (the summary names them). */
 export class RowsFailedError extends CliError {
   constructor(message: string, opts: { hint?: string; details?: string[] } = {}) {
     super('ROWS_FAILED', message, EXIT.someRowsFailed, opts);

@@ -4,6 +4,8 @@ import type { Context } from './context.js';
 import type { Target } from './config/target.js';
 import { ApiError, EXIT, isCliError, type ErrorDocument } from './errors.js';
 import { keyRefused } from './hints.js';
+import { interruptNote } from './interrupt-note.js';
+import { humanTimes } from './ui/human-times.js';
 import { jsonText, sanitizeText } from './ui/sanitize.js';
 
 /**
@@ -30,7 +32,8 @@ export async function explainError(error: unknown, ctx: Context, argv: string[])
   });
 }
 
-export function reportError(error: unknown, ctx: Context, json: boolean): number {
+/** `zone`: the zone the human lines show times in (the command's --tz); without it, times stay as written. */
+export function reportError(error: unknown, ctx: Context, json: boolean, zone?: string): number {
   const secrets = [ctx.env.SCHEDCTL_API_KEY ?? '', ...ctx.secrets];
   // The keys in use, and anything key-shaped: a server may echo back an argument that was
   // a different key pasted by mistake (`schedctl events show sk_live_…`).
@@ -46,6 +49,9 @@ export function reportError(error: unknown, ctx: Context, json: boolean): number
     doc = { error: { code: 'CANCELLED', message: 'cancelled' } };
     exitCode = EXIT.cancelled;
     silent = true;
+    // Stopped at a prompt after something was done (the route wizard's fire): say what, and how to resume.
+    const note = interruptNote();
+    if (note) ctx.io.stderr.write(`${note.split('\n').map(sanitizeText).join('\n')}\n`);
   } else {
     const message = error instanceof Error ? error.message : String(error);
     doc = {
@@ -60,7 +66,12 @@ export function reportError(error: unknown, ctx: Context, json: boolean): number
       ctx.io.stderr.write(`${clean(error.stack).split('\n').map(sanitizeText).join('\n')}\n`);
   }
   doc.error.message = clean(doc.error.message);
-  if (doc.error.details) doc.error.details = doc.error.details.map(clean);
+  if (doc.error.details)
+    doc.error.details = doc.error.details.map((d) =>
+      typeof d === 'string'
+        ? clean(d)
+        : Object.fromEntries(Object.entries(d).map(([k, v]) => [k, v === null ? null : clean(v)])),
+    );
   if (doc.error.hint) doc.error.hint = clean(doc.error.hint);
 
   if (json) {
@@ -71,11 +82,15 @@ export function reportError(error: unknown, ctx: Context, json: boolean): number
     // Messages, details and hints quote the server (and local files): data, never terminal control.
     const e = doc.error;
     const code = sanitizeText(e.code);
+    // Times for people: in the user's zone, as the tables show them (--json keeps ISO 8601).
+    const human = (s: string) => sanitizeText(zone ? humanTimes(s, zone) : s);
     const lines = [
-      `error: ${sanitizeText(e.message)}${e.status !== undefined ? ` (${code}, HTTP ${e.status})` : e.code !== 'USAGE' && e.code !== 'UNEXPECTED' ? ` (${code})` : ''}`,
+      `error: ${human(e.message)}${e.status !== undefined ? ` (${code}, HTTP ${e.status})` : e.code !== 'USAGE' && e.code !== 'UNEXPECTED' ? ` (${code})` : ''}`,
     ];
-    for (const d of e.details ?? []) lines.push(`  - ${sanitizeText(d)}`);
-    if (e.hint) lines.push(`hint: ${sanitizeText(e.hint)}`);
+    // A record in --json (a meeting with its id) is its error's own line for people.
+    const details = isCliError(error) && error.details ? error.details.map(clean) : (e.details ?? []);
+    for (const d of details) lines.push(`  - ${human(typeof d === 'string' ? d : Object.values(d).join('  '))}`);
+    if (e.hint) lines.push(`hint: ${human(e.hint)}`);
     ctx.io.stderr.write(`${lines.join('\n')}\n`);
   }
   return exitCode;

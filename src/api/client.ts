@@ -70,6 +70,17 @@ export interface HttpClient {
   readonly attempts: number;
   /** The server's clock minus ours, in ms, from the latest response's Date header; 0 before any. */
   serverSkewMs(): number;
+  /**
+   * Time spent waiting for the rate budget (the shared one, and a 429's Retry-After), in ms,
+   * over every request so far: not the API's latency (smoke reports it apart).
+   */
+  readonly rateWaitMs?: number;
+  /**
+   * Waits once, before any of them is sent, until the key's budget has room for `n` requests
+   * (at most its limit); `onWait` hears the wait and how many requests are left. Resolves to the
+   * time waited (0 without a budget).
+   */
+  waitForBudget?(n: number, onWait?: (ms: number, left: number, limit: number) => void): Promise<number>;
 }
 
 export interface HttpClientOptions {
@@ -93,7 +104,7 @@ export interface HttpClientOptions {
    * The key's rate budget shared by every schedctl process (rate-budget.ts): each try draws
    * from it before it goes out, and a 429's Retry-After is written to it for everyone.
    */
-  budget?: Pick<RateBudget, 'draw' | 'recordRetryAfter'>;
+  budget?: Pick<RateBudget, 'draw' | 'recordRetryAfter'> & Partial<Pick<RateBudget, 'waitForRoom' | 'limit'>>;
   /** Test-only (SCHEDCTL_TEST_RETRY_BASE_MS): the first retry's backoff, doubling each time; unset, ky's 300 ms. */
   testRetryBaseMs?: number | undefined;
 }
@@ -114,6 +125,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   let attempts = 0;
   let notConnected = 0;
   let skewMs = 0;
+  let rateWaitMs = 0;
   // Every try goes through here (ky calls fetch once per attempt): count it, and take back the
   // ones that provably never left the machine.
   const countingFetch = async (req: Request): Promise<Response> => {
@@ -191,6 +203,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
               return false;
             }
             waitedMs += waitMs;
+            rateWaitMs += waitMs;
             options.notify(
               `rate limited (30 requests/minute); retrying ${label} in ${Math.ceil(waitMs / 1000)} s`,
               waitMs,
@@ -228,6 +241,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
                 debug,
               });
               waitedMs += Date.now() - before;
+              rateWaitMs += Date.now() - before;
             }
             started = Date.now();
             debug(`→ ${label} ${url.toString()}${opts.body !== undefined ? ` ${JSON.stringify(opts.body)}` : ''}`);
@@ -336,5 +350,20 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       return attempts;
     },
     serverSkewMs: () => skewMs,
+    get rateWaitMs() {
+      return rateWaitMs;
+    },
+    waitForBudget: async (n, onWait) => {
+      const { budget } = options;
+      if (!budget?.waitForRoom) return 0;
+      const limit = budget.limit ?? n;
+      const before = Date.now();
+      await budget.waitForRoom(n, {
+        maxWaitMs: budgetMs,
+        onWait: (ms, left) => onWait?.(ms, left, limit),
+        debug,
+      });
+      return Date.now() - before;
+    },
   };
 }

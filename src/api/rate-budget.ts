@@ -1,6 +1,6 @@
 /**
  * One request budget per API key, shared by every schedctl process on the machine, so that
- * parallel runs (scripts, `--from` bulk runs, a second terminal) never meet a 429: the API
+ * parallel runs (scripts, `--file` bulk runs, a second terminal) never meet a 429: the API
  * allows 30 requests per rolling minute per key (spec "Limits").
  *
  * The budget is `<configDir>/rate/<id>.json`, `{ sent: [epoch ms of draws within the window],
@@ -70,10 +70,21 @@ export interface DrawOptions {
 
 export interface RateBudget {
   readonly file: string;
+  /** Requests per window. */
+  readonly limit: number;
   /** Waits until the key's budget has room, then takes one request from it. Resolves to the instant drawn. */
   draw(opts?: DrawOptions): Promise<number>;
   /** A 429 said to wait `seconds`: every process on this key waits at least that long. */
   recordRetryAfter(seconds: number, opts?: Pick<DrawOptions, 'debug'>): Promise<void>;
+  /**
+   * Waits, without drawing, until the budget has room for `n` requests at once (at most its
+   * limit): a run that knows what it will send (smoke) waits once, up front. `onWait` hears of
+   * the wait first, with how many requests are left now. Resolves to the time waited.
+   */
+  waitForRoom(
+    n: number,
+    opts?: Omit<DrawOptions, 'onWait'> & { onWait?(ms: number, left: number): void },
+  ): Promise<number>;
 }
 
 /**
@@ -189,6 +200,31 @@ export function createRateBudget(options: RateBudgetOptions): RateBudget {
     }, opts.debug);
   }
 
+  async function waitForRoom(
+    n: number,
+    opts: Omit<DrawOptions, 'onWait'> & { onWait?(ms: number, left: number): void } = {},
+  ): Promise<number> {
+    const want = Math.min(Math.max(n, 1), limit);
+    let waited = 0;
+    for (;;) {
+      const { waitMs, left } = await store.update((state, t) => {
+        prune(state, t);
+        const blockedMs = (state.blockedUntil ?? 0) - t;
+        const left = blockedMs > 0 ? 0 : Math.max(0, limit - state.sent.length);
+        // The oldest draws that must leave the window before `want` fit.
+        const leaving = state.sent.length - (limit - want);
+        const freeAt = leaving > 0 ? (state.sent[leaving - 1] ?? t) + span : t;
+        return { waitMs: Math.max(blockedMs, freeAt - t, 0), left };
+      }, opts.debug);
+      if (waitMs <= 0) return waited;
+      if (opts.maxWaitMs !== undefined && waited + waitMs > opts.maxWaitMs)
+        throw new RateBudgetWaitError(waitMs, limit, windowMs, file);
+      opts.onWait?.(waitMs, left);
+      await sleep(waitMs);
+      waited += waitMs;
+    }
+  }
+
   function prune(state: BudgetState, t: number): void {
     state.sent = state.sent.filter((s) => s > t - span).sort((a, b) => a - b);
     if (state.blockedUntil !== undefined && state.blockedUntil <= t) delete state.blockedUntil;
@@ -197,7 +233,7 @@ export function createRateBudget(options: RateBudgetOptions): RateBudget {
       state.blockedUntil = t + MAX_BLOCK_MS;
   }
 
-  return { file, draw, recordRetryAfter };
+  return { file, draw, recordRetryAfter, waitForRoom, limit };
 }
 
 /**

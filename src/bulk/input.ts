@@ -1,5 +1,5 @@
 /**
- * Bulk input (`--from leads.csv`, `--from moves.jsonl`, `--from -`): rows as they stream in.
+ * Bulk input (`--file leads.csv`, `--file moves.jsonl`, `--file -`): rows as they stream in.
  * Memory stays flat for any file size: one chunk (64 KB) and its rows at a time.
  *
  * Both formats yield `{ line, record }` with every value a string, so one validator serves both:

@@ -1,5 +1,5 @@
 /**
- * One row of `schedctl reschedule --from moves.csv`. Columns:
+ * One row of `schedctl reschedule --file moves.csv`. Columns:
  * - `meeting` (a meeting id) or `email` (the lead whose meeting moves): exactly one of them.
  *   The email is returned as given; finding its meeting is the caller's step.
  * - `start` (required): the new start, a future time in one of parseTimeInput's forms.

@@ -1,5 +1,5 @@
 /**
- * One row of `schedctl route --from leads.csv`, checked before anything is sent, so a typo
+ * One row of `schedctl route --file leads.csv`, checked before anything is sent, so a typo
  * costs no workflow run (every fire repeats the workflow's CRM writes and counts for routing
  * fairness). Columns:
  * - `email` (required): the lead; it also fills the form's email field.

@@ -1,6 +1,6 @@
 import { Option } from 'commander';
 
-/** The flags of a bulk `--from` run, shared by `route` and `reschedule` (docs/bulk.md). */
+/** The flags of a bulk `--file` run, shared by `route` and `reschedule` (docs/bulk.md). */
 export function batchOptions(): Option[] {
   return [
     new Option(

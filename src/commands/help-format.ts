@@ -5,6 +5,8 @@
  * lines under every command; `schedctl --help` describes them in full and lists the help
  * topics. Pure string work on the command tree: --help loads nothing more.
  */
+import { existsSync, realpathSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { type Command, Help, type HelpConfiguration, type Option } from 'commander';
 import { HELP_TOPICS } from './help.js';
 
@@ -36,8 +38,10 @@ export function rootHelp(): HelpConfiguration {
         '',
         'Learn more:',
         "  Use `schedctl <command> --help` (or `schedctl help <command>`) for a command's flags.",
-        '  Use `schedctl help <topic>` for a topic; the README has recipes for common tasks,',
-        '  and docs/README.md is the manual: every command, flag, variable and exit code.',
+        '  Use `schedctl help <topic>` for a topic; the README has recipes for common tasks, and',
+        '  the manual (every command, flag, variable and exit code) ships with schedctl:',
+        `  ${manualPath()}`,
+        '  (docs/… named in any help or message is a page of it, beside that README.md).',
         '',
       ].join('\n');
     },
@@ -78,4 +82,18 @@ function wrap(words: string[], width: number): string[] {
     }
   }
   return [...lines, line];
+}
+
+/**
+ * The manual's index as installed: docs/README.md beside bin/ (the package ships docs/), found
+ * through the link npm puts on PATH; `docs/README.md` when it is not there (a bundle run elsewhere).
+ */
+export function manualPath(bin = process.argv[1]): string {
+  try {
+    const readme = join(dirname(realpathSync(bin ?? '')), '..', 'docs', 'README.md');
+    if (existsSync(readme)) return readme;
+  } catch {
+    // No bin to start from: the relative name below.
+  }
+  return 'docs/README.md';
 }

@@ -17,6 +17,7 @@ import type { BookRequest, Meeting } from '../api/schemas.js';
 import { ApiError, OutcomeUnknownError, type ErrorDocument } from '../errors.js';
 import { hintFor, slotTakenHint, type HintContext } from '../hints.js';
 import type { Journal, JournalEntry, Meetings } from '../state/index.js';
+import { sameLead } from '../state/identity.js';
 import { fetchSlots, nearestSlots } from './slots.js';
 
 export type { BookRequest };
@@ -76,6 +77,28 @@ export class SlotTakenError extends ApiError {
   override toDocument(): ErrorDocument & { nearestSlots: string[]; reservationId: string } {
     return { ...super.toDocument(), nearestSlots: this.nearestSlots, reservationId: this.reservationId };
   }
+}
+
+/**
+ * shared/ledger-rules.md: "the identical request, resolved as booked → answer already_booked
+ * with that meeting, send nothing". Identical: the same reservation, workflow run (or none), lead
+ * and time as the attempt first sent (a move since then changes the meeting, not the request).
+ * An attempt whose outcome is still unknown is not resolved: the spec's retry sends it again.
+ */
+export function resolvedAsBooked(prior: JournalEntry | undefined, request: BookRequest): JournalEntry | undefined {
+  if (!prior || prior.outcome === 'unknown') return undefined;
+  const sent = typeof prior.request?.startTime === 'string' ? prior.request.startTime : prior.startTime;
+  const identical =
+    prior.reservationId === request.reservationId &&
+    prior.workflowExecutionId === (request.workflowExecutionId ?? null) &&
+    sameLead(prior.personEmail, request.personEmail) &&
+    Date.parse(sent) === Date.parse(request.startTime);
+  return identical ? prior : undefined;
+}
+
+/** The answer to a request the ledger holds as booked: `already_booked` from the record, nothing sent. */
+export function answeredFromLedger(attempt: JournalEntry): BookResult {
+  return { status: 'already_booked', code: 'ON_RECORD', attempt, warnings: [] };
 }
 
 export async function bookSlot(deps: BookDeps, request: BookRequest): Promise<BookResult> {

@@ -135,16 +135,30 @@ export async function loadTimeExpressionsFor(inputs: Array<string | undefined>):
 
 export async function readTime(input: string, opts: TimeInputOptions): Promise<TimeReading> {
   try {
-    return { kind: 'instant', at: parseTimeInput(input, opts) };
+    parseTimeInput(input, opts);
   } catch (error) {
     if (!isNotUnderstood(error)) throw error;
+    await loadTimeExpressions();
   }
-  await loadTimeExpressions();
   return readLoadedTime(input, opts);
 }
 
-/** readTime, synchronously, once loadTimeExpressions() has run (without it: the fixed forms only). */
+/**
+ * readTime, synchronously, once loadTimeExpressions() has run (without it: the fixed forms only).
+ * A day without a time of day ("tues", "2026-12-01", "tomorrow") is a moment only at a range's
+ * start or end (`rangeStart`: its start; `endOfDay`: its end). Where one time is booked or moved
+ * to, it is the whole day, a range to pick in: never its midnight, taken without a question.
+ */
 export function readLoadedTime(input: string, opts: TimeInputOptions): TimeReading {
+  const reading = readReading(input, opts);
+  if (reading.kind !== 'instant' || opts.rangeStart || opts.endOfDay) return reading;
+  // A day alone reads differently as a range's end (through the day's end): that is how it is told from a time.
+  const end = readReading(input, { ...opts, endOfDay: true });
+  if (end.kind !== 'instant' || end.at.getTime() === reading.at.getTime()) return reading;
+  return { kind: 'range', from: reading.at, to: end.at, first: false, part: 'day' };
+}
+
+function readReading(input: string, opts: TimeInputOptions): TimeReading {
   try {
     return { kind: 'instant', at: parseTimeInput(input, opts) };
   } catch (error) {
@@ -211,6 +225,7 @@ function instantOf(input: string, reading: TimeReading, opts: TimeInputOptions):
   if (reading.kind === 'instant') return reading.at;
   if (opts.endOfDay) return reading.to;
   if (opts.rangeStart) return reading.from;
+  if (reading.part === 'day' && !reading.first) throw dayWithoutTime(input, reading.from, opts);
   const shown = formatRange(reading, opts.zone);
   const clock = reading.part === 'morning' ? '09:00' : reading.part === 'evening' ? '18:00' : '15:00';
   throw timeInputError(
@@ -220,6 +235,20 @@ function instantOf(input: string, reading: TimeReading, opts: TimeInputOptions):
     opts.picks
       ? `write "first ${input.replace(FIRST_WORDING, '$1')}" to take its first free time, or a clock time (${clock}); on a terminal, schedctl offers the free times in it`
       : `write one time, e.g. ${clock} on that day (free times: schedctl slots <event>)`,
+  );
+}
+
+/** A day where one time is needed: refused, naming the forms that work (a picker, when the caller has one, is the caller's). */
+function dayWithoutTime(input: string, day: Date, opts: TimeInputOptions): UsageError {
+  const date = DateTime.fromJSDate(day, { zone: opts.zone }).toFormat('yyyy-MM-dd');
+  const said = input.trim();
+  return timeInputError(
+    input,
+    opts,
+    `a day without a time of day (${date}) is not one time`,
+    opts.picks
+      ? `write a time on that day ("${said} 15:00", "${said} 3pm"), "first ${said}" to take its first free time, or a part of it ("${said} afternoon"); on a terminal, schedctl offers the free times of the day`
+      : `write a time on that day, e.g. "${said} 15:00", "${said} 3pm" or "${date} 15:00" (free times: schedctl slots <event>)`,
   );
 }
 

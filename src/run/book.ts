@@ -2,7 +2,7 @@ import type { BookRequest } from '../api/schemas.js';
 import { workspaceOf } from './workspace.js';
 import type { Context } from '../context.js';
 import { leadFields } from '../domain/lead-fields.js';
-import { bookSlot, type BookResult, SlotTakenError } from '../domain/booking.js';
+import { answeredFromLedger, bookSlot, resolvedAsBooked, type BookResult, SlotTakenError } from '../domain/booking.js';
 import { parseKeyValues, requireEmail, requireUuid } from '../domain/inputs.js';
 import { parseTimeExpression } from '../domain/human-time.js';
 import { formatInZone, requireFuture, resolveZone } from '../domain/time.js';
@@ -173,6 +173,9 @@ export async function bookMeeting(
         startTime: request.startTime,
         personEmail: request.personEmail,
       });
+      // The identical request, resolved as booked: answered from the ledger, nothing sent.
+      const known = resolvedAsBooked(prior, request);
+      if (known) return answeredFromLedger(known);
       if (!prior) {
         const verdict = await guardLead(ctx, state, {
           scope,

@@ -4,7 +4,8 @@ import { leadWaitPrinter } from './lead-guard.js';
 import type { HeldLock } from '../state/index.js';
 import type { Context } from '../context.js';
 import { formatRange, parseTimeExpression, readTime } from '../domain/human-time.js';
-import { fetchSlots } from '../domain/slots.js';
+import { NEAREST_SLOTS } from '../domain/booking.js';
+import { fetchSlots, nearestSlots } from '../domain/slots.js';
 import { requireEmail, requireUuid } from '../domain/inputs.js';
 import { formatWithUtc, requireFuture, resolveZone } from '../domain/time.js';
 import { ApiError, CliError, EXIT, OutcomeUnknownError, UsageError } from '../errors.js';
@@ -81,7 +82,13 @@ export async function run(ctx: Context, [meetingId]: string[], opts: RescheduleO
   }
   if (!start) {
     found.event ??= await askEvent(ctx, id);
-    start = await pickTime(ctx, await ctx.api(), { id, event: found.event, was }, zone, request.range);
+    start = await pickTime(
+      ctx,
+      await ctx.api(),
+      { id, event: found.event, was, title: found.known?.title ?? undefined },
+      zone,
+      request.range,
+    );
   }
   const meeting = await moveMeeting(ctx, found, start);
   const ui = await ctx.ui();
@@ -93,6 +100,8 @@ export async function run(ctx: Context, [meetingId]: string[], opts: RescheduleO
       : meetingLine('was', '(unknown: not booked or moved through schedctl here)'),
   );
 }
+
+const DAY_MS = 86_400_000;
 
 /** The flags of one reschedule, checked before any request. */
 export interface RescheduleRequest {
@@ -221,8 +230,10 @@ async function moveHeld(ctx: Context, found: MeetingToMove, start: Date, held: H
         },
       );
     }
-    if (error instanceof ApiError)
-      throw error.withHint(hintFor(error.code, { operation: 'reschedule', event, meetingId: id }));
+    if (error instanceof ApiError) {
+      const hinted = error.withHint(hintFor(error.code, { operation: 'reschedule', event, meetingId: id }));
+      throw error.code === 'CONFLICT' && event ? await withNearestTimes(ctx, hinted, event, id, start) : hinted;
+    }
     throw error;
   }
   try {
@@ -235,6 +246,29 @@ async function moveHeld(ctx: Context, found: MeetingToMove, start: Date, held: H
     );
   }
   return meeting;
+}
+
+/**
+ * A CONFLICT (the host is not free then) offers the nearest free times of the meeting's event, as
+ * book does after SLOT_TAKEN (one slots request, a week either side); when they cannot be looked
+ * up, the error stands as it was.
+ */
+async function withNearestTimes(ctx: Context, error: ApiError, event: string, id: string, wanted: Date) {
+  const now = ctx.clock.now();
+  const from = new Date(Math.max(now.getTime(), wanted.getTime() - 7 * DAY_MS));
+  const to = new Date(wanted.getTime() + 7 * DAY_MS);
+  let nearest: string[];
+  try {
+    nearest = nearestSlots((await fetchSlots(await ctx.api(), event, { from, to })).slots, wanted, NEAREST_SLOTS);
+  } catch {
+    return error;
+  }
+  if (nearest.length === 0) return error;
+  return new ApiError({
+    ...error.fields(),
+    details: [...(error.details ?? []), ...nearest.map((s) => `free: ${s}   --start ${s}`)],
+    hint: `move it to one of the nearest free times: schedctl reschedule ${id} --start <time> (more: schedctl slots ${event})`,
+  });
 }
 
 /** `--start "first tue afternoon"`: the first free time of the event in the range (one slots request). */

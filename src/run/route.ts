@@ -3,6 +3,7 @@ import type { Trigger } from '../api/schemas.js';
 import type { Context } from '../context.js';
 import { runRoute } from '../domain/route/flow.js';
 import type { RouteAsker, RouteNotice } from '../domain/route/types.js';
+import { setInterruptNote } from '../interrupt-note.js';
 import { UsageError } from '../errors.js';
 import { BATCH_ONLY_FLAGS, batchFile } from './bulk/batch.js';
 import { routeBatch } from './bulk/route-batch.js';
@@ -56,12 +57,37 @@ async function route(ctx: Context, opts: RouteOptionsInput): Promise<RouteRun> {
     ? (await import('./route/prompts.js')).promptAsker(ctx, { zone: parsed.zone, leadZone: parsed.leadZone, target })
     : undefined;
   const ui = await ctx.ui();
-  return routeParsed(ctx, parsed, {
-    rebook: Boolean(opts.rebook),
-    terminal,
-    notify: noticePrinter({ ui, json: ctx.globals.json, target, zone: parsed.zone, yes: parsed.flags.yes }),
-    again: 'the same schedctl route command with',
-  });
+  const print = noticePrinter({ ui, json: ctx.globals.json, target, zone: parsed.zone, yes: parsed.flags.yes });
+  let firing: { trigger: string; email: string } | undefined;
+  // Ctrl-C once the trigger fired (at the time picker, say) exits 130: it says what was done and how to resume.
+  const notify = (n: RouteNotice) => {
+    if (n.type === 'firing') firing = { trigger: n.trigger.name, email: n.email };
+    if (n.type === 'fired' && firing) setInterruptNote(stoppedAfterFire(firing, n.executionId, n.outcome.type));
+    if (n.type === 'booking') setInterruptNote(undefined);
+    print(n);
+  };
+  try {
+    const done = await routeParsed(ctx, parsed, {
+      rebook: Boolean(opts.rebook),
+      terminal,
+      notify,
+      again: 'the same schedctl route command with',
+    });
+    setInterruptNote(undefined);
+    return done;
+  } catch (error) {
+    // A refusal or failure says what happened itself; only Ctrl-C (a prompt's cancel) keeps the note.
+    if (!(error instanceof Error && error.name === 'ExitPromptError')) setInterruptNote(undefined);
+    throw error;
+  }
+}
+
+/** What a route stopped after its fire has done, and how to go on without firing again. */
+export function stoppedAfterFire(f: { trigger: string; email: string }, executionId: string, outcome: string): string {
+  return [
+    `Stopped: trigger "${f.trigger}" was already fired for ${f.email} (workflow run ${executionId}, outcome ${outcome}); nothing was booked.`,
+    `To resume: run ${routeCommandLine({ trigger: { name: f.trigger } as Trigger, email: f.email, responses: {}, slot: null, guests: { guests: [] } }).replace(/ --slot first --yes$/, '')} with the same answers (or the wizard again): the workflow run is reused, not fired again.`,
+  ].join('\n');
 }
 
 export interface RouteParsedOptions {

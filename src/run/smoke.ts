@@ -3,7 +3,7 @@ import { scopeOf } from '../config/target.js';
 import type { Context } from '../context.js';
 import { problemLines, summaryLine, tableRows } from '../domain/smoke/render.js';
 import { runSmoke } from '../domain/smoke/runner.js';
-import type { SmokeReport } from '../domain/smoke/types.js';
+import { requestsNeeded, type SmokeReport } from '../domain/smoke/types.js';
 import { junitXml } from '../domain/smoke/junit.js';
 import { sanitizeText } from '../ui/sanitize.js';
 import { tables } from '../ui/table.js';
@@ -17,19 +17,31 @@ export async function run(ctx: Context, _args: string[], flags: SmokeFlags): Pro
   if (input.book) await (await ctx.state()).assertWritable();
   const http = await ctx.http();
   const ui = await ctx.ui();
+  // Latency is the API's: when the key's shared budget cannot cover the run, wait once, up front, and say so.
+  const needed = requestsNeeded(input);
+  const budgetWaitMs =
+    (await http.waitForBudget?.(needed, (ms, left, limit) =>
+      ui.waiting(
+        `the rate budget for this key has ${left} of ${limit} requests left this minute and smoke needs ${needed}: waiting ${Math.ceil(ms / 1000)} s once, before timing starts`,
+        ms,
+      ),
+    )) ?? 0;
   const spinner = await ui.spinner('running smoke checks');
   let report: SmokeReport;
   try {
-    report = await runSmoke(input, {
-      http,
-      now: () => ctx.clock.now(),
-      names: SMOKE_FLAGS,
-      // The booked meeting goes into the local record: `meetings ls` shows it like any booking.
-      onBooked: async (meeting, event) => {
-        const [state, target] = await Promise.all([ctx.state(), ctx.target()]);
-        await state.meetings.record({ scope: scopeOf(target), meeting, source: 'booked', event });
+    report = await runSmoke(
+      { ...input, ...(budgetWaitMs > 0 ? { budgetWaitMs } : {}) },
+      {
+        http,
+        now: () => ctx.clock.now(),
+        names: SMOKE_FLAGS,
+        // The booked meeting goes into the local record: `meetings ls` shows it like any booking.
+        onBooked: async (meeting, event) => {
+          const [state, target] = await Promise.all([ctx.state(), ctx.target()]);
+          await state.meetings.record({ scope: scopeOf(target), meeting, source: 'booked', event });
+        },
       },
-    });
+    );
   } finally {
     spinner.stop();
   }

@@ -3,6 +3,7 @@
  * Ids and keys depend only on the seed; busy blocks and `createdAt` are placed relative to the
  * seeding instant, so the workspace has free slots in the coming days whenever the sandbox starts.
  */
+import { createHash } from 'node:crypto';
 import { DateTime } from 'luxon';
 import { EVENT_CONFERENCING_TYPES, type TriggerField } from '../api/schemas.js';
 import { Rng } from './rng.js';
@@ -112,10 +113,13 @@ function conferencing(type: string): EventConferencing {
 export function seedWorkspace(seed: number, seededAt: Date): Workspace {
   const rng = Rng.fromSeed(seed, 'workspace');
   const keyHex = rng.hex(16);
+  // Each key its own hex (derived, so the seeded data after it is unchanged): two keys never
+  // share their last characters, so they never mask the same (`sk_…407c`) anywhere.
+  const hexOf = (kind: string) => createHash('sha256').update(`${keyHex}:${kind}`).digest('hex').slice(0, 16);
   const keys = {
     full: `sk_sandbox_full_${keyHex}`,
-    readOnly: `sk_sandbox_read_${keyHex}`,
-    revoked: `sk_sandbox_revoked_${keyHex}`,
+    readOnly: `sk_sandbox_read_${hexOf('read')}`,
+    revoked: `sk_sandbox_revoked_${hexOf('revoked')}`,
   };
   // The seed's zones cover DST in both hemispheres' northern variants (London, New York,
   // Los Angeles) and a zone without DST (Tokyo).

@@ -4,12 +4,13 @@
  * its full date and zone. Loaded only when a terminal is prompted.
  * Every label here is built from instants and our own words; the caller's extras are sanitized.
  */
-import { search, select, Separator } from '@inquirer/prompts';
+import { search, Separator } from '@inquirer/prompts';
 import { DateTime } from 'luxon';
 import { loadTimeExpressions, readLoadedTime } from '../domain/human-time.js';
 import { groupByDay } from '../domain/slots.js';
 import { dayKey, formatInZone } from '../domain/time.js';
 import { sanitizeText } from './sanitize.js';
+import { timeMatches } from './time-filter.js';
 
 export interface PickerExtra {
   name: string;
@@ -36,6 +37,8 @@ export interface DayTimeOptions {
   within?: { from: Date; to: Date } | undefined;
   /** Open at this day's times (a day just jumped to). */
   openDay?: string | undefined;
+  /** The range the slots were looked up in: its days without a free time are listed as such. */
+  range?: { from: Date; to: Date } | undefined;
 }
 
 type IO = { input: NodeJS.ReadableStream; output: NodeJS.WritableStream };
@@ -77,20 +80,13 @@ export async function pickDayThenTime(io: IO, o: DayTimeOptions): Promise<DayTim
       open = days.find((d) => d.day === chosen.slice(DAY.length))?.slots ?? [];
     }
     const times = open;
-    const answer = await select<string>(
+    const dayName = times[0] ? DateTime.fromISO(times[0], { zone: o.zone }).toFormat('cccc d LLLL') : 'no free times';
+    // A search, not a select: typing jumps by time (14, 2pm, 14:30, afternoon), never by position.
+    const answer = await search<string>(
       {
-        message: `${head} — ${times[0] ? DateTime.fromISO(times[0], { zone: o.zone }).toFormat('cccc d LLLL') : 'no free times'}`,
-        choices: [
-          { name: '← other days', value: BACK, short: 'other days' },
-          ...times.map((s) => ({
-            name: `${DateTime.fromISO(s, { zone: o.zone }).toFormat('ccc d LLL')}  ${DateTime.fromISO(s, { zone: o.zone }).toFormat('HH:mm')}`,
-            value: s,
-            short: fullTime(s, o.zone),
-          })),
-        ],
+        message: `${head} — ${dayName} (type a time: 14, 2pm, 14:30, afternoon)`,
+        source: (term) => timeChoices(term ?? '', times, o.zone),
         pageSize: 14,
-        loop: false,
-        ...(times[0] ? { default: times[0] } : {}),
       },
       io,
     );
@@ -99,27 +95,73 @@ export async function pickDayThenTime(io: IO, o: DayTimeOptions): Promise<DayTim
   }
 }
 
+/** The times of a day that match what was typed (all of them for nothing), then the way back to the days. */
+function timeChoices(
+  raw: string,
+  times: string[],
+  zone: string,
+): Array<{ name: string; value: string; short?: string } | Separator> {
+  const back = { name: '← other days', value: BACK, short: 'other days' };
+  const shown = times.filter((s) => timeMatches(raw, s, zone));
+  const list: Array<{ name: string; value: string; short?: string } | Separator> = shown.map((s) => ({
+    name: `${DateTime.fromISO(s, { zone }).toFormat('ccc d LLL')}  ${DateTime.fromISO(s, { zone }).toFormat('HH:mm')}`,
+    value: s,
+    short: fullTime(s, zone),
+  }));
+  if (shown.length === 0)
+    list.push(new Separator(`  (no free time at "${sanitizeText(raw.trim())}" on this day: type another, or go back)`));
+  // Said first (Enter takes the first time): the way back is the last entry.
+  return [new Separator('  ← other days: the last entry'), ...list, back];
+}
+
+/** Every day of the looked-up range: with its free times, or said to have none (never left out). */
+function allDays(days: ReturnType<typeof groupByDay>, o: DayTimeOptions): Array<{ day: string; slots: string[] }> {
+  if (!o.range) return days;
+  const out: Array<{ day: string; slots: string[] }> = [];
+  const now = DateTime.fromJSDate(o.now, { zone: o.zone }).startOf('day');
+  let d = DateTime.fromJSDate(o.range.from, { zone: o.zone }).startOf('day');
+  if (d < now) d = now;
+  const end = DateTime.fromJSDate(o.range.to, { zone: o.zone });
+  for (; d < end && out.length < 400; d = d.plus({ days: 1 })) {
+    const key = d.toFormat('yyyy-MM-dd');
+    const held = days.find((x) => x.day === key);
+    // A day the range only begins (it ends inside it) is not said to have nothing: the next page has it.
+    if (held || d.plus({ days: 1 }) <= end) out.push(held ?? { day: key, slots: [] });
+  }
+  return out;
+}
+
 function dayChoices(
   raw: string,
   days: ReturnType<typeof groupByDay>,
   o: DayTimeOptions,
-): Array<{ name: string; value: string; short?: string } | Separator> {
+): Array<{ name: string; value: string; short?: string; disabled?: string } | Separator> {
   const term = raw.trim().toLowerCase();
   const extras = o.extras.map((e) => ({ name: sanitizeText(e.name), value: e.value }));
   const label = (day: string) => DateTime.fromISO(day, { zone: o.zone });
-  const entry = (d: { day: string; slots: string[] }) => ({
-    name: `${label(d.day).toFormat('ccc d LLL')}  ·  ${d.slots.length} free ${d.slots.length === 1 ? 'time' : 'times'}`,
-    value: `${DAY}${d.day}`,
-    short: label(d.day).toFormat('cccc d LLLL yyyy'),
-  });
+  const entry = (d: { day: string; slots: string[] }) =>
+    d.slots.length === 0
+      ? {
+          name: `${label(d.day).toFormat('ccc d LLL')}  ·  no free times`,
+          value: `${DAY}${d.day}`,
+          disabled: ' ',
+        }
+      : {
+          name: `${label(d.day).toFormat('ccc d LLL')}  ·  ${d.slots.length} free ${d.slots.length === 1 ? 'time' : 'times'}`,
+          value: `${DAY}${d.day}`,
+          short: label(d.day).toFormat('cccc d LLLL yyyy'),
+        };
+  const listed = allDays(days, o);
   if (term === '') {
-    // The soonest day first (Enter takes it), the ways on (later times, another zone) after the days.
-    const list: Array<{ name: string; value: string; short?: string } | Separator> = days.map(entry);
+    // The soonest day with free times first (Enter takes it), days without any said so, the ways
+    // on (later times, another zone) after the days.
+    const list: Array<{ name: string; value: string; short?: string; disabled?: string } | Separator> =
+      listed.map(entry);
     if (days.length === 0) list.push(new Separator('  (no free times in this range)'));
     return [...list, ...extras];
   }
   const named = namedDay(term, o);
-  const matches = days.filter((d) => {
+  const matches = listed.filter((d) => {
     const l = label(d.day);
     const weekday = l.toFormat('cccc').toLowerCase();
     return (
@@ -129,8 +171,9 @@ function dayChoices(
       d.day === named
     );
   });
-  const list: Array<{ name: string; value: string; short?: string } | Separator> = matches.map(entry);
-  if (named && !days.some((d) => d.day === named)) {
+  const list: Array<{ name: string; value: string; short?: string; disabled?: string } | Separator> =
+    matches.map(entry);
+  if (named && !listed.some((d) => d.day === named)) {
     const day = DateTime.fromISO(named, { zone: o.zone }).startOf('day');
     if (day.toMillis() >= DateTime.fromJSDate(o.now, { zone: o.zone }).startOf('day').toMillis())
       list.push({

@@ -199,15 +199,23 @@ describe('book: every error code of the spec', () => {
     const s = await slots('intro-call');
     expect((await book('intro-call', s.slots[0]!, s.reservationId)).code).toBe(0);
     const [m] = await meetings();
+    const before = await t.sb.requestCount();
     const again = await book('intro-call', s.slots[0]!, s.reservationId, 'lead@acme.example', ['--json']);
     expect(again.code, show(again)).toBe(0);
+    // shared/ledger-rules.md: the identical request, resolved as booked, is answered from the ledger: nothing sent.
     expect(again.json()).toMatchObject({
       status: 'already_booked',
-      code: 'RESERVATION_USED',
+      code: 'ON_RECORD',
       meetingId: m!.id,
       reservationId: s.reservationId,
     });
+    expect(await t.sb.requestCount()).toBe(before);
     expect(await meetings()).toHaveLength(1);
+    const text = await book('intro-call', s.slots[0]!, s.reservationId);
+    expect(text.code, show(text)).toBe(0);
+    expect(text.stdout).toContain(`booked the meeting ${m!.id}`);
+    expect(text.stdout).toContain('nothing was sent');
+    expect(await t.sb.requestCount()).toBe(before);
   });
 
   it('a lead with an upcoming meeting on the event is not booked again by accident (exit 5, nothing sent); --rebook sends it', async () => {
@@ -400,11 +408,14 @@ describe('book: lost responses never make a second meeting', () => {
     expect(again.stdout).toContain('Already booked');
     expect(again.stdout).toContain('RESERVATION_USED');
     expect(await meetings()).toHaveLength(1);
+    // Now resolved as booked in the ledger: the identical request again is answered from it, nothing sent.
+    const sentBefore = await t.sb.requestCount();
     const json = await book('intro-call', s.slots[0]!, s.reservationId, 'lead@acme.example', ['--json']);
     expect(json.code, show(json)).toBe(0);
+    expect(await t.sb.requestCount()).toBe(sentBefore);
     expect(json.json()).toEqual({
       status: 'already_booked',
-      code: 'RESERVATION_USED',
+      code: 'ON_RECORD',
       reservationId: s.reservationId,
       workflowExecutionId: null,
       event: 'intro-call',

@@ -62,6 +62,24 @@ describe('the program', () => {
     expect(r.stderr).toContain('triggers');
     const j = await runCli(['slots', 'intro-call', '--dayz', '3', '--json']);
     expect(j.code, show(j)).toBe(2);
-    expect(j.json()).toEqual({ error: { code: 'USAGE', message: expect.stringContaining("unknown option '--dayz'") } });
+    expect(j.json()).toEqual({
+      error: {
+        code: 'USAGE',
+        message: "unknown option '--dayz'",
+        suggestion: '--days',
+        hint: 'did you mean --days?',
+      },
+    });
+    // The suggestion is a field of its own, not a second line inside the message.
+    const c = await runCli(['reschdule', '--json']);
+    expect(c.code, show(c)).toBe(2);
+    expect(c.json()).toEqual({
+      error: {
+        code: 'USAGE',
+        message: "unknown command 'reschdule'",
+        suggestion: 'reschedule',
+        hint: 'did you mean reschedule?',
+      },
+    });
   });
 });

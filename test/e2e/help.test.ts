@@ -105,11 +105,11 @@ describe('schedctl help', () => {
     }
   });
 
-  it('lists every exit code in `help exit-codes`, 8 (a bulk --from run with failed rows) included', async () => {
+  it('lists every exit code in `help exit-codes`, 8 (a bulk --file run with failed rows) included', async () => {
     const r = await runCli(['help', 'exit-codes']);
     for (const code of [...new Set([...Object.values(EXIT), 8])])
       expect(r.stdout).toMatch(new RegExp(`^ {2}${code}\\s+\\S`, 'm'));
-    expect(r.stdout).toMatch(/^ {2}8\s+some rows of a bulk --from run failed \(the summary names them\)/m);
+    expect(r.stdout).toMatch(/^ {2}8\s+some rows of a bulk --file run failed \(the summary names them\)/m);
   });
 
   it('prints a topic as one JSON document with --json', async () => {

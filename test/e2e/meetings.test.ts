@@ -120,7 +120,7 @@ describe('reschedule --email', () => {
         // The first page's days ("… free times"): the answered question's echo repeats its message.
         ['free time', ENTER],
         ['← other days', ENTER],
-        ['Move meeting', ENTER],
+        ['Move "', ENTER],
       ],
       { sb: t.sb, configDir: t.dir, env: { TZ: 'UTC' } },
     );
@@ -128,7 +128,9 @@ describe('reschedule --email', () => {
     const slots = (await t.sb.state()).requests.filter((q) => q.path.endsWith('/slots'));
     expect(slots.length).toBeGreaterThanOrEqual(3);
     const plain = plainScreen(r.stderr);
-    expect(plain).toContain(`Move meeting ${m.id} from `);
+    // Named by its title, date and host; its id only in the result.
+    expect(plain).toMatch(/Move "[^"]+" \([^)]*\) from /);
+    expect(plain).not.toContain(`Move meeting ${m.id}`);
     expect(plain).toContain('(as schedctl last recorded it) to ');
   });
 });

@@ -7,7 +7,9 @@ import { sendJson, startTestServer, TRIGGERS_BODY } from '../helpers/server.js';
 const KEY_A = 'sk_test_profileA_0123456789abcd';
 const KEY_B = 'sk_test_profileB_9876543210wxyz';
 const KEY_ENV = 'sk_test_fromenv_55555555aaaa';
-registerSecret(KEY_A, KEY_B, KEY_ENV);
+/** Another key ending like KEY_A: masked alone, both read `sk_…abcd`. */
+const KEY_SAME_TAIL = 'sk_test_profileC_ffffffffffabcd';
+registerSecret(KEY_A, KEY_B, KEY_ENV, KEY_SAME_TAIL);
 /** A profile's ledger workspace: its normalised base URL and key fingerprint (state/identity.ts). */
 const WORKSPACE = expect.stringMatching(/^http:\/\/loopback:\d+#key:[0-9a-f]{16}$/);
 
@@ -40,6 +42,26 @@ describe('profiles and the key store', () => {
     expect(b.code, show(b)).toBe(0);
     return configDir;
   }
+
+  it('never masks two different keys the same in one listing (a fingerprint tells them apart)', async () => {
+    const configDir = await setup();
+    const c = await runCli(['profile', 'add', 'gamma', '--key-stdin', '--base-url', serverC.baseUrl], {
+      configDir,
+      input: KEY_SAME_TAIL,
+    });
+    expect(c.code, show(c)).toBe(0);
+    const keys = runCli(['profile', 'ls', '--json'], { configDir }).then((r) =>
+      r.json<{ profiles: Array<{ name: string; key: string }> }>().profiles.map((p) => p.key),
+    );
+    const [alpha, beta, gamma] = await keys;
+    expect(alpha).toMatch(/^sk_…abcd #[0-9a-f]{6}$/);
+    expect(gamma).toMatch(/^sk_…abcd #[0-9a-f]{6}$/);
+    expect(alpha).not.toBe(gamma);
+    expect(beta).toBe('sk_…wxyz');
+    const human = await runCli(['profile', 'ls'], { configDir });
+    expect(human.stdout).toContain(alpha);
+    expect(human.stdout).toContain(gamma);
+  });
 
   it('adds, lists with masked keys, switches and removes profiles', async () => {
     const configDir = await setup();

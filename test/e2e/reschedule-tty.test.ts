@@ -50,7 +50,7 @@ describe.skipIf(!hasTmux)('reschedule in a real terminal (tmux)', () => {
     await press('Enter');
     await pane.waitFor('← other days');
     await press('Enter');
-    await pane.waitFor('Move meeting');
+    await pane.waitFor('Move "');
     await press('Enter');
     await pane.waitFor('EXIT=0', 20_000);
     expect(keys.length).toBeLessThanOrEqual(5);
@@ -64,5 +64,94 @@ describe.skipIf(!hasTmux)('reschedule in a real terminal (tmux)', () => {
     expect(screen).toContain(`Tue ${at.toFormat('yyyy-MM-dd HH:mm')} UTC`);
     expect(screen).not.toContain('UTC (UTC)');
     expect(screen).toContain(`Rescheduled meeting ${moved.id}`);
+  }, 60_000);
+
+  it('--start tues (a day without a time) opens the picker on that Tuesday, never moving to its midnight', async () => {
+    const sb = terminal.sandbox();
+    const configDir = tempDir();
+    const cli = (args: string[]) => sb.cli(args, { configDir });
+    const s = await cli(['slots', 'quarterly-review', '--json', '--days', '14']);
+    expect(s.code, s.stderr).toBe(0);
+    const { reservationId, slots } = s.json() as { reservationId: string; slots: string[] };
+    const start = slots.find((x) => DateTime.fromISO(x, { zone: 'UTC' }).weekday !== 2)!;
+    const b = await cli([
+      'book',
+      'quarterly-review',
+      '--start',
+      start,
+      '--reservation',
+      reservationId,
+      '--email',
+      'ada@acme.example',
+      '--json',
+    ]);
+    expect(b.code, b.stderr).toBe(0);
+
+    const pane = terminal.start(
+      'reschedule-day',
+      ['reschedule', '--email', 'ada@acme.example', '--start', 'tues', '--tz', 'UTC'],
+      { TZ: 'UTC', SCHEDCTL_CONFIG_DIR: configDir },
+    );
+    // The times of that Tuesday, at once: no day question, no move to 00:00.
+    await pane.waitFor('Tuesday');
+    expect(pane.screen()).not.toContain('pick a day');
+    expect(pane.screen()).not.toContain('Rescheduled');
+    await pane.type(['Enter']);
+    await pane.waitFor('Move "');
+    await pane.type(['Enter']);
+    await pane.waitFor('EXIT=0', 20_000);
+    const moved = (await sb.state()).meetings.find((m) => m.id === b.json().id)!;
+    const at = DateTime.fromISO(moved.date, { zone: 'UTC' });
+    expect(at.weekday).toBe(2);
+    expect(at.toFormat('HH:mm')).not.toBe('00:00');
+  }, 60_000);
+
+  it('names the meeting by title, date and host, lists days without free times as such, and typing a time jumps to it', async () => {
+    const sb = terminal.sandbox();
+    const configDir = tempDir();
+    const cli = (args: string[]) => sb.cli(args, { configDir });
+    const s = await cli(['slots', 'quarterly-review', '--json', '--days', '14']);
+    expect(s.code, s.stderr).toBe(0);
+    const { reservationId, slots } = s.json() as { reservationId: string; slots: string[] };
+    const b = await cli([
+      'book',
+      'quarterly-review',
+      '--start',
+      slots[0]!,
+      '--reservation',
+      reservationId,
+      '--email',
+      'cy@acme.example',
+      '--json',
+    ]);
+    expect(b.code, b.stderr).toBe(0);
+    // The picker's first day with free times, and a time of it that is not the first: typed, not counted to.
+    const fresh = (await cli(['slots', 'quarterly-review', '--json', '--days', '7'])).json() as { slots: string[] };
+    const firstDay = fresh.slots[0]!.slice(0, 10);
+    const ofDay = fresh.slots.filter((x) => x.startsWith(firstDay));
+    const wanted = ofDay[ofDay.length - 1]!;
+    const typed = DateTime.fromISO(wanted, { zone: 'UTC' }).toFormat('HH:mm');
+
+    const pane = terminal.start('reschedule-names', ['reschedule', '--email', 'cy@acme.example', '--tz', 'UTC'], {
+      TZ: 'UTC',
+      SCHEDCTL_CONFIG_DIR: configDir,
+    });
+    await pane.waitFor('pick a day');
+    const screen = pane.screen().replace(/\s+/g, ' ');
+    const booked = DateTime.fromISO(slots[0]!, { zone: 'UTC' }).toFormat('ccc d LLL HH:mm');
+    expect(screen).toContain(`New time for "Quarterly Business Review with cy@acme.example" (${booked}, host `);
+    expect(screen).not.toContain(b.json().id);
+    // A weekend (or any day without a free time) is listed, said to have none.
+    expect(screen).toMatch(/(Sat|Sun) \d+ \w+ · no free times/);
+    await pane.type(['Enter']);
+    await pane.waitFor('← other days');
+    await pane.type(['-l', typed]);
+    await pane.waitFor(`❯ ${DateTime.fromISO(wanted, { zone: 'UTC' }).toFormat('ccc d LLL')}  ${typed}`);
+    await pane.type(['Enter']);
+    await pane.waitFor('Move "');
+    await pane.type(['Enter']);
+    await pane.waitFor('EXIT=0', 20_000);
+    const moved = (await sb.state()).meetings.find((m) => m.id === b.json().id)!;
+    expect(moved.date).toBe(wanted);
   }, 60_000);
 });

@@ -88,12 +88,27 @@ describe('reschedule', () => {
   it('CONFLICT: the host is not free then, so pick another time from slots (exit 5)', async () => {
     const m = await booked();
     const offGrid = new Date(Date.parse(m.free[0]!) + 7 * 60_000).toISOString();
-    const r = await cli(['reschedule', m.id, '--start', offGrid]);
+    const r = await cli(['reschedule', m.id, '--start', offGrid, '--tz', 'America/New_York']);
     expect(r.code, show(r)).toBe(5);
     expect(r.stderr).toContain('(CONFLICT, HTTP 409)');
-    expect(r.stderr).toContain('pick another time from `schedctl slots quarterly-review`');
+    // Times for people: the server's instant in the user's zone, as the tables show it; no raw ISO but in --start values.
+    const local = (iso: string) =>
+      DateTime.fromISO(iso, { zone: 'America/New_York' }).toFormat('yyyy-MM-dd HH:mm ZZZZ');
+    expect(r.stderr).toContain(`${local(offGrid)} is not available`);
+    expect(r.stderr.replace(/--start \S+/g, '')).not.toMatch(/\d{4}-\d\d-\d\dT\d\d:\d\d/);
+    // The nearest free times are offered, as book does after SLOT_TAKEN.
+    const offered = [...r.stderr.matchAll(/^ {2}- free: (\d{4}-\d\d-\d\d \d\d:\d\d E[SD]T) {3}--start (\S+)$/gm)];
+    expect(offered.length, r.stderr).toBeGreaterThan(0);
+    for (const [, shown, iso] of offered) expect(shown).toBe(local(iso!));
+    expect(r.stderr).toContain(
+      `hint: move it to one of the nearest free times: schedctl reschedule ${m.id} --start <time>`,
+    );
     const j = await cli(['reschedule', m.id, '--start', offGrid, '--json']);
-    expect(j.json().error).toMatchObject({ code: 'CONFLICT', status: 409 });
+    const error = j.json().error;
+    expect(error).toMatchObject({ code: 'CONFLICT', status: 409 });
+    // --json keeps ISO 8601.
+    expect(error.message).toContain(offGrid);
+    expect(error.details.some((d: string) => /^free: \S+Z {3}--start \S+Z$/.test(d))).toBe(true);
     expect((await t.sb.state()).meetings[0]!.date).toBe(m.date);
   });
 
@@ -157,6 +172,100 @@ describe('reschedule', () => {
 const pick = (args: string[], answers: Answer[]) =>
   onTerminal(args, answers, { sb: t.sb, configDir: t.dir, env: { TZ: 'UTC' } });
 
+describe('reschedule --email with several meetings on record', () => {
+  it('without a terminal: exit 2, the meetings listed with their ids (objects in --json)', async () => {
+    const first = await booked();
+    const s = await cli(['slots', 'intro-call', '--json', '--days', '14']);
+    expect(s.code, show(s)).toBe(0);
+    const second = await cli([
+      'book',
+      'intro-call',
+      '--start',
+      s.json().slots[0],
+      '--reservation',
+      s.json().reservationId,
+      '--email',
+      'lead@acme.example',
+      '--rebook',
+      '--json',
+    ]);
+    expect(second.code, show(second)).toBe(0);
+    const r = await cli(['reschedule', '--email', 'lead@acme.example', '--start', 'tomorrow 15:00', '--json']);
+    expect(r.code, show(r)).toBe(2);
+    const error = r.json<{ error: { message: string; details: Array<Record<string, string>> } }>().error;
+    expect(error.message).toContain('2 upcoming meetings of lead@acme.example are on record');
+    expect(error.details).toHaveLength(2);
+    for (const d of error.details) expect(Object.keys(d).sort()).toEqual(['date', 'event', 'id', 'title']);
+    expect(error.details.map((d) => d.id).sort()).toEqual([first.id, second.json().id].sort());
+    // For people: a line each, with its id.
+    expect(r.stderr).toContain(`  - `);
+    expect(r.stderr).toContain(first.id);
+    expect(r.stderr).toContain(second.json().id);
+  });
+});
+
+describe('a moment needs a time: a day without a time of day is never its midnight', () => {
+  it('reschedule --start tues without a terminal is refused (exit 2), naming the forms that work, before any request', async () => {
+    const m = await booked();
+    const before = await t.sb.requestCount();
+    const r = await cli(['reschedule', '--email', 'lead@acme.example', '--start', 'tues', '--tz', 'UTC', '--json']);
+    expect(r.code, show(r)).toBe(2);
+    const error = r.json<{ error: { code: string; message: string; hint: string } }>().error;
+    expect(error.message).toMatch(
+      /^invalid --start "tues": a day without a time of day \(\d{4}-\d\d-\d\d\) is not one time$/,
+    );
+    expect(error.hint).toContain('"tues 15:00"');
+    expect(error.hint).toContain('"first tues"');
+    expect(await t.sb.requestCount()).toBe(before);
+    expect((await t.sb.state()).meetings.find((x) => x.id === m.id)!.date).toBe(m.date);
+  });
+
+  it('book --start tomorrow and route --slot 2026-12-01 are refused the same way (exit 2)', async () => {
+    const book = await cli([
+      'book',
+      'quarterly-review',
+      '--start',
+      'tomorrow',
+      '--reservation',
+      '00000000-0000-4000-8000-000000000000',
+      '--email',
+      'lead@acme.example',
+    ]);
+    expect(book.code, show(book)).toBe(2);
+    expect(book.stderr).toContain('invalid --start "tomorrow": a day without a time of day');
+    expect(book.stderr).toContain('"tomorrow 15:00"');
+    const route = await cli([
+      'route',
+      '--trigger',
+      'Inbound demo request',
+      '--email',
+      'lead@acme.example',
+      '--slot',
+      'next tuesday',
+    ]);
+    expect(route.code, show(route)).toBe(2);
+    expect(route.stderr).toContain('invalid --slot "next tuesday": a day without a time of day');
+    expect(await t.sb.requestCount()).toBe(0);
+  });
+
+  it('a range flag keeps reading a bare day as its start: slots --from tomorrow', async () => {
+    const r = await cli([
+      'slots',
+      'quarterly-review',
+      '--from',
+      'tomorrow',
+      '--to',
+      'tomorrow',
+      '--tz',
+      'UTC',
+      '--json',
+    ]);
+    expect(r.code, show(r)).toBe(0);
+    const tomorrow = DateTime.utc().plus({ days: 1 }).toISODate();
+    for (const slot of r.json<{ slots: string[] }>().slots) expect(slot.slice(0, 10)).toBe(tomorrow);
+  });
+});
+
 describe('reschedule on a terminal without --start', () => {
   it("lists free times of the meeting's event (from the journal), lets the user pick, confirms, then moves", async () => {
     const m = await booked();
@@ -166,7 +275,7 @@ describe('reschedule on a terminal without --start', () => {
       [
         ['pick a day', ENTER],
         ['← other days', `${DOWN}${ENTER}`],
-        ['Move meeting', ENTER],
+        ['Move "', ENTER],
       ],
     );
     expect(r.code, r.stderr).toBe(0);
@@ -176,9 +285,15 @@ describe('reschedule on a terminal without --start', () => {
     // Full dates and the zone, not a bare 15:00.
     const full = (iso: string) => `${DateTime.fromISO(iso, { zone: 'UTC' }).toFormat('ccc yyyy-MM-dd HH:mm')} UTC`;
     const plain = plainScreen(r.stderr);
-    expect(plain).toContain(
-      `Move meeting ${m.id} from ${full(m.date)} (as schedctl last recorded it) to ${full(moved.date)}?`,
+    // The meeting is named by its title, date and host, not its id.
+    const short = DateTime.fromISO(m.date, { zone: 'UTC' }).toFormat('ccc d LLL HH:mm');
+    expect(plain).toMatch(
+      new RegExp(
+        `Move "Quarterly Business Review with [^"]+" \\(${short}, host [^)]+\\) from ${full(m.date)} \\(as schedctl last recorded it\\) to ${full(moved.date)}\\?`,
+      ),
     );
+    expect(plain).not.toContain(`Move meeting ${m.id}`);
+    expect(plain).toMatch(new RegExp(`New time for "Quarterly Business Review with [^"]+" \\(${short}, host `));
     expect(r.stdout).toContain(`Rescheduled meeting ${m.id}`);
   });
 
@@ -189,7 +304,7 @@ describe('reschedule on a terminal without --start', () => {
       [
         ['pick a day', ENTER],
         ['← other days', ENTER],
-        ['Move meeting', `n${ENTER}`],
+        ['Move "', `n${ENTER}`],
       ],
     );
     expect(r.code).toBe(130);
@@ -204,7 +319,7 @@ describe('reschedule on a terminal without --start', () => {
         ['Event or scheduling link', `intro-call${ENTER}`],
         ['pick a day', ENTER],
         ['← other days', ENTER],
-        ['Move meeting', `n${ENTER}`],
+        ['Move "', `n${ENTER}`],
       ],
     );
     expect(r.code, r.stderr).toBe(130);

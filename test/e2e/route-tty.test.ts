@@ -4,6 +4,7 @@
  */
 import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
+import { tempDir } from '../helpers/cli.js';
 import { hasTmux, useTerminalSandbox } from '../helpers/tmux.js';
 
 const terminal = useTerminalSandbox();
@@ -59,5 +60,88 @@ describe.skipIf(!hasTmux)('route in a real terminal (tmux)', () => {
       'POST 200',
       'POST 201',
     ]);
+  }, 60_000);
+
+  it('Ctrl-C at the time picker, after the fire: exit 130 saying what was done and how to resume; resuming fires no second run', async () => {
+    const sb = terminal.sandbox();
+    const configDir = tempDir();
+    const flags = ['--trigger', 'Inbound demo request', '--email', 'bo@acme.example', '--field', 'company=Acme'];
+    const pane = terminal.start('route-stop', ['route', ...flags, '--field', 'region=emea', '--tz', 'UTC'], {
+      TZ: 'UTC',
+      SCHEDCTL_CONFIG_DIR: configDir,
+    });
+    await pane.waitFor('Team size (optional)');
+    await pane.type(['Enter']);
+    await pane.waitFor('Anything else? (optional)');
+    await pane.type(['Enter']);
+    await pane.waitFor('Fire "Inbound demo request" for bo@acme.example');
+    await pane.type(['Enter']);
+    await pane.waitFor('hold expires in');
+    await pane.type(['C-c']);
+    await pane.waitFor('EXIT=130');
+    // The sandbox is shared by this file's tests: this lead's runs only.
+    const runsOf = async () =>
+      (await sb.state()).executions.filter((e) => JSON.stringify(e).includes('bo@acme.example'));
+    const executions = await runsOf();
+    expect(executions).toHaveLength(1);
+    // The pane wraps long lines (and drops the space at a wrap): compared without whitespace.
+    const screen = pane.screen().replace(/\s+/g, '');
+    const says = (text: string) => expect(screen).toContain(text.replace(/\s+/g, ''));
+    says(
+      `Stopped: trigger "Inbound demo request" was already fired for bo@acme.example (workflow run ${executions[0]!.id}, outcome scheduler); nothing was booked.`,
+    );
+    says("To resume: run schedctl route --trigger 'Inbound demo request' --email bo@acme.example");
+    says('the workflow run is reused, not fired again');
+
+    // Resuming as it says: the run is reused, no second fire.
+    const again = await sb.cli(['route', ...flags, '--field', 'region=emea', '--slot', 'first', '--yes', '--json'], {
+      configDir,
+    });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.json()).toMatchObject({ status: 'booked', reused: true, executionId: executions[0]!.id });
+    expect(await runsOf()).toHaveLength(1);
+  }, 60_000);
+
+  it('--slot tues (a day without a time) opens the time picker on that Tuesday after the fire, never booking its midnight', async () => {
+    const sb = terminal.sandbox();
+    const pane = terminal.start(
+      'route-day',
+      [
+        'route',
+        '--trigger',
+        'Inbound demo request',
+        '--email',
+        'di@acme.example',
+        '--field',
+        'company=Acme',
+        '--field',
+        'region=emea',
+        '--slot',
+        'tues',
+        '--tz',
+        'UTC',
+      ],
+      { TZ: 'UTC' },
+    );
+    await pane.waitFor('Team size (optional)');
+    await pane.type(['Enter']);
+    await pane.waitFor('Anything else? (optional)');
+    await pane.type(['Enter']);
+    await pane.waitFor('Fire "Inbound demo request" for di@acme.example');
+    await pane.type(['Enter']);
+    // Straight to that Tuesday's times: no day question, nothing booked yet.
+    await pane.waitFor('← other days');
+    expect(pane.screen()).toContain('Tuesday');
+    expect(pane.screen()).not.toContain('pick a day');
+    await pane.type(['Enter']);
+    await pane.waitFor('Add guest details');
+    await pane.type(['Enter']);
+    await pane.waitFor('Book ');
+    await pane.type(['Enter']);
+    await pane.waitFor('EXIT=0', 20_000);
+    const m = (await sb.state()).meetings.find((x) => x.personEmail === 'di@acme.example')!;
+    const at = DateTime.fromISO(m.date, { zone: 'UTC' });
+    expect(at.weekday).toBe(2);
+    expect(at.toFormat('HH:mm')).not.toBe('00:00');
   }, 60_000);
 });

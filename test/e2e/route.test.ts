@@ -286,6 +286,16 @@ describe('route (scriptable)', () => {
     state = await t.sb.state();
     expect(state.meetings).toHaveLength(1);
     expect(state.executions).toHaveLength(1);
+    const posts = () => state.requests.filter((q) => q.method === 'POST').length;
+    const postsBefore = posts();
+
+    // Resolved as booked now: the identical re-run is answered from the ledger, no booking (nor fire) sent.
+    const third = await cli([...DEMO, '--slot', 'first', '--yes', '--json']);
+    expect(third.code, show(third)).toBe(0);
+    expect(third.json()).toMatchObject({ status: 'already_booked', alreadyBookedCode: 'ON_RECORD' });
+    state = await t.sb.state();
+    expect(posts()).toBe(postsBefore);
+    expect(state.meetings).toHaveLength(1);
   });
 });
 

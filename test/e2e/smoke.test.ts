@@ -11,12 +11,14 @@ interface Check {
   name: string;
   status: 'pass' | 'fail' | 'skip';
   latencyMs: number | null;
+  rateWaitMs?: number;
   detail: string;
   problems?: string[];
 }
 interface Report {
   ok: boolean;
   requests: number;
+  rateWaitMs: number;
   checks: Check[];
   meetingId?: string;
   error?: { code: string; message: string };
@@ -236,7 +238,9 @@ describe('smoke against the sandbox faults', () => {
     const r = await t.sb.cli(['smoke', '--json']);
     expect(r.code, show(r)).toBe(0);
     expect(check(report(r), 'events.list')).toMatchObject({ status: 'pass', latencyMs: expect.any(Number) });
-    expect(check(report(r), 'events.list').latencyMs).toBeGreaterThanOrEqual(900);
+    // The wait the server asked for is the rate budget's, reported apart from the API's latency.
+    expect(check(report(r), 'events.list').latencyMs).toBeLessThan(900);
+    expect(check(report(r), 'events.list').rateWaitMs).toBeGreaterThanOrEqual(900);
     expect(r.stderr).toContain('rate limited');
     expect(report(r).requests).toBe(5);
   });
@@ -249,6 +253,50 @@ describe('smoke against the sandbox faults', () => {
     expect(statuses(doc)).toMatchObject({ 'events.list': 'pass', 'events.detail': 'fail', slots: 'pass' });
     expect(check(doc, 'events.detail').detail).toMatch(/^took \d+ ms, over the --max-latency budget of 800 ms/);
     expect(check(doc, 'events.detail').latencyMs).toBeGreaterThanOrEqual(1200);
+  });
+});
+
+describe("smoke measures the API, not the key's rate budget", () => {
+  // A budget of 5 requests per 4 s window (test-only knob: the real one is 30 a minute).
+  const budgetEnv = { SCHEDCTL_RATE: '5', SCHEDCTL_TEST_RATE_WINDOW_MS: '4000' };
+
+  it('waits once, before timing, when the budget is in use, and passes a low --max-latency', async () => {
+    const dir = tempDir();
+    const spend = await t.sb.cli(['smoke', '--json'], { configDir: dir, env: budgetEnv });
+    expect(spend.code, show(spend)).toBe(0);
+    const junit = join(tempDir(), 'smoke.xml');
+    const r = await t.sb.cli(['smoke', '--max-latency', '1000', '--json', '--junit', junit], {
+      configDir: dir,
+      env: budgetEnv,
+    });
+    expect(r.code, show(r)).toBe(0);
+    expect(r.stderr).toMatch(
+      /the rate budget for this key has 1 of 5 requests left this minute and smoke needs 4: waiting \d+ s once, before timing starts/,
+    );
+    const doc = report(r);
+    expect(doc.ok).toBe(true);
+    for (const c of doc.checks.filter((x) => x.status === 'pass')) expect(c.latencyMs).toBeLessThan(1000);
+    expect(doc.rateWaitMs).toBeGreaterThan(1000);
+    const xml = readFileSync(junit, 'utf8');
+    expect(xml).toMatch(/<property name="rateWaitMs" value="\d{4,}"\/>/);
+    expect(xml).not.toContain('<failure');
+  });
+
+  it('a wait for the budget during the run is reported apart (text and JSON) and never fails a check', async () => {
+    // 2 requests per window: the run's 4 cannot fit, so two of them wait mid-run.
+    const env = { SCHEDCTL_RATE: '2', SCHEDCTL_TEST_RATE_WINDOW_MS: '2000' };
+    const dir = tempDir();
+    const r = await t.sb.cli(['smoke', '--max-latency', '1000', '--json'], { configDir: dir, env });
+    expect(r.code, show(r)).toBe(0);
+    const doc = report(r);
+    const waited = doc.checks.filter((c) => (c.rateWaitMs ?? 0) > 1000);
+    expect(waited.length, JSON.stringify(doc)).toBeGreaterThan(0);
+    for (const c of waited) expect(c).toMatchObject({ status: 'pass' });
+    for (const c of waited) expect(c.latencyMs).toBeLessThan(1000);
+    const text = await t.sb.cli(['smoke', '--max-latency', '1000'], { configDir: tempDir(), env });
+    expect(text.code, show(text)).toBe(0);
+    expect(text.stdout).toMatch(/PASS\s+\d+ ms \(\+\d+\.\d s budget wait\)/);
+    expect(text.stdout).toMatch(/waited \d+\.\d s for the key's rate budget \(not counted as latency\)/);
   });
 });
 

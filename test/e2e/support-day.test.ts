@@ -149,9 +149,16 @@ describe('claims that are exactly true', () => {
   it('route --slot <a busy time> says the workflow run is kept for the retry (the times are known only after the fire)', async () => {
     const flags = demoRouteFlags('busy@acme.example');
     const busy = DateTime.utc().plus({ days: 2 }).set({ hour: 3, minute: 7, second: 0, millisecond: 0 }).toISO();
-    const r = await cli(['route', ...flags, '--slot', busy!, '--yes']);
+    const r = await cli(['route', ...flags, '--slot', busy!, '--yes', '--tz', 'Asia/Tokyo']);
     expect(r.code, show(r)).toBe(5);
     expect(r.stderr).toContain('is not a free time');
+    // Times for people: in the --tz zone as the tables show them; the ISO only as the --slot value to paste.
+    const local = (iso: string) => DateTime.fromISO(iso, { zone: 'Asia/Tokyo' }).toFormat('yyyy-MM-dd HH:mm ZZZZ');
+    expect(r.stderr).toContain(`the --slot time ${local(busy!)} is not a free time`);
+    const offered = [...r.stderr.matchAll(/^ {2}- free: (\d{4}-\d\d-\d\d \d\d:\d\d GMT\+9) {3}--slot (\S+)$/gm)];
+    expect(offered.length, r.stderr).toBeGreaterThan(0);
+    for (const [, shown, iso] of offered) expect(shown).toBe(local(iso!));
+    expect(r.stderr.replace(/--slot \S+/g, '')).not.toMatch(/\d{4}-\d\d-\d\dT\d\d:\d\d/);
     expect(r.stderr).toContain('the workflow run is kept: the same command again reuses it');
     const retry = await cli(['route', ...flags, '--slot', 'first', '--yes', '--json']);
     expect(retry.json()).toMatchObject({ status: 'booked', reused: true });
@@ -181,8 +188,13 @@ describe('small things people notice', () => {
     const { meeting, schedulingLinkId } = routed.json();
     const ls = await cli(['meetings', 'ls', '--tz', 'UTC']);
     const row = ls.stdout.split('\n').find((l) => l.includes(meeting.id))!;
-    expect(row).toContain(`link ${schedulingLinkId}`);
+    // The link's id cut short (its whole id is in `meetings show` and --json): the table fits 120 columns.
+    expect(row).toContain(`link ${schedulingLinkId.slice(0, 8)}…`);
+    expect(row).not.toContain(schedulingLinkId);
+    for (const line of ls.stdout.split('\n')) expect(line.length, line).toBeLessThanOrEqual(120);
     expect(row).not.toContain(meeting.title);
+    const json = await cli(['meetings', 'ls', '--json']);
+    expect(JSON.stringify(json.json())).toContain(schedulingLinkId);
     const shown = await cli(['meetings', 'show', meeting.id, '--tz', 'UTC']);
     expect(shown.stdout).toMatch(new RegExp(`link id +${schedulingLinkId}`));
     expect(shown.stdout).toMatch(new RegExp(`event id +${meeting.eventId}`));
@@ -221,5 +233,17 @@ describe('small things people notice', () => {
     expect(at.weekday).toBe(2);
     expect(at.hour).toBeGreaterThanOrEqual(12);
     expect(at.hour).toBeLessThan(17);
+  });
+
+  it("no upcoming meeting in this machine's record: the message names the team state as the way to see other machines' meetings", async () => {
+    const r = await cli(['reschedule', '--email', 'elsewhere@acme.example', '--start', 'tomorrow 15:00', '--json']);
+    expect(r.code, show(r)).toBe(4);
+    const error = r.json<{ error: { message: string; hint: string } }>().error;
+    expect(error.message).toContain('no upcoming meeting of elsewhere@acme.example in the local record');
+    expect(error.hint).toContain("the record is this machine's");
+    expect(error.hint).toContain('team state (docs/team-state.md');
+    const shown = await cli(['meetings', 'show', '00000000-0000-4000-8000-000000000000', '--json']);
+    expect(shown.code, show(shown)).toBe(4);
+    expect(shown.json<{ error: { hint: string } }>().error.hint).toContain('team state (docs/team-state.md');
   });
 });

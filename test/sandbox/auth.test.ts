@@ -32,7 +32,11 @@ describe('authentication', () => {
 
   it('gives keys deterministic sk_ names per seed', () => {
     expect(api.sb.keys.full).toMatch(/^sk_sandbox_full_[0-9a-f]{16}$/);
-    expect(api.sb.keys.readOnly).toMatch(/^sk_sandbox_read_/);
+    expect(api.sb.keys.readOnly).toMatch(/^sk_sandbox_read_[0-9a-f]{16}$/);
+    expect(api.sb.keys.revoked).toMatch(/^sk_sandbox_revoked_[0-9a-f]{16}$/);
+    // Each key ends its own way: masked (`sk_…407c`), no two read the same.
+    const tails = [api.sb.keys.full, api.sb.keys.readOnly, api.sb.keys.revoked].map((k) => k.slice(-4));
+    expect(new Set(tails).size).toBe(3);
   });
 });
 

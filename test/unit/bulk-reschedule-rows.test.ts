@@ -5,6 +5,13 @@ const ctx = { zone: 'Europe/Berlin', now: new Date('2026-11-23T09:00:00Z') };
 const meeting = '3f2a9c1e-8b4d-4e6f-9a1b-2c3d4e5f6a7b';
 
 describe('validateRescheduleRow', () => {
+  it('refuses a day without a time of day in the start column: nobody picks in a file', () => {
+    const result = validateRescheduleRow({ meeting, start: '2026-12-02' }, ctx);
+    expect(result).toMatchObject({ ok: false });
+    expect(JSON.stringify(result)).toContain(
+      'start: invalid value \\"2026-12-02\\": a day without a time of day (2026-12-02) is not one time',
+    );
+  });
   it('takes a meeting id or an email, and a start read in the row tz or the run zone', () => {
     expect(validateRescheduleRow({ meeting, start: '2026-12-02 10:00' }, ctx)).toEqual({
       ok: true,

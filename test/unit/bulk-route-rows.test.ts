@@ -37,6 +37,12 @@ function errors(record: Record<string, string>, c: RouteRowContext = ctx): strin
 }
 
 describe('validateRouteRow', () => {
+  it('refuses a day without a time of day in the slot column (nobody picks in a file)', () => {
+    expect(errors({ ...good, slot: '2026-12-01' })).toEqual([
+      'slot: invalid value "2026-12-01": a day without a time of day (2026-12-01) is not one time',
+    ]);
+    expect(valid({ ...good, slot: '2026-12-01 15:00' }).slot).toEqual(new Date('2026-12-01T14:00:00Z'));
+  });
   it('builds the fire responses and booking details of a good row, with slot first by default', () => {
     const row = valid({
       ...good,

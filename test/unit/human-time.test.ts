@@ -31,8 +31,8 @@ describe('parseTimeExpression: fixed forms first', () => {
   it('reads every fixed form as parseTimeInput does', async () => {
     expect(await iso('2026-12-01T14:00:00Z', berlin)).toBe('2026-12-01T14:00:00.000Z');
     expect(await iso('2026-12-01 14:00', berlin)).toBe('2026-12-01T13:00:00.000Z');
-    expect(await iso('2026-12-01', at('Asia/Kolkata'))).toBe('2026-11-30T18:30:00.000Z');
-    expect(await iso('today', at('America/Chicago'))).toBe('2026-11-19T06:00:00.000Z');
+    expect(await iso('2026-12-01', at('Asia/Kolkata', { rangeStart: true }))).toBe('2026-11-30T18:30:00.000Z');
+    expect(await iso('today', at('America/Chicago', { rangeStart: true }))).toBe('2026-11-19T06:00:00.000Z');
     expect(await iso('now', berlin)).toBe(now.toISOString());
   });
   it('keeps the fixed forms’ own refusals rather than guessing with chrono', async () => {
@@ -71,15 +71,60 @@ describe('parseTimeExpression: times as people say them', () => {
     expect(await iso('thu 3pm', at('America/Chicago'))).toBe('2026-11-19T21:00:00.000Z');
     expect(await iso('14:00', berlin)).toBe('2026-11-20T13:00:00.000Z'); // the next 14:00
   });
-  it('reads a date without a time as the start of that day, or of the next for range ends', async () => {
-    expect(await iso('friday', berlin)).toBe('2026-11-19T23:00:00.000Z');
+  it('reads a date without a time as the start of that day for range starts, or of the next for range ends', async () => {
+    const start = at('Europe/Berlin', { rangeStart: true });
+    expect(await iso('friday', start)).toBe('2026-11-19T23:00:00.000Z');
     expect(await iso('friday', at('Europe/Berlin', { endOfDay: true }))).toBe('2026-11-20T23:00:00.000Z');
-    expect(await iso('dec 3', at('America/Chicago'))).toBe('2026-12-03T06:00:00.000Z');
+    expect(await iso('dec 3', at('America/Chicago', { rangeStart: true }))).toBe('2026-12-03T06:00:00.000Z');
     // A bare weekday that is today means next week's, whatever the hour.
-    expect(await iso('thursday', berlin)).toBe('2026-11-25T23:00:00.000Z');
-    expect(await iso('thursday', at('Europe/Berlin', { now: new Date('2026-11-19T07:00:00Z') }))).toBe(
-      '2026-11-25T23:00:00.000Z',
+    expect(await iso('thursday', start)).toBe('2026-11-25T23:00:00.000Z');
+    expect(
+      await iso('thursday', at('Europe/Berlin', { rangeStart: true, now: new Date('2026-11-19T07:00:00Z') })),
+    ).toBe('2026-11-25T23:00:00.000Z');
+  });
+  it('reads a day without a time of day, where one time is needed, as the whole day (never its midnight)', async () => {
+    const { readTime } = await import('../../src/domain/human-time.js');
+    for (const input of ['friday', 'tues', '2026-11-24', 'tomorrow', 'dec 3']) {
+      const r = await readTime(input, berlin);
+      expect(r, input).toMatchObject({ kind: 'range', part: 'day', first: false });
+      if (r.kind === 'range') expect(r.to.getTime() - r.from.getTime(), input).toBe(86_400_000);
+    }
+    expect(await readTime('friday', berlin)).toEqual({
+      kind: 'range',
+      from: new Date('2026-11-19T23:00:00.000Z'),
+      to: new Date('2026-11-20T23:00:00.000Z'),
+      first: false,
+      part: 'day',
+    });
+    // A time, even midnight written out, is one time.
+    expect(await readTime('2026-11-24 00:00', berlin)).toEqual({
+      kind: 'instant',
+      at: new Date('2026-11-23T23:00:00.000Z'),
+    });
+    expect(await readTime('now', berlin)).toEqual({ kind: 'instant', at: now });
+    expect((await readTime('first friday', berlin)).kind).toBe('range');
+  });
+  it('refuses a day without a time of day as one time, naming the forms that work', async () => {
+    const e = await refusal('tues', berlin);
+    expect(e.message).toBe('invalid --start "tues": a day without a time of day (2026-11-24) is not one time');
+    expect(e.hint).toBe(
+      'write a time on that day, e.g. "tues 15:00", "tues 3pm" or "2026-11-24 15:00" (free times: schedctl slots <event>)',
     );
+    const picking = await refusal(' friday ', at('Europe/Berlin', { picks: true }));
+    expect(picking.message).toContain('a day without a time of day (2026-11-20) is not one time');
+    expect(picking.hint).toBe(
+      'write a time on that day ("friday 15:00", "friday 3pm"), "first friday" to take its first free time, or a part of it ("friday afternoon"); on a terminal, schedctl offers the free times of the day',
+    );
+    expect((await refusal('2026-12-01', berlin)).message).toContain('(2026-12-01) is not one time');
+    // "first friday" is one time: the day's first free one (the caller finds it); where nobody
+    // looks it up, it is refused as a range, not as a day without a time.
+    expect(await iso('first friday', at('Europe/Berlin', { rangeStart: true }))).toBe('2026-11-19T23:00:00.000Z');
+    const first = await refusal('first friday', berlin);
+    expect(first.message).toContain('is a range (2026-11-20 00:00 to 2026-11-21 00:00');
+    expect(first.message).not.toContain('without a time of day');
+    // A range end takes the day's end, a range start its start: never refused.
+    expect(await iso('tues', at('Europe/Berlin', { endOfDay: true }))).toBe('2026-11-24T23:00:00.000Z');
+    expect(await iso('tues', at('Europe/Berlin', { rangeStart: true }))).toBe('2026-11-23T23:00:00.000Z');
   });
   it('reads "in 2 hours" as a duration, exact across a DST change', async () => {
     expect(await iso('in 2 hours', berlin)).toBe('2026-11-19T16:30:00.000Z');

@@ -185,3 +185,54 @@ describe('rate budget', () => {
     expect(debug[0]).toMatch(/cannot be used .*counting this process's requests only/);
   });
 });
+
+describe('rate budget: waiting for room for a whole run (smoke)', () => {
+  it('does not wait, nor draw, when the room is there', async () => {
+    const { clock, make } = fakeTime();
+    const budget = make(tempDir(), { limit: 5, windowMs: 10_000 });
+    await budget.draw();
+    expect(await budget.waitForRoom(4)).toBe(0);
+    expect(clock.waits).toEqual([]);
+    // Nothing drawn: 4 more still fit without a wait.
+    for (let i = 0; i < 4; i++) await budget.draw();
+    expect(clock.waits).toEqual([]);
+  });
+
+  it('waits once, until enough of the oldest draws have left the window, and says how many are left', async () => {
+    const { clock, make } = fakeTime();
+    const budget = make(tempDir(), { limit: 5, windowMs: 10_000 });
+    await budget.draw(); // t0
+    clock.t += 1000;
+    await budget.draw(); // t0 + 1 s
+    clock.t += 1000;
+    await budget.draw(); // t0 + 2 s
+    clock.t += 1000;
+    await budget.draw(); // t0 + 3 s: 1 of 5 left
+    const heard: Array<[number, number]> = [];
+    // 3 wanted: 2 draws must leave, the second at t0 + 1 s + 10 s.
+    const waited = await budget.waitForRoom(3, { onWait: (ms, left) => heard.push([ms, left]) });
+    expect(heard).toEqual([[8000, 1]]);
+    expect(waited).toBe(8000);
+    expect(clock.waits).toEqual([8000]);
+  });
+
+  it('asks for no more than the limit, and a blocked budget waits out the block', async () => {
+    const { clock, make } = fakeTime();
+    const budget = make(tempDir(), { limit: 2, windowMs: 10_000 });
+    await budget.draw();
+    await budget.draw();
+    expect(await budget.waitForRoom(7)).toBe(10_000);
+    await budget.recordRetryAfter(3);
+    const heard: number[] = [];
+    expect(await budget.waitForRoom(1, { onWait: (_ms, left) => heard.push(left) })).toBe(3000);
+    expect(heard).toEqual([0]);
+    expect(clock.waits).toEqual([10_000, 3000]);
+  });
+
+  it('gives up past maxWaitMs', async () => {
+    const { make } = fakeTime();
+    const budget = make(tempDir(), { limit: 1, windowMs: 10_000 });
+    await budget.draw();
+    await expect(budget.waitForRoom(1, { maxWaitMs: 5000 })).rejects.toBeInstanceOf(RateBudgetWaitError);
+  });
+});

@@ -574,18 +574,19 @@ describe('route flow: a re-run of a booking known to exist', () => {
     return f.books[0]!;
   }
 
-  it('says already_booked again, re-sending the attempt found booked, rather than firing anew', async () => {
-    const sent = await foundBooked();
+  it('says already_booked again from the ledger (nothing sent), rather than firing anew', async () => {
+    await foundBooked();
     const h = fakeApi({ bookErrors: [apiError('RESERVATION_USED')], ids: 20 });
     const { promise, notices } = route(h.api);
     expect(await promise).toMatchObject({
       status: 'already_booked',
-      alreadyBookedCode: 'RESERVATION_USED',
+      alreadyBookedCode: 'ON_RECORD',
       slot: SLOTS[0],
     });
-    expect(h.calls).toEqual(['list', 'book']);
-    expect(h.books).toEqual([sent]);
-    expect(notices[0]!.type).toBe('resolving');
+    // shared/ledger-rules.md: the identical request, resolved as booked: answered, nothing sent.
+    expect(h.calls).toEqual(['list']);
+    expect(h.books).toEqual([]);
+    expect(notices.map((n) => n.type)).not.toContain('resolving');
   });
 
   it('with --rebook fires and books anew', async () => {
@@ -611,10 +612,10 @@ describe('route flow: a re-run of a booking known to exist', () => {
     await foundBooked();
     const h = fakeApi({ bookErrors: [apiError('RESERVATION_USED')], ids: 20 });
     expect((await route(h.api, { now: new Date(SLOTS[0]!) }).promise).status).toBe('already_booked');
-    expect(h.calls).toEqual(['list', 'book']);
+    expect(h.calls).toEqual(['list']);
   });
 
-  it('re-sends a booking this store holds as booked only after the meetings record had nothing (the guard)', async () => {
+  it('answers a booking this store holds as booked from the record, or else from the ledger: nothing sent', async () => {
     await route(fakeApi().api).promise;
     const sent = (await state.journal.all())[0]!.request;
     // The guard finds the meeting on record: reported from the record, nothing sent.
@@ -624,7 +625,7 @@ describe('route flow: a re-run of a booking known to exist', () => {
       await route(g.api, { guard: async () => ({ kind: 'repeat' as const, meeting: held }) }).promise,
     ).toMatchObject({ alreadyBookedCode: 'ON_RECORD' });
     expect(g.calls).toEqual(['list']);
-    // Not on record (it could not be written): the server is asked again.
+    // Not on record (it could not be written): the ledger's booked attempt answers, nothing is sent.
     const h = fakeApi({ bookErrors: [apiError('RESERVATION_USED')], ids: 20 });
     let guarded = 0;
     const r = await route(h.api, {
@@ -634,16 +635,10 @@ describe('route flow: a re-run of a booking known to exist', () => {
       },
     }).promise;
     expect(guarded).toBe(1);
-    expect(r).toMatchObject({ status: 'already_booked', alreadyBookedCode: 'RESERVATION_USED' });
-    expect(h.books).toEqual([sent]);
-  });
-
-  it('goes on as a new booking when the re-sent booked attempt is refused for another reason', async () => {
-    await route(fakeApi().api).promise;
-    const h = fakeApi({ bookErrors: [apiError('SLOT_TAKEN')], ids: 20 });
-    const r = await route(h.api, { guard: async () => ({ kind: 'go' as const }) }).promise;
-    expect(h.calls).toEqual(['list', 'book', 'fire', 'slots', 'book']);
-    expect(r).toMatchObject({ status: 'booked', executionId: uuid(221) });
+    expect(r).toMatchObject({ status: 'already_booked', alreadyBookedCode: 'ON_RECORD', slot: SLOTS[0] });
+    expect(h.calls).toEqual(['list']);
+    expect(h.books).toEqual([]);
+    expect(sent).toBeDefined();
   });
 
   it.each(['RATE_LIMITED', 'INVALID_API_KEY', 'MISSING_SCOPE'])(
@@ -860,7 +855,7 @@ describe('route flow: recovery', () => {
       exitCode: 5,
       message: expect.stringContaining('was just taken'),
     });
-    expect(error.details[0]).toBe(`free: ${SLOTS[1]}`);
+    expect(error.details[0]).toBe(`free: ${SLOTS[1]}   --slot ${SLOTS[1]}`);
   });
 });
 

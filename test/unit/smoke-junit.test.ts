@@ -6,6 +6,7 @@ import { findAll, parseXml } from './smoke-xml.js';
 const report: SmokeReport = {
   ok: false,
   requests: 5,
+  rateWaitMs: 0,
   checks: [
     { name: 'auth', status: 'pass', latencyMs: 12, detail: 'the API key is accepted' },
     {
@@ -33,6 +34,32 @@ describe('JUnit report', () => {
     expect(failure.text).toContain("$.events[0].id: it's  not a uuid");
     expect(findAll(cases[2]!, 'skipped')).toHaveLength(1);
     expect(findAll(cases[0]!, 'failure')).toHaveLength(0);
+  });
+
+  it('keeps a wait for the rate budget out of the time, as properties of the suite and of each case that waited', () => {
+    const waited: SmokeReport = {
+      ok: true,
+      requests: 4,
+      rateWaitMs: 2600,
+      checks: [
+        { name: 'auth', status: 'pass', latencyMs: 12, detail: 'ok' },
+        { name: 'slots', status: 'pass', latencyMs: 9, rateWaitMs: 2500, detail: 'ok' },
+        { name: 'booking', status: 'skip', latencyMs: null, rateWaitMs: 5, detail: 'skipped' },
+        { name: 'x', status: 'fail', latencyMs: 3, rateWaitMs: 7, detail: 'bad' },
+      ],
+    };
+    const root = parseXml(junitXml(waited, { timestamp: new Date('2026-01-05T09:00:00.123Z') }));
+    const suite = findAll(root, 'testsuite')[0]!;
+    expect(root.attrs.time).toBe('0.024');
+    const props = (node: typeof root) =>
+      Object.fromEntries(findAll(node, 'property').map((p) => [p.attrs.name, p.attrs.value]));
+    expect(props(findAll(suite, 'properties')[0]!)).toMatchObject({ requests: '4', rateWaitMs: '2600' });
+    const cases = findAll(root, 'testcase');
+    expect(cases[1]!.attrs.time).toBe('0.009');
+    expect(props(cases[1]!)).toEqual({ rateWaitMs: '2500' });
+    expect(props(cases[2]!)).toEqual({ rateWaitMs: '5' });
+    expect(props(cases[3]!)).toEqual({ rateWaitMs: '7' });
+    expect(findAll(cases[0]!, 'property')).toHaveLength(0);
   });
 
   it('escapes markup and drops characters XML cannot carry', () => {

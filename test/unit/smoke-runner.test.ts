@@ -7,7 +7,7 @@ import type { HttpClient, RequestOptions } from '../../src/api/client.js';
 import { describeFailure, probe } from '../../src/domain/smoke/probe.js';
 import { plain, problemLines, summaryLine, tableRows } from '../../src/domain/smoke/render.js';
 import { runSmoke } from '../../src/domain/smoke/runner.js';
-import type { CheckResult, SmokeInput, SmokeReport } from '../../src/domain/smoke/types.js';
+import { requestsNeeded, type CheckResult, type SmokeInput, type SmokeReport } from '../../src/domain/smoke/types.js';
 import { schemas, strictSchemas } from '../../src/api/schemas.js';
 import { ApiError, BadResponseError, CliError, NetworkError } from '../../src/errors.js';
 import { SmokeFailedError } from '../../src/run/smoke/failed.js';
@@ -82,6 +82,8 @@ interface Route {
   answer: Answer;
   tries?: number;
   connected?: boolean;
+  /** Time this request waits for the rate budget (reported by the client's rateWaitMs). */
+  rateWait?: number;
 }
 
 const apiError = (status: number, code: string, message = `server says ${code}`, details?: string[]) =>
@@ -90,6 +92,7 @@ const apiError = (status: number, code: string, message = `server says ${code}`,
 function fakeHttp(routes: Record<string, Answer | Route>) {
   let sent = 0;
   let attempts = 0;
+  let rateWaitMs = 0;
   const calls: Array<Pick<RequestOptions<unknown>, 'method' | 'path' | 'body' | 'safety'>> = [];
   const http: HttpClient = {
     baseUrl: 'http://api.test',
@@ -100,6 +103,9 @@ function fakeHttp(routes: Record<string, Answer | Route>) {
       return attempts;
     },
     serverSkewMs: () => 0,
+    get rateWaitMs() {
+      return rateWaitMs;
+    },
     request: async <T>(opts: RequestOptions<T>): Promise<T> => {
       calls.push({ method: opts.method, path: opts.path, body: opts.body, safety: opts.safety });
       const key = `${opts.method} ${opts.path}`;
@@ -109,6 +115,7 @@ function fakeHttp(routes: Record<string, Answer | Route>) {
         typeof held === 'object' && held !== null && 'answer' in held ? (held as Route) : { answer: held };
       const tries = route.tries ?? 1;
       attempts += tries;
+      rateWaitMs += route.rateWait ?? 0;
       if (route.connected !== false) sent += tries;
       const answer = route.answer;
       if (answer instanceof Error) throw answer;
@@ -146,6 +153,31 @@ const run = (input: Partial<SmokeInput>, routes: Record<string, Answer | Route> 
 const byName = (report: SmokeReport) => Object.fromEntries(report.checks.map((c) => [c.name, c]));
 const statuses = (report: SmokeReport) => report.checks.map((c) => `${c.name}:${c.status}`);
 const ROUTED = { ref: 'Inbound demo request', email: 'lead@acme.example', fields: { company: 'Acme' } };
+
+describe('smoke run: waits for the rate budget', () => {
+  it('reports a wait apart from the latency, never against --max-latency, and sums every wait', async () => {
+    const routes = {
+      ...HAPPY,
+      'GET /v1/scheduling/events': { answer: HAPPY['GET /v1/scheduling/events'], rateWait: 5000 },
+      [`POST /v1/scheduling/events/${LINK}/slots`]: {
+        answer: HAPPY[`POST /v1/scheduling/events/${LINK}/slots`],
+        rateWait: 300,
+      },
+      'POST /v1/scheduling/meetings': { answer: HAPPY['POST /v1/scheduling/meetings'], rateWait: 200 },
+    };
+    const report = await run({ maxLatencyMs: 1000, budgetWaitMs: 40, book: true, trigger: ROUTED }, routes).report;
+    const c = byName(report);
+    expect(report.ok).toBe(true);
+    expect(c['events.list']).toMatchObject({ status: 'pass', latencyMs: 0, rateWaitMs: 5000 });
+    expect(c.booking).toMatchObject({ status: 'pass', latencyMs: 0, rateWaitMs: 500 });
+    expect(c.slots!.rateWaitMs).toBeUndefined();
+    expect(report.rateWaitMs).toBe(5540);
+  });
+
+  it('a run that never waited reports a wait of 0', async () => {
+    expect((await run({}).report).rateWaitMs).toBe(0);
+  });
+});
 
 describe('smoke run: a healthy API', () => {
   it('passes every read check with what it saw, skips the opt-in ones, and counts 4 requests', async () => {
@@ -583,16 +615,31 @@ describe('smoke report', () => {
   });
 
   it('sums up the run in one line', () => {
-    expect(summaryLine({ ok: false, requests: 1, checks })).toBe(
+    expect(summaryLine({ ok: false, requests: 1, rateWaitMs: 0, checks })).toBe(
       'smoke FAILED: 1 passed, 1 failed, 1 skipped; 1 request used (the API allows 30 per minute)',
     );
-    expect(summaryLine({ ok: true, requests: 4, checks: [checks[0]!] })).toBe(
+    expect(summaryLine({ ok: true, requests: 4, rateWaitMs: 0, checks: [checks[0]!] })).toBe(
       'smoke passed: 1 passed, 0 failed, 0 skipped; 4 requests used (the API allows 30 per minute)',
     );
   });
 
+  it('shows a wait for the rate budget beside the latency, and its total in the summary', () => {
+    const waited: CheckResult[] = [{ name: 'slots', status: 'pass', latencyMs: 7, rateWaitMs: 2345, detail: 'ok' }];
+    expect(tableRows(waited, plain)[0]![2]).toBe('7 ms (+2.3 s budget wait)');
+    expect(summaryLine({ ok: true, requests: 4, rateWaitMs: 3060, checks: waited })).toBe(
+      "smoke passed: 1 passed, 0 failed, 0 skipped; 4 requests used (the API allows 30 per minute); waited 3.1 s for the key's rate budget (not counted as latency)",
+    );
+  });
+
+  it("counts the requests a run needs: 4 reads, the fire, and the booking (with the routed link's slots)", () => {
+    expect(requestsNeeded({ book: false })).toBe(4);
+    expect(requestsNeeded({ book: true })).toBe(5);
+    expect(requestsNeeded({ book: false, trigger: { ref: 't', email: 'a@b.co', fields: {} } })).toBe(5);
+    expect(requestsNeeded({ book: true, trigger: { ref: 't', email: 'a@b.co', fields: {} } })).toBe(7);
+  });
+
   it('fails with the failed checks named, and the whole report as its JSON document', () => {
-    const report: SmokeReport = { ok: false, requests: 3, checks };
+    const report: SmokeReport = { ok: false, requests: 3, rateWaitMs: 0, checks };
     const e = new SmokeFailedError(report);
     expect(e.message).toBe('1 smoke check failed: slots');
     expect(e.hint).toBe('see the DETAIL column (or "checks" with --json) for each failure');

@@ -15,7 +15,7 @@ import type { Meeting, Outcome, Trigger, TriggerFireResult } from '../../api/sch
 import { ApiError, CancelledError, CliError, EXIT } from '../../errors.js';
 import { refireHint } from '../../hints.js';
 import { answersKey, type Journal, type JournalEntry, type Meetings, type Outcomes } from '../../state/index.js';
-import { bookSlot, type BookRequest, type BookResult } from '../booking.js';
+import { answeredFromLedger, bookSlot, type BookRequest, type BookResult } from '../booking.js';
 import { fireTrigger, rememberFired, type FireJournal } from '../fire.js';
 import { fetchSlots } from '../slots.js';
 import { buildResponses, type FireInputNames, isEmailField } from '../triggers.js';
@@ -108,6 +108,14 @@ export async function runRoute(deps: RouteDeps): Promise<RouteResult> {
     ...(deps.rebook ? {} : { bookedSince: deps.now() }),
   });
   const resolve = async (attempt: JournalEntry): Promise<RouteResult | undefined> => {
+    // The same lead and answers, resolved as booked (shared/ledger-rules.md): answered from the ledger, nothing sent.
+    if (attempt.outcome !== 'unknown')
+      return resolvedResult(
+        base,
+        attempt.workflowExecutionId ?? '',
+        answeredFromLedger(attempt),
+        attempt.request as BookRequest,
+      );
     deps.notify({ type: 'resolving', attempt });
     try {
       const resolved = await bookSlot(

@@ -31,18 +31,23 @@ export function junitXml(report: SmokeReport, opts: { timestamp: Date; suite?: s
     '<?xml version="1.0" encoding="UTF-8"?>',
     `<testsuites name="${xmlEscape(suite)}" ${counts}>`,
     `  <testsuite name="${xmlEscape(suite)}" ${counts} timestamp="${opts.timestamp.toISOString().replace(/\.\d{3}Z$/, '')}">`,
-    `    <properties><property name="requests" value="${report.requests}"/></properties>`,
+    `    <properties><property name="requests" value="${report.requests}"/><property name="rateWaitMs" value="${report.rateWaitMs}"/></properties>`,
   ];
   for (const c of report.checks) {
     const open = `    <testcase classname="schedctl.smoke" name="${xmlEscape(c.name)}" time="${seconds(c.latencyMs)}"`;
+    // The time is the API's; a wait for the rate budget is a property of its own, never a failure.
+    const wait = c.rateWaitMs
+      ? [`      <properties><property name="rateWaitMs" value="${c.rateWaitMs}"/></properties>`]
+      : [];
     if (c.status === 'pass') {
-      lines.push(`${open}>`, `      <system-out>${xmlEscape(c.detail)}</system-out>`, '    </testcase>');
+      lines.push(`${open}>`, ...wait, `      <system-out>${xmlEscape(c.detail)}</system-out>`, '    </testcase>');
     } else if (c.status === 'skip') {
-      lines.push(`${open}>`, `      <skipped message="${xmlEscape(c.detail)}"/>`, '    </testcase>');
+      lines.push(`${open}>`, ...wait, `      <skipped message="${xmlEscape(c.detail)}"/>`, '    </testcase>');
     } else {
       const body = [c.detail, ...(c.problems ?? [])].join('\n');
       lines.push(
         `${open}>`,
+        ...wait,
         `      <failure message="${xmlEscape(c.detail)}" type="smoke">${xmlEscape(body)}</failure>`,
         '    </testcase>',
       );

@@ -9,11 +9,17 @@ import { SCOPES } from '../../api/schemas.js';
 import { formatSchemaIssues } from '../../api/zod.js';
 import { ApiError, BadResponseError, CliError, NetworkError } from '../../errors.js';
 
+/** What a request took: the API's own time, and apart from it the time spent waiting for the rate budget. */
+export interface Timing {
+  latencyMs: number;
+  /** Present when the request waited for the rate budget (or a 429's Retry-After): never counted as latency. */
+  rateWaitMs?: number;
+}
+
 export type ProbeResult<T> =
-  | { ok: true; data: T; latencyMs: number }
-  | {
+  | ({ ok: true; data: T } & Timing)
+  | ({
       ok: false;
-      latencyMs: number;
       detail: string;
       /** Contract problems (the body arrived but breaks the strict schema). */
       problems?: string[];
@@ -23,7 +29,7 @@ export type ProbeResult<T> =
       status?: number;
       /** The API could not be reached at all (nothing else will work either). */
       unreachable?: boolean;
-    };
+    } & Timing);
 
 export interface ProbeRequest {
   method: RequestOptions<unknown>['method'];
@@ -40,16 +46,22 @@ export async function probe<T>(
   tolerant: ZodType<T>,
 ): Promise<ProbeResult<T>> {
   const started = performance.now();
+  const waitedBefore = http.rateWaitMs ?? 0;
   const triesBefore = http.attempts;
+  // The request's own time: what it waited for the rate budget is reported apart.
+  const timing = (): Timing => {
+    const rateWaitMs = Math.round((http.rateWaitMs ?? 0) - waitedBefore);
+    const latencyMs = Math.max(0, Math.round(performance.now() - started) - rateWaitMs);
+    return rateWaitMs > 0 ? { latencyMs, rateWaitMs } : { latencyMs };
+  };
   let json: unknown;
   try {
     json = await http.request<unknown>({ ...req, schema: undefined });
   } catch (error) {
-    const latencyMs = Math.round(performance.now() - started);
     const unreachable = error instanceof NetworkError && /could not reach/.test(error.message);
     return {
       ok: false,
-      latencyMs,
+      ...timing(),
       detail: describeFailure(error) + attempts(http.attempts - triesBefore, unreachable),
       ...(error instanceof ApiError || (error instanceof BadResponseError && error.status !== undefined)
         ? { status: error.status as number }
@@ -57,14 +69,14 @@ export async function probe<T>(
       ...(unreachable ? { unreachable: true } : {}),
     };
   }
-  const latencyMs = Math.round(performance.now() - started);
+  const took = timing();
   const parsed = strict.safeParse(json);
-  if (parsed.success) return { ok: true, data: parsed.data, latencyMs };
+  if (parsed.success) return { ok: true, data: parsed.data, ...took };
   const problems = formatSchemaIssues(parsed.error);
   const loose = tolerant.safeParse(json);
   return {
     ok: false,
-    latencyMs,
+    ...took,
     detail: `${req.method} ${req.path}: the body breaks the API contract (${problems.length} problem${problems.length === 1 ? '' : 's'}): ${problems[0]}${problems.length > 1 ? ' …' : ''}`,
     problems,
     ...(loose.success ? { usable: loose.data } : {}),

@@ -17,7 +17,7 @@ export function tableRows(
   return checks.map((c) => [
     c.name,
     { text: c.status.toUpperCase(), style: paint[c.status] },
-    c.latencyMs === null ? '-' : `${c.latencyMs} ms`,
+    c.latencyMs === null ? '-' : `${c.latencyMs} ms${c.rateWaitMs ? ` (+${seconds(c.rateWaitMs)} budget wait)` : ''}`,
     c.detail,
   ]);
 }
@@ -30,5 +30,13 @@ export function problemLines(checks: CheckResult[]): string[] {
 export function summaryLine(report: SmokeReport): string {
   const count = (s: CheckResult['status']) => report.checks.filter((c) => c.status === s).length;
   const verdict = report.ok ? 'smoke passed' : 'smoke FAILED';
-  return `${verdict}: ${count('pass')} passed, ${count('fail')} failed, ${count('skip')} skipped; ${report.requests} request${report.requests === 1 ? '' : 's'} used (the API allows 30 per minute)`;
+  const waited = report.rateWaitMs
+    ? `; waited ${seconds(report.rateWaitMs)} for the key's rate budget (not counted as latency)`
+    : '';
+  return `${verdict}: ${count('pass')} passed, ${count('fail')} failed, ${count('skip')} skipped; ${report.requests} request${report.requests === 1 ? '' : 's'} used (the API allows 30 per minute)${waited}`;
+}
+
+/** `0.4 s`, `12.0 s`: a wait for the budget, in the unit it is felt in. */
+export function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)} s`;
 }

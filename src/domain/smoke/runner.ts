@@ -15,7 +15,7 @@ import {
   type Trigger,
 } from '../../api/schemas.js';
 import { buildResponses, resolveTrigger } from '../triggers.js';
-import { probe, type ProbeResult } from './probe.js';
+import { probe, type ProbeResult, type Timing } from './probe.js';
 import type { CheckResult, SmokeInput, SmokeInputNames, SmokeReport } from './types.js';
 import { cliMessage, describeOutcome, judgeAuth, overBudget } from './verdicts.js';
 
@@ -42,17 +42,20 @@ export async function runSmoke(input: SmokeInput, { http, now, names, onBooked }
   };
   const skip = (name: string, why: string) =>
     checks.push({ name, status: 'skip', latencyMs: null, detail: `skipped: ${why}` });
+  const waitOf = (r: Timing) => (r.rateWaitMs ? { rateWaitMs: r.rateWaitMs } : {});
   const failed = (name: string, r: Extract<ProbeResult<unknown>, { ok: false }>, prefix = ''): CheckResult => ({
     name,
     status: 'fail',
     latencyMs: r.latencyMs,
+    ...waitOf(r),
     detail: prefix + r.detail,
     ...(r.problems ? { problems: r.problems } : {}),
   });
-  const passed = (name: string, r: { latencyMs: number }, detail: string): CheckResult => ({
+  const passed = (name: string, r: Timing, detail: string): CheckResult => ({
     name,
     status: 'pass',
     latencyMs: r.latencyMs,
+    ...waitOf(r),
     detail,
   });
   const dataOf = <T>(r: ProbeResult<T> | undefined): T | undefined =>
@@ -254,10 +257,12 @@ export async function runSmoke(input: SmokeInput, { http, now, names, onBooked }
     held?: SlotsResult,
   ): Promise<void> {
     let spent = 0;
+    let waited = 0;
     let slots = held;
     if (!slots) {
       const fetched = await slotsFor(event);
       spent += fetched.latencyMs;
+      waited += fetched.rateWaitMs ?? 0;
       if (!fetched.ok) return record(failed(name, fetched, `slots of the routed link ${event}: `));
       slots = fetched.data;
     }
@@ -267,6 +272,7 @@ export async function runSmoke(input: SmokeInput, { http, now, names, onBooked }
         name,
         status: 'fail',
         latencyMs: spent,
+        ...waitOf({ latencyMs: spent, rateWaitMs: waited }),
         detail: `no free slot in the next ${SLOT_DAYS} days to book on ${event}`,
       });
     }
@@ -289,17 +295,20 @@ export async function runSmoke(input: SmokeInput, { http, now, names, onBooked }
       await onBooked?.(meeting, event).catch(() => undefined);
     }
     const latencyMs = spent + booked.latencyMs;
+    const timing = { latencyMs, ...waitOf({ latencyMs, rateWaitMs: waited + (booked.rateWaitMs ?? 0) }) };
     const created = meeting
       ? `meeting ${meeting.id} booked for ${meeting.date}${executionId ? ` (routed, execution ${executionId})` : ''}; it is real and the API has no cancel`
       : '';
-    if (booked.ok) return record(passed(name, { latencyMs }, created));
-    record({ ...failed(name, booked), latencyMs, ...(meeting ? { detail: `${booked.detail} [${created}]` } : {}) });
+    if (booked.ok) return record(passed(name, timing, created));
+    record({ ...failed(name, booked), ...timing, ...(meeting ? { detail: `${booked.detail} [${created}]` } : {}) });
   }
 
   function finish(): SmokeReport {
+    const rateWaitMs = checks.reduce((sum, c) => sum + (c.rateWaitMs ?? 0), input.budgetWaitMs ?? 0);
     return {
       ok: checks.every((c) => c.status !== 'fail'),
       requests: http.sent - sentBefore,
+      rateWaitMs,
       checks,
       ...(meetingId ? { meetingId } : {}),
     };

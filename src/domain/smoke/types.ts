@@ -6,8 +6,13 @@ export type CheckStatus = 'pass' | 'fail' | 'skip';
 export interface CheckResult {
   name: string;
   status: CheckStatus;
-  /** Time spent in this check's requests (including the HTTP layer's retries and 429 waits); null when skipped. */
+  /**
+   * Time spent in this check's requests (including the HTTP layer's retries), not counting any
+   * wait for the rate budget; null when skipped. The --max-latency budget judges this.
+   */
   latencyMs: number | null;
+  /** Time this check's requests waited for the key's rate budget (or a 429's Retry-After): never a failure. */
+  rateWaitMs?: number;
   detail: string;
   /** Contract problems, one `<json path>: <reason>` each. */
   problems?: string[];
@@ -17,6 +22,8 @@ export interface SmokeReport {
   ok: boolean;
   /** Requests sent, retries included (the API allows 30 per minute per key). */
   requests: number;
+  /** Total time waited for the key's rate budget: the wait before the checks started, and during them. */
+  rateWaitMs: number;
   checks: CheckResult[];
   /** The meeting the booking check created, so a CI job can clean it up. */
   meetingId?: string;
@@ -30,6 +37,13 @@ export interface SmokeInput {
   /** The lead's email for the booking check (the trigger's email when routed). */
   email?: string;
   maxLatencyMs?: number;
+  /** Time already waited for the rate budget before the checks started (counted in the report's rateWaitMs). */
+  budgetWaitMs?: number;
+}
+
+/** Requests a run of these inputs sends (retries aside): 4 reads, the fire, the routed link's slots and the booking. */
+export function requestsNeeded(input: Pick<SmokeInput, 'trigger' | 'book'>): number {
+  return 4 + (input.trigger ? 1 : 0) + (input.book ? (input.trigger ? 2 : 1) : 0);
 }
 
 /**

@@ -1,5 +1,5 @@
 /**
- * What `route --from` and `reschedule --from` share: validate every row before anything is
+ * What `route --file` and `reschedule --file` share: validate every row before anything is
  * sent (and print the plan for --dry-run, or refuse on invalid rows), then work through the
  * rows one at a time with the run log (resume: finished rows are skipped), Ctrl-C finishing the
  * row in flight, and the reporter's output. Each command says how to check a row and how to do it.
@@ -29,7 +29,7 @@ class InvalidRowsError extends UsageError {
   }
 }
 
-/** The batch flags given without --from: they make no sense alone. */
+/** The batch flags given without --file: they make no sense alone. */
 export const BATCH_ONLY_FLAGS = '--dry-run, --skip-invalid and --out go with --file <file> (or its older name --from)';
 
 /** `--file`, or its older name `--from` (both at once: a usage error). */

@@ -1,5 +1,5 @@
 /**
- * What a `--from` run prints as it goes: a JSON line per finished row (--json) or, on a
+ * What a `--file` run prints as it goes: a JSON line per finished row (--json) or, on a
  * terminal, one progress line (rows done of total, counts by status, time left at the rate
  * budget); `--out` writes the same rows as CSV. Memory stays flat: only counts are kept.
  */

@@ -1,5 +1,5 @@
 /**
- * `schedctl reschedule --from moves.csv`: one move per row (one request each), at the rate
+ * `schedctl reschedule --file moves.csv`: one move per row (one request each), at the rate
  * budget's pace. Rows are validated first, emails resolved through the local record of
  * meetings (no request); a re-run skips the rows already moved and sends the others again
  * (moving a meeting to the time it already has changes nothing).
@@ -14,7 +14,7 @@ import { resolveZone } from '../../domain/time.js';
 import { CliError } from '../../errors.js';
 import { RATE_PER_MINUTE } from '../../limits.js';
 import type { State } from '../../state/index.js';
-import { allMeetings, filterMeetings } from '../meetings/records.js';
+import { allMeetings, filterMeetings, otherMachinesHint } from '../meetings/records.js';
 import { type BatchOptions, runBatch } from './batch.js';
 import { openSource } from './source.js';
 
@@ -27,7 +27,7 @@ type Move = { meeting: string; start: Date };
 
 export async function rescheduleBatch(ctx: Context, o: RescheduleBatchOptions): Promise<void> {
   const zone = resolveZone(o.tz, '--tz');
-  const source = await openSource(ctx, o.from, '--from');
+  const source = await openSource(ctx, o.from, '--file');
   await loadTimeExpressions();
   const [ui, target, state] = await Promise.all([ctx.ui(), ctx.target(), ctx.state()]);
   const scope = await workspaceOf(ctx);
@@ -89,6 +89,6 @@ async function meetingOf(state: State, scope: string, row: RescheduleRow, now: D
   const only = found.length === 1 ? found[0]?.id : undefined;
   if (only) return { id: only };
   return found.length === 0
-    ? `email: no upcoming meeting of ${row.email} in the local record (give its meeting id instead)`
+    ? `email: no upcoming meeting of ${row.email} in the local record (give its meeting id instead; ${await otherMachinesHint(state, true)})`
     : `email: ${found.length} upcoming meetings of ${row.email} are on record (give the meeting id instead)`;
 }

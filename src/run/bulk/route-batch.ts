@@ -1,5 +1,5 @@
 /**
- * `schedctl route --from leads.csv`: one routed booking per row, at the rate budget's pace.
+ * `schedctl route --file leads.csv`: one routed booking per row, at the rate budget's pace.
  * Everything is validated before anything is sent (one triggers request for the whole file);
  * each row then runs `schedctl route ... --yes` (src/run/route.ts, domain/route/flow.ts), so
  * the lost-response, remembered-outcome, SLOT_TAKEN, NO_HOST_AVAILABLE, RESERVATION_EXPIRED and
@@ -31,7 +31,7 @@ export interface RouteBatchOptions extends BatchOptions {
 
 export async function routeBatch(ctx: Context, o: RouteBatchOptions): Promise<void> {
   const zone = resolveZone(o.tz, '--tz');
-  const source = await openSource(ctx, o.from, '--from');
+  const source = await openSource(ctx, o.from, '--file');
   await loadTimeExpressions();
   const [api, ui, target] = await Promise.all([ctx.api(), ctx.ui(), ctx.target()]);
   const { triggers } = await api.listTriggers();

@@ -1,5 +1,5 @@
 /**
- * The input of a `--from` run: a file, or `-` for stdin. Stdin is copied once into the
+ * The input of a `--file` run: a file, or `-` for stdin. Stdin is copied once into the
  * config directory (0600), so the rows can be read twice (validate everything, then send)
  * with flat memory, and the run can be resumed by content hash like a file.
  */

@@ -25,9 +25,11 @@ export function bookedViaLink(m: Pick<AnyMeetingView, 'event' | 'eventId'>): boo
   return UUID.test(m.event) && m.event.toLowerCase() !== (m.eventId ?? '').toLowerCase();
 }
 
-/** The event as the table shows it: the slug or id it was booked with, or `link <id>` for a scheduling link. */
+/** The event as the table shows it: the slug or id it was booked with, or `link 3f2a9c1e…` for a scheduling link. */
 export function eventLabel(m: Pick<AnyMeetingView, 'event' | 'eventId'>): string {
-  return bookedViaLink(m) ? `link ${m.event}` : m.event;
+  // The link's id cut to its first 8 hex digits (as git cuts a hash): the table stays within
+  // 120 columns; `meetings show` and --json carry it whole.
+  return bookedViaLink(m) ? `link ${m.event.slice(0, 8)}…` : m.event;
 }
 
 export function view(record: MeetingRecord): MeetingView {
@@ -91,4 +93,22 @@ export function filterMeetings(all: AnyMeetingView[], f: MeetingFilter): AnyMeet
       (f.upcomingFrom === undefined || notOver(m, f.upcomingFrom.getTime()))
     );
   });
+}
+
+/**
+ * Where a meeting that is not on record may be, said honestly: with this machine's files, the
+ * record holds what schedctl booked or moved here; other machines' meetings are seen through a
+ * team state (docs/team-state.md). With a team state, the record is every machine's already.
+ */
+export async function otherMachinesHint(state: Pick<State, 'backend'>, short = false): Promise<string> {
+  let team = false;
+  try {
+    team = (await state.backend()).kind === 'postgres';
+  } catch {
+    // A team state that cannot be reached has failed the command before this.
+  }
+  if (short && !team) return "other machines' meetings are seen through a team state (docs/team-state.md)";
+  return team
+    ? "the team state's record holds every machine's meetings booked or moved through schedctl"
+    : "the record is this machine's: meetings booked or moved on other machines are seen through a team state (docs/team-state.md: SCHEDCTL_STATE_URL=postgres://… then `schedctl state push` on each machine)";
 }

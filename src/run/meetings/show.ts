@@ -2,15 +2,16 @@ import { workspaceOf } from '../workspace.js';
 import type { Context } from '../../context.js';
 import { formatInZone, formatWithUtc, resolveZone } from '../../domain/time.js';
 import { CliError, EXIT, UsageError } from '../../errors.js';
-import { bookedViaLink, view } from './records.js';
+import { bookedViaLink, otherMachinesHint, view } from './records.js';
 
 export async function run(ctx: Context, [id = '']: string[], opts: { tz?: string }): Promise<void> {
   if (!id.trim()) throw new UsageError('missing <meeting-id>: pass a meeting id (see `schedctl meetings ls`)');
   const zone = resolveZone(opts.tz, '--tz');
-  const record = await (await ctx.state()).meetings.get(await workspaceOf(ctx), id.trim());
+  const state = await ctx.state();
+  const record = await state.meetings.get(await workspaceOf(ctx), id.trim());
   if (!record) {
     throw new CliError('NOT_FOUND', `no meeting ${id} in the local record of this workspace`, EXIT.notFound, {
-      hint: 'only meetings booked or moved through schedctl with this profile are recorded: `schedctl meetings ls --all` lists them',
+      hint: `only meetings booked or moved through schedctl are recorded (\`schedctl meetings ls --all\` lists them); ${await otherMachinesHint(state)}`,
     });
   }
   const ui = await ctx.ui();

@@ -1,9 +1,9 @@
 /** `reschedule --email`: the lead's meeting from the local record; several ask on a terminal, fail in scripts. */
 import type { Context } from '../../context.js';
 import { formatInZone } from '../../domain/time.js';
-import { CancelledError, CliError, EXIT, UsageError } from '../../errors.js';
+import { CancelledError, CliError, EXIT, SeveralMeetingsError } from '../../errors.js';
 import type { State } from '../../state/index.js';
-import { allMeetings, filterMeetings, type MeetingView } from '../meetings/records.js';
+import { allMeetings, filterMeetings, otherMachinesHint, type MeetingView } from '../meetings/records.js';
 
 export async function findMeetingByEmail(
   ctx: Context,
@@ -21,18 +21,17 @@ export async function findMeetingByEmail(
       `no upcoming meeting of ${q.email}${q.event ? ` on ${q.event}` : ''} in the local record`,
       EXIT.notFound,
       {
-        hint: 'the record holds meetings booked or moved through schedctl with this profile (`schedctl meetings ls --all`); for another one pass its id',
+        hint: `${await otherMachinesHint(state)}; \`schedctl meetings ls --all\` lists what is on record; for another meeting pass its id`,
       },
     );
   }
   const [only] = candidates;
   if (only && candidates.length === 1) return only;
   if (!ctx.canPrompt()) {
-    throw new UsageError(
+    throw new SeveralMeetingsError(
       `${candidates.length} upcoming meetings of ${q.email} are on record: pass the meeting id (or --event)`,
-      {
-        details: candidates.map(line),
-      },
+      candidates.map((m) => ({ id: m.id, date: m.date, title: m.title, event: m.event, line: line(m) })),
+      { hint: `schedctl reschedule <meeting-id> --start <time> (one of the ids above)` },
     );
   }
   const { select } = await import('@inquirer/prompts');

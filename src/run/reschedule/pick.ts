@@ -21,8 +21,8 @@ export const shortTime = (iso: string | Date, zone: string) => `${dayLabel(iso, 
 
 export async function pickTime(
   ctx: Context,
-  api: Pick<Api, 'slots'>,
-  m: { id: string; event: string; was: string | undefined },
+  api: Pick<Api, 'slots'> & Partial<Pick<Api, 'getEvent'>>,
+  m: { id: string; event: string; was: string | undefined; title?: string | undefined },
   zone: string,
   /** A part of the day the user named (--start "tue afternoon"): its free times are offered first. */
   within?: { from: Date; to: Date },
@@ -34,6 +34,8 @@ export async function pickTime(
   let openDay: string | undefined;
   let reservationId: string | undefined;
   let range = within;
+  // The meeting by what people know it by: its title, date and host, not its id.
+  const name = await meetingName(api, m, zone);
   for (;;) {
     const to = new Date(from.getTime() + DEFAULT_DAYS * DAY_MS);
     const page = await fetchSlots(api, m.event, { from, to, ...(reservationId ? { reservationId } : {}) });
@@ -41,13 +43,14 @@ export async function pickTime(
     const extras = [{ name: `later times (from ${shortTime(to, zone)}) →`, value: LATER }];
     if (from > now) extras.push({ name: '← earlier times', value: EARLIER });
     const answer = await pickDayThenTime(io, {
-      message: sanitizeText(`New time for meeting ${m.id}`),
+      message: sanitizeText(`New time for ${name}`),
       zone,
       now,
       slots: page.slots,
       extras,
       within: range,
       openDay,
+      range: { from, to },
     });
     range = undefined;
     openDay = undefined;
@@ -64,8 +67,32 @@ export async function pickTime(
     const move = m.was
       ? `from ${fullTime(m.was, zone)} (as schedctl last recorded it) to ${fullTime(chosen, zone)}`
       : `to ${fullTime(chosen, zone)}`;
-    const ok = await confirm({ message: `Move meeting ${m.id} ${move}?`, default: true }, io);
+    const ok = await confirm({ message: sanitizeText(`Move ${name} ${move}?`), default: true }, io);
     if (!ok) throw new CancelledError('not rescheduled');
     return new Date(chosen);
   }
+}
+
+/**
+ * `"Quarterly review with Ada" (Tue 1 Dec 15:00, host Hana Sato)`: the title and time from the
+ * local record, the host from the event (one read; left out when it cannot be had). The id only
+ * when nothing else is known.
+ */
+async function meetingName(
+  api: Partial<Pick<Api, 'getEvent'>>,
+  m: { id: string; event: string; was: string | undefined; title?: string | undefined },
+  zone: string,
+): Promise<string> {
+  let hosts: string[] = [];
+  try {
+    hosts = ((await api.getEvent?.(m.event))?.hosts ?? []).map((h) => h.name);
+  } catch {
+    // The host is a courtesy: the picker works without it.
+  }
+  const facts = [
+    ...(m.was ? [shortTime(m.was, zone)] : []),
+    ...(hosts.length ? [`host${hosts.length > 1 ? 's' : ''} ${hosts.join(', ')}`] : []),
+  ];
+  if (!m.title) return `meeting ${m.id}${facts.length ? ` (${facts.join(', ')})` : ''}`;
+  return `"${m.title}"${facts.length ? ` (${facts.join(', ')})` : ''}`;
 }

@@ -111,9 +111,7 @@ export function flagAsker(flags: RouteFlags, terminal: RouteAsker | undefined): 
           `no free times for this lead in --slot "${wanted.input}" (${formatUtc(wanted.from)} to ${formatUtc(wanted.to)})`,
           EXIT.notFound,
           {
-            ...(page.slots.length
-              ? { details: nearestSlots(page.slots, wanted.from, 5).map((s) => `free: ${s}`) }
-              : {}),
+            ...(page.slots.length ? { details: nearestSlots(page.slots, wanted.from, 5).map(freeTime) } : {}),
             hint: 'pass another day or part of the day, or --slot first',
           },
         );
@@ -131,14 +129,19 @@ export function flagAsker(flags: RouteFlags, terminal: RouteAsker | undefined): 
             : page.reason === 'no_host'
               ? 'has no host available'
               : 'is not a free time';
-        throw new CliError('SLOT_UNAVAILABLE', `--slot ${wanted.toISOString()} ${why} for this lead`, EXIT.conflict, {
-          ...(near.length ? { details: near.map((s) => `free: ${s}`) } : {}),
-          hint: `${RUN_KEPT} ${
-            near.length
-              ? 'pass one of the free times in --slot, or --slot first'
-              : 'pass --slot first, or a time within --days'
-          }`,
-        });
+        throw new CliError(
+          'SLOT_UNAVAILABLE',
+          `the --slot time ${wanted.toISOString()} ${why} for this lead`,
+          EXIT.conflict,
+          {
+            ...(near.length ? { details: near.map(freeTime) } : {}),
+            hint: `${RUN_KEPT} ${
+              near.length
+                ? 'pass one of the free times in --slot, or --slot first'
+                : 'pass --slot first, or a time within --days'
+            }`,
+          },
+        );
       }
       if (terminal) return terminal.pickSlot(page);
       throw new UsageError(
@@ -179,3 +182,6 @@ export function flagAsker(flags: RouteFlags, terminal: RouteAsker | undefined): 
     },
   };
 }
+
+/** A nearest free time: shown in the user's zone (report.ts), with the --slot value to paste. */
+const freeTime = (iso: string) => `free: ${iso}   --slot ${iso}`;

@@ -125,7 +125,7 @@ export function noticePrinter(o: { ui: Ui; json: boolean; target: Target; zone: 
       case 'reused':
         if (!o.json)
           ui.info(
-            `Reusing the scheduler outcome of workflow run ${n.remembered.executionId} (fired ${n.remembered.firedAt}): no new workflow run`,
+            `Reusing the scheduler outcome of workflow run ${n.remembered.executionId} (fired ${formatInZone(n.remembered.firedAt, o.zone)}): no new workflow run`,
           );
         return;
       case 'answers_changed':

@@ -149,6 +149,7 @@ export function promptAsker(
           extras,
           within,
           openDay: page.openDay ? dayKey(page.openDay, zone) : undefined,
+          range: { from: page.from, to: page.to },
         });
         within = undefined;
         if (answer.kind === 'day') return answer;

@@ -1,5 +1,6 @@
 /** Human text for fire results; imported only from actions (lazy). */
 import type { Outcome, Trigger } from '../../api/schemas.js';
+import { formatInZone, systemZone } from '../../domain/time.js';
 import type { RememberedOutcome } from '../../state/index.js';
 import { sanitizeText } from '../../ui/sanitize.js';
 
@@ -40,9 +41,10 @@ function rawOutcomeLines(
   return lines;
 }
 
-export function reuseWarning(r: RememberedOutcome, trigger: Trigger): string[] {
+/** `zone`: where the fire's time is shown (the user's; this machine's zone by default). */
+export function reuseWarning(r: RememberedOutcome, trigger: Trigger, zone = systemZone()): string[] {
   return [
-    `a scheduler outcome for ${r.email} from "${trigger.name}" is already held (execution ${r.executionId}, fired ${r.firedAt}); reuse it instead of firing again.`,
+    `a scheduler outcome for ${r.email} from "${trigger.name}" is already held (execution ${r.executionId}, fired ${formatInZone(r.firedAt, zone)}); reuse it instead of firing again.`,
     'Every fire starts a new workflow run: CRM writes and notifications repeat and routing fairness counts again. Add --force to fire anyway.',
   ].map(sanitizeText);
 }
