@@ -2,12 +2,14 @@
  * Times for people: an ISO 8601 instant in a human message (an error, its details, its hint)
  * is shown in the user's zone and the tables' format (`2026-12-02 21:00 CET`). One that follows
  * a flag (`--start 2026-12-02T20:00:00.000Z`) is a command to paste and stays as it is; so does
- * everything in `--json` (the caller applies this to human lines only).
+ * everything in `--json` (the caller applies this to human lines only). An instant written with
+ * a numeric offset is kept as written too: its offset is the point (the two readings of a time
+ * that clocks going back repeat differ by nothing else, and the hint asks for one of them).
  */
 import { formatInZone, resolveZone, systemZone } from '../domain/time.js';
 
 const INSTANT =
-  /(?<!--[a-z][a-z-]*[ =]["']?)\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})(?![\w:.+-])/gi;
+  /(?<!--[a-z][a-z-]*[ =]["']?)\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?Z(?![\w:.+-])/gi;
 
 export function humanTimes(text: string, zone: string): string {
   return text.replace(INSTANT, (iso) => {

@@ -75,7 +75,9 @@ describe('bundle layout', () => {
     const team = [
       'src/state/postgres/backend.ts',
       'src/state/postgres/connect.ts',
-      'src/state/postgres/document.ts',
+      'src/state/postgres/sql.ts',
+      'src/state/postgres/ledger-spool.ts',
+      'src/state/postgres/schema.ts',
       'src/state/postgres/locks.ts',
       'src/state/postgres/rate-budget.ts',
       'src/state/postgres/spool.ts',

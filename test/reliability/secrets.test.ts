@@ -4,6 +4,7 @@
  * --json documents, API errors after 401/403, the files schedctl writes, keys typed as
  * arguments, and the key store's permissions.
  */
+import { ledgerRows } from '../helpers/ledger-db.js';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -129,8 +130,8 @@ describe('files schedctl writes', () => {
     await sb.fault({ method: 'POST', path: '/v1/scheduling/meetings', fault: 'drop-after-commit' });
     const lost = await cli(demoRouteFirstArgs('grace@acme.example', 'americas'));
     expect(lost.code, show(lost)).toBe(7);
-    const journal = statSync(join(dir, 'journal.json'));
-    expect(journal.size).toBeGreaterThan(0);
+    expect(statSync(join(dir, 'ledger.db')).size).toBeGreaterThan(0);
+    expect(ledgerRows<{ outcome: string }>(dir, 'attempts').map((e) => e.outcome)).toContain('unknown');
     expect((await sb.state()).meetings).toHaveLength(2);
     assertNoSecretsInFiles(dir);
   }, 30_000);

@@ -8,8 +8,11 @@ describe('humanTimes: times in messages for people', () => {
       '2026-12-02 21:00 GMT+1 is not available',
     );
     expect(humanTimes('free: 2026-11-27T19:30:00Z, then 2026-11-27T21:30+01:00', 'UTC')).toBe(
-      'free: 2026-11-27 19:30 UTC, then 2026-11-27 20:30 UTC',
+      'free: 2026-11-27 19:30 UTC, then 2026-11-27T21:30+01:00',
     );
+    // The offset is what the message is about: kept, so the hint can be pasted.
+    const ambiguous = 'ambiguous in Europe/Berlin (clocks go back): 2030-10-27T02:30+02:00 or 2030-10-27T02:30+01:00';
+    expect(humanTimes(ambiguous, 'UTC')).toBe(ambiguous);
   });
   it('keeps a value that follows a flag (a command to paste), and text without instants', () => {
     const hint = 'schedctl book intro --start 2026-12-02T20:00:00.000Z --slot="2026-12-02T20:00:00Z"';
