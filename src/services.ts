@@ -37,7 +37,6 @@ export function uiOf(ctx: Context): Ui {
   return ui;
 }
 
-
 export const DEFAULT_TIMEOUT_SECONDS = 30;
 /** Requests per minute of the shared budget when neither SCHEDCTL_RATE nor the profile says. */
 const DEFAULT_RATE = 30;

@@ -7,7 +7,14 @@
  * the server.
  */
 import { lastServerTime, recordServerTime } from '../config/server-time.js';
-import { type ClockReading, describeSkew, ledgerNow, skewNotice, skewWorthReporting, type SkewNotice } from '../domain/server-clock.js';
+import {
+  type ClockReading,
+  describeSkew,
+  ledgerNow,
+  skewNotice,
+  skewWorthReporting,
+  type SkewNotice,
+} from '../domain/server-clock.js';
 import type { Context } from '../context.js';
 import { normaliseBaseUrl } from '../state/identity.js';
 import { sanitizeText } from '../ui/sanitize.js';

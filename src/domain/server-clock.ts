@@ -26,8 +26,7 @@ export interface ClockReading {
 export function ledgerNow(r: ClockReading): Date {
   const local = r.local.getTime();
   if (r.skewMs !== undefined && Number.isFinite(r.skewMs)) return new Date(local + r.skewMs);
-  if (r.lastServerMs !== undefined && Number.isFinite(r.lastServerMs))
-    return new Date(Math.min(local, r.lastServerMs));
+  if (r.lastServerMs !== undefined && Number.isFinite(r.lastServerMs)) return new Date(Math.min(local, r.lastServerMs));
   return new Date(local);
 }
 

@@ -29,50 +29,53 @@ const spelled = (pattern: string) =>
   pattern.replace('secret', SECRET).replace(/host$/, t.sb.baseUrl.slice('http://'.length));
 
 describe('D. a base URL with userinfo, however spelled, is refused from every source', () => {
-  it.each(SPELLINGS)('%s: --base-url, SCHEDCTL_BASE_URL, a stored profile and profile add --no-verify are exit 2', async (name) => {
-    const url = spelled(name);
-    const noEnv = { SCHEDCTL_API_KEY: undefined, SCHEDCTL_BASE_URL: undefined };
-    const stored = tempDir();
-    mkdirSync(stored, { recursive: true, mode: 0o700 });
-    writeFileSync(
-      join(stored, 'config.json'),
-      JSON.stringify({ defaultProfile: 'old', profiles: { old: { baseUrl: url, apiKey: KEY } } }),
-      { mode: 0o600 },
-    );
-    const added = tempDir();
-    const runs = {
-      '--base-url': await runCli(['triggers', 'ls', '--base-url', url], {
-        configDir: tempDir(),
-        env: { SCHEDCTL_API_KEY: KEY },
-      }),
-      SCHEDCTL_BASE_URL: await runCli(['triggers', 'ls', '--json'], {
-        configDir: tempDir(),
-        env: { SCHEDCTL_API_KEY: KEY, SCHEDCTL_BASE_URL: url },
-      }),
-      'profile "old"': await runCli(['triggers', 'ls'], { configDir: stored, env: noEnv }),
-      'profile add': await runCli(['profile', 'add', 'p', '--key-stdin', '--no-verify', '--base-url', url], {
-        configDir: added,
-        input: KEY,
-        env: noEnv,
-      }),
-    };
-    for (const [source, r] of Object.entries(runs)) {
-      expect(r.code, `${source}\n${show(r)}`).toBe(2);
-      const label = source === 'profile add' ? '--base-url' : source;
-      expect(r.stderr, source).toContain(`the base URL from ${label} carries a user name or password`);
-      expect(r.stdout + r.stderr, source).not.toContain(SECRET);
-      expect(r.stdout + r.stderr, source).not.toContain(url);
-      expect(r.stdout + r.stderr, source).not.toContain('this is a bug');
-    }
-    expect(runs.SCHEDCTL_BASE_URL.json().error.code).toBe('USAGE');
-    expect(existsSync(join(added, 'config.json'))).toBe(false);
-    // profile ls of the stored one shows it masked.
-    const ls = await runCli(['profile', 'ls', '--json'], { configDir: stored, env: noEnv });
-    expect(ls.code, show(ls)).toBe(0);
-    expect(ls.stdout).not.toContain(SECRET);
-    expect(ls.json().profiles[0].baseUrl).toContain('***@');
-    expect(await t.sb.requestCount()).toBe(0);
-  });
+  it.each(SPELLINGS)(
+    '%s: --base-url, SCHEDCTL_BASE_URL, a stored profile and profile add --no-verify are exit 2',
+    async (name) => {
+      const url = spelled(name);
+      const noEnv = { SCHEDCTL_API_KEY: undefined, SCHEDCTL_BASE_URL: undefined };
+      const stored = tempDir();
+      mkdirSync(stored, { recursive: true, mode: 0o700 });
+      writeFileSync(
+        join(stored, 'config.json'),
+        JSON.stringify({ defaultProfile: 'old', profiles: { old: { baseUrl: url, apiKey: KEY } } }),
+        { mode: 0o600 },
+      );
+      const added = tempDir();
+      const runs = {
+        '--base-url': await runCli(['triggers', 'ls', '--base-url', url], {
+          configDir: tempDir(),
+          env: { SCHEDCTL_API_KEY: KEY },
+        }),
+        SCHEDCTL_BASE_URL: await runCli(['triggers', 'ls', '--json'], {
+          configDir: tempDir(),
+          env: { SCHEDCTL_API_KEY: KEY, SCHEDCTL_BASE_URL: url },
+        }),
+        'profile "old"': await runCli(['triggers', 'ls'], { configDir: stored, env: noEnv }),
+        'profile add': await runCli(['profile', 'add', 'p', '--key-stdin', '--no-verify', '--base-url', url], {
+          configDir: added,
+          input: KEY,
+          env: noEnv,
+        }),
+      };
+      for (const [source, r] of Object.entries(runs)) {
+        expect(r.code, `${source}\n${show(r)}`).toBe(2);
+        const label = source === 'profile add' ? '--base-url' : source;
+        expect(r.stderr, source).toContain(`the base URL from ${label} carries a user name or password`);
+        expect(r.stdout + r.stderr, source).not.toContain(SECRET);
+        expect(r.stdout + r.stderr, source).not.toContain(url);
+        expect(r.stdout + r.stderr, source).not.toContain('this is a bug');
+      }
+      expect(runs.SCHEDCTL_BASE_URL.json().error.code).toBe('USAGE');
+      expect(existsSync(join(added, 'config.json'))).toBe(false);
+      // profile ls of the stored one shows it masked.
+      const ls = await runCli(['profile', 'ls', '--json'], { configDir: stored, env: noEnv });
+      expect(ls.code, show(ls)).toBe(0);
+      expect(ls.stdout).not.toContain(SECRET);
+      expect(ls.json().profiles[0].baseUrl).toContain('***@');
+      expect(await t.sb.requestCount()).toBe(0);
+    },
+  );
 });
 
 describe('B. a workspace name joins whatever its case', () => {
@@ -97,7 +100,10 @@ describe('B. a workspace name joins whatever its case', () => {
     expect(a.json().profile.workspace).toMatch(/#ws:acme$/);
 
     const email = 'joined@acme.example';
-    const first = await runCli(['--profile', 'a', ...demoRouteFirstArgs(email, 'emea'), '--json'], { configDir: dir, env: noEnv });
+    const first = await runCli(['--profile', 'a', ...demoRouteFirstArgs(email, 'emea'), '--json'], {
+      configDir: dir,
+      env: noEnv,
+    });
     expect(first.code, show(first)).toBe(0);
     const second = await runCli(['--profile', 'b', ...demoRouteFirstArgs(email, 'apac'), '--json'], {
       configDir: dir,

@@ -94,7 +94,10 @@ describe('a local clock ahead of the server', () => {
     const s = await ahead(['slots', 'intro-call', '--json', '--days', '21']);
     const slots = s.json();
     const before = await t.sb.requestCount();
-    const r = await ahead([...bookSlotArgs('intro-call', slots.slots[1], slots.reservationId, 'new@acme.example'), '--json']);
+    const r = await ahead([
+      ...bookSlotArgs('intro-call', slots.slots[1], slots.reservationId, 'new@acme.example'),
+      '--json',
+    ]);
     expect(r.code, show(r)).toBe(0);
     expect((await t.sb.requestCount()) - before).toBe(1);
   });

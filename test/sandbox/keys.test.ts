@@ -10,7 +10,7 @@ import { expectError, slotsFor, triggerByName, useApi } from './helpers.js';
 const api = useApi({}, { reset: true });
 
 describe('POST /_sandbox/keys', () => {
-  it('gives a further full key of the same account: its meetings are the account\'s', async () => {
+  it("gives a further full key of the same account: its meetings are the account's", async () => {
     const res = await fetch(`${api.sb.baseUrl}/_sandbox/keys`, { method: 'POST', body: '{"scope": "full"}' });
     expect(res.status).toBe(201);
     const { key, scope } = (await res.json()) as { key: string; scope: string };
@@ -19,13 +19,23 @@ describe('POST /_sandbox/keys', () => {
     expect(Object.values(api.sb.keys)).not.toContain(key);
 
     const trigger = await triggerByName(api, 'Inbound demo request');
-    const fired = await api.call('POST', `/v1/triggers/${trigger.id}`, { email: 'rot@acme.com', responses: { company: 'Acme', region: 'emea' } }, key);
+    const fired = await api.call(
+      'POST',
+      `/v1/triggers/${trigger.id}`,
+      { email: 'rot@acme.com', responses: { company: 'Acme', region: 'emea' } },
+      key,
+    );
     expect(fired.status).toBe(200);
     const slots = await slotsFor(api, 'intro-call');
     const booked = await api.call(
       'POST',
       '/v1/scheduling/meetings',
-      { startTime: slots.slots[0], reservationId: slots.reservationId, event: 'intro-call', personEmail: 'rot@acme.com' },
+      {
+        startTime: slots.slots[0],
+        reservationId: slots.reservationId,
+        event: 'intro-call',
+        personEmail: 'rot@acme.com',
+      },
       key,
     );
     expect(booked.status).toBe(201);
@@ -41,7 +51,11 @@ describe('POST /_sandbox/keys', () => {
     expect(key).toMatch(/^sk_sandbox_read_[0-9a-f]{32}$/);
     expect((await api.call('GET', '/v1/triggers', undefined, key)).status).toBe(200);
     const trigger = await triggerByName(api, 'Inbound demo request');
-    expectError(await api.call('POST', `/v1/triggers/${trigger.id}`, { email: 'r@acme.com' }, key), 403, 'MISSING_SCOPE');
+    expectError(
+      await api.call('POST', `/v1/triggers/${trigger.id}`, { email: 'r@acme.com' }, key),
+      403,
+      'MISSING_SCOPE',
+    );
   });
 
   it('each call gives another key; a reset forgets them', async () => {
@@ -83,7 +97,9 @@ describe('the Date header follows the sandbox clock', () => {
     const after = await api.call('GET', '/v1/triggers');
     expect(Date.parse(after.headers.get('date') ?? '') - date).toBeGreaterThan(2 * 86_400_000 - 5000);
     const refused = await api.call('GET', '/v1/triggers', undefined, 'sk_nope');
-    expect(Math.abs(Date.parse(refused.headers.get('date') ?? '') - Date.parse(after.headers.get('date') ?? ''))).toBeLessThan(5000);
+    expect(
+      Math.abs(Date.parse(refused.headers.get('date') ?? '') - Date.parse(after.headers.get('date') ?? '')),
+    ).toBeLessThan(5000);
     const { now } = await api.hook('GET', '/_sandbox/clock');
     expect(Math.abs(Date.parse(now) - Date.parse(after.headers.get('date') ?? ''))).toBeLessThan(5000);
   });

@@ -112,7 +112,10 @@ describe('the last server time on record, per API', () => {
     expect(lastServerTime(d, 'http://127.0.0.1:4010')).toBe(T + 1000);
     await recordServerTime(d, 'https://api.example.com', T - DAY);
     expect(JSON.parse(readFileSync(serverTimePath(d), 'utf8'))).toEqual({
-      apis: { 'http://loopback:4010': '2031-03-03T08:00:01.000Z', 'https://api.example.com': '2031-03-02T08:00:00.000Z' },
+      apis: {
+        'http://loopback:4010': '2031-03-03T08:00:01.000Z',
+        'https://api.example.com': '2031-03-02T08:00:00.000Z',
+      },
     });
   });
   it('reads a damaged file as no time on record, and replaces it on the next write', async () => {
@@ -121,7 +124,10 @@ describe('the last server time on record, per API', () => {
       writeFileSync(serverTimePath(d), text);
       expect(lastServerTime(d, 'http://127.0.0.1:4010')).toBeUndefined();
     }
-    writeFileSync(serverTimePath(d), '{"apis": {"http://loopback:4010": "soon", "https://a.example": "2031-03-03T08:00:00Z"}}');
+    writeFileSync(
+      serverTimePath(d),
+      '{"apis": {"http://loopback:4010": "soon", "https://a.example": "2031-03-03T08:00:00Z"}}',
+    );
     expect(lastServerTime(d, 'http://127.0.0.1:4010')).toBeUndefined();
     expect(lastServerTime(d, 'https://a.example')).toBe(T);
     await recordServerTime(d, 'http://127.0.0.1:4010', T);

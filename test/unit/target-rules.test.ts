@@ -43,9 +43,7 @@ describe('resolveProfileName', () => {
     const e = thrown(() => resolveProfileName({ flagProfile: 'nope', env: {}, defaultProfile: 'prod', profiles }));
     expect(e.message).toBe('unknown profile "nope" (from --profile)');
     expect(e.exitCode).toBe(2);
-    expect(e.hint).toBe(
-      'known profiles: prod, stage; to add "nope": schedctl profile add nope --key-stdin',
-    );
+    expect(e.hint).toBe('known profiles: prod, stage; to add "nope": schedctl profile add nope --key-stdin');
     const env = thrown(() =>
       resolveProfileName({ env: { SCHEDCTL_PROFILE: 'nope' }, defaultProfile: undefined, profiles: {} }),
     );
@@ -77,9 +75,9 @@ describe('environmentTarget', () => {
     const notes: string[] = [];
     const none = { envKey: undefined, envBaseUrl: undefined };
     expect(environmentTarget({ flagProfile: 'p', env: { SCHEDCTL_API_KEY: KEY_E } }, 'p', notes)).toEqual(none);
-    expect(environmentTarget({ flagProfile: 'p', env: { SCHEDCTL_BASE_URL: 'https://x.example' } }, 'p', notes)).toEqual(
-      none,
-    );
+    expect(
+      environmentTarget({ flagProfile: 'p', env: { SCHEDCTL_BASE_URL: 'https://x.example' } }, 'p', notes),
+    ).toEqual(none);
     expect(environmentTarget({ flagProfile: 'p', env: {} }, 'p', notes)).toEqual(none);
     expect(notes).toEqual([
       '--profile p wins over SCHEDCTL_API_KEY in the environment',
@@ -104,7 +102,11 @@ describe('resolveTarget', () => {
     expect(env.baseUrl).toBe(DEFAULT_BASE_URL);
     expect(DEFAULT_BASE_URL).toBe('http://127.0.0.1:4010');
     expect(
-      resolveTarget({ env: { SCHEDCTL_API_KEY: KEY_E, SCHEDCTL_BASE_URL: 'https://e.example/' }, defaultProfile: 'x', profiles: {} }),
+      resolveTarget({
+        env: { SCHEDCTL_API_KEY: KEY_E, SCHEDCTL_BASE_URL: 'https://e.example/' },
+        defaultProfile: 'x',
+        profiles: {},
+      }),
     ).toMatchObject({ baseUrl: 'https://e.example', baseUrlSource: 'SCHEDCTL_BASE_URL' });
     expect(
       resolveTarget({ flagBaseUrl: 'https://f.example', env: {}, defaultProfile: 'prod', profiles }),
@@ -112,9 +114,7 @@ describe('resolveTarget', () => {
   });
   it('notes a key from the environment over the profile, masked, and only when they differ', () => {
     const t = resolveTarget({ env: { SCHEDCTL_API_KEY: KEY_E }, defaultProfile: 'prod', profiles });
-    expect(t.notes).toEqual([
-      'using the API key from SCHEDCTL_API_KEY (sk_…7777), not profile "prod"\'s (sk_…abcd)',
-    ]);
+    expect(t.notes).toEqual(['using the API key from SCHEDCTL_API_KEY (sk_…7777), not profile "prod"\'s (sk_…abcd)']);
     expect(resolveTarget({ env: { SCHEDCTL_API_KEY: KEY_P }, defaultProfile: 'prod', profiles }).notes).toEqual([]);
   });
   it('notes a base URL from elsewhere than the profile, only when it differs', () => {
@@ -193,7 +193,9 @@ describe('checkApiKey', () => {
   it('passes printable ASCII, and tells a profile how to store the key again', () => {
     expect(() => checkApiKey(' ~sk_live_ok!', 'SCHEDCTL_API_KEY')).not.toThrow();
     const e = thrown(() => checkApiKey('k\n', { profile: 'prod' }));
-    expect(e.message).toBe('the API key from profile "prod" contains a line break (U+000A) at position 2; refusing to send it');
+    expect(e.message).toBe(
+      'the API key from profile "prod" contains a line break (U+000A) at position 2; refusing to send it',
+    );
     expect(e.hint).toBe('store the key again: schedctl profile add prod --key-stdin < key.txt');
   });
 });
@@ -277,13 +279,16 @@ describe('checkBaseUrl', () => {
         `invalid base URL "${url}" (from --base-url): it must not carry a query or fragment`,
       );
   });
-  it.each(['http://127.0.0.1.example.com', 'http://0.0.0.0', 'http://128.0.0.1', 'http://localhost.example', 'http://a127.0.0.1.example'])(
-    'refuses plain http to %s (not loopback)',
-    (url) => {
-      expect(() => checkBaseUrl(url, 'x')).toThrow(/plain http/);
-      expect(isLoopbackUrl(url)).toBe(false);
-    },
-  );
+  it.each([
+    'http://127.0.0.1.example.com',
+    'http://0.0.0.0',
+    'http://128.0.0.1',
+    'http://localhost.example',
+    'http://a127.0.0.1.example',
+  ])('refuses plain http to %s (not loopback)', (url) => {
+    expect(() => checkBaseUrl(url, 'x')).toThrow(/plain http/);
+    expect(isLoopbackUrl(url)).toBe(false);
+  });
   it('knows loopback', () => {
     expect(isLoopbackUrl('http://localhost:1')).toBe(true);
     expect(isLoopbackUrl('https://127.0.0.9')).toBe(true);
