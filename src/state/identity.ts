@@ -31,6 +31,11 @@ function isLoopbackHost(host: string): boolean {
  * case-sensitive). A string that is not a URL is returned trimmed: it can only equal itself.
  */
 export function normaliseBaseUrl(raw: string): string {
+  return normalise(raw, decodeUnreserved);
+}
+
+/** normaliseBaseUrl with the path's escapes treated by `escapes` (kept as typed: an older schedctl's ids). */
+function normalise(raw: string, escapes: (path: string) => string): string {
   let url: URL;
   try {
     url = new URL(raw);
@@ -40,7 +45,7 @@ export function normaliseBaseUrl(raw: string): string {
   const host = isLoopbackHost(url.hostname) ? 'loopback' : url.hostname;
   // URL drops a scheme's default port itself (https://x:443 has port '').
   const port = url.port === '' ? '' : `:${url.port}`;
-  const path = decodeUnreserved(url.pathname).replace(/\/+$/, '');
+  const path = escapes(url.pathname).replace(/\/+$/, '');
   return `${url.protocol}//${host}${port}${path}`;
 }
 
@@ -87,23 +92,10 @@ export function workspaceId(input: WorkspaceInput): string {
  */
 export function formerWorkspaceIds(input: WorkspaceInput): string[] {
   const current = workspaceId(input);
-  const url = formerBaseUrl(input.baseUrl);
+  const url = normalise(input.baseUrl, (path) => path);
   const name = input.workspace?.trim();
   const former = name ? `${url}#ws:${name}` : `${url}#key:${keyFingerprint(input.apiKey)}`;
   return former === current ? [] : [former];
-}
-
-/** normaliseBaseUrl before escapes were decoded. */
-function formerBaseUrl(raw: string): string {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    return raw.trim();
-  }
-  const host = isLoopbackHost(url.hostname) ? 'loopback' : url.hostname;
-  const port = url.port === '' ? '' : `:${url.port}`;
-  return `${url.protocol}//${host}${port}${url.pathname.replace(/\/+$/, '')}`;
 }
 
 /**
