@@ -1,4 +1,5 @@
 /** `reschedule --email`: the lead's meeting from the local record; several ask on a terminal, fail in scripts. */
+import { serverClockOf } from '../../api/server-clock.js';
 import type { Context } from '../../context.js';
 import { formatInZone } from '../../domain/time.js';
 import { CancelledError, CliError, EXIT, UsageError } from '../../errors.js';
@@ -14,7 +15,8 @@ export async function findMeetingByEmail(
   const all = filterMeetings(await allMeetings(state, scope), {
     email: q.email,
     event: q.event,
-    upcomingFrom: ctx.clock.now(),
+    // Upcoming by the server's clock, as the ledger judges it (api/server-clock.ts), not this machine's alone.
+    upcomingFrom: serverClockOf(ctx).ledgerNow((await ctx.target()).baseUrl),
   });
   const candidates = all.filter((m): m is MeetingView => m.id !== null && m.status !== 'canceled');
   const line = (m: MeetingView) => `${formatInZone(m.date, q.zone)}  ${m.title}  (${m.event})  ${m.id}`;
