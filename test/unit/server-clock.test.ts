@@ -83,6 +83,7 @@ describe('skew reports', () => {
     expect(describeSkew(ahead, 'https://api.example.com')).toBe(
       "this machine's clock is 1 d ahead of the server's (https://api.example.com says 2031-03-03T08:00:00.000Z); schedctl judges whether meetings are over by the server's time",
     );
+    expect(describeSkew(skewNotice(T, T), 'x')).toContain("clock is 0 s behind the server's");
     const behind = skewNotice(T + 90_400, T);
     expect(behind.aheadSeconds).toBe(-90);
     expect(describeSkew(behind, 'x')).toContain("clock is 1 min 30 s behind the server's (x says");

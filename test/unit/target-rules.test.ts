@@ -65,7 +65,9 @@ describe('environmentTarget', () => {
       envKey: KEY_E,
       envBaseUrl: undefined,
     });
-    expect(environmentTarget({ env: { SCHEDCTL_API_KEY: '   ', SCHEDCTL_BASE_URL: '' } }, undefined, notes)).toEqual({
+    expect(
+      environmentTarget({ env: { SCHEDCTL_API_KEY: '   ', SCHEDCTL_BASE_URL: '' } }, undefined, notes),
+    ).toStrictEqual({
       envKey: undefined,
       envBaseUrl: undefined,
     });
@@ -78,7 +80,7 @@ describe('environmentTarget', () => {
     expect(
       environmentTarget({ flagProfile: 'p', env: { SCHEDCTL_BASE_URL: 'https://x.example' } }, 'p', notes),
     ).toEqual(none);
-    expect(environmentTarget({ flagProfile: 'p', env: {} }, 'p', notes)).toEqual(none);
+    expect(environmentTarget({ flagProfile: 'p', env: {} }, 'p', notes)).toStrictEqual(none);
     expect(notes).toEqual([
       '--profile p wins over SCHEDCTL_API_KEY in the environment',
       '--profile p wins over SCHEDCTL_BASE_URL in the environment',
@@ -125,6 +127,9 @@ describe('resolveTarget', () => {
     expect(
       resolveTarget({ flagBaseUrl: 'https://api.example.com/', env: {}, defaultProfile: 'prod', profiles }).notes,
     ).toEqual([]);
+    // A stored URL spelled with a trailing slash is still the profile's own: no note.
+    const slash = { prod: { ...profiles.prod, baseUrl: 'https://api.example.com/' } };
+    expect(resolveTarget({ env: {}, defaultProfile: 'prod', profiles: slash }).notes).toEqual([]);
   });
   it('keeps the profile workspace name with its key only, and the rate', () => {
     const t = resolveTarget({ env: {}, defaultProfile: 'stage', profiles });
@@ -229,6 +234,11 @@ describe('base URLs carrying userinfo, in every spelling', () => {
     expect(hasUserinfo('\u0001http://u:p@host/x')).toBe(true);
     expect(withoutUserinfo('\u0001http://u:p@host/x')).toBe('http://***@host/x');
     expect(hasUserinfo('  http://u:p@host')).toBe(true);
+    expect(withoutUserinfo('  http://u:p@h.example')).toBe('http://***@h.example');
+    // A user name alone, a password alone: either is userinfo.
+    expect(hasUserinfo('\u0001http://u@host')).toBe(true);
+    expect(hasUserinfo('\u0001http://:p@host')).toBe(true);
+    expect(hasUserinfo('\u0001http://host')).toBe(false);
   });
   it('leaves an @ in a path, query or fragment alone', () => {
     for (const url of ['https://api.example.com/a@b', 'https://h.example?x=a@b', 'https://h.example#a@b', 'http:']) {
@@ -252,6 +262,9 @@ describe('base URLs carrying userinfo, in every spelling', () => {
       'give the URL without user:password@ (the API key goes in a profile or SCHEDCTL_API_KEY)',
     );
     expect(() => refuseUserinfo('https://h.example', '--base-url')).not.toThrow();
+    // Only a source that is exactly a profile's name gets the profile's fix.
+    expect(hint('the profile "prod"')).toBe(hint('--base-url'));
+    expect(hint('profile "prod" (stored)')).toBe(hint('--base-url'));
   });
 });
 
