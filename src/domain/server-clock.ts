@@ -25,10 +25,12 @@ export interface ClockReading {
  */
 export function ledgerNow(r: ClockReading): Date {
   const local = r.local.getTime();
-  if (r.skewMs !== undefined && Number.isFinite(r.skewMs)) return new Date(local + r.skewMs);
-  if (r.lastServerMs !== undefined && Number.isFinite(r.lastServerMs)) return new Date(Math.min(local, r.lastServerMs));
+  if (finite(r.skewMs)) return new Date(local + r.skewMs);
+  if (finite(r.lastServerMs)) return new Date(Math.min(local, r.lastServerMs));
   return new Date(local);
 }
+
+const finite = (n: number | undefined): n is number => Number.isFinite(n);
 
 /** Whether a skew is worth telling: more than a minute either way. */
 export const skewWorthReporting = (skewMs: number): boolean => Math.abs(skewMs) > SKEW_REPORT_MS;
