@@ -121,9 +121,11 @@ export function createContext(opts: { io?: IO; env?: NodeJS.ProcessEnv; clock?: 
     http: () => (http ??= services().then((s) => s.httpOf(ctx))),
     api: () => (api ??= services().then((s) => s.apiOf(ctx))),
     apiWith: (to) => services().then((s) => s.apiWith(ctx, to)),
-    ui: () => (ui ??= services().then((s) => s.createUi(io, env, ctx.globals))),
+    ui: () => (ui ??= services().then((s) => s.uiOf(ctx))),
     canPrompt: () => io.isStdinTTY && io.isStderrTTY && ctx.globals.input && !truthy(env.SCHEDCTL_NO_INPUT),
     close: async () => {
+      // The server's time heard by this command, written down for the next one (api/server-clock.ts).
+      if (http) await services().then((s) => s.settleServerClock(ctx));
       if (state) await (await state.catch(() => undefined))?.close();
     },
   };

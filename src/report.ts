@@ -4,6 +4,7 @@ import type { Context } from './context.js';
 import type { Target } from './config/target.js';
 import { ApiError, EXIT, isCliError, type ErrorDocument } from './errors.js';
 import { keyRefused } from './hints.js';
+import { withClockSkew } from './api/server-clock.js';
 import { interruptNote } from './interrupt-note.js';
 import { humanTimes } from './ui/human-times.js';
 import { jsonText, sanitizeText } from './ui/sanitize.js';
@@ -76,7 +77,8 @@ export function reportError(error: unknown, ctx: Context, json: boolean, zone?: 
 
   if (json) {
     // The data as the server sent it (JSON-escaped); the human lines below are sanitized.
-    ctx.io.stdout.write(`${jsonText(doc)}\n`);
+    // A refusal judged by the server's clock says so when this machine's clock is off (clockSkew).
+    ctx.io.stdout.write(`${jsonText(withClockSkew(ctx, doc))}\n`);
   }
   if (!silent && (!json || !ctx.globals.quiet)) {
     // Messages, details and hints quote the server (and local files): data, never terminal control.

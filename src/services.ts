@@ -18,9 +18,24 @@ import { openState, type Profile, type State } from './state/index.js';
 import { pgBudgetStore, type PostgresBackend } from './state/postgres/backend.js';
 import { checkStateUrl } from './state/postgres/url.js';
 import { sanitizeText } from './ui/sanitize.js';
-import { createUi } from './ui/ui.js';
+import { createUi, type Ui } from './ui/ui.js';
+import { serverClockOf, withClockSkew } from './api/server-clock.js';
+
+export { settleServerClock } from './api/server-clock.js';
 
 export { createUi };
+
+/**
+ * The command's UI: `json()` adds `clockSkew` (domain/server-clock.ts) to an object document when
+ * this machine's clock was found more than a minute off the server's. Additive: a reader that
+ * does not know the field is unaffected; lists and JSON Lines are printed as they are.
+ */
+export function uiOf(ctx: Context): Ui {
+  const ui = createUi(ctx.io, ctx.env, ctx.globals);
+  const json = ui.json;
+  ui.json = (value) => json(withClockSkew(ctx, value));
+  return ui;
+}
 
 export const DEFAULT_TIMEOUT_SECONDS = 30;
 /** Requests per minute of the shared budget when neither SCHEDCTL_RATE nor the profile says. */
@@ -161,6 +176,7 @@ async function httpClientFor(
     // Colors and spinners load only when there is something to say.
     notify: (line, waitMs) => void ctx.ui().then((u) => u.waiting(line, waitMs)),
     clock: ctx.clock,
+    onServerDate: (serverMs) => serverClockOf(ctx).observe(to.baseUrl, serverMs),
     fetch: nodeFetch,
     testRetryBaseMs: testOnlyMs(ctx.env.SCHEDCTL_TEST_RETRY_BASE_MS),
   });

@@ -105,6 +105,8 @@ export interface HttpClientOptions {
    * from it before it goes out, and a 429's Retry-After is written to it for everyone.
    */
   budget?: Pick<RateBudget, 'draw' | 'recordRetryAfter'> & Partial<Pick<RateBudget, 'waitForRoom' | 'limit'>>;
+  /** Each answer's server time (its Date header, + 500 ms: the header has whole seconds), in ms since the epoch. */
+  onServerDate?: ((serverMs: number) => void) | undefined;
   /** Test-only (SCHEDCTL_TEST_RETRY_BASE_MS): the first retry's backoff, doubling each time; unset, ky's 300 ms. */
   testRetryBaseMs?: number | undefined;
 }
@@ -141,7 +143,9 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   /** The Date header has whole seconds: the server's now is, on average, half a second past it. */
   const recordSkew = (response: Response) => {
     const date = Date.parse(response.headers.get('date') ?? '');
-    if (Number.isFinite(date)) skewMs = date + 500 - options.clock.now().getTime();
+    if (!Number.isFinite(date)) return;
+    skewMs = date + 500 - options.clock.now().getTime();
+    options.onServerDate?.(date + 500);
   };
 
   async function request<T>(opts: RequestOptions<T>): Promise<T> {

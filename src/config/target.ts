@@ -184,14 +184,29 @@ export function checkApiKey(key: string, from: 'SCHEDCTL_API_KEY' | { profile: s
 const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[::1\]|::1)$/i;
 
 /** How an error names where a base URL came from (the flag, the variable, or the stored profile). */
-function baseUrlSourceLabel(source: Target['baseUrlSource'], profileName: string | undefined): string {
+export function baseUrlSourceLabel(source: Target['baseUrlSource'], profileName: string | undefined): string {
   if (source === 'default') return 'the default base URL';
   if (source === 'profile') return `profile "${profileName ?? ''}"`;
   return source;
 }
 
-/** `scheme://user:password@` in front of the host (checked on the text: it may not even parse). */
-const USERINFO = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i;
+/**
+ * Userinfo in front of the host, however it is spelled: the WHATWG URL parser (which fetch
+ * uses) reads `http:u:secret@host`, `http:/u:secret@host` and `http:\\u:secret@host` as
+ * `http://u:secret@host` too. Checked on the text (it may not even parse) and on the parse.
+ */
+const USERINFO = /^([a-z][a-z0-9+.-]*:[/\\]*)[^/?#\\]*@/i;
+
+/** Whether a base URL carries a user name or password in any spelling the URL parser accepts. */
+export function hasUserinfo(raw: string): boolean {
+  if (USERINFO.test(raw.trim())) return true;
+  try {
+    const url = new URL(raw);
+    return url.username !== '' || url.password !== '';
+  } catch {
+    return false;
+  }
+}
 
 /**
  * A base URL with `user:password@` is refused wherever it comes from: the key is the only
@@ -199,7 +214,7 @@ const USERINFO = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i;
  * ls, progress lines, errors). The message names the source, never the URL.
  */
 export function refuseUserinfo(raw: string, source: string): void {
-  if (!USERINFO.test(raw.trim())) return;
+  if (!hasUserinfo(raw)) return;
   const profile = /^profile "(.*)"$/.exec(source)?.[1];
   const fix =
     source === 'SCHEDCTL_BASE_URL'
@@ -213,9 +228,20 @@ export function refuseUserinfo(raw: string, source: string): void {
   );
 }
 
-/** A URL as it may be shown: any `user:password@` it carries (a profile stored before they were refused) replaced. */
+/**
+ * A URL as it may be shown: any `user:password@` it carries (a profile stored before they were
+ * refused), in any spelling, replaced by `***@`.
+ */
 export function withoutUserinfo(raw: string): string {
-  return raw.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i, '$1***@');
+  const text = raw.trim();
+  if (USERINFO.test(text)) return text.replace(USERINFO, '$1***@');
+  if (!hasUserinfo(text)) return raw;
+  // The parser found userinfo the text does not show plainly (a tab inside it, a control
+  // character in front): show the parse, without it.
+  const url = new URL(text);
+  url.username = '';
+  url.password = '';
+  return url.toString().replace('//', '//***@');
 }
 
 /** Parse a base URL; refuse plain http to anything but loopback, since the key would travel in clear text. */

@@ -6,8 +6,10 @@
  * refusal (exit 5) naming it and how to resolve it, or a question on a terminal. `rebook` books
  * anyway, warning when an earlier outcome is unknown.
  */
+import { serverClockOf } from '../api/server-clock.js';
 import type { Context } from '../context.js';
 import { decide, type BookingIntent, type Verdict } from '../domain/ledger.js';
+import { SKEW_REPORT_MS } from '../domain/server-clock.js';
 import { formatInZone } from '../domain/time.js';
 import { CancelledError, LeadHasMeetingError, LeadOutcomeUnknownError } from '../errors.js';
 import type { JournalEntry, LockWait, MeetingRecord, State } from '../state/index.js';
@@ -37,12 +39,40 @@ export async function guardLead(
   state: Pick<State, 'journal' | 'meetings' | 'events'>,
   q: LeadGuardQuery,
 ): Promise<GuardResult> {
-  const now = ctx.clock.now();
-  const record = await leadRecord(state, q.scope, q.email, now);
-  // The aliases the rule may ask about: the event booked, and the events of attempts known to have booked.
-  const named = [...(q.intent.kind === 'book' ? [q.intent.event] : []), ...record.bookedUnrecorded.map((a) => a.event)];
-  const aliases = await state.events.of(q.scope, named);
-  const verdict = decide(record, q.intent, { rebook: q.rebook, aliases });
+  // "Upcoming" by the server's clock (shared/ledger-rules.md, "Whose clock"), never this machine's alone.
+  const { baseUrl } = await ctx.target();
+  const clock = serverClockOf(ctx);
+  const judge = async (now: Date) => {
+    const record = await leadRecord(state, q.scope, q.email, now);
+    // The aliases the rule may ask about: the event booked, and the events of attempts known to have booked.
+    const named = [
+      ...(q.intent.kind === 'book' ? [q.intent.event] : []),
+      ...record.bookedUnrecorded.map((a) => a.event),
+    ];
+    const aliases = await state.events.of(q.scope, named);
+    return decide(record, q.intent, { rebook: q.rebook, aliases });
+  };
+  /**
+   * Whether another clock could change the verdict: a refusal made only because the time on
+   * record lags this clock by more than a minute (the meeting may be over by now), or a meeting
+   * on record that this reading calls over (this clock may be ahead of the server's).
+   */
+  const clockMatters = async (verdict: Verdict, now: Date): Promise<boolean> => {
+    if (blocks(verdict)) return ctx.clock.now().getTime() - now.getTime() > SKEW_REPORT_MS;
+    return verdict.kind === 'send' && !q.rebook && (await judge(new Date(0))).kind !== 'send';
+  };
+  let now = clock.ledgerNow(baseUrl);
+  let verdict = await judge(now);
+  // Not heard from the server yet in this command (`book` asks before its one request), and the
+  // verdict depends on the clock: one read hears the server's time (any answer carries it, a
+  // refusal too) before deciding on an old reading, or on this clock alone.
+  if (!clock.heard(baseUrl) && (await clockMatters(verdict, now))) {
+    await hearServer(ctx);
+    if (clock.heard(baseUrl)) {
+      now = clock.ledgerNow(baseUrl);
+      verdict = await judge(now);
+    }
+  }
   switch (verdict.kind) {
     case 'send':
       for (const a of verdict.maybeBooked) {
@@ -59,6 +89,17 @@ export async function guardLead(
       return { kind: 'repeat_attempt', attempt: verdict.attempt };
     default:
       return refuseOrAsk(ctx, verdict, q);
+  }
+}
+
+const blocks = (v: Verdict): boolean => v.kind === 'has_meeting' || v.kind === 'has_booked_attempt';
+
+/** One read of the API, for the Date header of its answer; whatever it answers (or fails) is not the point. */
+async function hearServer(ctx: Context): Promise<void> {
+  try {
+    await (await ctx.http()).request({ method: 'GET', path: '/v1/triggers', safety: 'retry' });
+  } catch {
+    // A refusal (401, 403) carries the Date header too; with no answer at all, the record decides.
   }
 }
 

@@ -15,6 +15,7 @@ export interface HookDeps {
 }
 
 const clockSchema = z.strictObject({ advanceSeconds: z.number().check(z.gte(0)) });
+const keySchema = z.strictObject({ scope: z.enum(['full', 'read']) });
 
 export function stateView(store: Store) {
   const hostName = (id: string) => store.workspace.hosts.find((h) => h.id === id)?.name ?? id;
@@ -80,6 +81,10 @@ export function handleHook(
         store.state.clockOffsetMs += validate(clockSchema, body(), 'clock request').advanceSeconds * 1000;
         store.commit();
         return ok({ now: store.now().toISOString() });
+      }
+      case 'POST /_sandbox/keys': {
+        const { scope } = validate(keySchema, body(), 'key request');
+        return ok({ key: store.rotateKey(scope === 'full' ? 'full' : 'readOnly'), scope }, 201);
       }
       case 'POST /_sandbox/reset':
         store.reset();

@@ -71,12 +71,21 @@ export interface V1Request {
   baseUrl: string;
 }
 
-/** Identifies the demo key a request carries; `null` for a missing, malformed or unknown key. */
+/**
+ * Identifies the demo key a request carries (a rotated key: the demo key whose scopes it has);
+ * `null` for a missing, malformed or unknown key.
+ */
 export function identifyKey(store: Store, authorization: string | undefined): KeyName | null {
   const m = /^Bearer (\S+)$/.exec(authorization ?? '');
   if (!m) return null;
   const entry = Object.entries(store.workspace.keys).find(([, value]) => value === m[1]);
-  return entry ? (entry[0] as KeyName) : null;
+  return entry ? (entry[0] as KeyName) : (store.rotatedKeys.get(m[1] ?? '') ?? null);
+}
+
+/** The rate limit counts per key (the spec: per API key): a rotated key has a window of its own. */
+function limiterKey(store: Store, authorization: string | undefined, key: KeyName): string {
+  const token = /^Bearer (\S+)$/.exec(authorization ?? '')?.[1] ?? '';
+  return store.rotatedKeys.has(token) ? token : key;
 }
 
 export function handleV1(store: Store, limiter: RateLimiter, req: V1Request): Reply {
@@ -85,7 +94,7 @@ export function handleV1(store: Store, limiter: RateLimiter, req: V1Request): Re
     const why = key === 'revoked' ? 'This API key has been revoked.' : 'Missing, malformed or unknown API key.';
     return errorReply(401, 'INVALID_API_KEY', `${why} Send Authorization: Bearer <API_KEY>.`);
   }
-  const retryAfter = limiter.take(key, store.nowMs());
+  const retryAfter = limiter.take(limiterKey(store, req.authorization, key), store.nowMs());
   if (retryAfter !== undefined) {
     return errorReply(
       429,

@@ -2,10 +2,19 @@
  * The sandbox's single source of truth: the seeded workspace, the mutable state and
  * the sandbox clock (the injected clock plus the offset moved by `/_sandbox/clock`).
  */
+import { randomBytes } from 'node:crypto';
 import type { HostCalendar } from './availability.js';
 import { loadState, saveState } from './persist.js';
 import { Rng } from './rng.js';
-import type { ExecutionRecord, RequestLogEntry, ReservationRecord, SandboxState, Target, Workspace } from './types.js';
+import type {
+  ExecutionRecord,
+  KeyName,
+  RequestLogEntry,
+  ReservationRecord,
+  SandboxState,
+  Target,
+  Workspace,
+} from './types.js';
 import { seedWorkspace } from './workspace.js';
 import { must } from './must.js';
 
@@ -22,6 +31,11 @@ export class Store {
   workspace: Workspace;
   state: SandboxState;
   requests: RequestLogEntry[] = [];
+  /**
+   * Further keys of the sandbox account (`POST /_sandbox/keys`: a rotation), each with the
+   * scopes of a demo key. Kept in memory until the sandbox stops or is reset.
+   */
+  rotatedKeys = new Map<string, Exclude<KeyName, 'revoked'>>();
   private rng: Rng;
 
   constructor(readonly options: StoreOptions) {
@@ -62,6 +76,13 @@ export class Store {
     const digits = this.rng.digits(length);
     this.state.rngState = this.rng.state;
     return digits;
+  }
+
+  /** A new key of the account with the scopes of the `full` or `readOnly` demo key (not from the seeded sequence). */
+  rotateKey(scope: Exclude<KeyName, 'revoked'>): string {
+    const key = `sk_sandbox_${scope === 'full' ? 'full' : 'read'}_${randomBytes(16).toString('hex')}`;
+    this.rotatedKeys.set(key, scope);
+    return key;
   }
 
   /** Link ids and slugs first: a link slug wins over an event slug with the same value. */
@@ -125,6 +146,7 @@ export class Store {
     this.state = Store.emptyState(seed);
     this.rng = new Rng(this.state.rngState);
     this.requests = [];
+    this.rotatedKeys.clear();
     this.workspace = seedWorkspace(seed, this.now());
     this.commit();
   }

@@ -25,10 +25,17 @@ function isLoopbackHost(host: string): boolean {
 
 /**
  * The base URL as one spelling: lower-case scheme and host (URL does that), default port
- * dropped, loopback written `loopback`, no trailing slash, path kept (it is case-sensitive).
- * A string that is not a URL is returned trimmed: it can only equal itself.
+ * dropped, loopback written `loopback`, `.`/`..` segments resolved (URL does that),
+ * percent-encoded unreserved characters decoded and other escapes in upper case (RFC 3986
+ * 6.2.2: `/%61pi` is `/api`, `%2f` is `%2F`), no trailing slash, path kept (it is
+ * case-sensitive). A string that is not a URL is returned trimmed: it can only equal itself.
  */
 export function normaliseBaseUrl(raw: string): string {
+  return normalise(raw, decodeUnreserved);
+}
+
+/** normaliseBaseUrl with the path's escapes treated by `escapes` (kept as typed: an older schedctl's ids). */
+function normalise(raw: string, escapes: (path: string) => string): string {
   let url: URL;
   try {
     url = new URL(raw);
@@ -38,8 +45,19 @@ export function normaliseBaseUrl(raw: string): string {
   const host = isLoopbackHost(url.hostname) ? 'loopback' : url.hostname;
   // URL drops a scheme's default port itself (https://x:443 has port '').
   const port = url.port === '' ? '' : `:${url.port}`;
-  const path = url.pathname.replace(/\/+$/, '');
+  const path = escapes(url.pathname).replace(/\/+$/, '');
   return `${url.protocol}//${host}${port}${path}`;
+}
+
+/** RFC 3986's unreserved characters: an escape of one of them is the character itself (2.3). */
+const UNRESERVED = /^[A-Za-z0-9._~-]$/;
+
+/** `%61` is `a`, `%7e` is `~`; an escape of anything else stays, its hex digits in upper case. */
+export function decodeUnreserved(path: string): string {
+  return path.replace(/%([0-9a-fA-F]{2})/g, (_, hex: string) => {
+    const ch = String.fromCharCode(Number.parseInt(hex, 16));
+    return UNRESERVED.test(ch) ? ch : `%${hex.toUpperCase()}`;
+  });
 }
 
 /** Identifies a key without revealing it: 16 hex digits of its sha256. */
@@ -54,11 +72,30 @@ export interface WorkspaceInput {
   workspace?: string | undefined;
 }
 
-/** The ledger's workspace id: `<url>#key:<fingerprint>`, or `<url>#ws:<name>` when named. */
+/**
+ * A workspace name as one spelling: trimmed, in Unicode's composed form, case-folded
+ * (`Acme`, ` acme ` and `ACME` are one workspace: a name joins keys, it never forks one).
+ */
+export const workspaceName = (name: string): string => name.trim().normalize('NFC').toLowerCase();
+
+/** The ledger's workspace id: `<url>#key:<fingerprint>`, or `<url>#ws:<name>` when named (the name folded). */
 export function workspaceId(input: WorkspaceInput): string {
   const url = normaliseBaseUrl(input.baseUrl);
-  const name = input.workspace?.trim();
+  const name = workspaceName(input.workspace ?? '');
   return name ? `${url}#ws:${name}` : `${url}#key:${keyFingerprint(input.apiKey)}`;
+}
+
+/**
+ * The ids an older schedctl gave this workspace, where they differ from today's: the path's
+ * escapes kept as typed, and the name only trimmed (case counted). Their records are adopted
+ * into today's id, so folding a name or an escape loses nothing on record.
+ */
+export function formerWorkspaceIds(input: WorkspaceInput): string[] {
+  const current = workspaceId(input);
+  const url = normalise(input.baseUrl, (path) => path);
+  const name = input.workspace?.trim();
+  const former = name ? `${url}#ws:${name}` : `${url}#key:${keyFingerprint(input.apiKey)}`;
+  return former === current ? [] : [former];
 }
 
 /**

@@ -8,8 +8,7 @@
  */
 import { formatInZone, resolveZone, systemZone } from '../domain/time.js';
 
-const INSTANT =
-  /(?<!--[a-z][a-z-]*[ =]["']?)\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?Z(?![\w:.+-])/gi;
+const INSTANT = /(?<!--[a-z][a-z-]*[ =]["']?)\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?Z(?![\w:.+-])/gi;
 
 export function humanTimes(text: string, zone: string): string {
   return text.replace(INSTANT, (iso) => {

@@ -9,7 +9,10 @@ import {
   resolveEventId,
   sameEvent,
   sameLead,
+  decodeUnreserved,
+  formerWorkspaceIds,
   workspaceId,
+  workspaceName,
 } from '../../src/state/identity.js';
 
 const EVENT = '7a3c9f10-1b2d-4e5f-8a9b-0c1d2e3f4a5b';
@@ -91,6 +94,75 @@ describe('identity: a workspace is what a key reaches, not how the URL was typed
   it('spells the legacy scope as older versions wrote it', () => {
     expect(legacyScope('sandbox', 'http://127.0.0.1:4010')).toBe('sandbox@http://127.0.0.1:4010');
     expect(legacyScope(undefined, 'https://api.example.com')).toBe('env@https://api.example.com');
+  });
+});
+
+describe('identity: percent-encoding in the path is one spelling (RFC 3986 6.2.2)', () => {
+  it.each([
+    ['https://api.example.com/%61pi', 'https://api.example.com/api'],
+    ['https://api.example.com/%61%50%49', 'https://api.example.com/aPI'],
+    ['https://api.example.com/a%2Db%2eC%5f%7E%7e', 'https://api.example.com/a-b.C_~~'],
+    ['https://api.example.com/%30%39%41%5A%61%7a', 'https://api.example.com/09AZaz'],
+    ['https://api.example.com/a%2fb', 'https://api.example.com/a%2Fb'],
+    ['https://api.example.com/a%2Fb', 'https://api.example.com/a%2Fb'],
+    ['https://api.example.com/a%20b', 'https://api.example.com/a%20b'],
+    ['https://api.example.com/%c3%a9', 'https://api.example.com/%C3%A9'],
+    ['https://api.example.com/%2F', 'https://api.example.com/%2F'],
+    ['https://api.example.com/x/%2e%2e/api', 'https://api.example.com/api'],
+    ['https://api.example.com/x/../%61pi/./', 'https://api.example.com/api'],
+    ['https://api.example.com/api%2f', 'https://api.example.com/api%2F'],
+    ['https://api.example.com/%zz', 'https://api.example.com/%zz'],
+    ['https://api.example.com/%4', 'https://api.example.com/%4'],
+  ])('%s is %s', (raw, normal) => {
+    expect(normaliseBaseUrl(raw)).toBe(normal);
+  });
+
+  it('makes /api and /%61pi one workspace', () => {
+    expect(workspaceId({ baseUrl: 'https://h.example/%61pi', apiKey: 'k' })).toBe(
+      workspaceId({ baseUrl: 'https://h.example/api/', apiKey: 'k' }),
+    );
+  });
+
+  it('decodes only the unreserved characters, one escape at a time', () => {
+    expect(decodeUnreserved('%2541')).toBe('%2541');
+    expect(decodeUnreserved('%41%42')).toBe('AB');
+    expect(decodeUnreserved('%21%40%2A')).toBe('%21%40%2A');
+    expect(decodeUnreserved('%2a')).toBe('%2A');
+    expect(decodeUnreserved('%2d%2E%5F%7e')).toBe('-._~');
+    expect(decodeUnreserved('plain')).toBe('plain');
+  });
+});
+
+describe('identity: a workspace name is trimmed and case-folded', () => {
+  it('makes acme, Acme, ACME and " acme " one workspace', () => {
+    const id = workspaceId({ baseUrl: 'https://h.example', apiKey: 'k1', workspace: 'acme' });
+    expect(id).toBe('https://h.example#ws:acme');
+    for (const name of ['Acme', 'ACME', ' acme ', '\tAcMe\n'])
+      expect(workspaceId({ baseUrl: 'https://h.example', apiKey: 'k2', workspace: name })).toBe(id);
+    expect(workspaceId({ baseUrl: 'https://h.example', apiKey: 'k2', workspace: 'acme2' })).not.toBe(id);
+  });
+
+  it('folds case and the Unicode form of a name, and keeps its inner characters', () => {
+    expect(workspaceName('  Sales.EU_1 ')).toBe('sales.eu_1');
+    expect(workspaceName('Cafe\u0301')).toBe(workspaceName('caf\u00e9'));
+    expect(workspaceName('Cafe\u0301')).toBe('caf\u00e9');
+    expect(workspaceName('a b')).toBe('a b');
+    expect(workspaceName('   ')).toBe('');
+  });
+
+  it('names the ids an older schedctl gave a workspace, so their records are adopted', () => {
+    expect(formerWorkspaceIds({ baseUrl: 'https://h.example', apiKey: 'k', workspace: ' Acme ' })).toEqual([
+      'https://h.example#ws:Acme',
+    ]);
+    expect(formerWorkspaceIds({ baseUrl: 'https://h.example', apiKey: 'k', workspace: 'acme' })).toEqual([]);
+    expect(formerWorkspaceIds({ baseUrl: 'https://h.example/%61pi/', apiKey: 'k' })).toEqual([
+      `https://h.example/%61pi#key:${keyFingerprint('k')}`,
+    ]);
+    expect(formerWorkspaceIds({ baseUrl: 'http://localhost:4010/a%2fb', apiKey: 'k', workspace: 'w' })).toEqual([
+      'http://loopback:4010/a%2fb#ws:w',
+    ]);
+    expect(formerWorkspaceIds({ baseUrl: 'https://h.example:8443/api', apiKey: 'k' })).toEqual([]);
+    expect(formerWorkspaceIds({ baseUrl: ' not a url ', apiKey: 'k', workspace: 'X' })).toEqual(['not a url#ws:X']);
   });
 });
 

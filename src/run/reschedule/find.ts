@@ -1,4 +1,5 @@
 /** `reschedule --email`: the lead's meeting from the local record; several ask on a terminal, fail in scripts. */
+import { serverClockOf } from '../../api/server-clock.js';
 import type { Context } from '../../context.js';
 import { formatInZone } from '../../domain/time.js';
 import { CancelledError, CliError, EXIT, SeveralMeetingsError } from '../../errors.js';
@@ -11,7 +12,9 @@ export async function findMeetingByEmail(
   scope: string,
   q: { email: string; event?: string | undefined; zone: string },
 ): Promise<MeetingView> {
-  const filter = { email: q.email, event: q.event, upcomingFrom: ctx.clock.now() };
+  // Upcoming by the server's clock, as the ledger judges it (api/server-clock.ts), not this machine's alone.
+  const upcomingFrom = serverClockOf(ctx).ledgerNow((await ctx.target()).baseUrl);
+  const filter = { email: q.email, event: q.event, upcomingFrom };
   const all = filterMeetings(await allMeetings(state, scope, filter), filter);
   const candidates = all.filter((m): m is MeetingView => m.id !== null && m.status !== 'canceled');
   const line = (m: MeetingView) => `${formatInZone(m.date, q.zone)}  ${m.title}  (${m.event})  ${m.id}`;

@@ -1,0 +1,126 @@
+/**
+ * Whose clock (issue 36, A): the server's decides whether a lead's meeting is over. A local clock
+ * ahead of the server's (libfaketime's `+7d`, here a preloaded shift of the CLI's Date) must never
+ * make a booked lead look free; a server clock ahead of ours (the sandbox's clock hook) ends a
+ * meeting when the server says so. Checked against the sandbox's own meetings per lead.
+ */
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { bookSlotArgs, demoRouteFirstArgs } from '../helpers/args.js';
+import { show, type RunResult } from '../helpers/cli.js';
+import { useSandbox } from '../helpers/sandbox.js';
+import { skewedClockEnv } from '../helpers/skewed-clock.js';
+
+const DAY = 86_400_000;
+const WEEK_S = 7 * 86_400;
+const t = useSandbox();
+
+const cli = (args: string[], env: Record<string, string> = {}): Promise<RunResult> =>
+  t.sb.cli(args, { configDir: t.dir, env });
+/** This machine's clock a week ahead of the server's (the meeting booked "tomorrow" is in its past). */
+const ahead = (args: string[]) => cli(args, skewedClockEnv(7 * DAY));
+
+async function meetingsOf(email: string) {
+  return (await t.sb.state()).meetings.filter((m) => m.personEmail === email);
+}
+
+async function routed(email: string, region = 'emea') {
+  const r = await cli([...demoRouteFirstArgs(email, region), '--json']);
+  expect(r.code, show(r)).toBe(0);
+  expect(r.json()).toMatchObject({ status: 'booked' });
+  return r.json().meeting as { id: string; date: string };
+}
+
+describe('a local clock ahead of the server', () => {
+  it('route: the lead with a meeting soon is refused (other answers) or answered already_booked (the same), never booked twice', async () => {
+    const email = 'ahead-route@acme.example';
+    const meeting = await routed(email);
+    // By this machine's (shifted) clock the meeting is long over; by the server's it has not begun.
+    expect(Date.parse(meeting.date)).toBeLessThan(Date.now() + 7 * DAY);
+
+    const other = await ahead([...demoRouteFirstArgs(email, 'apac'), '--json', '--days', '21']);
+    expect(other.code, show(other)).toBe(5);
+    expect(other.json().error).toMatchObject({ code: 'LEAD_HAS_MEETING' });
+    expect(other.json().error.message).toContain(meeting.id);
+    // Said once on stderr, and in the --json document.
+    expect(other.stderr.match(/this machine's clock is 7 d ahead of the server's/g), show(other)).toHaveLength(1);
+    expect(other.json().clockSkew).toMatchObject({ aheadSeconds: expect.any(Number) });
+    expect(Math.abs(other.json().clockSkew.aheadSeconds - WEEK_S)).toBeLessThan(5);
+
+    const same = await ahead([...demoRouteFirstArgs(email, 'emea'), '--json', '--days', '21']);
+    expect(same.code, show(same)).toBe(0);
+    expect(same.json()).toMatchObject({ status: 'already_booked', alreadyBookedCode: 'ON_RECORD' });
+    expect(same.json().meeting.id).toBe(meeting.id);
+    expect(await meetingsOf(email)).toHaveLength(1);
+  });
+
+  it('book, before it has heard the server: the last server time on record keeps the meeting upcoming', async () => {
+    const email = 'ahead-book@acme.example';
+    const meeting = await routed(email);
+    const recorded = JSON.parse(readFileSync(join(t.dir, 'server-time.json'), 'utf8'));
+    expect(Object.keys(recorded.apis)).toEqual([expect.stringMatching(/^http:\/\/loopback:\d+$/)]);
+
+    // A later free time of the same event, as this machine's clock sees the future.
+    const s = await ahead(['slots', 'sales-americas', '--json', '--days', '21']);
+    expect(s.code, show(s)).toBe(0);
+    const slots = s.json();
+    const r = await ahead([...bookSlotArgs('sales-americas', slots.slots[1], slots.reservationId, email), '--json']);
+    expect(r.code, show(r)).toBe(5);
+    expect(r.json().error).toMatchObject({ code: 'LEAD_HAS_MEETING' });
+    expect(r.json().error.message).toContain(meeting.id);
+    expect(await meetingsOf(email)).toHaveLength(1);
+  });
+
+  it('book with no server time on record: it hears the server before refusing on this clock alone', async () => {
+    const email = 'ahead-fresh@acme.example';
+    const meeting = await routed(email);
+    // Another machine of a team state would know nothing; here the record is removed, the meeting kept.
+    rmSync(join(t.dir, 'server-time.json'));
+    const s = await ahead(['slots', 'intro-call', '--json', '--days', '21']);
+    expect(s.code, show(s)).toBe(0);
+    rmSync(join(t.dir, 'server-time.json'));
+    const slots = s.json();
+    const r = await ahead([...bookSlotArgs('intro-call', slots.slots[1], slots.reservationId, email), '--json']);
+    // Nothing on record, and by this clock alone the meeting is over: it hears the server first.
+    expect(r.code, show(r)).toBe(5);
+    expect(r.json().error).toMatchObject({ code: 'LEAD_HAS_MEETING' });
+    expect(r.json().error.message).toContain(meeting.id);
+    expect(r.stderr).toContain("this machine's clock is 7 d ahead of the server's");
+    expect(await meetingsOf(email)).toHaveLength(1);
+  });
+
+  it('book of a lead with nothing on record sends one request, as before', async () => {
+    const s = await ahead(['slots', 'intro-call', '--json', '--days', '21']);
+    const slots = s.json();
+    const before = await t.sb.requestCount();
+    const r = await ahead([
+      ...bookSlotArgs('intro-call', slots.slots[1], slots.reservationId, 'new@acme.example'),
+      '--json',
+    ]);
+    expect(r.code, show(r)).toBe(0);
+    expect((await t.sb.requestCount()) - before).toBe(1);
+  });
+});
+
+describe('a server clock ahead of ours', () => {
+  it('a meeting the server says is over no longer blocks the lead; the skew is said', async () => {
+    const email = 'server-ahead@acme.example';
+    await routed(email);
+    // Three weeks on, by the server's clock only: the meeting is over there.
+    await t.sb.advance(21 * 86_400);
+    const again = await cli([...demoRouteFirstArgs(email, 'apac'), '--json', '--days', '35']);
+    expect(again.code, show(again)).toBe(0);
+    expect(again.json()).toMatchObject({ status: 'booked' });
+    expect(again.stderr).toMatch(/this machine's clock is 21 d behind the server's/);
+    expect(again.json().clockSkew.aheadSeconds).toBeLessThan(-20 * 86_400);
+    expect(await meetingsOf(email)).toHaveLength(2);
+  });
+
+  it('says nothing when the clocks agree', async () => {
+    const r = await cli(['triggers', 'ls', '--json']);
+    expect(r.code, show(r)).toBe(0);
+    expect(r.stderr).not.toContain('clock');
+    expect(r.json().clockSkew).toBeUndefined();
+  });
+});
