@@ -14,7 +14,7 @@
  */
 import type { Api } from '../api/endpoints.js';
 import type { BookRequest, Meeting } from '../api/schemas.js';
-import { ApiError, OutcomeUnknownError, type ErrorDocument } from '../errors.js';
+import { ApiError, NetworkError, OutcomeUnknownError, type ErrorDocument } from '../errors.js';
 import { hintFor, slotTakenHint, type HintContext } from '../hints.js';
 import type { Journal, JournalEntry, Meetings } from '../state/index.js';
 import { sameLead } from '../state/identity.js';
@@ -141,6 +141,9 @@ export async function bookSlot(deps: BookDeps, request: BookRequest): Promise<Bo
     }
     // Refused, or it never left the machine: this attempt booked nothing.
     await journal.remove(attempt.id);
+    // No answer in time, but the request never left (its attempt was not marked sent yet: the
+    // ledger's write was still waiting, say on a stalled team database): say so, not exit 7.
+    if (error instanceof OutcomeUnknownError) throw notSentInTime(error);
     if (!(error instanceof ApiError)) throw error;
     if (prior && disproves(error.code, request, prior)) {
       // The run never booked (it would have answered CONFLICT): its unknown attempt booked nothing either.
@@ -282,13 +285,26 @@ async function recordBooked(
 
 function lostResponse(error: OutcomeUnknownError, journalPath: string | undefined): OutcomeUnknownError {
   const reason = error.message.replace(/; the request may have been processed$/, '');
-  return new OutcomeUnknownError(
-    `the booking's outcome is unknown (${reason}): it almost certainly succeeded, so do not book this lead again`,
-    {
-      hint: `to check, run the same command again: the reservation is single-use, so it reports "already booked" (exit 0) and cannot create a second meeting${journalPath ? `; the attempt is recorded in ${journalPath}` : ''}`,
-      cause: error,
-    },
-  );
+  // A lost answer (rule 1: "the booking almost always succeeded") or an explicit error answer
+  // (an HTML 502 from a proxy did nothing as often as not): only the first is "almost certainly".
+  const verdict =
+    error.lostBy === 'error_answer'
+      ? 'whether it booked is not known, so do not book this lead again until you know'
+      : 'it almost certainly succeeded, so do not book this lead again';
+  return new OutcomeUnknownError(`the booking's outcome is unknown (${reason}): ${verdict}`, {
+    hint: `to check, run the same command again: the reservation is single-use, so it reports "already booked" (exit 0) or books it once, and cannot create a second meeting${journalPath ? `; the attempt is recorded in ${journalPath}` : ''}`,
+    cause: error,
+    lostBy: error.lostBy,
+  });
+}
+
+/** A booking that timed out before it left this machine: nothing was sent, and running it again is safe. */
+function notSentInTime(error: OutcomeUnknownError): NetworkError {
+  const reason = error.message.replace(/; the request may have been processed$/, '');
+  return new NetworkError(`${reason}, before the booking left this machine; nothing was sent`, {
+    hint: 'run the same command again (with a larger --timeout if this machine or its team state is slow)',
+    cause: error,
+  });
 }
 
 async function slotTaken(deps: BookDeps, request: BookRequest, error: ApiError): Promise<SlotTakenError> {

@@ -17,7 +17,7 @@ import {
   type BookDeps,
   type BookResult,
 } from '../../src/domain/booking.js';
-import { ApiError, OutcomeUnknownError } from '../../src/errors.js';
+import { ApiError, NetworkError, OutcomeUnknownError } from '../../src/errors.js';
 import { openState, type JournalEntry, type State } from '../../src/state/index.js';
 
 const DAY = 86_400_000;
@@ -270,7 +270,7 @@ describe('bookSlot: lost responses', () => {
       "the booking's outcome is unknown (POST /v1/scheduling/meetings: no response within 1 s): it almost certainly succeeded, so do not book this lead again",
     );
     expect((e as OutcomeUnknownError).hint).toBe(
-      `to check, run the same command again: the reservation is single-use, so it reports "already booked" (exit 0) and cannot create a second meeting; the attempt is recorded in ${state.journal.path}`,
+      `to check, run the same command again: the reservation is single-use, so it reports "already booked" (exit 0) or books it once, and cannot create a second meeting; the attempt is recorded in ${state.journal.path}`,
     );
     expect((e as Error & { cause?: unknown }).cause).toBeInstanceOf(OutcomeUnknownError);
     expect(booked).toHaveLength(1);
@@ -285,6 +285,33 @@ describe('bookSlot: lost responses', () => {
       }),
     ]);
     expect(await state.meetings.list(SCOPE)).toEqual([]);
+  });
+
+  it('says an explicit error answer proves nothing either way, never "almost certainly"', async () => {
+    const html502 = new OutcomeUnknownError(
+      'POST /v1/scheduling/meetings failed with HTTP 502; the request may have been processed',
+      {
+        lostBy: 'error_answer',
+      },
+    );
+    const e = await failure(bookSlot(deps([html502]).d, request()));
+    expect(e).toBeInstanceOf(OutcomeUnknownError);
+    expect(e.message).toBe(
+      "the booking's outcome is unknown (POST /v1/scheduling/meetings failed with HTTP 502): whether it booked is not known, so do not book this lead again until you know",
+    );
+    expect((e as OutcomeUnknownError).lostBy).toBe('error_answer');
+    expect(await entries()).toEqual([expect.objectContaining({ outcome: 'unknown', lostBy: 'error_answer' })]);
+  });
+
+  it('a timeout before the booking left (its attempt not yet marked sent) is "nothing was sent", not exit 7, and forgets the attempt', async () => {
+    const e = await failure(bookSlot(deps([unsent(lostError())]).d, request()));
+    expect(e).toBeInstanceOf(NetworkError);
+    expect((e as NetworkError).exitCode).toBe(1);
+    expect(e.message).toBe(
+      'POST /v1/scheduling/meetings: no response within 1 s, before the booking left this machine; nothing was sent',
+    );
+    expect((e as NetworkError).hint).toContain('run the same command again');
+    expect(await entries()).toEqual([]);
   });
 
   it('takes exactly CONFLICT, RESERVATION_USED and RESERVATION_EXPIRED after a lost response as booked', () => {
@@ -568,12 +595,14 @@ describe('bookSlot: lost responses', () => {
 });
 
 describe('bookSlot: attempts that never left the machine', () => {
-  it('removes an attempt whose request never left, rethrows its error as it was, and never reports it already_booked', async () => {
+  it('removes an attempt whose request never left, says nothing was sent, and never reports it already_booked', async () => {
     const refused = lostError();
     const { d } = deps([unsent(refused), apiError('RESERVATION_USED')]);
     const e = await failure(bookSlot(d, request({ workflowExecutionId: EXEC })));
-    // Not the "almost certainly booked" error: nothing was sent.
-    expect(e).toBe(refused);
+    // Not the "almost certainly booked" error, nor exit 7: nothing was sent.
+    expect(e).toBeInstanceOf(NetworkError);
+    expect(e.message).toContain('nothing was sent');
+    expect((e as Error & { cause?: unknown }).cause).toBe(refused);
     expect(await entries()).toEqual([]);
     expect((await apiFailure(bookSlot(d, request({ workflowExecutionId: EXEC })))).code).toBe('RESERVATION_USED');
     expect(await entries()).toEqual([]);

@@ -69,11 +69,16 @@ export function pgSql(deps: PgSqlDeps): Sql {
   const mirror = new Mirror();
   const onClient = (client: PoolClient) => clientSql(db.where, client, mirror);
 
+  // Once the database has failed this command (unreachable, or a query past its timeout), the
+  // later steps do not wait for it again: one timeout bounds the command's wait (docs/team-state.md).
+  let down: unknown;
   async function step<R>(work: (tx: Sql) => Promise<R>, write: boolean): Promise<R> {
     try {
+      if (down !== undefined) throw down;
       await deps.ready();
       return await db.transaction((client) => work(onClient(client)));
     } catch (error) {
+      if (isKeepable(error)) down ??= error;
       if (!write || !hasSentUnrepeatable() || !isKeepable(error)) throw asFailure(error);
       const kept: SpooledStatement[] = [];
       const result = await work(await mirror.capturing(kept));
