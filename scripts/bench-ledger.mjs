@@ -16,7 +16,9 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
-const SIZES = (process.argv[2] ?? '0,10000,100000,1000000').split(',').map(Number);
+const SIZES = (process.argv[2]?.startsWith('--') ? '' : (process.argv[2] ?? '0,10000,100000,1000000'))
+  .split(',')
+  .map(Number);
 const STATE_URL = process.env.BENCH_STATE_URL;
 const bin = join(root, 'bin/schedctl.js');
 const rssHook = join(root, 'scripts/bench-rss.mjs');
@@ -25,8 +27,20 @@ const TRIGGER = 'Inbound demo request';
 if (!existsSync(join(root, 'dist/cli.cjs')))
   execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: root, stdio: 'inherit' });
 const { startSandbox } = await import(join(root, 'dist/esm/sandbox.mjs'));
-const sandbox = await startSandbox({ rateLimit: 0 });
+
+/** Seeds in a process of its own: this one serves the sandbox, whose event loop a long seed would block. */
+function seedElsewhere(args) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [fileURLToPath(import.meta.url), ...args], {
+      stdio: 'inherit',
+      env: process.env,
+    });
+    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`seeding exited ${code}`))));
+  });
+}
 const pg = STATE_URL ? createRequire(import.meta.url)('pg') : undefined;
+/** A sandbox per size: the sizes' meetings never compete for one host's times. */
+const sandboxes = [];
 
 /** One schedctl run: wall ms and peak RSS (MB), or a failure with what it printed. */
 function cli(env, args) {
@@ -62,6 +76,8 @@ async function setUp(n) {
     ...(STATE_URL ? { SCHEDCTL_STATE_URL: STATE_URL } : {}),
   };
   const add = ['profile', 'add', 'bench', '--default', '--key-stdin', '--no-verify', '--rate', '100000'];
+  const sandbox = await startSandbox({ rateLimit: 0 });
+  sandboxes.push(sandbox);
   execFileSync(process.execPath, [bin, ...add, '--base-url', sandbox.baseUrl], {
     env,
     input: sandbox.keys.full,
@@ -88,7 +104,11 @@ async function setUp(n) {
   );
   const workspace = await workspaceOf(dir);
   const t0 = Date.now();
-  if (n > 0) await (pg ? seedTeam(workspace, n) : seedLocal(join(dir, 'ledger.db'), workspace, n));
+  // In a process of its own: this one serves the sandbox, whose event loop a long seed would block.
+  if (n > 0)
+    await seedElsewhere(
+      pg ? ['--seed-team', workspace, String(n)] : ['--seed-local', join(dir, 'ledger.db'), workspace, String(n)],
+    );
   const seedSeconds = (Date.now() - t0) / 1000;
   // Moves go back and forth between its time and another its host is free at (found by trying,
   // from the last times offered: routes take the first ones).
@@ -312,40 +332,67 @@ function commands(s) {
   };
 }
 
-const results = new Map();
-try {
-  for (const n of SIZES) {
-    const s = await setUp(n);
-    console.error(`N=${n}: seeded in ${s.seedSeconds.toFixed(1)} s${STATE_URL ? ' (team state)' : ''}`);
-    for (const [what, argv] of Object.entries(commands(s))) {
-      const ms = [];
-      const rss = [];
-      for (let i = 0; i < RUNS + 1; i++) {
-        const r = await cli(s.env, argv(i));
-        if (i === 0) continue; // warm-up
-        ms.push(r.ms);
-        rss.push(r.rssMb);
-      }
-      results.set(`${what}@${n}`, { ms: median(ms), rss: median(rss) });
-    }
-  }
-} finally {
-  await sandbox.close();
-}
+if (process.argv[2] === '--seed-local') seedLocal(process.argv[3], process.argv[4], Number(process.argv[5]));
+else if (process.argv[2] === '--seed-team') await seedTeam(process.argv[3], Number(process.argv[4]));
+else await measure();
 
-const base = SIZES[0];
-const rows = [['command', ...SIZES.map((n) => `N=${n}`)]];
-for (const what of Object.keys(commands({ free: [], meeting: {} }))) {
-  rows.push([
-    what,
-    ...SIZES.map((n) => {
-      const r = results.get(`${what}@${n}`);
-      const b = results.get(`${what}@${base}`);
-      const ratio = n === base ? '' : ` (${(r.ms / b.ms).toFixed(2)}x, rss ${(r.rss / b.rss).toFixed(2)}x)`;
-      return `${r.ms.toFixed(0)} ms, ${r.rss.toFixed(0)} MB${ratio}`;
-    }),
-  ]);
+async function measure() {
+  const results = new Map();
+  const runs = async (s, n, what, argv, i) => {
+    const r = await cli(s.env, argv(i));
+    if (i === 0) return; // warm-up
+    const held = results.get(`${what}@${n}`) ?? { ms: [], rss: [] };
+    held.ms.push(r.ms);
+    held.rss.push(r.rssMb);
+    results.set(`${what}@${n}`, held);
+  };
+  try {
+    if (STATE_URL) {
+      // One database: each size in turn (emptied and seeded anew).
+      for (const n of SIZES) {
+        const s = await setUp(n);
+        console.error(`N=${n}: seeded in ${s.seedSeconds.toFixed(1)} s (team state)`);
+        for (const [what, argv] of Object.entries(commands(s)))
+          for (let i = 0; i < RUNS + 1; i++) await runs(s, n, what, argv, i);
+      }
+    } else {
+      // A config directory per size, runs paired: N=0, N=…, N=0, … (machine noise hits every size alike).
+      const sets = [];
+      for (const n of SIZES) {
+        const s = await setUp(n);
+        console.error(`N=${n}: seeded in ${s.seedSeconds.toFixed(1)} s`);
+        sets.push([n, s, commands(s)]);
+      }
+      for (const what of Object.keys(sets[0][2]))
+        for (let i = 0; i < RUNS + 1; i++) for (const [n, s, cmds] of sets) await runs(s, n, what, cmds[what], i);
+    }
+  } finally {
+    await Promise.all(sandboxes.map((sb) => sb.close()));
+  }
+  const summary = new Map();
+  for (const [key, r] of results) {
+    // Per pair: run i of size N over run i of the first size.
+    const [what] = key.split('@');
+    const base = results.get(`${what}@${SIZES[0]}`);
+    const ratios = r.ms.map((ms, i) => ms / base.ms[i]);
+    summary.set(key, { ms: median(r.ms), rss: median(r.rss), ratio: median(ratios), rssBase: median(base.rss) });
+  }
+
+  const base = SIZES[0];
+  const rows = [['command', ...SIZES.map((n) => `N=${n}`)]];
+  for (const what of Object.keys(commands({ free: [], meeting: {} }))) {
+    rows.push([
+      what,
+      ...SIZES.map((n) => {
+        const r = summary.get(`${what}@${n}`);
+        const ratio = n === base ? '' : ` (${r.ratio.toFixed(2)}x, rss ${(r.rss / r.rssBase).toFixed(2)}x)`;
+        return `${r.ms.toFixed(0)} ms, ${r.rss.toFixed(0)} MB${ratio}`;
+      }),
+    ]);
+  }
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
+  for (const r of rows) console.log(r.map((c, i) => c.padEnd(widths[i])).join('  '));
+  console.log(
+    `\nmedian of ${RUNS} runs each (ratios: median of ${STATE_URL ? 'run-by-run' : 'paired'} ratios to N=${base}), ${STATE_URL ? 'team state' : 'local SQLite'}; Node ${process.version}`,
+  );
 }
-const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
-for (const r of rows) console.log(r.map((c, i) => c.padEnd(widths[i])).join('  '));
-console.log(`\nmedian of ${RUNS} runs each, ${STATE_URL ? 'team state' : 'local SQLite'}; Node ${process.version}`);
