@@ -58,7 +58,7 @@ export const entryOf = (row: Row): JournalEntry => ({
 });
 /** An instant as the table keeps it: epoch ms, or null for a date that does not read (never guessed). */
 export const msOf = (iso: string | undefined): number | null => {
-  const ms = iso === undefined ? NaN : Date.parse(iso);
+  const ms = Date.parse(iso ?? '');
   return Number.isNaN(ms) ? null : ms;
 };
 
@@ -138,7 +138,7 @@ export class Journal {
       const prior = findPrior(candidates, entry.scope, entry);
       await putAttempt(tx, attempt);
       const earlier = prior
-        ? (await ofBooking(tx, prior.scope, prior)).filter((e) => e.id !== prior.id && otherOfSameBooking(prior, e))
+        ? (await ofBooking(tx, prior.scope, prior)).filter((e) => otherOfSameBooking(prior, e))
         : [];
       return { prior, attempt, earlier };
     });
@@ -186,9 +186,8 @@ export class Journal {
     const open = (e: JournalEntry) =>
       (e.outcome === 'unknown' && wasSent(e)) ||
       (since !== undefined && e.outcome !== 'unknown' && !(Date.parse(e.startTime) < since));
-    return (await this.ofLead(scope, by.personEmail))
-      .filter((e) => e.scope === scope && open(e) && sameEmail(e.personEmail, by.personEmail) && matchesGiven(e, by))
-      .at(-1);
+    // ofLead asks the index for this workspace's and lead's rows: what is left to decide is here.
+    return (await this.ofLead(scope, by.personEmail)).filter((e) => open(e) && matchesGiven(e, by)).at(-1);
   }
 
   /** Every sent attempt in this scope whose outcome is still unknown, oldest first. */
@@ -258,15 +257,12 @@ export function findPrior(entries: JournalEntry[], scope: string, by: PriorQuery
     .at(-1);
 }
 
-/** `e` is another sent attempt of `prior`'s booking (same lead, reservation or run). */
-function otherOfSameBooking(prior: JournalEntry, e: JournalEntry): boolean {
-  return (
-    e.scope === prior.scope &&
-    wasSent(e) &&
-    sameEmail(e.personEmail, prior.personEmail) &&
-    (e.reservationId === prior.reservationId ||
-      (!!prior.workflowExecutionId && e.workflowExecutionId === prior.workflowExecutionId))
-  );
+/**
+ * `e`, one of the attempts of `prior`'s reservation or run in its workspace (ofBooking), is
+ * another sent attempt of the same booking: the same lead's.
+ */
+export function otherOfSameBooking(prior: JournalEntry, e: JournalEntry): boolean {
+  return e.id !== prior.id && wasSent(e) && sameEmail(e.personEmail, prior.personEmail);
 }
 
 function matchesGiven(e: JournalEntry, by: OpenAttemptQuery): boolean {

@@ -10,7 +10,6 @@ import { currentUser } from './lead-lock.js';
 import type { Meeting } from '../api/schemas.js';
 import { leadId } from './identity.js';
 import { msOf } from './journal.js';
-import { sameEmail } from './records.js';
 import type { MeetingMove, MeetingRecord } from './schemas.js';
 import type { Sql, SqlSource, SqlValue } from './sql/types.js';
 
@@ -196,11 +195,10 @@ export class Meetings {
    * its meeting has a meeting), earliest first; narrowed by trigger and event when given.
    */
   async findUpcoming(scope: string, by: UpcomingQuery, now: Date = this.now()): Promise<MeetingRecord[]> {
+    // The lead and "not over" are asked of the index (over_ms is where notOver turns false).
     return (await this.list(scope, { email: by.email, upcomingFrom: now })).filter(
       (m) =>
-        sameEmail(m.personEmail, by.email) &&
         m.status !== 'canceled' &&
-        notOver(m, now.getTime()) &&
         (by.triggerId === undefined || m.triggerId === by.triggerId) &&
         (by.event === undefined || m.event === by.event),
     );

@@ -3,11 +3,14 @@
  * schedctl into SQLite, and a team database's schema 2 into schema 3 (with a second machine
  * starting at the same moment). Every kind of record is counted before and after.
  */
-import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { DatabaseSync } from 'node:sqlite';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { StateTooNewError } from '../../src/state/errors.js';
 import { openState } from '../../src/state/index.js';
+import { APPLICATION_ID, SQLITE_SCHEMA_VERSION } from '../../src/state/sqlite/migrate.js';
 import { countDocuments, countTables, type LedgerDocuments } from '../../src/state/sql/documents.js';
 import { documents, FILE_OF, LEGACY, NOW, WS } from '../helpers/ledger-documents.js';
 
@@ -56,5 +59,58 @@ describe('the local documents move into SQLite', () => {
     );
     expect(existsSync(join(dir, 'ledger.db'))).toBe(false);
     expect(existsSync(join(dir, 'journal.json'))).toBe(true);
+  });
+});
+
+describe('a ledger database schedctl cannot use', () => {
+  const refusal = async (prepare: (path: string) => void) => {
+    const dir = mkdtempSync(join(tmpdir(), 'migrate-refuse-'));
+    const path = join(dir, 'ledger.db');
+    prepare(path);
+    const before = readFileSync(path);
+    const state = openState(dir, { now: () => NOW });
+    const error = await state.journal.all().catch((e: unknown) => e);
+    // Never written: the file is as it was.
+    expect(readFileSync(path)).toEqual(before);
+    return error as Error & { code?: string; hint?: string };
+  };
+
+  it('refuses a file that is not a database, naming it, and leaves it untouched', async () => {
+    const e = await refusal((path) => writeFileSync(path, 'not a database, just text'.repeat(100)));
+    expect(e.code).toBe('STATE_FILE');
+    expect(e.message).toMatch(/ledger\.db is not a readable schedctl ledger database file \(file is not a database\)/);
+  });
+
+  it("refuses another program's SQLite database", async () => {
+    const e = await refusal((path) => {
+      const db = new DatabaseSync(path);
+      db.exec('CREATE TABLE notes (body text)');
+      db.close();
+    });
+    expect(e.code).toBe('STATE_FILE');
+    expect(e.message).toContain('(it is a SQLite database of another program)');
+  });
+
+  it('refuses a database a newer schedctl migrated further, naming both versions', async () => {
+    const e = await refusal((path) => {
+      const db = new DatabaseSync(path);
+      db.exec(`PRAGMA application_id = ${APPLICATION_ID}; PRAGMA user_version = ${SQLITE_SCHEMA_VERSION + 1}`);
+      db.close();
+    });
+    expect(e).toBeInstanceOf(StateTooNewError);
+    expect(e.message).toContain(`ledger schema ${SQLITE_SCHEMA_VERSION + 1}; this one knows ${SQLITE_SCHEMA_VERSION}`);
+    expect(e.hint).toContain('newer schedctl');
+  });
+
+  it('reads an empty ledger from a directory with no database, and creates nothing', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'migrate-none-'));
+    const state = openState(dir, { now: () => NOW });
+    expect(await state.journal.all()).toEqual([]);
+    expect(await state.meetings.list(WS)).toEqual([]);
+    expect(await state.events.of(WS, ['demo'])).toEqual({});
+    expect(readdirSync(dir)).toEqual([]);
+    await state.journal.remove('none');
+    expect(readdirSync(dir).filter((f) => !f.startsWith('ledger.db-'))).toEqual(['ledger.db']);
+    expect(statSync(join(dir, 'ledger.db')).mode & 0o777).toBe(0o600);
   });
 });

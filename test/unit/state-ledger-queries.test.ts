@@ -1,0 +1,236 @@
+/**
+ * The ledger's questions as the tables answer them (SQLite, in-process): what each narrowing of
+ * a look-up lets through and keeps out, what a write keeps of what was there, and what pruning
+ * takes. The rules' pure parts (findPrior, otherOfSameBooking, overAt) are asked directly.
+ */
+import { mkdtempSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { Meeting } from '../../src/api/schemas.js';
+import { openState, type JournalEntry, type State } from '../../src/state/index.js';
+import { findPrior, msOf, otherOfSameBooking, putAttempt } from '../../src/state/journal.js';
+import { currentUser } from '../../src/state/lead-lock.js';
+import { overAt } from '../../src/state/meetings.js';
+import { countTables, importDocuments } from '../../src/state/sql/documents.js';
+
+const NOW = new Date('2031-03-01T12:00:00.000Z');
+const S = 'https://api.example.com#key:0123456789abcdef';
+const OTHER = 'https://api.example.com#key:fedcba9876543210';
+const DAY = 86_400_000;
+
+let state: State;
+let clock: Date;
+beforeEach(() => {
+  clock = NOW;
+  state = openState(mkdtempSync(join(tmpdir(), 'ledger-queries-')), { now: () => clock });
+});
+
+const entry = (over: Partial<JournalEntry> = {}): JournalEntry => ({
+  id: 'e',
+  scope: S,
+  event: 'intro-call',
+  reservationId: 'r1',
+  workflowExecutionId: null,
+  personEmail: 'lead@acme.example',
+  startTime: '2031-03-02T10:00:00.000Z',
+  attemptedAt: NOW.toISOString(),
+  outcome: 'unknown',
+  sentAt: NOW.toISOString(),
+  ...over,
+});
+const meeting = (id: string, over: Partial<Meeting> = {}): Meeting => ({
+  id,
+  eventId: '11111111-1111-4111-8111-111111111111',
+  title: 'Intro',
+  status: 'scheduled',
+  date: '2031-03-02T10:00:00.000Z',
+  duration: 30,
+  meetingLink: null,
+  conferencingType: 'zoom',
+  location: null,
+  personEmail: 'lead@acme.example',
+  additionalAttendees: [],
+  cancellationReason: null,
+  createdAt: NOW.toISOString(),
+  updatedAt: NOW.toISOString(),
+  ...over,
+});
+const sql = async () => (await state.backend()).sql();
+
+describe('findPrior: the earlier attempt of this booking', () => {
+  const by = { reservationId: 'r1', personEmail: 'Lead@Acme.example', startTime: '2031-03-02T10:00:00.000Z' };
+  it('is one of this workspace, this reservation or run, this lead; the latest', () => {
+    const a = entry({ id: 'a' });
+    const b = entry({ id: 'b' });
+    expect(findPrior([a, b], S, by)?.id).toBe('b');
+    expect(findPrior([entry({ scope: OTHER })], S, by)).toBeUndefined();
+    expect(findPrior([entry({ reservationId: 'r2' })], S, by)).toBeUndefined();
+    expect(findPrior([entry({ personEmail: 'other@acme.example' })], S, by)).toBeUndefined();
+    const run = entry({ reservationId: 'r9', workflowExecutionId: 'x1' });
+    expect(findPrior([run], S, { ...by, reservationId: 'r2', workflowExecutionId: 'x1' })).toBe(run);
+    expect(findPrior([run], S, { ...by, reservationId: 'r2', workflowExecutionId: 'x2' })).toBeUndefined();
+    expect(findPrior([run], S, { ...by, reservationId: 'r2', workflowExecutionId: null })).toBeUndefined();
+    expect(findPrior([entry({ reservationId: 'r9' })], S, { personEmail: by.personEmail })).toBeUndefined();
+  });
+  it('skips an attempt never sent; takes a booked one only for the same time', () => {
+    expect(findPrior([entry({ sentAt: null })], S, by)).toBeUndefined();
+    const booked = entry({ outcome: 'booked', meetingId: 'm' });
+    expect(findPrior([booked], S, by)).toBe(booked);
+    expect(findPrior([booked], S, { ...by, startTime: '2031-03-02T11:00:00.000Z' })).toBeUndefined();
+    expect(findPrior([booked], S, { reservationId: 'r1' })).toBeUndefined();
+    expect(findPrior([entry()], S, { reservationId: 'r1' })?.id).toBe('e');
+  });
+});
+
+describe('otherOfSameBooking and the instants kept', () => {
+  it('is another sent attempt of the same lead', () => {
+    const prior = entry({ id: 'p' });
+    expect(otherOfSameBooking(prior, entry({ id: 'q', personEmail: 'LEAD@acme.example' }))).toBe(true);
+    expect(otherOfSameBooking(prior, prior)).toBe(false);
+    expect(otherOfSameBooking(prior, entry({ id: 'q', sentAt: null }))).toBe(false);
+    expect(otherOfSameBooking(prior, entry({ id: 'q', personEmail: 'other@acme.example' }))).toBe(false);
+  });
+  it('keeps epoch ms, or null for a date that does not read; a meeting is over at its end, or after its start', () => {
+    expect(msOf('2031-03-02T10:00:00.000Z')).toBe(Date.parse('2031-03-02T10:00:00.000Z'));
+    expect(msOf('yesterday-ish')).toBeNull();
+    expect(msOf(undefined)).toBeNull();
+    const start = Date.parse('2031-03-02T10:00:00.000Z');
+    expect(overAt({ date: '2031-03-02T10:00:00.000Z', duration: 30 })).toBe(start + 30 * 60_000);
+    expect(overAt({ date: '2031-03-02T10:00:00.000Z', duration: null })).toBe(start + 1);
+    expect(overAt({ date: 'soon', duration: 30 })).toBeNull();
+  });
+});
+
+describe('meetings: the look-ups of meetings ls and reschedule --email', () => {
+  beforeEach(async () => {
+    const rec = (m: Meeting, event = 'intro-call') =>
+      state.meetings.record({ scope: S, meeting: m, source: 'booked', event });
+    await rec(meeting('m1', { date: '2031-03-01T09:00:00.000Z' }));
+    await rec(meeting('m2', { date: '2031-03-03T10:00:00.000Z', personEmail: 'Other@acme.example' }), 'demo');
+    await rec(meeting('m3', { date: '2031-03-02T10:00:00.000Z' }));
+    await rec(meeting('m0', { date: '2031-03-02T10:00:00.000Z' }));
+    await state.meetings.record({ scope: OTHER, meeting: meeting('x'), source: 'booked', event: 'intro-call' });
+  });
+  const ids = async (q: Parameters<State['meetings']['list']>[1]) => (await state.meetings.list(S, q)).map((m) => m.id);
+
+  it('narrows by each condition alone, earliest first (then by id)', async () => {
+    expect(await ids({})).toEqual(['m1', 'm0', 'm3', 'm2']);
+    expect(await ids({ email: ' OTHER@acme.example ' })).toEqual(['m2']);
+    expect(await ids({ event: 'demo' })).toEqual(['m2']);
+    expect(await ids({ event: '11111111-1111-4111-8111-111111111111' })).toEqual(['m1', 'm0', 'm3', 'm2']);
+    expect(await ids({ from: new Date('2031-03-02T10:00:00.000Z') })).toEqual(['m0', 'm3', 'm2']);
+    expect(await ids({ to: new Date('2031-03-02T10:00:00.000Z') })).toEqual(['m1']);
+    expect(await ids({ upcomingFrom: new Date('2031-03-02T10:29:59.999Z') })).toEqual(['m0', 'm3', 'm2']);
+    expect(await ids({ upcomingFrom: new Date('2031-03-02T10:30:00.000Z') })).toEqual(['m2']);
+  });
+
+  it('finds a lead upcoming meetings only: not canceled, by trigger and event when asked', async () => {
+    const at = new Date('2031-03-01T12:00:00.000Z');
+    expect((await state.meetings.findUpcoming(S, { email: 'LEAD@acme.example' }, at)).map((m) => m.id)).toEqual([
+      'm0',
+      'm3',
+    ]);
+    expect(await state.meetings.findUpcoming(S, { email: 'lead@acme.example', triggerId: 't' }, at)).toEqual([]);
+    expect(await state.meetings.findUpcoming(S, { email: 'lead@acme.example', event: 'demo' }, at)).toEqual([]);
+    await state.meetings.recordMove(S, 'm3', meeting('m3', { status: 'canceled' }), NOW);
+    expect((await state.meetings.findUpcoming(S, { email: 'lead@acme.example' }, at)).map((m) => m.id)).toEqual(['m0']);
+    // Without a time given, the store's clock.
+    clock = new Date('2031-03-05T00:00:00.000Z');
+    expect(await state.meetings.findUpcoming(S, { email: 'lead@acme.example' })).toEqual([]);
+  });
+
+  it('keeps who booked it and its history; a move adds to the history only when the time changed', async () => {
+    const first = await state.meetings.get(S, 'm1');
+    expect(first?.bookedBy).toBe(`${currentUser()}@${hostname()}`);
+    expect(first?.history).toEqual([]);
+    const again = await state.meetings.record({
+      scope: S,
+      meeting: meeting('m1', { title: 'New', date: '2031-03-01T09:00:00.000Z' }),
+      source: 'recovered',
+      event: 'x',
+    });
+    expect(again).toMatchObject({ title: 'New', source: 'booked', bookedBy: first?.bookedBy, history: [], event: 'x' });
+    const same = await state.meetings.recordMove(S, 'm1', meeting('m1', { date: '2031-03-01T09:00:00.000Z' }), NOW);
+    expect(same.history).toEqual([]);
+    const moved = await state.meetings.recordMove(S, 'm1', meeting('m1', { date: '2031-03-04T09:00:00.000Z' }), NOW);
+    expect(moved.history).toEqual([
+      { from: '2031-03-01T09:00:00.000Z', to: '2031-03-04T09:00:00.000Z', at: NOW.toISOString(), by: first?.bookedBy },
+    ]);
+    const unknown = await state.meetings.recordMove(S, 'mz', meeting('mz'), '2031-03-01T13:00:00.000Z');
+    expect(unknown).toMatchObject({
+      source: 'rescheduled',
+      event: meeting('mz').eventId,
+      recordedAt: '2031-03-01T13:00:00.000Z',
+    });
+    expect(unknown.history).toEqual([{ to: meeting('mz').date, at: '2031-03-01T13:00:00.000Z', by: first?.bookedBy }]);
+  });
+});
+
+describe('the journal: what a write keeps and what pruning takes', () => {
+  it('prunes attempts settled or unresolved over 90 days ago, never booked ones, nor undated ones', async () => {
+    const db = await sql();
+    const old = new Date(NOW.getTime() - 91 * DAY).toISOString();
+    const recent = new Date(NOW.getTime() - 89 * DAY).toISOString();
+    await putAttempt(db, entry({ id: 'old', reservationId: 'o', attemptedAt: old }));
+    await putAttempt(db, entry({ id: 'old-updated', reservationId: 'u', attemptedAt: old, updatedAt: recent }));
+    await putAttempt(
+      db,
+      entry({ id: 'booked', reservationId: 'b', attemptedAt: old, outcome: 'booked', meetingId: 'm' }),
+    );
+    await putAttempt(db, entry({ id: 'undated', reservationId: 'd', attemptedAt: 'yesterday-ish' }));
+    await putAttempt(db, entry({ id: 'recent', reservationId: 'n', attemptedAt: recent }));
+    await state.journal.add(entry({ reservationId: 'new' }));
+    expect((await state.journal.all()).map((e) => e.id).slice(0, 4)).toEqual([
+      'old-updated',
+      'booked',
+      'undated',
+      'recent',
+    ]);
+  });
+
+  it('keeps a known outcome against an unknown copy, and a row as it is when asked to keep', async () => {
+    const db = await sql();
+    await putAttempt(db, entry({ outcome: 'booked', meetingId: 'm' }));
+    await putAttempt(db, entry({ outcome: 'unknown' }));
+    expect((await state.journal.all())[0]).toMatchObject({ outcome: 'booked', meetingId: 'm' });
+    expect(await putAttempt(db, entry({ outcome: 'already_booked' }), true)).toBe(0);
+    expect((await state.journal.all())[0]).toMatchObject({ outcome: 'booked' });
+    expect(await putAttempt(db, entry({ outcome: 'already_booked' }))).toBe(1);
+    expect((await state.journal.all())[0]).toMatchObject({ outcome: 'already_booked' });
+  });
+
+  it('lists the open and the recovered bookings of a workspace, and a meeting booked through it', async () => {
+    const db = await sql();
+    await putAttempt(db, entry({ id: 'open' }));
+    await putAttempt(db, entry({ id: 'unsent', sentAt: null }));
+    await putAttempt(db, entry({ id: 'recovered', outcome: 'already_booked' }));
+    await putAttempt(db, entry({ id: 'known', outcome: 'already_booked', meetingId: 'm9' }));
+    await putAttempt(db, entry({ id: 'elsewhere', scope: OTHER }));
+    expect((await state.journal.listOpen(S)).map((e) => e.id)).toEqual(['open']);
+    expect((await state.journal.recovered(S)).map((e) => e.id)).toEqual(['recovered']);
+    expect((await state.journal.findMeeting(S, 'm9'))?.id).toBe('known');
+    expect(await state.journal.findMeeting(OTHER, 'm9')).toBeUndefined();
+    expect((await state.journal.ofLead(S, ' LEAD@acme.example')).map((e) => e.id)).toEqual([
+      'open',
+      'unsent',
+      'recovered',
+      'known',
+    ]);
+  });
+
+  it('moves documents in with keep: a record already there stays; counts every table', async () => {
+    const db = await sql();
+    await putAttempt(db, entry({ id: 'a', outcome: 'booked', meetingId: 'm' }));
+    const written = await importDocuments(
+      db,
+      { journal: { entries: [entry({ id: 'a' }), entry({ id: 'b' })] }, events: { aliases: { [`${S} demo`]: 'ev' } } },
+      true,
+    );
+    expect(written).toEqual({ journal: 1, meetings: 0, outcomes: 0, fires: 0, events: 1 });
+    expect(await countTables(db)).toEqual({ journal: 2, meetings: 0, outcomes: 0, fires: 0, events: 1 });
+    expect((await state.journal.all())[0]).toMatchObject({ id: 'a', outcome: 'booked' });
+    expect(await state.events.of(S, ['demo'])).toEqual({ demo: 'ev' });
+  });
+});
