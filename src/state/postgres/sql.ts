@@ -15,7 +15,7 @@ import type { DatabaseSync } from 'node:sqlite';
 import { hasSentUnrepeatable } from '../../api/send-hook.js';
 import { ledgerTables } from '../sql/tables.js';
 import type { Sql, SqlValue } from '../sql/types.js';
-import { isConnectionFailure, type Database } from './connect.js';
+import { isConnectionFailure, QUERY_TIMEOUT_MS, type Database } from './connect.js';
 import type { LedgerSpool, SpooledStatement } from './ledger-spool.js';
 
 const placeholders = new Map<string, string>();
@@ -30,6 +30,9 @@ export function toPg(sql: string): string {
   return text;
 }
 
+const isTimeout = (error: unknown) =>
+  error instanceof Error &&
+  /timeout|timed out/i.test(`${error.message} ${String((error as { cause?: unknown }).cause ?? '')}`);
 const isWrite = (sql: string) => /^\s*(INSERT|UPDATE|DELETE)\b/i.test(sql);
 /** A database failure (not a refusal of ours, not a bug): what the spool may stand in for. */
 const isKeepable = (error: unknown) =>
@@ -69,16 +72,18 @@ export function pgSql(deps: PgSqlDeps): Sql {
   const mirror = new Mirror();
   const onClient = (client: PoolClient) => clientSql(db.where, client, mirror);
 
-  // Once the database has failed this command (unreachable, or a query past its timeout), the
-  // later steps do not wait for it again: one timeout bounds the command's wait (docs/team-state.md).
-  let down: unknown;
+  // A database that has just let a query or a connection time out (stopped, or a network that
+  // drops packets) is not waited for again for as long as one timeout: a command's later steps
+  // fail at once instead of each waiting its own (docs/team-state.md bounds the wait). A refused
+  // connection fails at once anyway, and a long-lived process (MCP) tries again after the window.
+  let stalled: { error: unknown; until: number } | undefined;
   async function step<R>(work: (tx: Sql) => Promise<R>, write: boolean): Promise<R> {
     try {
-      if (down !== undefined) throw down;
+      if (stalled && Date.now() < stalled.until) throw stalled.error;
       await deps.ready();
       return await db.transaction((client) => work(onClient(client)));
     } catch (error) {
-      if (isKeepable(error)) down ??= error;
+      if (isTimeout(error) && error !== stalled?.error) stalled = { error, until: Date.now() + QUERY_TIMEOUT_MS };
       if (!write || !hasSentUnrepeatable() || !isKeepable(error)) throw asFailure(error);
       const kept: SpooledStatement[] = [];
       const result = await work(await mirror.capturing(kept));
