@@ -54,6 +54,11 @@ export type {
 } from './meetings.js';
 export { answersKey, type FireToRemember, type OutcomeLookup, type RememberedOutcome } from './outcomes.js';
 export type { Profile, ProfileListing } from './profiles.js';
+// For the `state` commands, through this module: the build keeps the store's modules in one chunk.
+export { localBackend } from './local/backend.js';
+export { DEFAULT_LOCK_TIMING } from './lock.js';
+export { countTables } from './sql/documents.js';
+export { LEDGER_DB };
 export type { EventAliases, Fires, Journal, Meetings, Outcomes, Profiles };
 
 export interface StateOptions {

@@ -1,6 +1,5 @@
 import type { Context } from '../../context.js';
-import { localBackend } from '../../state/local/backend.js';
-import { DEFAULT_LOCK_TIMING } from '../../state/lock.js';
+import { DEFAULT_LOCK_TIMING, localBackend } from '../../state/index.js';
 import { teamBackend } from './team.js';
 
 export async function run(ctx: Context): Promise<void> {

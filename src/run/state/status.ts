@@ -3,8 +3,7 @@ import { runLogFiles } from '../../bulk/run-log.js';
 import type { Context } from '../../context.js';
 import { sanitizeText } from '../../ui/sanitize.js';
 import type { PostgresBackend } from '../../state/postgres/backend.js';
-import { countTables } from '../../state/sql/documents.js';
-import { LEDGER_DB } from '../../state/sqlite/engine.js';
+import { countTables, LEDGER_DB } from '../../state/index.js';
 
 export async function run(ctx: Context): Promise<void> {
   const state = await ctx.state();
