@@ -1,13 +1,13 @@
 /**
  * One JSON state file: validated reads (missing file = defaults; anything unreadable is an
- * error, never a silent reset) and locked, atomic read-modify-writes.
+ * error, never a silent reset).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type * as z from '../api/zod.js';
-import { ensureDir, writeAtomic } from './disk.js';
+
 import { StateFileError, describeOsError, errnoCode } from './errors.js';
-import { withLock, type LockTiming } from './lock.js';
+import type { LockTiming } from './lock.js';
 
 export interface FileKind<T> {
   /** File name in the config dir, e.g. `journal.json`. */
@@ -25,23 +25,11 @@ export interface FileKind<T> {
 }
 
 /**
- * One document of the ledger (the journal, the meetings record, ...), wherever it is kept: a
- * file in the config directory (JsonFile) or a row of the team database (postgres/document.ts).
- * The stores see only this; a backend never decides a booking rule.
+ * A JSON file of the config directory read as a whole, validated: the ledger documents of a
+ * schedctl from before the tables (moved in once: sqlite/migrate.ts, postgres/spool.ts). Written
+ * never: the ledger is tables now, and config.json has its own store (config-file.ts).
  */
-export interface StateDocument<T> {
-  /** Where it is kept, for messages (a file path, or the database URL without its password). */
-  readonly path: string;
-  /** The current content (a fresh copy: callers may change it freely). Never writes. */
-  read(): Promise<T>;
-  /**
-   * One atomic read-modify-write, exclusive against every other writer: `change` edits the fresh
-   * content in place (synchronously) and returns the result; written only when it changed.
-   */
-  update<R>(change: (data: T) => R): Promise<R>;
-}
-
-export class JsonFile<T> implements StateDocument<T> {
+export class JsonFile<T> {
   readonly path: string;
   constructor(
     readonly dir: string,
@@ -49,10 +37,6 @@ export class JsonFile<T> implements StateDocument<T> {
     private readonly timing: LockTiming,
   ) {
     this.path = join(dir, kind.name);
-  }
-
-  async read(): Promise<T> {
-    return this.readNow();
   }
 
   /** The current content, synchronously (inside the lock). Never writes. */
@@ -66,22 +50,6 @@ export class JsonFile<T> implements StateDocument<T> {
       throw this.unreadable(describeOsError(error));
     }
     return parseStateText(text, this.kind, this.path);
-  }
-
-  /**
-   * One locked read-modify-write: `change` edits the fresh content in place and returns the
-   * result. The file is rewritten only when the content changed. A file that does not read
-   * (StateFileError) is left exactly as it was.
-   */
-  async update<R>(change: (data: T) => R): Promise<R> {
-    ensureDir(this.dir);
-    return withLock(this.path, this.timing, () => {
-      const data = this.readNow();
-      const before = JSON.stringify(data);
-      const result = change(data);
-      if (JSON.stringify(data) !== before) writeAtomic(this.path, `${JSON.stringify(data, null, 2)}\n`);
-      return result;
-    });
   }
 
   private unreadable(reason: string): StateFileError {
@@ -112,16 +80,4 @@ export function parseStateText<T>(text: string, kind: FileKind<T>, path: string)
     throw unreadable(`unexpected content ${where}${issue?.message ?? 'wrong shape'}`);
   }
   return parsed.data;
-}
-
-/** The base of each store of the state: its one file, and the clock of the timestamps it writes. */
-export abstract class FileStore<T> {
-  constructor(
-    protected readonly file: StateDocument<T>,
-    protected readonly now: () => Date,
-  ) {}
-
-  get path(): string {
-    return this.file.path;
-  }
 }
