@@ -222,6 +222,40 @@ export async function startPostgres(opts: StartPostgresOptions = {}): Promise<Te
   };
 
   try {
+    // The watchdog, before anything exists to leave behind (a run killed during initdb or pg_ctl
+    // start leaves nothing either). It ends the cluster when this process is gone however it
+    // ended: its stdin is a pipe from this process (`read` sees end-of-file the moment the last
+    // writer closes it) and, in case some other process holds that pipe open (an inherited
+    // descriptor: a Stryker run once left 29 servers behind), it also watches this process's pid
+    // and stops when the pid is gone or a zombie. A cluster never started: `pg_ctl stop` fails
+    // harmlessly and the dir is removed.
+    watchdog = spawn(
+      '/bin/sh',
+      [
+        '-c',
+        [
+          // An asynchronous list's stdin is /dev/null unless redirected: hand it the pipe explicitly.
+          'exec 3<&0',
+          '(while read -r _; do :; done; : >"$3/owner-gone") <&3 &',
+          'while s=$(cat "/proc/$4/stat" 2>/dev/null) && [ ! -e "$3/owner-gone" ]; do',
+          '  case "${s##*) }" in Z*|X*) break;; esac',
+          '  sleep 0.5',
+          'done',
+          '"$1" -D "$2" stop -m immediate -w -t 10 >/dev/null 2>&1; rm -rf "$3"',
+        ].join('\n'),
+        'pg-watchdog',
+        pgCtl,
+        dataDir,
+        root,
+        String(process.pid),
+      ],
+      { ...spawnOpts, detached: true, stdio: ['pipe', 'ignore', 'ignore'] },
+    );
+    watchdog.on('error', () => undefined);
+    watchdog.unref();
+    (watchdog.stdin as Socket | null)?.unref();
+    process.on('exit', onExit);
+
     const init = await run(
       join(bin, 'initdb'),
       ['-D', dataDir, '-U', 'postgres', '-A', 'trust', '--no-sync', '-E', 'UTF8', '--locale=C'],
@@ -271,24 +305,6 @@ export async function startPostgres(opts: StartPostgresOptions = {}): Promise<Te
       const inUse = /could not (bind|create listen socket)|Address already in use/i.test(tail(logFile, 10));
       if (!inUse || attempt === 3) fail('pg_ctl start', started);
     }
-    process.on('exit', onExit);
-
-    // The watchdog: `read` returns at end-of-file, when this process is gone however it ended.
-    watchdog = spawn(
-      '/bin/sh',
-      [
-        '-c',
-        'while read -r _; do :; done; "$1" -D "$2" stop -m immediate -w -t 10; rm -rf "$3"',
-        'pg-watchdog',
-        pgCtl,
-        dataDir,
-        root,
-      ],
-      { ...spawnOpts, detached: true, stdio: ['pipe', 'ignore', 'ignore'] },
-    );
-    watchdog.on('error', () => undefined);
-    watchdog.unref();
-    (watchdog.stdin as Socket | null)?.unref();
 
     const superUrl = (db: string) => `postgres://postgres@${host}:${port}/${db}`;
     const urlFor = (db: string, password = false) => {
@@ -351,7 +367,8 @@ export async function startPostgres(opts: StartPostgresOptions = {}): Promise<Te
         process.off('exit', onExit);
         if (watchdog?.pid !== undefined && watchdog.exitCode === null) {
           try {
-            process.kill(watchdog.pid, 'SIGKILL');
+            // Its process group (detached): the shell and its pipe reader.
+            process.kill(-watchdog.pid, 'SIGKILL');
           } catch {
             // already gone
           }
@@ -372,7 +389,7 @@ export async function startPostgres(opts: StartPostgresOptions = {}): Promise<Te
     process.off('exit', onExit);
     if (watchdog?.pid !== undefined) {
       try {
-        process.kill(watchdog.pid, 'SIGKILL');
+        process.kill(-watchdog.pid, 'SIGKILL');
       } catch {
         // already gone
       }

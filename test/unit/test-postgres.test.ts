@@ -204,30 +204,55 @@ describe('startTcpProxy in front of PostgreSQL', () => {
   });
 });
 
+/**
+ * The script an orphaned test process runs: start a cluster, say where, and wait to be killed
+ * (SIGKILL: no exit handler runs). With `holdPipe`, it first hands its end of the watchdog's pipe
+ * to a detached `sleep` that outlives it, as a process that inherited the descriptor would.
+ */
+const ORPHAN_SCRIPT = (holdPipe: boolean) =>
+  [
+    "import { spawn } from 'node:child_process';",
+    "import { readdirSync, readlinkSync } from 'node:fs';",
+    "import { startPostgres } from './postgres.ts';",
+    'const db = await startPostgres();',
+    'let holder;',
+    `if (${holdPipe}) {`,
+    // Every pipe and socket this process has (libuv's stdio pipes are socket pairs, so the
+    // watchdog's cannot be told apart by inode): a process that inherited all its descriptors.
+    "  const fds = readdirSync('/proc/self/fd').map(Number).filter((f) => {",
+    '    try { return f > 2 && /^(pipe|socket):/.test(readlinkSync(`/proc/self/fd/${f}`)); } catch { return false; }',
+    '  });',
+    "  const sleeper = spawn('sleep', ['60'], { detached: true, stdio: ['ignore', 'ignore', 'ignore', ...fds] });",
+    '  sleeper.unref();',
+    '  holder = sleeper.pid;',
+    '}',
+    'console.log(JSON.stringify({ dataDir: db.dataDir, root: db.socketDir, holder }));',
+    'setInterval(() => {}, 1000);',
+  ].join('\n');
+
 describe('a test process killed without cleaning up', () => {
-  it('leaves no server and no temp dir behind (the watchdog stops and removes them)', async () => {
-    // A script that starts a cluster, says where, and waits to be killed (SIGKILL: no exit handler runs).
+  const alive = (pid: number) => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  it.each([
+    ['its pipe closes with it', false],
+    ['another process still holds its pipe (the watchdog watches the pid too)', true],
+  ])('leaves no server and no temp dir behind when %s', async (_what, holdPipe) => {
     const cache = join(fileURLToPath(new URL('../../node_modules/.cache/schedctl', import.meta.url)));
     mkdirSync(cache, { recursive: true });
     const dir = mkdtempSync(join(cache, 'pg-orphan-'));
     const script = join(dir, 'orphan.mjs');
-    const alive = (pid: number) => {
-      try {
-        process.kill(pid, 0);
-        return true;
-      } catch {
-        return false;
-      }
-    };
-    let left: { postmaster: number; root: string } | undefined;
+    let left: { postmaster: number; root: string; holder?: number } | undefined;
     try {
       await build({
         stdin: {
-          contents:
-            "import { startPostgres } from './postgres.ts';" +
-            'const db = await startPostgres();' +
-            'console.log(JSON.stringify({ dataDir: db.dataDir, root: db.socketDir }));' +
-            'setInterval(() => {}, 1000);',
+          contents: ORPHAN_SCRIPT(holdPipe),
           resolveDir: fileURLToPath(new URL('../helpers', import.meta.url)),
           loader: 'ts',
         },
@@ -247,12 +272,13 @@ describe('a test process killed without cleaning up', () => {
         });
         child.once('exit', (code) => reject(new Error(`the script exited (${code}) before starting a cluster`)));
       });
-      const { dataDir, root } = JSON.parse(line) as { dataDir: string; root: string };
+      const { dataDir, root, holder } = JSON.parse(line) as { dataDir: string; root: string; holder?: number };
       const postmaster = Number(readFileSync(join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
-      left = { postmaster, root };
+      left = { postmaster, root, ...(holder === undefined ? {} : { holder }) };
       expect(alive(postmaster)).toBe(true);
+      if (holdPipe) expect(holder !== undefined && alive(holder)).toBe(true);
       child.kill('SIGKILL');
-      // The watchdog notices at once; this bounds the wait, it does not time anything.
+      // The watchdog notices within a second; this bounds the wait, it does not time anything.
       for (let i = 0; i < 200 && (existsSync(root) || alive(postmaster)); i++)
         await new Promise((r) => setTimeout(r, 100));
       expect(alive(postmaster)).toBe(false);
@@ -261,6 +287,7 @@ describe('a test process killed without cleaning up', () => {
       rmSync(dir, { recursive: true, force: true });
       // If the watchdog failed, do not leave its cluster running (SIGQUIT: PostgreSQL's immediate shutdown).
       if (left && alive(left.postmaster)) process.kill(left.postmaster, 'SIGQUIT');
+      if (left?.holder !== undefined && alive(left.holder)) process.kill(left.holder, 'SIGKILL');
       if (left) rmSync(left.root, { recursive: true, force: true });
     }
   });
