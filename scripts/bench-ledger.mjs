@@ -331,6 +331,21 @@ function commands(s) {
       '--days',
       '14',
     ],
+    // A new lead booked with a time and reservation from a `slots` call made just before (not timed).
+    book: async (i) => {
+      const offered = JSON.parse((await cli(s.env, ['slots', 'intro-call', '--json', '--days', '14'])).out);
+      return [
+        'book',
+        'intro-call',
+        '--start',
+        offered.slots[0],
+        '--reservation',
+        offered.reservationId,
+        '--email',
+        `book${i}-${randomUUID().slice(0, 8)}@bench.example`,
+        '--json',
+      ];
+    },
     'reschedule <id>': () => ['reschedule', s.meeting.id, '--start', nextFree(), '--json'],
     'reschedule --email': () => ['reschedule', '--email', 'kept@bench.example', '--start', nextFree(), '--json'],
     'meetings ls --email': () => ['meetings', 'ls', '--email', 'past1@seed.example', '--all', '--json'],
@@ -345,7 +360,7 @@ else await measure();
 async function measure() {
   const results = new Map();
   const runs = async (s, n, what, argv, i) => {
-    const r = await cli(s.env, argv(i));
+    const r = await cli(s.env, await argv(i));
     if (i === 0) return; // warm-up
     const held = results.get(`${what}@${n}`) ?? { ms: [], rss: [] };
     held.ms.push(r.ms);
