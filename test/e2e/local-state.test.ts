@@ -75,6 +75,52 @@ describe('a config directory that cannot be written', () => {
   });
 });
 
+describe('a full disk mid-command', () => {
+  // A disk that fills up, as a file size limit (RLIMIT_FSIZE: a write past it fails with EFBIG,
+  // which SQLite reports as an I/O error, as it does ENOSPC's SQLITE_FULL: both STATE_WRITE).
+  // Each route of a new lead runs with a larger limit (every file alike: the database, its
+  // write-ahead log and shared memory), so each stops at a different write: before the fire,
+  // between the fire and the booking, or not at all. Every run ends booked or with STATE_WRITE naming the
+  // database; nothing sent goes unrecorded: re-run with room, every lead ends with one fire and
+  // one meeting.
+  it('stops each step cleanly (exit 1, STATE_WRITE naming the ledger); a re-run completes each lead once', async () => {
+    const dir = tempDir();
+    expect((await cli(demoRouteFirstArgs('first@disk.example'), dir)).code).toBe(0);
+    const db = join(dir, 'ledger.db');
+    const kb = Math.ceil(statSync(db).size / 1024);
+    const leads: { email: string; code: number | null; sent: string[] }[] = [];
+    // Room for little (the first write fails), then from the database's size up until a route completes.
+    for (let limit = 16; leads.at(-1)?.code !== 0 && limit <= kb + 256; limit = limit < kb ? kb : limit + 8) {
+      const email = `full${limit}@disk.example`;
+      const before = await t.sb.requestCount();
+      const r = await t.sb.cli([...demoRouteFirstArgs(email), '--json'], { configDir: dir, fileSizeLimitKb: limit });
+      const sent = (await t.sb.state()).requests
+        .slice(before)
+        .filter((q) => q.method === 'POST')
+        .map((q) => q.path.split('/')[2] ?? q.path);
+      leads.push({ email, code: r.code, sent });
+      if (r.code === 0) continue;
+      expect(r.code, show(r)).toBe(1);
+      const { error } = r.json();
+      expect(error.code, show(r)).toBe('STATE_WRITE');
+      expect(error.message).toContain(db);
+      expect(r.stderr).not.toMatch(/bug|\n\s+at /);
+    }
+    // The sweep met the disk at more than one step: before anything was sent, and after the fire.
+    const failed = leads.filter((l) => l.code !== 0);
+    expect(failed.some((l) => l.sent.length === 0)).toBe(true);
+    expect(failed.some((l) => l.sent.includes('triggers'))).toBe(true);
+    expect(leads.some((l) => l.code === 0)).toBe(true);
+
+    for (const l of failed) expect((await cli([...demoRouteFirstArgs(l.email), '--json'], dir)).code).toBe(0);
+    const state = await t.sb.state();
+    for (const { email } of leads) {
+      expect(state.meetings.filter((m) => m.personEmail === email).length, email).toBe(1);
+      expect(state.executions.filter((x) => x.email === email).length, email).toBe(1);
+    }
+  });
+});
+
 describe('a shared config directory', () => {
   it('keeps its mode (1777), keeps schedctl files 0600, and warns when the key file is readable by others', async () => {
     const dir = join(tempDir(), 'shared');

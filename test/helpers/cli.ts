@@ -31,6 +31,11 @@ export interface RunOptions {
   timeoutMs?: number;
   /** Only for the sandbox banner, which prints its own demo keys by design. */
   allowSecrets?: boolean;
+  /**
+   * The largest file the process may write, in KiB (RLIMIT_FSIZE, bash's `ulimit -f`): a write
+   * past it fails (EFBIG; SIGXFSZ ignored), as on a full disk, and every file counts alike.
+   */
+  fileSizeLimitKb?: number;
 }
 
 export function tempDir(prefix = 'schedctl-test-'): string {
@@ -76,7 +81,22 @@ export function runCli(args: string[], opts: RunOptions = {}): Promise<RunResult
     else env[k] = v;
   }
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const argv = [BIN, ...args];
+    const child =
+      opts.fileSizeLimitKb === undefined
+        ? spawn(process.execPath, argv, { env, stdio: ['pipe', 'pipe', 'pipe'] })
+        : spawn(
+            '/bin/bash',
+            [
+              '-c',
+              'trap "" XFSZ; ulimit -f "$1" && shift && exec "$@"',
+              'limit',
+              String(opts.fileSizeLimitKb),
+              process.execPath,
+              ...argv,
+            ],
+            { env, stdio: ['pipe', 'pipe', 'pipe'] },
+          );
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
