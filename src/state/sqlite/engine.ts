@@ -163,10 +163,10 @@ export class SqliteLedger implements Sql {
     return next;
   }
 
+  /** Prepared once per connection: the cache holds the blank's statements until the file opens, then the file's. */
   private stmt(db: DatabaseSync, sql: string): StatementSync {
-    const key = db === this.db ? sql : `blank:${sql}`;
-    let s = this.statements.get(key);
-    if (!s) this.statements.set(key, (s = db.prepare(sql)));
+    let s = this.statements.get(sql);
+    if (!s) this.statements.set(sql, (s = db.prepare(sql)));
     return s;
   }
 
@@ -193,7 +193,8 @@ export class SqliteLedger implements Sql {
     ensureDir(this.dir);
     const made = !existsSync(this.where);
     this.guard(() => closeSync(openSync(this.where, 'a', 0o600)));
-    const db = this.guard(() => new DatabaseSync(this.where, { timeout: this.opts.busyMs }));
+    // The busy timeout is migrate()'s first statement.
+    const db = this.guard(() => new DatabaseSync(this.where));
     try {
       await migrate(db, this.where, this.opts);
     } catch (error) {
@@ -205,7 +206,7 @@ export class SqliteLedger implements Sql {
     }
     this.blank?.close();
     this.blank = undefined;
-    for (const key of [...this.statements.keys()]) if (key.startsWith('blank:')) this.statements.delete(key);
+    this.statements.clear();
     this.db = db;
     return db;
   }
