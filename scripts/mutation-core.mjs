@@ -23,6 +23,12 @@ const CORE = [
   'src/state/identity.ts',
   'src/domain/ledger.ts',
   'src/state/ledger.ts',
+  // The ledger's storage: the SQLite engine and its migrations, the stores' SQL, the documents' move.
+  'src/state/sqlite/engine.ts',
+  'src/state/sqlite/migrate.ts',
+  'src/state/sql/documents.ts',
+  'src/state/fires.ts',
+  'src/state/events.ts',
 ];
 const MIN_SCORE = 90;
 
@@ -48,7 +54,7 @@ const rows = [];
 for (const name of CORE) {
   const file = byFile.get(name);
   if (!file) {
-    rows.push(`  ${name.padEnd(26)}  missing from the report (not mutated?)`);
+    rows.push(`  ${name.padEnd(30)}  missing from the report (not mutated?)`);
     failed = true;
     continue;
   }
@@ -61,7 +67,7 @@ for (const name of CORE) {
   const low = score < MIN_SCORE;
   failed ||= low;
   rows.push(
-    `  ${name.padEnd(26)} ${score.toFixed(2).padStart(6)}%  (${detected}/${valid})${low ? `  below ${MIN_SCORE}%` : ''}`,
+    `  ${name.padEnd(30)} ${score.toFixed(2).padStart(6)}%  (${detected}/${valid})${low ? `  below ${MIN_SCORE}%` : ''}`,
   );
   if (low) {
     for (const m of undetected) {
@@ -76,7 +82,7 @@ const all = total.detected + total.undetected;
 const overall = all === 0 ? 100 : (100 * total.detected) / all;
 console.log(`Mutation score of the booking core (each file at least ${MIN_SCORE}%):`);
 console.log(rows.join('\n'));
-console.log(`  ${'core overall'.padEnd(26)} ${overall.toFixed(2).padStart(6)}%  (${total.detected}/${all})`);
+console.log(`  ${'core overall'.padEnd(30)} ${overall.toFixed(2).padStart(6)}%  (${total.detected}/${all})`);
 if (failed) {
   console.error(
     `mutation-core: the booking core is below ${MIN_SCORE}%: add tests that kill the mutants listed above (or mark an equivalent one with a reason)`,

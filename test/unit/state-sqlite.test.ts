@@ -199,6 +199,9 @@ describe('sqliteLedger: one connection per file in a process', () => {
     expect(await shared.all(ALIASES)).toEqual([{ alias: 'a' }]);
     releaseLedger(own);
     expect(existsSync(join(dir, `${LEDGER_DB}-wal`))).toBe(true);
+    // The shared one is still handed out, to its one user and the next.
+    expect(sqliteLedger(dir, options())).toBe(shared);
+    releaseLedger(shared);
     releaseLedger(shared);
     expect(existsSync(join(dir, `${LEDGER_DB}-wal`))).toBe(false);
   });
@@ -220,7 +223,7 @@ describe("SQLite's refusals, as the state's errors naming the file", () => {
     const path = join(dir, LEDGER_DB);
     const l = ledger(dir, { busyMs: 100 });
     await l.run(ALIAS, ['w', 'a', 'e1']);
-    const other = await holdWriteLock(path, 1500);
+    const other = await holdWriteLock(path, 600);
     const e = await rejection(l.run(ALIAS, ['w', 'b', 'e2']));
     expect(e).toBeInstanceOf(StateLockError);
     expect(e.message).toBe(
@@ -302,6 +305,18 @@ describe("SQLite's refusals, as the state's errors naming the file", () => {
     );
     expect(e).toBeInstanceOf(StateFileError);
     expect(readdirSync(dir)).toEqual([]);
+    // An error of no file and no SQLite code is passed on as it is.
+    const plain = new Error('the import failed');
+    const passed = await rejection(
+      ledger(dir, {
+        hasDocuments: () => true,
+        importDocuments: async () => {
+          throw plain;
+        },
+      }).run(ALIAS, ['w', 'a', 'e1']),
+    );
+    expect(passed).toBe(plain);
+    expect(readdirSync(dir)).toEqual([]);
   });
 });
 
@@ -336,7 +351,7 @@ describe('migrate: the schema, and the documents moved in', () => {
     const { db, path } = file();
     await migrate(db, path, opts());
     db.close();
-    const other = await holdWriteLock(path, 1000);
+    const other = await holdWriteLock(path, 300);
     const again = new DatabaseSync(path);
     await migrate(again, path, opts({ busyMs: 0 }));
     expect(pragma(again, 'busy_timeout')).toBe(0);
