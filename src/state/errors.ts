@@ -4,20 +4,53 @@
  */
 import { CliError, EXIT } from '../errors.js';
 
-/** A state file that exists but cannot be used as it is. It is never overwritten. */
+/** What to do about a file schedctl can recreate empty without losing anything that guards a booking. */
+const RECREATE = 'move it aside and schedctl recreates it; nothing else was touched';
+
+/**
+ * A state file that exists but cannot be used as it is. It is never overwritten. `advice`: what
+ * to do, where moving it aside would lose records (the ledger database, the team spool).
+ */
 export class StateFileError extends CliError {
   constructor(
     readonly path: string,
     what: string,
     reason: string,
+    advice: string = RECREATE,
+  ) {
+    super('STATE_FILE', `${path} is not a readable schedctl ${what} file (${oneLine(reason)}): ${advice}`, EXIT.error);
+  }
+}
+
+/**
+ * The ledger database is damaged: it holds the meetings and attempts that keep a lead from being
+ * booked twice, so "move it aside" is the last resort, said as such.
+ */
+export const DAMAGED_LEDGER =
+  'it was not changed; restore it from a backup, or move it aside to start an empty ledger (its meetings and attempts then no longer keep a lead from a second booking)';
+
+/**
+ * The ledger documents of an older schedctl could not all be moved into the database: none was
+ * (one transaction), the files stay where they were, and the ledger is read from them as before.
+ */
+export class DocumentsNotMovedError extends CliError {
+  constructor(
+    readonly path: string,
+    reason: string,
   ) {
     super(
       'STATE_FILE',
-      `${path} is not a readable schedctl ${what} file (${oneLine(reason)}): move it aside and schedctl recreates it; nothing else was touched`,
+      `moving the ledger documents into ${path} failed (${oneLine(reason)}): none was moved; they stay where they were`,
       EXIT.error,
+      {
+        hint: 'run the command again; if it fails the same way, keep the documents as they are and report it with this message',
+      },
     );
   }
 }
+
+/** Another program's database where the ledger belongs: nothing of schedctl's is in it. */
+export const FOREIGN_LEDGER = "it was not changed; move it aside (it is not schedctl's) and schedctl creates its own";
 
 const WRITE_HINTS: Record<string, string> = {
   EACCES: 'make the directory writable by you, or point SCHEDCTL_CONFIG_DIR at one that is',
@@ -153,7 +186,7 @@ export class StateUnavailableError extends CliError {
       {
         hint:
           hint ??
-          "check that the database is up and reachable (psql with the same settings), or unset SCHEDCTL_STATE_URL to work with this machine's state only",
+          "check that the database is up and reachable (psql with the same settings); to work with this machine's state only, set SCHEDCTL_STATE_URL=local (a --profile with a team state of its own still uses that)",
       },
     );
   }

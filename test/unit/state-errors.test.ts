@@ -31,7 +31,7 @@ const holder = {
 
 const DEFAULT_WRITE_HINT = 'check the permissions and free space of the configuration directory';
 const DEFAULT_TEAM_HINT =
-  "check that the database is up and reachable (psql with the same settings), or unset SCHEDCTL_STATE_URL to work with this machine's state only";
+  "check that the database is up and reachable (psql with the same settings); to work with this machine's state only, set SCHEDCTL_STATE_URL=local (a --profile with a team state of its own still uses that)";
 
 describe('StateFileError: a state file that exists but does not read', () => {
   it('names the file and the kind, says it is never overwritten, exit 1', () => {

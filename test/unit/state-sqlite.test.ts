@@ -10,7 +10,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterEach, describe, expect, it } from 'vitest';
-import { StateFileError, StateLockError, StateTooNewError, StateWriteError } from '../../src/state/errors.js';
+import {
+  DocumentsNotMovedError,
+  StateFileError,
+  StateLockError,
+  StateTooNewError,
+  StateWriteError,
+} from '../../src/state/errors.js';
 import {
   LEDGER_DB,
   releaseLedger,
@@ -278,8 +284,8 @@ describe("SQLite's refusals, as the state's errors naming the file", () => {
     writeFileSync(join(dir, LEDGER_DB), 'not a database, just text'.repeat(200));
     const e = await rejection(ledger(dir).run(ALIAS, ['w', 'a', 'e1']));
     expect(e).toBeInstanceOf(StateFileError);
-    expect(e.message).toContain(
-      `${join(dir, LEDGER_DB)} is not a readable schedctl ledger database file (file is not a database)`,
+    expect(e.message).toBe(
+      `${join(dir, LEDGER_DB)} is not a readable schedctl ledger database file (file is not a database): it was not changed; restore it from a backup, or move it aside to start an empty ledger (its meetings and attempts then no longer keep a lead from a second booking)`,
     );
   });
 
@@ -369,7 +375,7 @@ describe('migrate: the schema, and the documents moved in', () => {
     const e = await rejection(migrate(db, path, opts()));
     expect(e).toBeInstanceOf(StateFileError);
     expect(e.message).toBe(
-      `${path} is not a readable schedctl ledger database file (it is a SQLite database of another program): move it aside and schedctl recreates it; nothing else was touched`,
+      `${path} is not a readable schedctl ledger database file (it is a SQLite database of another program): it was not changed; move it aside (it is not schedctl's) and schedctl creates its own`,
     );
     expect(db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name LIKE 'schedctl_%'").get()).toEqual({ n: 0 });
     db.close();
@@ -468,10 +474,12 @@ describe('migrate: the schema, and the documents moved in', () => {
         }),
       ),
     );
-    expect(e).toBeInstanceOf(StateFileError);
+    expect(e).toBeInstanceOf(DocumentsNotMovedError);
+    expect(e.code).toBe('STATE_FILE');
     expect(e.message).toBe(
-      `${path} is not a readable schedctl ledger database file (moving the ledger documents in wrote 1 of 2 journal records): move it aside and schedctl recreates it; nothing else was touched`,
+      `moving the ledger documents into ${path} failed (wrote 1 of 2 journal records): none was moved; they stay where they were`,
     );
+    expect(e.hint).toMatch(/^run the command again/);
     // All rolled back, and not left in a transaction.
     expect(pragma(db, 'user_version')).toBe(0);
     expect(db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name LIKE 'schedctl_%'").get()).toEqual({ n: 0 });

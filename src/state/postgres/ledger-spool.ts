@@ -76,7 +76,13 @@ export class LedgerSpool {
       } catch {
         // A crash mid-append cuts off the last line only (it was never a whole statement, nor
         // reported as kept); anything else is damage, said rather than skipped.
-        if (i < lines.length - 1) throw new StateFileError(this.path, 'team spool', 'a line is not JSON');
+        if (i < lines.length - 1)
+          throw new StateFileError(
+            this.path,
+            'team spool',
+            `its record ${i + 1} (a line of its own) is not JSON`,
+            'it was not changed; its records are writes the team database has not had yet: mend or remove that line, and the rest are applied',
+          );
       }
     });
     return out;

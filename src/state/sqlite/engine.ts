@@ -15,7 +15,7 @@ import { closeSync, existsSync, openSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { ensureDir } from '../disk.js';
-import { StateFileError, StateLockError, StateWriteError } from '../errors.js';
+import { DAMAGED_LEDGER, StateFileError, StateLockError, StateWriteError } from '../errors.js';
 import type { Sql, SqlValue } from '../sql/types.js';
 import { migrate, type MigrateOptions } from './migrate.js';
 
@@ -234,7 +234,7 @@ export class SqliteLedger implements Sql {
         return new StateLockError(this.where, 'the ledger database');
       case NOTADB:
       case CORRUPT:
-        return new StateFileError(this.where, 'ledger database', reason);
+        return new StateFileError(this.where, 'ledger database', reason, DAMAGED_LEDGER);
       case FULL:
         return new StateWriteError(this.where, Object.assign(new Error(reason), { code: 'ENOSPC' }));
       case READONLY:

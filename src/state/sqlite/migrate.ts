@@ -8,7 +8,7 @@
 import { existsSync, mkdirSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
-import { StateFileError, StateTooNewError } from '../errors.js';
+import { DocumentsNotMovedError, FOREIGN_LEDGER, StateFileError, StateTooNewError } from '../errors.js';
 import type { LedgerCounts } from '../sql/documents.js';
 import { ledgerTables } from '../sql/tables.js';
 import type { Sql, SqlValue } from '../sql/types.js';
@@ -55,11 +55,7 @@ export async function migrate(db: DatabaseSync, path: string, o: MigrateOptions,
       // Every record read is in the tables, or nothing is: the files stay and the error names them.
       for (const kind of Object.keys(read) as (keyof LedgerCounts)[])
         if (written[kind] !== read[kind])
-          throw new StateFileError(
-            path,
-            'ledger database',
-            `moving the ledger documents in wrote ${written[kind]} of ${read[kind]} ${kind} records`,
-          );
+          throw new DocumentsNotMovedError(path, `wrote ${written[kind]} of ${read[kind]} ${kind} records`);
       moved = true;
     }
     db.exec(`PRAGMA application_id = ${APPLICATION_ID}`);
@@ -88,7 +84,7 @@ function check(db: DatabaseSync, path: string): number {
     .get() as Record<string, SqlValue>;
   const [app, version, tables] = [Number(row.app), Number(row.version), Number(row.tables)];
   if (app !== APPLICATION_ID && (app !== 0 || version !== 0 || tables > 0))
-    throw new StateFileError(path, 'ledger database', 'it is a SQLite database of another program');
+    throw new StateFileError(path, 'ledger database', 'it is a SQLite database of another program', FOREIGN_LEDGER);
   if (version > SQLITE_SCHEMA_VERSION) throw new StateTooNewError(path, version, SQLITE_SCHEMA_VERSION);
   return version;
 }
