@@ -128,13 +128,18 @@ interface HolderInfo {
 export class LeadBusyError extends CliError {
   /** `release`: a lock directory to remove, or (team state) the command that releases the lock. */
   constructor(label: string, release: string | { command: string }, waitMs: number, owner?: HolderInfo) {
-    const last = typeof release === 'string' ? `remove ${release}` : `run ${release.command}`;
+    const local = typeof release === 'string';
+    const last = local ? `remove ${release}` : `run ${release.command}`;
+    // A lock directory is taken over by its waiters (state/lead-lock.ts); a team lock is the holder's session's.
+    const freed = local
+      ? 'its lock is taken over at once on its own machine, and from another once its heartbeat has stopped for a few seconds'
+      : 'its lock ends with its connection to the team database';
     super(
       'LEAD_BUSY',
-      `another schedctl run has been booking ${label} for over ${Math.round(waitMs / 1000)} s: ${describeHolder(owner)}; nothing was sent`,
+      `another schedctl run has been booking ${label} for over ${waitMs < 1000 ? `${waitMs} ms` : `${Math.round(waitMs / 1000)} s`}: ${describeHolder(owner)}; nothing was sent`,
       EXIT.conflict,
       {
-        hint: `run this again once it has finished (it will find that booking on record); if that run is stuck, end it${owner ? ` (kill ${owner.pid} on ${owner.host})` : ''} and its lock is taken over at once; if it is gone for good, ${last}`,
+        hint: `run this again once it has finished (it will find that booking on record); if that run is stuck, end it${owner ? ` (kill ${owner.pid} on ${owner.host})` : ''}: ${freed}; if it is gone for good, ${last}`,
       },
     );
   }

@@ -156,7 +156,7 @@ describe('LeadBusyError: another run kept booking the same lead', () => {
       'another schedctl run has been booking Ada@Acme.example for over 120 s: pid 4242 on host-a (bob, since 2031-03-01T18:40:01.000Z: schedctl route leads.csv); nothing was sent',
     );
     expect(e.hint).toBe(
-      'run this again once it has finished (it will find that booking on record); if that run is stuck, end it (kill 4242 on host-a) and its lock is taken over at once; if it is gone for good, remove /cfg/leads/0a1b.lock',
+      'run this again once it has finished (it will find that booking on record); if that run is stuck, end it (kill 4242 on host-a): its lock is taken over at once on its own machine, and from another once its heartbeat has stopped for a few seconds; if it is gone for good, remove /cfg/leads/0a1b.lock',
     );
   });
 
@@ -165,8 +165,10 @@ describe('LeadBusyError: another run kept booking the same lead', () => {
     expect(e.message).toBe(
       'another schedctl run has been booking meeting m-7 for over 2 s: a schedctl run that has not said who it is; nothing was sent',
     );
+    // A wait under a second (test timings) is said in ms, not "over 0 s".
+    expect(new LeadBusyError('x', '/l', 400).message).toMatch(/ for over 400 ms: /);
     expect(e.hint).toBe(
-      'run this again once it has finished (it will find that booking on record); if that run is stuck, end it and its lock is taken over at once; if it is gone for good, run schedctl state unlock meeting m-7',
+      'run this again once it has finished (it will find that booking on record); if that run is stuck, end it: its lock ends with its connection to the team database; if it is gone for good, run schedctl state unlock meeting m-7',
     );
   });
 });

@@ -114,7 +114,7 @@ describe('localBackend', () => {
     expect(ran).toBe(false);
     expect(error).toBeInstanceOf(LeadBusyError);
     expect((error as LeadBusyError).message).toMatch(
-      /^another schedctl run has been booking meeting m-7 for over \d+ s: pid \d+ on .+; nothing was sent$/,
+      /^another schedctl run has been booking meeting m-7 for over \d+ m?s: pid \d+ on .+; nothing was sent$/,
     );
     expect((error as LeadBusyError).hint).toContain(`remove ${meetingLockFile(dir, scope, 'M-7')}.lock`);
     expect(waits.length).toBeGreaterThanOrEqual(1);
