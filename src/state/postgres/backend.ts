@@ -17,6 +17,8 @@ import { holdAdvisory } from './locks.js';
 import { SchemaTooNewError, ensureSchema } from './schema.js';
 import { LegacySpool } from './spool.js';
 import { clientSql, pgSql } from './sql.js';
+import { tlsNote } from './client-config.js';
+import { recordWriter, tooNewHint, versionBefore } from './writer.js';
 
 // The team backend's parts that the state commands (admin.ts), the bulk run logs (run-log.ts),
 // the shared rate budget (services.ts) and the state store (../index.ts) use are imported from
@@ -63,6 +65,8 @@ export interface PostgresBackend extends LedgerBackend {
 
 export function postgresBackend(o: PostgresBackendOptions): PostgresBackend {
   const db = openDatabase(o.url, o.early);
+  const note = tlsNote(o.url);
+  if (note) o.warn?.(note);
   const spoolDir = join(o.dir, 'team-spool');
   const spool = new LedgerSpool(spoolDir, DEFAULT_LOCK_TIMING);
   const legacySpool = new LegacySpool(spoolDir, DEFAULT_LOCK_TIMING);
@@ -73,13 +77,12 @@ export function postgresBackend(o: PostgresBackendOptions): PostgresBackend {
 
   async function prepare(): Promise<void> {
     try {
-      await ensureSchema(db);
+      const before = await versionBefore(db);
+      const now = await ensureSchema(db);
+      // This schedctl made or migrated the schema: it says which version it is (writer.ts).
+      if (before !== now) await recordWriter(db);
     } catch (error) {
-      if (error instanceof SchemaTooNewError)
-        throw db.unavailable(
-          error,
-          `this schedctl knows schema ${error.known} and never writes into a newer one: upgrade it to the version that wrote schema ${error.found} (npm install -g schedctl@latest)`,
-        );
+      if (error instanceof SchemaTooNewError) throw db.unavailable(error, await tooNewHint(db, error));
       throw db.unavailable(error);
     }
     await moveSpoolIn();
