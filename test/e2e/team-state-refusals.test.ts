@@ -55,8 +55,15 @@ describe('refusals of the database, each with its own hint', () => {
   it('a role without rights on the tables: what to GRANT, to whom', SLOW, async () => {
     await schemaMade();
     const m = machine(t.sb, as('refusal_stranger'));
-    for (const args of [['state', 'status', '--json'], ['meetings', 'ls', '--json'], ['state', 'push', '--json']])
-      refused(await m.run(args), /GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO refusal_stranger/);
+    for (const args of [
+      ['state', 'status', '--json'],
+      ['meetings', 'ls', '--json'],
+      ['state', 'push', '--json'],
+    ])
+      refused(
+        await m.run(args),
+        /GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO refusal_stranger/,
+      );
   });
 
   it('a role that may not create the tables: CREATE on the schema, or the owner first', SLOW, async () => {
@@ -83,10 +90,15 @@ describe('refusals of the database, each with its own hint', () => {
   it('a TLS file the URL names that is not there: the file named, the path to fix', SLOW, async () => {
     const missing = '/nonexistent/schedctl-test/ca.pem';
     const m = machine(t.sb, as('schedctl_test', `?sslmode=verify-full&sslrootcert=${missing}`));
-    for (const args of [['state', 'status', '--json'], ['meetings', 'ls', '--json']]) {
+    for (const args of [
+      ['state', 'status', '--json'],
+      ['meetings', 'ls', '--json'],
+    ]) {
       const r = await m.run(args);
       refused(r, /sslrootcert, sslcert or sslkey/);
-      expect(r.json().error.message, show(r)).toContain(`the TLS file ${missing} named in the state URL cannot be read`);
+      expect(r.json().error.message, show(r)).toContain(
+        `the TLS file ${missing} named in the state URL cannot be read`,
+      );
     }
     // A read that needs no ledger still works without the database.
     const read = await m.run(['triggers', 'ls', '--json']);
@@ -104,12 +116,25 @@ describe('refusals of the database, each with its own hint', () => {
     try {
       const name = 'lead ws-test stuck@acme.example';
       await holder.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [name]);
-      const owner = { token: 't', pid: 4242, host: 'runner-1', user: 'ana', command: 'schedctl book', since: new Date().toISOString() };
+      const owner = {
+        token: 't',
+        pid: 4242,
+        host: 'runner-1',
+        user: 'ana',
+        command: 'schedctl book',
+        since: new Date().toISOString(),
+      };
       await holder.query(
         'INSERT INTO schedctl_locks (name, lock_key, backend_pid, owner) VALUES ($1, hashtextextended($1, 0), pg_backend_pid(), $2)',
         [name, JSON.stringify(owner)],
       );
-      const r = await machine(t.sb, as('refusal_helper')).run(['state', 'unlock', 'stuck@acme.example', '--force', '--json']);
+      const r = await machine(t.sb, as('refusal_helper')).run([
+        'state',
+        'unlock',
+        'stuck@acme.example',
+        '--force',
+        '--json',
+      ]);
       refused(r, /GRANT pg_signal_backend TO refusal_helper/);
       // Still held: nothing was released, the holder record kept.
       const held = await holder.query('SELECT 1');
@@ -132,13 +157,17 @@ describe('refusals of the database, each with its own hint', () => {
 });
 
 describe('TLS modes in schedctl words', () => {
-  it('sslmode=require: one note of what it verifies and what to set, no SECURITY WARNING of the driver', SLOW, async () => {
-    const r = await machine(t.sb, as('schedctl_test', '?sslmode=require')).run(['state', 'status', '--json']);
-    expect(r.stderr, show(r)).not.toContain('SECURITY WARNING');
-    const notes = r.stderr.split('\n').filter((l) => l.startsWith('note: sslmode=require'));
-    expect(notes, show(r)).toHaveLength(1);
-    expect(notes[0]).toMatch(/verifies the server's certificate.*sslmode=verify-full/);
-    // The test's server takes no TLS: said as such, not as a database that is down.
-    refused(r, /takes no TLS connections.*sslmode=disable/);
-  });
+  it(
+    'sslmode=require: one note of what it verifies and what to set, no SECURITY WARNING of the driver',
+    SLOW,
+    async () => {
+      const r = await machine(t.sb, as('schedctl_test', '?sslmode=require')).run(['state', 'status', '--json']);
+      expect(r.stderr, show(r)).not.toContain('SECURITY WARNING');
+      const notes = r.stderr.split('\n').filter((l) => l.startsWith('note: sslmode=require'));
+      expect(notes, show(r)).toHaveLength(1);
+      expect(notes[0]).toMatch(/verifies the server's certificate.*sslmode=verify-full/);
+      // The test's server takes no TLS: said as such, not as a database that is down.
+      refused(r, /takes no TLS connections.*sslmode=disable/);
+    },
+  );
 });

@@ -29,7 +29,7 @@ import { recordWriter, tooNewHint, versionBefore } from './writer.js';
 // started while the HTTP layer loads, it was answered only after it
 // (test/perf/bundle-layout.test.ts holds the layout; pg itself still loads only when used).
 export { isConnectionFailure, type Database } from './connect.js';
-export { HOLDERS_SQL, holderOf, recordHolder, sessionClient } from './locks.js';
+export { HOLDERS_SQL, holderSoon, sessionClient, takeAndRecord } from './locks.js';
 export { pgBudgetInUse, pgBudgetStore } from './rate-budget.js';
 
 /** A table's records as messages name them (what `state status` counts them as). */

@@ -1,0 +1,111 @@
+/**
+ * Team state (issue 37, item 9): every lock holder says who it is, and nothing more. A waiting
+ * run names the holder (pid, host, user, command) from its first line, also when both start at
+ * the same moment (a lock taken and its holder written in two steps left a moment with no
+ * holder to name); the holder record says the command and the names of its options, never their
+ * values (a lead's email, phone number, form answers: every reader of the database sees it).
+ */
+import { beforeEach, describe, expect, it } from 'vitest';
+import { DEMO_TRIGGER } from '../helpers/args.js';
+import { describeRun, sleep, type Killable } from '../helpers/parallel-run.js';
+import { usePostgres } from '../helpers/postgres.js';
+import { useSandbox } from '../helpers/sandbox.js';
+import { dbName, machine } from '../helpers/team.js';
+
+const fx = usePostgres();
+const t = useSandbox({ holdSeconds: 60 });
+const SLOW = { timeout: 90_000 };
+
+let stateUrl = '';
+beforeEach(async () => {
+  stateUrl = await fx.pg.createDatabase();
+});
+const sql = (query: string) => fx.pg.psql(query, dbName(stateUrl));
+
+const PHONE = '+44 20 7946 0958';
+/** A route whose every value is personal: none may reach the holder record. */
+const routeArgs = (email: string) => [
+  'route',
+  '--trigger',
+  DEMO_TRIGGER,
+  '--email',
+  email,
+  '--field',
+  'company=Hollowmere Analytics',
+  '--field',
+  'region=emea',
+  '--field',
+  `notes=call me on ${PHONE}`,
+  '--slot',
+  'first',
+  '--yes',
+  '--json',
+];
+
+async function until(check: () => Promise<boolean>, timeoutMs = 20_000): Promise<boolean> {
+  for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; await sleep(20)) if (await check()) return true;
+  return false;
+}
+
+/** The first line a waiting run says about the holder, as soon as it says it. */
+function firstWaitLine(run: Killable): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    let text = '';
+    run.child.stderr?.on('data', (c: Buffer) => {
+      text += c.toString();
+      const line = text.split('\n').find((l) => l.startsWith('waiting for another schedctl run'));
+      if (line) resolve(line);
+    });
+    void run.done.then(() => resolve(undefined));
+  });
+}
+
+describe('lock holders', () => {
+  it(
+    'the holder record names the command, its option names and who runs it; no value of the command',
+    SLOW,
+    async () => {
+      await machine(t.sb, stateUrl).run(['state', 'status']); // the schema made
+      const email = 'Priya.Raman@Hollowmere.example';
+      await t.sb.fault({ method: 'POST', path: '/v1/scheduling/events/*/slots', fault: 'delay', delayMs: 2000 });
+      const a = machine(t.sb, stateUrl).start(routeArgs(email));
+      let text = '';
+      expect(await until(async () => (text = await sql('SELECT owner::text FROM schedctl_locks')) !== '')).toBe(true);
+      const owner = JSON.parse(text) as Record<string, unknown>;
+      expect(owner).toMatchObject({
+        pid: a.child.pid,
+        command: 'schedctl route --trigger --email --field --slot --yes --json',
+      });
+      // The lock's name says which lead (normalised), as it must to be a lock; the owner nothing of it.
+      expect(JSON.stringify(owner).toLowerCase()).not.toMatch(/priya|hollowmere|emea|7946|first/);
+
+      // A second run for the lead names the holder from its first line.
+      const b = machine(t.sb, stateUrl).start(routeArgs(email));
+      const line = await firstWaitLine(b);
+      expect(line).toContain(`pid ${a.child.pid} on `);
+      expect(line).toContain('schedctl route --trigger --email --field --slot --yes --json');
+      expect(line).not.toContain('has not said who it is');
+      const [ra, rb] = await Promise.all([a.done, b.done]);
+      expect(ra.code, describeRun(ra)).toBe(0);
+      expect(rb.code, describeRun(rb)).not.toBeNull();
+    },
+  );
+
+  it('runs that start together: the one that waits names the one that holds, every time', SLOW, async () => {
+    await machine(t.sb, stateUrl).run(['state', 'status']);
+    await t.sb.fault({ method: 'POST', path: '/v1/scheduling/events/*/slots', fault: 'delay', delayMs: 1500 });
+    const pairs = [1, 2, 3].map((i) => {
+      const runs = [0, 1].map(() => machine(t.sb, stateUrl).start(routeArgs(`together-${i}@acme.example`)));
+      return { runs, lines: runs.map(firstWaitLine) };
+    });
+    for (const { runs, lines } of pairs) {
+      const said = (await Promise.all(lines)).filter((l): l is string => l !== undefined);
+      const ended = await Promise.all(runs.map((r) => r.done));
+      expect(said.length, ended.map(describeRun).join('\n')).toBeGreaterThan(0);
+      for (const line of said) {
+        expect(line).not.toContain('has not said who it is');
+        expect(runs.some((r) => line.includes(`pid ${r.child.pid} on `))).toBe(true);
+      }
+    }
+  });
+});
