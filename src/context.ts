@@ -18,6 +18,8 @@ export interface IO {
   isStdoutTTY: boolean;
   isStderrTTY: boolean;
   isStdinTTY: boolean;
+  /** The terminal's width when stdout is one (what a layout must fit in); undefined otherwise. */
+  stdoutColumns?: number | undefined;
 }
 
 export interface Clock {
@@ -89,6 +91,9 @@ export function processIO(): IO {
     },
     get isStdinTTY() {
       return Boolean(process.stdin.isTTY);
+    },
+    get stdoutColumns() {
+      return process.stdout.isTTY ? process.stdout.columns : undefined;
     },
   };
 }
