@@ -80,7 +80,7 @@ _schedctl_value() {
       esac ;;
     'slots')
       case "$2" in
-        '--from'|'--to'|'--days'|'--reservation'|'--tz'|'--base-url'|'--timeout') r='text' ;;
+        '--from'|'--to'|'--days'|'--reservation'|'--tz'|'--lead-tz'|'--base-url'|'--timeout') r='text' ;;
         '-p'|'--profile') r='profiles' ;;
         *) return 1 ;;
       esac ;;
@@ -201,7 +201,7 @@ _schedctl_flags() {
     'events ls') r='-n --limit --all --cursor -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'events show') r='-h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'events help') r='--json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
-    'slots') r='--from --to --days --reservation --tz -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
+    'slots') r='--from --to --days --reservation --tz --lead-tz -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'book') r='--start --reservation --email --execution --first-name --last-name --phone --guest --lead-tz --response --rebook --tz -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'reschedule') r='--email --start --event --tz --file --from --dry-run --skip-invalid --out -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'meetings') r='-h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;

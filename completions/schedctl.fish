@@ -132,7 +132,7 @@ function __schedctl_value --argument-names cmdpath flag
             end
         case 'slots'
             switch "$flag"
-                case '--from' '--to' '--days' '--reservation' '--tz' '--base-url' '--timeout'
+                case '--from' '--to' '--days' '--reservation' '--tz' '--lead-tz' '--base-url' '--timeout'
                     echo 'text'
                 case '-p' '--profile'
                     echo 'profiles'
@@ -621,6 +621,7 @@ function __schedctl_flags --argument-names cmdpath
             printf '%s\t%s\n' '--days' 'length of the range in days instead of --to (default 7, at most 365)'
             printf '%s\t%s\n' '--reservation' 'reuse this reservation (same host selection)'
             printf '%s\t%s\n' '--tz' 'display time zone and zone of local times (default: the system zone)'
+            printf '%s\t%s\n' '--lead-tz' 'the lead\'s time zone: on a terminal, the week grid shows the lead\'s times beside yours when they differ'
             printf '%s\t%s\n' '-h' 'display help for command'
             printf '%s\t%s\n' '--help' 'display help for command'
             printf '%s\t%s\n' '--json' 'print one JSON document on stdout (for scripts)'
