@@ -44,6 +44,11 @@ export interface Context {
   clock: Clock;
   /** Set by the CLI right before an action runs (commander's optsWithGlobals). */
   globals: GlobalOptions;
+  /**
+   * Set with `globals`: the command's names from the top (`['state', 'unlock']`), its arguments and
+   * the option names it declares; what a lock's holder record may say of it (state/holder-command.ts).
+   */
+  invocation?: { path: string[]; argv: string[]; known: string[] } | undefined;
   /** Secrets in use (the API key once resolved), redacted from every message. */
   secrets: string[];
   configDir(): string;

@@ -6,7 +6,6 @@
  */
 import { Command } from 'commander';
 import type { Context, GlobalOptions } from '../context.js';
-import { setHolderCommand } from '../state/holder-command.js';
 import { RUNNERS, type RunnerName } from './runners.js';
 
 export function globalsOf(cmd: Command): GlobalOptions {
@@ -33,21 +32,21 @@ export function runs(ctx: Context, name: RunnerName) {
     const options = all[all.length - 2];
     const args = all.slice(0, -2).flatMap((a) => (Array.isArray(a) ? a : a === undefined ? [] : [a])) as string[];
     ctx.globals = globalsOf(cmd);
-    setHolderCommand(...commandOf(cmd));
+    ctx.invocation = invocationOf(cmd);
     const { run } = await RUNNERS[name]();
     await run(ctx, args, options as never, cmd);
   };
 }
 
 /** The command's path and the option names it and its parents declare (what a lock's holder record may say). */
-function commandOf(cmd: Command): [string[], string[], Set<string>] {
+function invocationOf(cmd: Command): NonNullable<Context['invocation']> {
   const path: string[] = [];
-  const known = new Set<string>();
+  const known: string[] = [];
   for (let c: Command | null = cmd; c; c = c.parent) {
     if (c.parent) path.unshift(c.name());
-    for (const o of c.options) for (const f of [o.long, o.short]) if (f) known.add(f);
+    for (const o of c.options) for (const f of [o.long, o.short]) if (f) known.push(f);
   }
-  return [path, process.argv.slice(2), known];
+  return { path, argv: process.argv.slice(2), known };
 }
 
 /** Collects a repeatable option into an array (commander's documented pattern). */

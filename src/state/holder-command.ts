@@ -4,12 +4,9 @@
  * nor its arguments. Every reader of the team database (and of a lock directory) sees the record,
  * and the values of a booking are a lead's form answers, email and phone number: personal data
  * the record has no need of (the lock's subject already says which lead or meeting it is).
- * Set once by the command's action (commands/action.ts); tiny, no imports: every command loads it.
+ * Set when the command opens its state (services.ts), from what its action noted (commands/action.ts).
  */
-// On globalThis, not in a module variable: the build may put this module in two chunks (the
-// commands' front and the state store's), and both must see the one value.
-const KEY = Symbol.for('schedctl.holderCommand');
-const slot = globalThis as { [KEY]?: string };
+let current: string | undefined;
 
 /** `path`: the command's names from the top (`['route']`, `['state', 'unlock']`); `known`: its option names. */
 export function setHolderCommand(path: readonly string[], argv: readonly string[], known: ReadonlySet<string>): void {
@@ -20,10 +17,10 @@ export function setHolderCommand(path: readonly string[], argv: readonly string[
     const name = /^--?[A-Za-z][\w-]*/.exec(token)?.[0];
     if (name && known.has(name) && !flags.includes(name)) flags.push(name);
   }
-  slot[KEY] = ['schedctl', ...path, ...flags].join(' ');
+  current = ['schedctl', ...path, ...flags].join(' ');
 }
 
 /** The holder's command, as set by its action; `schedctl` alone outside one (never the raw arguments). */
 export function holderCommand(): string {
-  return slot[KEY] ?? 'schedctl';
+  return current ?? 'schedctl';
 }

@@ -93,7 +93,14 @@ describe('lock holders', () => {
 
   it('runs that start together: the one that waits names the one that holds, every time', SLOW, async () => {
     await machine(t.sb, stateUrl).run(['state', 'status']);
-    await t.sb.fault({ method: 'POST', path: '/v1/scheduling/events/*/slots', fault: 'delay', delayMs: 1500 });
+    // Every run's slots answer late (a fault counts its uses): whichever run holds the lead holds it a while.
+    await t.sb.fault({
+      method: 'POST',
+      path: '/v1/scheduling/events/*/slots',
+      fault: 'delay',
+      delayMs: 1500,
+      count: 6,
+    });
     const pairs = [1, 2, 3].map((i) => {
       const runs = [0, 1].map(() => machine(t.sb, stateUrl).start(routeArgs(`together-${i}@acme.example`)));
       return { runs, lines: runs.map(firstWaitLine) };
@@ -107,5 +114,6 @@ describe('lock holders', () => {
         expect(runs.some((r) => line.includes(`pid ${r.child.pid} on `))).toBe(true);
       }
     }
+    await t.sb.clearFaults();
   });
 });
