@@ -10,6 +10,7 @@ import type { LedgerBackend } from '../backend.js';
 import { DEFAULT_LOCK_TIMING } from '../lock.js';
 import { importDocuments } from '../sql/documents.js';
 import type { Sql } from '../sql/types.js';
+import { tlsNote } from './client-config.js';
 import { openDatabase, type Database } from './connect.js';
 import type { EarlyConnection } from './early.js';
 import { LedgerSpool, type SpooledStatement } from './ledger-spool.js';
@@ -17,7 +18,6 @@ import { holdAdvisory } from './locks.js';
 import { SchemaTooNewError, ensureSchema } from './schema.js';
 import { LegacySpool } from './spool.js';
 import { clientSql, pgSql } from './sql.js';
-import { tlsNote } from './client-config.js';
 import { recordWriter, tooNewHint, versionBefore } from './writer.js';
 
 // The team backend's parts that the state commands (admin.ts), the bulk run logs (run-log.ts),
