@@ -5,6 +5,7 @@
  * holder to name); the holder record says the command and the names of its options, never their
  * values (a lead's email, phone number, form answers: every reader of the database sees it).
  */
+import pg from 'pg';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { DEMO_TRIGGER } from '../helpers/args.js';
 import { describeRun, sleep, type Killable } from '../helpers/parallel-run.js';
@@ -42,8 +43,9 @@ const routeArgs = (email: string) => [
   '--json',
 ];
 
-async function until(check: () => Promise<boolean>, timeoutMs = 20_000): Promise<boolean> {
-  for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; await sleep(20)) if (await check()) return true;
+async function until(check: () => Promise<boolean>, timeoutMs = 20_000, everyMs = 20): Promise<boolean> {
+  for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; await sleep(everyMs))
+    if (await check()) return true;
   return false;
 }
 
@@ -116,4 +118,52 @@ describe('lock holders', () => {
     }
     await t.sb.clearFaults();
   });
+  it(
+    'a holder seen before it has said who it is is named once it has (its lock taken and recorded in two steps)',
+    SLOW,
+    async () => {
+      // The workspace of this sandbox's key, as lock names carry it.
+      const scoped = await machine(t.sb, stateUrl).run(routeArgs('scope@acme.example'));
+      expect(scoped.code, describeRun({ ...scoped, signal: null, killed: false, ms: 0 })).toBe(0);
+      const workspace = await sql('SELECT DISTINCT workspace FROM schedctl_attempts');
+      const email = 'two-step@acme.example';
+      const name = `lead ${workspace} ${email}`;
+      // A holder that takes the lock first and says who it is after (as schedctl did before, and
+      // an older schedctl still does): the waiter must not call it nameless in between.
+      const holder = new pg.Client({ connectionString: stateUrl });
+      await holder.connect();
+      try {
+        await holder.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [name]);
+        const b = machine(t.sb, stateUrl).start(routeArgs(email));
+        const line = firstWaitLine(b);
+        // Asked on the holder's own connection: a new connection per look could take longer than
+        // the waiter's moment of grace on a loaded machine.
+        const asked = async () =>
+          (
+            await holder.query<{ n: string }>(
+              `SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'schedctl' AND query LIKE '%pg_try_advisory_lock%'`,
+            )
+          ).rows[0]?.n !== '0';
+        expect(await until(asked, 20_000, 1)).toBe(true);
+        const owner = {
+          token: 't',
+          pid: 4343,
+          host: 'two-step-host',
+          user: 'ana',
+          command: 'schedctl route',
+          since: new Date().toISOString(),
+        };
+        await holder.query(
+          'INSERT INTO schedctl_locks (name, lock_key, backend_pid, owner) VALUES ($1, hashtextextended($1, 0), pg_backend_pid(), $2)',
+          [name, JSON.stringify(owner)],
+        );
+        expect(await line).toContain('pid 4343 on two-step-host (ana, since');
+        await holder.end();
+        const rb = await b.done;
+        expect(rb.code, describeRun(rb)).toBe(0);
+      } finally {
+        await holder.end().catch(() => {});
+      }
+    },
+  );
 });
