@@ -42,6 +42,7 @@ _schedctl_sub() {
     'meetings/help') r='meetings help' ;;
     'state/status') r='state status' ;;
     'state/push') r='state push' ;;
+    'state/pull') r='state pull' ;;
     'state/unlock') r='state unlock' ;;
     'state/help') r='state help' ;;
     *) return 1 ;;
@@ -79,7 +80,7 @@ _schedctl_value() {
       esac ;;
     'slots')
       case "$2" in
-        '--from'|'--to'|'--days'|'--reservation'|'--tz'|'--base-url'|'--timeout') r='text' ;;
+        '--from'|'--to'|'--days'|'--reservation'|'--tz'|'--lead-tz'|'--base-url'|'--timeout') r='text' ;;
         '-p'|'--profile') r='profiles' ;;
         *) return 1 ;;
       esac ;;
@@ -155,7 +156,7 @@ _schedctl_arg() {
     'trigger help/0') r='choices fire environment exit-codes formatting' ;;
     'events help/0') r='choices ls show environment exit-codes formatting' ;;
     'meetings help/0') r='choices ls show environment exit-codes formatting' ;;
-    'state help/0') r='choices status push unlock environment exit-codes formatting' ;;
+    'state help/0') r='choices status push pull unlock environment exit-codes formatting' ;;
     'completion/0') r='choices bash zsh fish' ;;
     'help/0') r='choices profile route triggers trigger events slots book reschedule meetings state api smoke mcp completion sandbox environment exit-codes formatting' ;;
     'help/'*) r='choices profile route triggers trigger events slots book reschedule meetings state api smoke mcp completion sandbox environment exit-codes formatting' ;;
@@ -172,7 +173,7 @@ _schedctl_cmds() {
     'trigger') r='fire help' ;;
     'events') r='ls list show help' ;;
     'meetings') r='ls list show help' ;;
-    'state') r='status push unlock help' ;;
+    'state') r='status push pull unlock help' ;;
     *) r='' ;;
   esac
 }
@@ -200,7 +201,7 @@ _schedctl_flags() {
     'events ls') r='-n --limit --all --cursor -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'events show') r='-h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'events help') r='--json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
-    'slots') r='--from --to --days --reservation --tz -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
+    'slots') r='--from --to --days --reservation --tz --lead-tz -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'book') r='--start --reservation --email --execution --first-name --last-name --phone --guest --lead-tz --response --rebook --tz -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'reschedule') r='--email --start --event --tz --file --from --dry-run --skip-invalid --out -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'meetings') r='-h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
@@ -210,6 +211,7 @@ _schedctl_flags() {
     'state') r='-h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'state status') r='-h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'state push') r='-h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
+    'state pull') r='-h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'state unlock') r='--meeting --force -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'state help') r='--json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'api') r='-d --data -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;

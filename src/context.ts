@@ -18,6 +18,8 @@ export interface IO {
   isStdoutTTY: boolean;
   isStderrTTY: boolean;
   isStdinTTY: boolean;
+  /** The terminal's width when stdout is one (what a layout must fit in); undefined otherwise. */
+  stdoutColumns?: number | undefined;
 }
 
 export interface Clock {
@@ -42,6 +44,11 @@ export interface Context {
   clock: Clock;
   /** Set by the CLI right before an action runs (commander's optsWithGlobals). */
   globals: GlobalOptions;
+  /**
+   * Set with `globals`: the command's names from the top (`['state', 'unlock']`), its arguments and
+   * the option names it declares; what a lock's holder record may say of it (state/holder-command.ts).
+   */
+  invocation?: { path: string[]; argv: string[]; known: string[] } | undefined;
   /** Secrets in use (the API key once resolved), redacted from every message. */
   secrets: string[];
   configDir(): string;
@@ -89,6 +96,9 @@ export function processIO(): IO {
     },
     get isStdinTTY() {
       return Boolean(process.stdin.isTTY);
+    },
+    get stdoutColumns() {
+      return process.stdout.isTTY ? process.stdout.columns : undefined;
     },
   };
 }

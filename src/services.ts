@@ -14,6 +14,7 @@ import { redact } from './config/mask.js';
 import { resolveProfileName, resolveTarget, type Target } from './config/target.js';
 import type { Context } from './context.js';
 import { UsageError } from './errors.js';
+import { setHolderCommand } from './state/holder-command.js';
 import { openState, type Profile, type State } from './state/index.js';
 import { pgBudgetStore, type PostgresBackend } from './state/postgres/backend.js';
 import { checkStateUrl } from './state/postgres/url.js';
@@ -42,6 +43,8 @@ export const DEFAULT_TIMEOUT_SECONDS = 30;
 const DEFAULT_RATE = 30;
 
 export function openStateOf(ctx: Context): State {
+  // What this run's lock holder records say it is (never the command's values).
+  if (ctx.invocation) setHolderCommand(ctx.invocation.path, ctx.invocation.argv, new Set(ctx.invocation.known));
   const state: State = openState(ctx.configDir(), {
     now: () => ctx.clock.now(),
     staleMs: testOnlyMs(ctx.env.SCHEDCTL_TEST_LOCK_STALE_MS),

@@ -32,9 +32,21 @@ export function runs(ctx: Context, name: RunnerName) {
     const options = all[all.length - 2];
     const args = all.slice(0, -2).flatMap((a) => (Array.isArray(a) ? a : a === undefined ? [] : [a])) as string[];
     ctx.globals = globalsOf(cmd);
+    ctx.invocation = invocationOf(cmd);
     const { run } = await RUNNERS[name]();
     await run(ctx, args, options as never, cmd);
   };
+}
+
+/** The command's path and the option names it and its parents declare (what a lock's holder record may say). */
+function invocationOf(cmd: Command): NonNullable<Context['invocation']> {
+  const path: string[] = [];
+  const known: string[] = [];
+  for (let c: Command | null = cmd; c; c = c.parent) {
+    if (c.parent) path.unshift(c.name());
+    for (const o of c.options) for (const f of [o.long, o.short]) if (f) known.push(f);
+  }
+  return { path, argv: process.argv.slice(2), known };
 }
 
 /** Collects a repeatable option into an array (commander's documented pattern). */

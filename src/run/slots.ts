@@ -11,6 +11,8 @@ import { hintFor } from '../hints.js';
 import { DEFAULT_DAYS, MAX_SLOTS_DAYS } from '../limits.js';
 import { sanitizeText } from '../ui/sanitize.js';
 import { renderSlotsByDay } from '../ui/slots-view.js';
+import { renderWeekGrid, weekGrid } from '../ui/slots-grid.js';
+import type { Ui } from '../ui/ui.js';
 
 export interface SlotsOptions {
   from?: string;
@@ -18,6 +20,7 @@ export interface SlotsOptions {
   days?: string;
   reservation?: string;
   tz?: string;
+  leadTz?: string;
 }
 
 export interface SlotsRequest {
@@ -31,6 +34,7 @@ export interface SlotsRequest {
 export async function run(ctx: Context, [event = '']: string[], opts: SlotsOptions): Promise<void> {
   await loadTimeExpressionsFor([opts.from, opts.to]);
   const request = parseSlotsOptions(event, opts, ctx.clock.now());
+  const leadZone = opts.leadTz !== undefined ? resolveZone(opts.leadTz, '--lead-tz') : undefined;
   const api = await ctx.api();
   const result = await findSlots(api, request);
   const ui = await ctx.ui();
@@ -42,12 +46,36 @@ export async function run(ctx: Context, [event = '']: string[], opts: SlotsOptio
     [
       `Reservation ${sanitizeText(result.reservationId)}, expires ${formatInZone(result.expiresAt, zone)} (${relativeMinutes(result.expiresAt, now)})`,
       `Free times for ${event} from ${formatInZone(from, zone)} to ${formatInZone(to, zone)} (${zone}), ${result.slots.length} in all:`,
-      renderSlotsByDay(result.slots, zone),
+      (ctx.io.isStdoutTTY && grid(ui, result.slots, request, leadZone, ctx.io.stdoutColumns)) ||
+        renderSlotsByDay(result.slots, zone),
     ].join('\n'),
   );
   const first = result.slots[0];
   if (first)
     ui.info(`\nNext: schedctl book ${event} --start ${first} --reservation ${result.reservationId} --email <email>`);
+}
+
+/**
+ * On a terminal, the week grid (ui/slots-grid.ts), colored as the terminal allows (ui.out honours
+ * NO_COLOR and --no-color); undefined (the list then) when it would be wider than the terminal
+ * or there is no free time to show.
+ */
+function grid(
+  ui: Pick<Ui, 'out'>,
+  slots: string[],
+  request: SlotsRequest,
+  leadZone: string | undefined,
+  columns: number | undefined,
+): string | undefined {
+  const weeks = weekGrid({ slots, zone: request.zone, leadZone, from: request.from, to: request.to });
+  if (weeks.length === 0) return undefined;
+  const c = ui.out;
+  const lines = renderWeekGrid(weeks, request.zone, leadZone, columns ?? 80, {
+    head: (t) => c.bold(t),
+    free: (t) => c.green(t),
+    busy: (t) => c.dim(t),
+  });
+  return lines?.join('\n');
 }
 
 /** The free times of [from, to): one request per 63 days, all with one reservation; an API refusal gets its hint. The --json document. */

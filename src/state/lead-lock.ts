@@ -22,6 +22,7 @@ import { hostname, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { ensureDir } from './disk.js';
 import { LeadBusyError, LeadLockLostError, StateWriteError, errnoCode } from './errors.js';
+import { holderCommand } from './holder-command.js';
 import { leadId } from './identity.js';
 import type { LockTiming } from './lock.js';
 
@@ -142,7 +143,9 @@ async function acquire(lockDir: string, timing: LockTiming, o: HoldOptions): Pro
     }
     const waited = now - started;
     if (waited >= timing.waitMs) throw new LeadBusyError(o.label, lockDir, timing.waitMs, owner);
-    if (o.onWait && now - told >= WAIT_NOTICE_MS) {
+    // A holder makes the lock's directory, then writes who it is: a waiter that looks between the
+    // two sees no owner yet. Not said as "has not said who it is" until it has had time to.
+    if (o.onWait && now - told >= WAIT_NOTICE_MS && (owner || waited >= OWNER_GRACE_MS)) {
       told = now;
       o.onWait({ owner, waitedMs: waited, waitMs: timing.waitMs });
     }
@@ -152,6 +155,8 @@ async function acquire(lockDir: string, timing: LockTiming, o: HoldOptions): Pro
 
 /** A waiting run hears at once, then every 5 s. */
 const WAIT_NOTICE_MS = 5_000;
+/** How long a new holder has to say who it is before a waiter says it has not (one write, normally well under it). */
+export const OWNER_GRACE_MS = 1_000;
 
 function tryCreate(lockDir: string, command: string | undefined): LockOwner | undefined {
   try {
@@ -165,7 +170,7 @@ function tryCreate(lockDir: string, command: string | undefined): LockOwner | un
     pid: process.pid,
     host: hostname(),
     user: currentUser(),
-    command: command ?? `schedctl ${process.argv.slice(2).join(' ')}`.slice(0, 200),
+    command: command ?? holderCommand(),
     since: new Date().toISOString(),
   };
   const temp = join(lockDir, `${OWNER}.${owner.token}.tmp`);

@@ -28,6 +28,17 @@ export function stateCommand(ctx: Context): Command {
         .action(runs(ctx, 'state/push')),
     )
     .addCommand(
+      new Command('pull')
+        .description(
+          "copy the team state's ledger into this machine's local ledger (records already here are left as they are: running it again changes nothing)",
+        )
+        .addHelpText(
+          'after',
+          '\nThe other way from `state push`: the team state stays as it was; with SCHEDCTL_STATE_URL=local this machine then knows what the team knew.\n--json prints {from, to, pulled: {<table>: n}, alreadyHere: {<table>: n}}.',
+        )
+        .action(runs(ctx, 'state/pull')),
+    )
+    .addCommand(
       new Command('unlock')
         .description(
           "release a lead's lock held by a stuck run (like `terraform force-unlock`): that run is cut off from the team state",

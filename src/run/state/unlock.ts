@@ -46,7 +46,10 @@ export async function run(ctx: Context, [email]: string[], opts: { meeting?: str
       );
       if (!yes) throw new CancelledError(`the lock on ${label} was left held`);
     }
-    await releaseLock(backend, lock);
+    // Refused (no pg_signal_backend, say): the database's refusal with what to grant (refusals.ts).
+    await releaseLock(backend, lock).catch((e: unknown) => {
+      throw backend.db.unavailable(e);
+    });
     if (ctx.globals.json)
       ui.json({
         released: {

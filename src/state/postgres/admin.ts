@@ -107,6 +107,54 @@ export async function pushLocal(backend: PostgresBackend, local: Sql, dir: strin
   return report;
 }
 
+export interface PullReport {
+  pulled: Record<string, number>;
+  alreadyHere: Record<string, number>;
+}
+
+/**
+ * An attempt this machine has with its outcome unknown that the team state knows (another
+ * machine learnt it): the team's copy replaces it, as the spool never undoes a known outcome.
+ * Every other row this machine has already is left as it is.
+ */
+const ATTEMPT_LEARNT = `ON CONFLICT (id) DO UPDATE SET
+  outcome = excluded.outcome, sent = excluded.sent, meeting_id = excluded.meeting_id, execution_id = excluded.execution_id,
+  start_ms = excluded.start_ms, touched_ms = excluded.touched_ms, body = excluded.body
+  WHERE schedctl_attempts.outcome = 'unknown' AND excluded.outcome <> 'unknown'`;
+
+/**
+ * Copies the team state's ledger into this machine's (its SQLite tables), row by row, in one
+ * local transaction: a machine leaving the team, or working alone for a while
+ * (SCHEDCTL_STATE_URL=local), keeps what the team knows. Rows it has already are left alone
+ * (but an outcome it did not know), so a second pull changes nothing. The bulk run logs stay in
+ * the team state: a run is resumed from there.
+ */
+export async function pullTeam(backend: PostgresBackend, local: Sql): Promise<PullReport> {
+  const report: PullReport = { pulled: {}, alreadyHere: {} };
+  await backend.ready();
+  const team = await backend.sql();
+  const names = Object.keys(await countTables(local)) as (keyof LedgerCounts)[];
+  for (const [i, table] of LEDGER_TABLES.entries()) {
+    const rows = await team.all<Record<string, SqlValue>>(`SELECT * FROM ${table}`);
+    // This machine numbers its own rows (seq): the team's numbers mean nothing here.
+    const pulled = await local.transaction(async (tx) => {
+      let n = 0;
+      for (const { seq: _seq, ...row } of rows) {
+        const cols = Object.keys(row);
+        const conflict = table === 'schedctl_attempts' ? ATTEMPT_LEARNT : 'ON CONFLICT DO NOTHING';
+        n += await tx.run(
+          `INSERT INTO ${table} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')}) ${conflict}`,
+          cols.map((c) => row[c] ?? null),
+        );
+      }
+      return n;
+    });
+    report.pulled[names[i]!] = pulled;
+    report.alreadyHere[names[i]!] = rows.length - pulled;
+  }
+  return report;
+}
+
 /** Records kept on this machine, waiting for the team state (ledger-spool.ts, and a former schedctl's spool.ts). */
 export async function keptHere(backend: PostgresBackend): Promise<number> {
   const runs = runLogFiles(backend.runSpoolDir).reduce((n, f) => n + f.records.length, 0);

@@ -10,6 +10,7 @@ import type { LedgerBackend } from '../backend.js';
 import { DEFAULT_LOCK_TIMING } from '../lock.js';
 import { importDocuments } from '../sql/documents.js';
 import type { Sql } from '../sql/types.js';
+import { tlsNote } from './client-config.js';
 import { openDatabase, type Database } from './connect.js';
 import type { EarlyConnection } from './early.js';
 import { LedgerSpool, type SpooledStatement } from './ledger-spool.js';
@@ -17,6 +18,7 @@ import { holdAdvisory } from './locks.js';
 import { SchemaTooNewError, ensureSchema } from './schema.js';
 import { LegacySpool } from './spool.js';
 import { clientSql, pgSql } from './sql.js';
+import { recordWriter, tooNewHint, versionBefore } from './writer.js';
 
 // The team backend's parts that the state commands (admin.ts), the bulk run logs (run-log.ts),
 // the shared rate budget (services.ts) and the state store (../index.ts) use are imported from
@@ -27,7 +29,7 @@ import { clientSql, pgSql } from './sql.js';
 // started while the HTTP layer loads, it was answered only after it
 // (test/perf/bundle-layout.test.ts holds the layout; pg itself still loads only when used).
 export { isConnectionFailure, type Database } from './connect.js';
-export { HOLDERS_SQL, holderOf, recordHolder, sessionClient } from './locks.js';
+export { HOLDERS_SQL, holderSoon, sessionClient, takeAndRecord } from './locks.js';
 export { pgBudgetInUse, pgBudgetStore } from './rate-budget.js';
 
 /** A table's records as messages name them (what `state status` counts them as). */
@@ -63,6 +65,8 @@ export interface PostgresBackend extends LedgerBackend {
 
 export function postgresBackend(o: PostgresBackendOptions): PostgresBackend {
   const db = openDatabase(o.url, o.early);
+  const note = tlsNote(o.url);
+  if (note) o.warn?.(note);
   const spoolDir = join(o.dir, 'team-spool');
   const spool = new LedgerSpool(spoolDir, DEFAULT_LOCK_TIMING);
   const legacySpool = new LegacySpool(spoolDir, DEFAULT_LOCK_TIMING);
@@ -73,13 +77,12 @@ export function postgresBackend(o: PostgresBackendOptions): PostgresBackend {
 
   async function prepare(): Promise<void> {
     try {
-      await ensureSchema(db);
+      const before = await versionBefore(db);
+      const now = await ensureSchema(db);
+      // This schedctl made or migrated the schema: it says which version it is (writer.ts).
+      if (before !== now) await recordWriter(db);
     } catch (error) {
-      if (error instanceof SchemaTooNewError)
-        throw db.unavailable(
-          error,
-          `this schedctl knows schema ${error.known} and never writes into a newer one: upgrade it to the version that wrote schema ${error.found} (npm install -g schedctl@latest)`,
-        );
+      if (error instanceof SchemaTooNewError) throw db.unavailable(error, await tooNewHint(db, error));
       throw db.unavailable(error);
     }
     await moveSpoolIn();

@@ -11,7 +11,40 @@ export const CONNECT_TIMEOUT_MS = 5000;
 /** A query that takes longer fails (a black-holed network must not hang a command forever). */
 export const QUERY_TIMEOUT_MS = 15_000;
 
+/** The TLS modes pg treats as verify-full (with a raw SECURITY WARNING on stderr): tlsNote says it in schedctl's words. */
+const VERIFYING_ALIASES = new Set(['prefer', 'require', 'verify-ca']);
+
+/** The URL's sslmode when it is one of pg's aliases of verify-full (and libpq's own meaning was not asked for). */
+function aliasedMode(url: string): string | undefined {
+  try {
+    const q = new URL(url).searchParams;
+    const mode = q.get('sslmode') ?? '';
+    return VERIFYING_ALIASES.has(mode) && q.get('uselibpqcompat') !== 'true' ? mode : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * What the state URL's TLS mode verifies, said once per command (stderr) in schedctl's words,
+ * instead of node-postgres's SECURITY WARNING: libpq users read `require` as "encrypt, check
+ * nothing", but pg checks the certificate and host name (verify-full), so a private CA fails
+ * until it is named. Undefined when the mode says what it does (verify-full, disable, none).
+ */
+export function tlsNote(url: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const mode = aliasedMode(url);
+  const fromEnv =
+    !mode && !/[?&]sslmode=/.test(url) && VERIFYING_ALIASES.has(env.PGSSLMODE ?? '') ? env.PGSSLMODE : undefined;
+  const said = mode ? `sslmode=${mode} in the state URL` : fromEnv ? `PGSSLMODE=${fromEnv}` : undefined;
+  if (!said) return undefined;
+  return `note: ${said}: schedctl encrypts the connection and verifies the server's certificate (signed by a CA this machine trusts, or by the file in sslrootcert) and its host name, as sslmode=verify-full does, with no fall-back to plain text; write sslmode=verify-full to say so (with sslrootcert=<CA file> for a private CA; docs/team-state.md#tls)`;
+}
+
 export function clientConfigWith(parse: (url: string) => unknown, url: string): ClientConfig {
+  // pg treats these modes as verify-full and prints a raw warning saying so: parsed as
+  // verify-full (the same settings, no warning), and said in schedctl's words (tlsNote).
+  const mode = aliasedMode(url);
+  if (mode) url = url.replace(`sslmode=${mode}`, 'sslmode=verify-full');
   // `postgres://` alone: everything from libpq's variables (pg reads PGHOST, PGUSER, … itself).
   const parsed = /^postgres(ql)?:\/\/$/.test(url) ? {} : (parse(url) as Record<string, unknown>);
   // What the URL leaves empty falls back to the environment, as in libpq.

@@ -11,6 +11,7 @@ import { StateUnavailableError } from '../errors.js';
 import { clientConfigWith } from './client-config.js';
 import type { EarlyConnection } from './early.js';
 import { loadBundledPg, loadPg as loadPgBundle, saveCodeCache } from './load-pg.js';
+import { refusalHint, tlsFileReason } from './refusals.js';
 import { passwordOf, redactStateUrl } from './url.js';
 
 type Pg = typeof import('pg');
@@ -76,7 +77,18 @@ function adoptingFirst(Base: typeof import('pg').Client, early: EarlyConnection)
 export function openDatabase(url: string, early?: EarlyConnection): Database {
   const where = redactStateUrl(url);
   const secret = passwordOf(url) ?? process.env.PGPASSWORD;
-  const config = early?.config ?? clientConfig(url);
+  // A TLS file the URL names is read here (pg-connection-string): when it cannot be, the first
+  // use of the database says so, like any other failure of it (a read needing no ledger still runs).
+  let configError: unknown;
+  let config: ClientConfig;
+  try {
+    config = early?.config ?? clientConfig(url);
+  } catch (error) {
+    configError = error;
+    config = {};
+  }
+  // The role as the hints name it: the URL's, else libpq's PGUSER, else the system user's name.
+  const role = config.user ?? process.env.PGUSER ?? process.env.USER ?? 'the role';
   let pool: Promise<Pool> | undefined;
   let answered = false;
   const broken = new WeakSet<object>();
@@ -90,7 +102,7 @@ export function openDatabase(url: string, early?: EarlyConnection): Database {
       : new StateUnavailableError(
           where,
           describePgError(error, secret),
-          hint,
+          hint ?? refusalHint(error, role),
           hasSentUnrepeatable() ? (notSent ? { notSent } : true) : false,
         );
 
@@ -103,6 +115,10 @@ export function openDatabase(url: string, early?: EarlyConnection): Database {
     config,
     pool: () =>
       (pool ??= loadPg().then((pg) => {
+        if (configError !== undefined) {
+          pool = undefined; // said again by the next use, never a pool without its settings
+          throw configError;
+        }
         const p = new pg.Pool({
           ...config,
           max: 4,
@@ -181,7 +197,9 @@ export function openDatabase(url: string, early?: EarlyConnection): Database {
 export function describePgError(error: unknown, secret?: string): string {
   const e = error as { code?: unknown; message?: unknown } | null;
   let text = typeof e?.message === 'string' && e.message ? e.message : String(error);
-  if (e?.code === 'ECONNREFUSED') text = 'connection refused';
+  const tls = tlsFileReason(error);
+  if (tls) text = tls;
+  else if (e?.code === 'ECONNREFUSED') text = 'connection refused';
   else if (/client password must be a string/i.test(text))
     text = 'the server asks for a password and none was given (the URL, PGPASSWORD or ~/.pgpass)';
   else if (e?.code === 'ENOTFOUND') text = 'unknown host';

@@ -11,7 +11,8 @@ import type { Client } from 'pg';
 import type { LockSubject } from '../backend.js';
 import { subjectLabel } from '../backend.js';
 import { LeadBusyError, LeadLockLostError } from '../errors.js';
-import { currentUser, type HeldLock, type LockOwner, type LockWait } from '../lead-lock.js';
+import { holderCommand } from '../holder-command.js';
+import { currentUser, OWNER_GRACE_MS, type HeldLock, type LockOwner, type LockWait } from '../lead-lock.js';
 import { loadPg, type Database } from './connect.js';
 
 /** The lock's name: one per lead (normalised email) or meeting, per workspace. */
@@ -115,28 +116,23 @@ async function acquire(
 ): Promise<LockOwner> {
   const started = Date.now();
   let said = 0;
+  const owner = newOwner();
   for (;;) {
     let got: boolean;
     try {
-      const r = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS ok', [
-        name,
-      ]);
-      got = r.rows[0]?.ok === true;
+      // Taken and recorded in one statement: a waiter never finds the lock held by no one it can name
+      // (two statements left a moment between them: 2 of 24 waits named no holder).
+      got = await takeAndRecord(client, name, owner);
     } catch (error) {
       throw db.unavailable(error, undefined, guarded);
     }
-    if (got) {
-      try {
-        return await recordHolder(client, name);
-      } catch (error) {
-        throw db.unavailable(error, undefined, guarded);
-      }
-    }
+    if (got) return owner;
     const waited = Date.now() - started;
     const holder = await holderOf(client, name);
     if (waited >= waitMs) throw new LeadBusyError(label, { command: unlockCommand(name) }, waitMs, holder);
-    // At once, then every 5 s: who holds it and how long this run has waited.
-    if (onWait && (said === 0 || waited - said >= 5000)) {
+    // At once, then every 5 s: who holds it and how long this run has waited. A holder whose
+    // record is not visible yet (a lock taken by an older schedctl in two steps) gets a moment.
+    if (onWait && (said === 0 || waited - said >= 5000) && (holder || waited >= OWNER_GRACE_MS)) {
       said = Math.max(waited, 1);
       onWait({ owner: holder, waitedMs: waited, waitMs });
     }
@@ -144,23 +140,43 @@ async function acquire(
   }
 }
 
-/** Says in schedctl_locks who holds the session lock `name` (this run), for waiting runs and `state status`. */
-export async function recordHolder(client: Client, name: string): Promise<LockOwner> {
-  const owner: LockOwner = {
+/**
+ * The lock taken (when free) and its holder recorded, in one statement: the INSERT runs only
+ * when the lock was got (a data-modifying WITH runs once, whether read or not).
+ */
+const TAKE_AND_RECORD = `
+  WITH got AS (SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS ok),
+  recorded AS (
+    INSERT INTO schedctl_locks (name, lock_key, backend_pid, owner)
+    SELECT $1, hashtextextended($1, 0), pg_backend_pid(), $2::jsonb FROM got WHERE ok
+    ON CONFLICT (name) DO UPDATE SET lock_key = EXCLUDED.lock_key, backend_pid = EXCLUDED.backend_pid, owner = EXCLUDED.owner
+    RETURNING 1)
+  SELECT ok FROM got`;
+
+/** Takes the session lock `name` at once and records its holder, or resolves to false (held by another). */
+export async function takeAndRecord(client: Client, name: string, owner: LockOwner = newOwner()): Promise<boolean> {
+  const r = await client.query<{ ok: boolean }>(TAKE_AND_RECORD, [name, JSON.stringify(owner)]);
+  return r.rows[0]?.ok === true;
+}
+
+/** The holder of `name`, given the moment a holder between taking and recording needs to be seen (see acquire). */
+export async function holderSoon(client: Client, name: string): Promise<LockOwner | undefined> {
+  for (const deadline = Date.now() + OWNER_GRACE_MS; ; await new Promise((r) => setTimeout(r, 50))) {
+    const holder = await holderOf(client, name);
+    if (holder || Date.now() >= deadline) return holder;
+  }
+}
+
+/** Who this run is, as its holder records say: never the command's values (holder-command.ts). */
+function newOwner(): LockOwner {
+  return {
     token: randomUUID(),
     pid: process.pid,
     host: hostname(),
     user: currentUser(),
-    command: `schedctl ${process.argv.slice(2).join(' ')}`.slice(0, 200),
+    command: holderCommand(),
     since: new Date().toISOString(),
   };
-  await client.query(
-    `INSERT INTO schedctl_locks (name, lock_key, backend_pid, owner)
-     VALUES ($1, hashtextextended($1, 0), pg_backend_pid(), $2)
-     ON CONFLICT (name) DO UPDATE SET lock_key = EXCLUDED.lock_key, backend_pid = EXCLUDED.backend_pid, owner = EXCLUDED.owner`,
-    [name, JSON.stringify(owner)],
-  );
-  return owner;
 }
 
 /** Who holds the session lock `name`, as its holder recorded it (undefined when unknown). */

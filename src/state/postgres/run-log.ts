@@ -24,7 +24,7 @@ import {
 } from '../../bulk/run-log.js';
 import { CliError, EXIT } from '../../errors.js';
 import type { LockOwner } from '../lead-lock.js';
-import { holderOf, isConnectionFailure, recordHolder, sessionClient, type Database } from './backend.js';
+import { holderSoon, isConnectionFailure, sessionClient, takeAndRecord, type Database } from './backend.js';
 
 export interface PgRunLogDeps {
   db: Database;
@@ -122,9 +122,7 @@ export function pgRunLogs(deps: PgRunLogDeps): RunLogStore {
 
 /** Takes the run's lock at once, or refuses naming who holds it (never waits: the other run may take hours). */
 async function take(client: Client, name: string): Promise<void> {
-  const r = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS ok', [name]);
-  if (r.rows[0]?.ok !== true) throw new RunInProgressError(await holderOf(client, name));
-  await recordHolder(client, name);
+  if (!(await takeAndRecord(client, name))) throw new RunInProgressError(await holderSoon(client, name));
 }
 
 export class RunInProgressError extends CliError {
