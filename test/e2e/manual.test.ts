@@ -56,6 +56,11 @@ describe('the manual travels with the package', () => {
     for (const page of named) expect(existsSync(join(pkgRoot, 'docs', page)), page).toBe(true);
   });
 
+  it('names a homepage (npm shows it; the manual itself is in the package)', () => {
+    const pkg = JSON.parse(readFileSync(join(pkgRoot, 'package.json'), 'utf8')) as { homepage?: string };
+    expect(pkg.homepage).toMatch(/^https:\/\/\S+$/);
+  });
+
   it.runIf(process.env.SCHEDCTL_TEST_TARBALL)('runs no script when installed', () => {
     const pkg = JSON.parse(readFileSync(join(pkgRoot, 'package.json'), 'utf8')) as { scripts?: object };
     for (const name of ['preinstall', 'install', 'postinstall', 'preprepare', 'prepare', 'postprepare'])
