@@ -35,6 +35,9 @@ interface Row {
   added_ms: number | string;
 }
 
+/** The row whose lock joins take turns on (sql/tables.ts makes it). */
+export const JOIN_LOCK = 'workspace-joins';
+
 const namesOf = (text: string): string[] => text.split(' ').filter(Boolean);
 
 export class Workspaces {
@@ -112,14 +115,13 @@ export class Workspaces {
 
 /** A join in the caller's transaction (the legacy records' attribution joins several keys in one). */
 export async function joinIn(tx: Sql, req: JoinRequest, now: Date): Promise<Joined> {
-  const rows = await tx.all<Row>(
-    'SELECT fingerprint, workspace, names, added_ms FROM schedctl_workspace_keys WHERE base_url = ?',
-    [req.url],
-  );
-  const plan = planJoin(
-    rows.map((r): KeyRow => ({ fingerprint: r.fingerprint, workspace: r.workspace, names: namesOf(r.names) })),
-    req,
-  );
+  let plan = planJoin(await keyRows(tx, req.url), req);
+  if (plan.kind === 'join' && plan.write) {
+    // Writers take turns (a row lock both engines hold to the transaction's end), then plan again
+    // on what the one before wrote; a key already on record, the usual case, writes and waits for nothing.
+    await tx.run(`UPDATE schedctl_ledger_marks SET at_ms = at_ms WHERE mark = '${JOIN_LOCK}'`);
+    plan = planJoin(await keyRows(tx, req.url), req);
+  }
   if (plan.kind === 'taken') throw new WorkspaceTakenError(plan.workspace);
   if (!plan.write) return { workspace: plan.workspace, how: plan.how, merged: [] };
   for (const from of plan.merge) {
@@ -132,6 +134,14 @@ export async function joinIn(tx: Sql, req: JoinRequest, now: Date): Promise<Join
     [req.url, req.fingerprint, plan.workspace, plan.names.join(' '), now.getTime()],
   );
   return { workspace: plan.workspace, how: plan.how, merged: plan.merge };
+}
+
+async function keyRows(tx: Sql, url: string): Promise<KeyRow[]> {
+  const rows = await tx.all<Row>(
+    'SELECT fingerprint, workspace, names FROM schedctl_workspace_keys WHERE base_url = ?',
+    [url],
+  );
+  return rows.map((r) => ({ fingerprint: r.fingerprint, workspace: r.workspace, names: namesOf(r.names) }));
 }
 
 /** The ledger's scopes that are not workspace ids: records written before workspaces (`profile@url`). */

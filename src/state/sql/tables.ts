@@ -56,6 +56,8 @@ export function workspaceKeyTables(ms: string): string[] {
        names text NOT NULL, added_ms ${ms} NOT NULL, PRIMARY KEY (base_url, fingerprint))`,
     'CREATE INDEX schedctl_workspace_keys_workspace ON schedctl_workspace_keys (workspace)',
     `CREATE TABLE schedctl_ledger_marks (mark text PRIMARY KEY, at_ms ${ms} NOT NULL)`,
+    // The row joins lock to take turns (workspaces.ts, JOIN_LOCK): an UPDATE locks it in both engines.
+    `INSERT INTO schedctl_ledger_marks (mark, at_ms) VALUES ('workspace-joins', 0)`,
   ];
 }
 
