@@ -29,7 +29,13 @@ async function resolve(ctx: Context): Promise<string> {
   const fingerprint = keyFingerprint(target.apiKey);
   try {
     const { profiles } = await state.profiles.snapshot();
-    await attributeLegacyOnce(state.workspaces, state.dir, profiles, ctx.clock.now());
+    // An older schedctl filed a key from the environment under `env@url`: when this command runs
+    // with one (and no profile is called env), its records are that key's.
+    const fromEnv =
+      target.keySource === 'SCHEDCTL_API_KEY' && !profiles.env
+        ? { env: { baseUrl: target.baseUrl, apiKey: target.apiKey } }
+        : {};
+    await attributeLegacyOnce(state.workspaces, state.dir, { ...profiles, ...fromEnv }, ctx.clock.now());
     const join = target.previousKey ? await state.workspaces.lookup(url, target.previousKey) : undefined;
     const joined = await state.workspaces.join({ url, fingerprint, name: target.workspace, join });
     if (joined.how !== 'recorded')

@@ -196,6 +196,18 @@ describe('records from before workspaces', () => {
     expect(await meetingsOf('two@acme.example')).toHaveLength(0);
   });
 
+  it('records of a key from the environment (env@url) go to that key when the first command runs with one', async () => {
+    await legacy([{ scope: `env@${t.sb.baseUrl}`, email: 'env@acme.example' }]);
+    const r = await runCli([...demoRouteFirstArgs('env@acme.example'), '--json'], {
+      configDir: t.dir,
+      env: { SCHEDCTL_API_KEY: t.sb.keys.full, SCHEDCTL_BASE_URL: t.sb.baseUrl },
+    });
+    expect(r.code, show(r)).toBe(5);
+    expect(r.json().error.code).toBe('LEAD_HAS_MEETING');
+    expect(r.json().error.message).not.toContain('before workspaces');
+    expect(await meetingsOf('env@acme.example')).toHaveLength(0);
+  });
+
   it('a record of a profile not in this config directory blocks its lead in every workspace at the URL, saying why', async () => {
     profiles({ p: t.sb.keys.full });
     await legacy([{ scope: `gone@${t.sb.baseUrl}/`, email: 'legacy@acme.example', unknown: true }]);
