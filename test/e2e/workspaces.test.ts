@@ -98,6 +98,13 @@ describe("a rotated key keeps its profile's workspace", () => {
     const status = await runCli(['--profile', 'p', 'state', 'status', '--json'], { configDir: t.dir, env: noEnv });
     expect(status.code, show(status)).toBe(0);
     expect(status.json().workspace.keys).toHaveLength(3);
+    // In words too: the workspace, its keys by fingerprint (never a key: runCli checks every output).
+    const text = await runCli(['profile', 'show', 'p'], { configDir: t.dir, env: noEnv });
+    expect(text.stdout).toContain(`workspace: ${before.profile.workspace}`);
+    expect(text.stdout).toContain(`key ${keyFingerprint(old)}, since `);
+    const st = await runCli(['--profile', 'p', 'state', 'status'], { configDir: t.dir, env: noEnv });
+    expect(st.stdout).toContain(`Workspace: ${before.profile.workspace}`);
+    expect(st.stdout.match(/^ {2}key [0-9a-f]{16}, since /gm)).toHaveLength(3);
     expect(await meetingsOf(email)).toHaveLength(1);
   });
 
