@@ -9,7 +9,7 @@
 import { scopeOf } from '../config/target.js';
 import type { Context } from '../context.js';
 import { formerWorkspaceIds, keyFingerprint, normaliseBaseUrl, workspaceId } from '../state/identity.js';
-import { StateLockError, StateWriteError } from '../state/index.js';
+import { StateLockError, StateWriteError, type Profile } from '../state/index.js';
 import { attributeLegacyOnce } from '../state/legacy-records.js';
 
 const resolved = new WeakMap<Context, Promise<string>>();
@@ -31,7 +31,7 @@ async function resolve(ctx: Context): Promise<string> {
     const { profiles } = await state.profiles.snapshot();
     // An older schedctl filed a key from the environment under `env@url`: when this command runs
     // with one (and no profile is called env), its records are that key's.
-    const fromEnv =
+    const fromEnv: Record<string, Profile> =
       target.keySource === 'SCHEDCTL_API_KEY' && !profiles.env
         ? { env: { baseUrl: target.baseUrl, apiKey: target.apiKey } }
         : {};

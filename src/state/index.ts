@@ -171,8 +171,8 @@ export function openState(dir: string, opts: StateOptions): State {
       b?.close().catch(() => {});
     },
     async adopt(legacy, workspace) {
-      if (legacy === workspace) return;
-      await (await sql()).transaction((tx) => moveRecords(tx, legacy, workspace));
+      // moveRecords does nothing for a scope into itself (without a transaction: adopt(x, x) is common).
+      if (legacy !== workspace) await (await sql()).transaction((tx) => moveRecords(tx, legacy, workspace));
     },
   };
   return state;

@@ -9,7 +9,6 @@
 import {
   formerWorkspaceIds,
   keyFingerprint,
-  legacyScope,
   normaliseBaseUrl,
   splitLegacyScope,
   unattributedScope,
@@ -25,17 +24,15 @@ export type Attribution = { scope: string; workspace: string; profile: string | 
 /** The mark of this config directory's attribution (a team database holds one per machine's directory). */
 export const legacyMark = (dir: string): string => `legacy-records:${dir}`;
 
-/** Runs the attribution once for the config directory `dir`; later calls only check the mark. */
+/** Runs the attribution once for the config directory `dir`; later calls only read the mark. */
 export async function attributeLegacyOnce(
   workspaces: Workspaces,
   dir: string,
   profiles: Readonly<Record<string, Profile>>,
   now: Date,
 ): Promise<Attribution> {
-  const mark = legacyMark(dir);
   let done: Attribution = [];
-  if (await workspaces.marked(mark)) return done;
-  await workspaces.once(mark, async (tx) => {
+  await workspaces.once(legacyMark(dir), async (tx) => {
     done = await attributeLegacy(tx, profiles, now);
   });
   return done;
@@ -47,24 +44,24 @@ export async function attributeLegacy(
   profiles: Readonly<Record<string, Profile>>,
   now: Date,
 ): Promise<Attribution> {
-  const joined = new Map<string, string>();
-  // Named profiles first: a key's unnamed profile then finds it already in the named workspace.
-  const order = Object.entries(profiles).sort(([, a], [, b]) => Number(!a.workspace) - Number(!b.workspace));
-  for (const [name, p] of order) {
+  // In any order: a later profile's name merges an earlier one's workspace, never forks it.
+  for (const p of Object.values(profiles)) {
     const url = normaliseBaseUrl(p.baseUrl);
     const { workspace } = await joinIn(tx, { url, fingerprint: keyFingerprint(p.apiKey), name: p.workspace }, now);
+    // Records under the ids an older schedctl computed for this key (its own, before a name joined it).
     for (const former of [workspaceId(p), ...formerWorkspaceIds(p)]) await moveRecords(tx, former, workspace);
-    joined.set(legacyScope(name, p.baseUrl), workspace);
   }
-  // A key joined later may have moved an earlier profile's workspace: ask again for the current one.
   const attribution: Attribution = [];
   for (const scope of await legacyScopes(tx)) {
     const owner = splitLegacyScope(scope);
-    const profile = owner && joined.has(scope) ? owner.profileName : undefined;
-    const p = profile === undefined ? undefined : profiles[profile];
-    const workspace = p
-      ? await currentWorkspace(tx, normaliseBaseUrl(p.baseUrl), keyFingerprint(p.apiKey))
-      : unattributedScope(owner?.baseUrl ?? scope);
+    // The profile of that name, holding that URL as it was typed then (legacyScope's spelling).
+    const p = owner && Object.hasOwn(profiles, owner.profileName) ? profiles[owner.profileName] : undefined;
+    const profile = p?.baseUrl === owner?.baseUrl ? owner?.profileName : undefined;
+    // The workspace as it is now: a profile joined after this one's may have merged it.
+    const workspace =
+      p && profile !== undefined
+        ? await currentWorkspace(tx, normaliseBaseUrl(p.baseUrl), keyFingerprint(p.apiKey))
+        : unattributedScope(owner?.baseUrl ?? scope);
     await moveRecords(tx, scope, workspace);
     attribution.push({ scope, workspace, profile });
   }

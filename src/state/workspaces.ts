@@ -86,7 +86,8 @@ export class Workspaces {
        UNION SELECT lead FROM schedctl_attempts WHERE workspace = ?) AS leads`,
       [workspace, workspace],
     );
-    return Number(row?.n ?? 0);
+    // count(*) answers one row, always.
+    return Number(row!.n);
   }
 
   /** Whether a one-time step is done. */
@@ -97,9 +98,10 @@ export class Workspaces {
 
   /**
    * Runs a one-time step and marks it done, in one transaction (a second process waiting for it
-   * finds the mark and does nothing).
+   * finds the mark and does nothing). Once done, one read: no write transaction per command.
    */
   async once(mark: string, work: (tx: Sql) => Promise<void>): Promise<void> {
+    if (await this.marked(mark)) return;
     await (
       await this.db()
     ).transaction(async (tx) => {

@@ -12,7 +12,9 @@ import { describe, expect, it } from 'vitest';
 import { keyFingerprint } from '../../src/state/identity.js';
 import { openState } from '../../src/state/index.js';
 import { attributeLegacyOnce, legacyMark } from '../../src/state/legacy-records.js';
-import { leadRecord } from '../../src/state/ledger.js';
+import { isUnattributed, leadRecord } from '../../src/state/ledger.js';
+import type { Sql } from '../../src/state/sql/types.js';
+import { JOIN_LOCK, moveRecords, Workspaces } from '../../src/state/workspaces.js';
 import { APPLICATION_ID } from '../../src/state/sqlite/migrate.js';
 import { ledgerTables } from '../../src/state/sql/tables.js';
 
@@ -128,5 +130,216 @@ describe('the SQLite schema', () => {
     const after = new DatabaseSync(join(dir, 'ledger.db'));
     expect(after.prepare('PRAGMA user_version').get()).toEqual({ user_version: 2 });
     after.close();
+  });
+});
+
+/** The state's own database handle, with every statement and transaction it is given noted. */
+async function watched(state: ReturnType<typeof openState>) {
+  const sql = await (await state.backend()).sql();
+  const seen = { runs: [] as string[], transactions: 0 };
+  const wrap = (inner: Sql): Sql => ({
+    where: inner.where,
+    all: (text, params) => inner.all(text, params),
+    get: (text, params) => inner.get(text, params),
+    run: (text, params) => {
+      seen.runs.push(text);
+      return inner.run(text, params);
+    },
+    transaction: (work) => {
+      seen.transactions++;
+      return inner.transaction((tx) => work(wrap(tx)));
+    },
+  });
+  return { sql, seen, wrapped: wrap(sql) };
+}
+
+const meetingOf = (id: string, email: string, title = 'Intro') => ({
+  id,
+  eventId: '7a3c9f10-1b2d-4e5f-8a9b-0c1d2e3f4a5b',
+  title,
+  status: 'scheduled',
+  date: LATER,
+  duration: 30,
+  meetingLink: null,
+  conferencingType: 'zoom',
+  location: null,
+  personEmail: email,
+  additionalAttendees: [],
+  cancellationReason: null,
+  createdAt: NOW.toISOString(),
+  updatedAt: NOW.toISOString(),
+});
+
+describe('the store', () => {
+  it('a key not on record looks up as undefined', async () => {
+    expect(await fresh().workspaces.lookup(URL, F1)).toBeUndefined();
+  });
+
+  it('a join that writes takes turns on the lock row; one that writes nothing takes no lock and keeps the row as it was', async () => {
+    const state = fresh();
+    const { seen, wrapped } = await watched(state);
+    let clock = NOW;
+    const ws = new Workspaces(
+      async () => wrapped,
+      () => clock,
+    );
+    await ws.join({ url: URL, fingerprint: F1 });
+    expect(seen.runs.filter((r) => r.includes(`mark = '${JOIN_LOCK}'`))).toHaveLength(1);
+    seen.runs.length = 0;
+    clock = new Date(NOW.getTime() + 60_000);
+    expect(await ws.join({ url: URL, fingerprint: F1 })).toMatchObject({ how: 'recorded' });
+    expect(seen.runs).toEqual([]);
+    expect((await ws.keys(`${URL}#key:${F1}`))[0]!.addedAt).toBe(NOW.toISOString());
+  });
+
+  it('a merge moves every key of the former workspace, and a key keeps each name it joined by', async () => {
+    const state = fresh();
+    const first = await state.workspaces.join({ url: URL, fingerprint: F1 });
+    await state.workspaces.join({ url: URL, fingerprint: F2, join: first.workspace });
+    await state.workspaces.join({ url: URL, fingerprint: F1, name: 'acme' });
+    expect(await state.workspaces.lookup(URL, F2)).toBe(`${URL}#ws:acme`);
+    await state.workspaces.join({ url: URL, fingerprint: F2, name: 'beta' });
+    await state.workspaces.join({ url: URL, fingerprint: F2, name: 'acme' });
+    const keys = await state.workspaces.keys(`${URL}#ws:beta`);
+    expect(keys.map((k) => [k.fingerprint, k.names]).sort()).toEqual(
+      [
+        [F1, ['acme']],
+        [F2, ['beta', 'acme']],
+      ].sort(),
+    );
+  });
+
+  it('a one-time step runs once; once marked, it is one read and no transaction', async () => {
+    const state = fresh();
+    const { seen, wrapped } = await watched(state);
+    const ws = new Workspaces(
+      async () => wrapped,
+      () => NOW,
+    );
+    let runs = 0;
+    await ws.once('step', async () => void runs++);
+    await ws.once('step', async () => void runs++);
+    expect(runs).toBe(1);
+    expect(seen.transactions).toBe(1);
+    expect(await ws.marked('step')).toBe(true);
+    expect(await ws.marked('other')).toBe(false);
+    // The inner check: a step marked while this one waited for the transaction does not run again.
+    const tx = await (await state.backend()).sql();
+    let inner = 0;
+    await tx.transaction(async (t) => {
+      await t.run('INSERT INTO schedctl_ledger_marks (mark, at_ms) VALUES (?, ?)', ['raced', 0]);
+    });
+    const racing = new Workspaces(
+      async () => ({ ...wrapped, get: async () => undefined, transaction: wrapped.transaction }),
+      () => NOW,
+    );
+    await racing.once('raced', async () => void inner++);
+    expect(inner).toBe(0);
+  });
+});
+
+describe('moveRecords', () => {
+  it('moves every kind of record; where both hold one, the one already there wins and the other is dropped', async () => {
+    const state = fresh();
+    const [from, to] = ['p@https://x', `${URL}#key:${F1}`];
+    await attempt(state, from, 'ada@acme.com');
+    await state.fires.prepare({ scope: from, triggerId: 't1', personEmail: 'ada@acme.com', answersKey: 'k' });
+    for (const [scope, title] of [
+      [from, 'old'],
+      [to, 'kept'],
+    ] as const) {
+      await state.meetings.record({
+        scope,
+        meeting: meetingOf('m1', 'ada@acme.com', title),
+        source: 'booked',
+        event: 'e',
+      });
+      await state.outcomes.remember(scope, 't1', 'ada@acme.com', {
+        executionId: `x-${title}`,
+        outcome: { type: 'scheduler', schedulerUrl: 'u', schedulingLinkId: 'l' },
+        firedAt: NOW.toISOString(),
+        answersKey: 'k',
+      });
+      await state.events.learn(
+        scope,
+        'demo',
+        title === 'old' ? '11111111-1111-4111-8111-111111111111' : '22222222-2222-4222-8222-222222222222',
+      );
+    }
+    await state.meetings.record({
+      scope: from,
+      meeting: meetingOf('m2', 'bob@acme.com'),
+      source: 'booked',
+      event: 'e',
+    });
+    await state.events.learn(from, 'intro', '33333333-3333-4333-8333-333333333333');
+    const sql = await (await state.backend()).sql();
+    await sql.transaction((tx) => moveRecords(tx, to, to));
+    await sql.transaction((tx) => moveRecords(tx, from, to));
+    const count = async (table: string, scope: string) =>
+      Number((await sql.get<{ n: number }>(`SELECT count(*) AS n FROM ${table} WHERE workspace = ?`, [scope]))!.n);
+    for (const table of [
+      'schedctl_attempts',
+      'schedctl_fires',
+      'schedctl_meetings',
+      'schedctl_outcomes',
+      'schedctl_event_aliases',
+    ])
+      expect(await count(table, from), table).toBe(0);
+    expect(await count('schedctl_attempts', to)).toBe(1);
+    expect(await count('schedctl_fires', to)).toBe(1);
+    expect((await state.meetings.list(to)).map((m) => [m.id, m.title])).toEqual([
+      ['m1', 'kept'],
+      ['m2', 'Intro'],
+    ]);
+    expect((await state.outcomes.get(to, 't1', 'ada@acme.com'))?.executionId).toBe('x-kept');
+    expect(await state.events.of(to, ['demo', 'intro'])).toEqual({
+      demo: '22222222-2222-4222-8222-222222222222',
+      intro: '33333333-3333-4333-8333-333333333333',
+    });
+  });
+});
+
+describe('attribution, further', () => {
+  it("marks per config directory; moves records under a key's former ids; a name taken by a later profile merges an earlier one", async () => {
+    expect(legacyMark('/home/ana/.config/schedctl')).toBe('legacy-records:/home/ana/.config/schedctl');
+    const state = fresh();
+    // The named profile first: the plain one's key is then on record in the named workspace, and
+    // records under the plain key's own id (an older schedctl's) must still come along.
+    await attempt(state, `${URL}#key:${F1}`, 'own@acme.com');
+    await attempt(state, `${URL}#ws:Acme`, 'cased@acme.com');
+    await attempt(state, `plain@${URL}`, 'plain@acme.com');
+    await attempt(state, `plain@https://elsewhere.example.com`, 'moved@acme.com');
+    await attempt(state, `constructor@${URL}`, 'proto@acme.com');
+    const done = await attributeLegacyOnce(
+      state.workspaces,
+      state.dir,
+      { named: { baseUrl: URL, apiKey: KEY1, workspace: 'Acme' }, plain: { baseUrl: URL, apiKey: KEY1 } },
+      NOW,
+    );
+    const acme = `${URL}#ws:acme`;
+    expect(done).toEqual([
+      { scope: `constructor@${URL}`, workspace: `${URL}#unattributed`, profile: undefined },
+      { scope: `plain@${URL}`, workspace: acme, profile: 'plain' },
+      {
+        scope: 'plain@https://elsewhere.example.com',
+        workspace: 'https://elsewhere.example.com#unattributed',
+        profile: undefined,
+      },
+    ]);
+    for (const email of ['own@acme.com', 'cased@acme.com', 'plain@acme.com'])
+      expect((await state.journal.ofLead(acme, email)).length, email).toBe(1);
+  });
+});
+
+describe('the lead record and the unattributed scope', () => {
+  it('asked of the unattributed scope itself, counts each record once; isUnattributed reads the scope', async () => {
+    const state = fresh();
+    const scope = `${URL}#unattributed`;
+    await attempt(state, scope, 'ada@acme.com');
+    expect((await leadRecord(state, scope, 'ada@acme.com', NOW)).unknown).toHaveLength(1);
+    expect(isUnattributed(scope)).toBe(true);
+    expect(isUnattributed(`${URL}#key:${F1}`)).toBe(false);
+    expect(isUnattributed(undefined)).toBe(false);
   });
 });
