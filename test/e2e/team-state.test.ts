@@ -294,7 +294,11 @@ describe('state status and state unlock', () => {
         locks: [],
         keptOnThisMachine: 0,
         // The key in use, not on record until a command opens the ledger for it (status reads only).
-        workspace: expect.objectContaining({ id: expect.stringMatching(/#key:[0-9a-f]{16}$/), recorded: false, keys: [] }),
+        workspace: expect.objectContaining({
+          id: expect.stringMatching(/#key:[0-9a-f]{16}$/),
+          recorded: false,
+          keys: [],
+        }),
       });
 
       // The holder's slots answer comes late; it is stopped (SIGSTOP) while it waits for it, holding the lead.
