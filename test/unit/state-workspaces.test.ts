@@ -311,6 +311,8 @@ describe('attribution, further', () => {
     await attempt(state, `plain@${URL}`, 'plain@acme.com');
     await attempt(state, `plain@https://elsewhere.example.com`, 'moved@acme.com');
     await attempt(state, `constructor@${URL}`, 'proto@acme.com');
+    // A scope with no profile name in it at all: no profile's, and no URL to read but itself.
+    await attempt(state, 'stray', 'stray@acme.com');
     const done = await attributeLegacyOnce(
       state.workspaces,
       state.dir,
@@ -326,6 +328,7 @@ describe('attribution, further', () => {
         workspace: 'https://elsewhere.example.com#unattributed',
         profile: undefined,
       },
+      { scope: 'stray', workspace: 'stray#unattributed', profile: undefined },
     ]);
     for (const email of ['own@acme.com', 'cased@acme.com', 'plain@acme.com'])
       expect((await state.journal.ofLead(acme, email)).length, email).toBe(1);
