@@ -183,7 +183,7 @@ _schedctl_flags() {
   case "$1" in
     '') r='-v --version --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet -h --help' ;;
     'profile') r='-h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
-    'profile add') r='--key-stdin --default --no-verify --state --force --rate --workspace -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
+    'profile add') r='--key-stdin --default --no-verify --state --force --rate --workspace --new-workspace -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'profile ls') r='-h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'profile use') r='-h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'profile rm') r='-h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;

@@ -360,6 +360,7 @@ function __schedctl_flags --argument-names cmdpath
             printf '%s\t%s\n' '--force' 'replace a profile of that name without asking (needed without a terminal)'
             printf '%s\t%s\n' '--rate' 'requests per minute the API allows this key (default 30): the budget every schedctl process shares; 0 turns it off'
             printf '%s\t%s\n' '--workspace' 'join the ledger of this workspace name: profiles with other keys of one organisation share one record of each lead\'s meetings and attempts'
+            printf '%s\t%s\n' '--new-workspace' 'start an empty workspace for this key instead of joining the replaced key\'s (only for a key no workspace holds yet)'
             printf '%s\t%s\n' '-h' 'display help for command'
             printf '%s\t%s\n' '--help' 'display help for command'
             printf '%s\t%s\n' '--json' 'print one JSON document on stdout (for scripts)'

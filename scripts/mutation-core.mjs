@@ -34,6 +34,12 @@ const CORE = [
   'src/state/disk.ts',
   'src/state/backend.ts',
   'src/state/local/backend.ts',
+  // Whose clock says "upcoming"; which key, URL and name a command uses; which workspace a key is in.
+  'src/domain/server-clock.ts',
+  'src/config/target.ts',
+  'src/domain/workspace-join.ts',
+  'src/state/workspaces.ts',
+  'src/state/legacy-records.ts',
 ];
 const MIN_SCORE = 90;
 

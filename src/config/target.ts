@@ -28,6 +28,8 @@ export interface Target {
   rate: number | undefined;
   /** The profile's explicit workspace name (`profile add --workspace`), when its key is used. */
   workspace?: string | undefined;
+  /** The fingerprint of the key the profile's key replaced, when its key is used: the key joins its workspace. */
+  previousKey?: string | undefined;
 }
 
 export interface TargetInput {
@@ -123,7 +125,9 @@ export function resolveTarget(input: TargetInput): Target {
       `using the base URL from ${baseUrlSource} (${baseUrl}), not profile "${profileName}"'s (${withoutUserinfo(profile.baseUrl)})`,
     );
   }
+  // The profile's workspace name and predecessor key go with its key, never with another.
   const workspace = keySource === 'profile' ? profile?.workspace : undefined;
+  const previousKey = keySource === 'profile' ? profile?.previousKey : undefined;
   return {
     profileName,
     baseUrl,
@@ -133,6 +137,7 @@ export function resolveTarget(input: TargetInput): Target {
     notes,
     rate: rateOf(input.env, profile),
     ...(workspace ? { workspace } : {}),
+    ...(previousKey ? { previousKey } : {}),
   };
 }
 

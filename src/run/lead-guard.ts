@@ -14,7 +14,7 @@ import { formatInZone } from '../domain/time.js';
 import { CancelledError, LeadHasMeetingError, LeadOutcomeUnknownError } from '../errors.js';
 import type { JournalEntry, LockWait, MeetingRecord, State } from '../state/index.js';
 import { describeHolder } from '../state/errors.js';
-import { leadRecord } from '../state/ledger.js';
+import { isUnattributed, leadRecord } from '../state/ledger.js';
 
 export interface LeadGuardQuery {
   scope: string;
@@ -135,6 +135,15 @@ async function refuseOrAsk(
 }
 
 function describeBlock(verdict: Exclude<Verdict, { kind: 'send' | 'repeat' | 'repeat_attempt' }>, q: LeadGuardQuery) {
+  const scope = verdict.kind === 'has_meeting' ? verdict.meeting.scope : verdict.attempt.scope;
+  // Why a record no key of this workspace wrote blocks it: said, or the refusal looks wrong.
+  const legacy = isUnattributed(scope)
+    ? ' (a record from before workspaces whose profile is not in this config directory: every workspace at this API honours it)'
+    : '';
+  return describeRecord(verdict, q) + legacy;
+}
+
+function describeRecord(verdict: Exclude<Verdict, { kind: 'send' | 'repeat' | 'repeat_attempt' }>, q: LeadGuardQuery) {
   if (verdict.kind === 'has_meeting') {
     const m = verdict.meeting;
     const how = m.triggerId ? `routed by trigger ${m.triggerId}` : `on ${m.event}`;

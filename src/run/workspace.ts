@@ -1,33 +1,50 @@
 /**
- * The workspace a command's ledger records belong to (state/identity.ts). The first time a
- * process asks, records an older schedctl wrote under the profile's name and URL as typed are
- * adopted into it, so an upgrade keeps every lost attempt and meeting on record; so are records
- * under the id an older schedctl gave the workspace (a name with its case, a path's escapes).
+ * The workspace a command's ledger records belong to (state/workspaces.ts): the one the key is
+ * recorded in, else the one its profile's name, or its predecessor key, joins, else a new one.
+ * The first time a config directory's schedctl opens a ledger, every profile's key is recorded
+ * and the records from before workspaces are attributed (state/legacy-records.ts). When a key is
+ * first recorded, records under the ids an older schedctl computed for it (a name with its case,
+ * a path's escapes, the key's own id before it joined a name) are adopted into its workspace.
  */
-import { legacyScopeOf, scopeOf } from '../config/target.js';
-import { formerWorkspaceIds } from '../state/identity.js';
+import { scopeOf } from '../config/target.js';
 import type { Context } from '../context.js';
-import { StateLockError, StateWriteError } from '../state/index.js';
+import { formerWorkspaceIds, keyFingerprint, normaliseBaseUrl, workspaceId } from '../state/identity.js';
+import { StateLockError, StateWriteError, type Profile } from '../state/index.js';
+import { attributeLegacyOnce } from '../state/legacy-records.js';
 
-const adopted = new WeakMap<Context, Promise<string>>();
+const resolved = new WeakMap<Context, Promise<string>>();
 
 export function workspaceOf(ctx: Context): Promise<string> {
-  let scope = adopted.get(ctx);
+  let scope = resolved.get(ctx);
   if (!scope) {
-    scope = (async () => {
-      const [target, state] = await Promise.all([ctx.target(), ctx.state()]);
-      const workspace = scopeOf(target);
-      try {
-        await state.adopt(legacyScopeOf(target), workspace);
-        // Ids an older schedctl computed before names folded case and escapes were decoded.
-        for (const former of formerWorkspaceIds(target)) await state.adopt(former, workspace);
-      } catch (error) {
-        // A read-only directory still answers reads; a command that writes refuses on its own.
-        if (!(error instanceof StateWriteError || error instanceof StateLockError)) throw error;
-      }
-      return workspace;
-    })();
-    adopted.set(ctx, scope);
+    scope = resolve(ctx);
+    resolved.set(ctx, scope);
   }
   return scope;
+}
+
+async function resolve(ctx: Context): Promise<string> {
+  const [target, state] = await Promise.all([ctx.target(), ctx.state()]);
+  const url = normaliseBaseUrl(target.baseUrl);
+  const fingerprint = keyFingerprint(target.apiKey);
+  try {
+    const { profiles } = await state.profiles.snapshot();
+    // An older schedctl filed a key from the environment under `env@url`: when this command runs
+    // with one (and no profile is called env), its records are that key's.
+    const fromEnv: Record<string, Profile> =
+      target.keySource === 'SCHEDCTL_API_KEY' && !profiles.env
+        ? { env: { baseUrl: target.baseUrl, apiKey: target.apiKey } }
+        : {};
+    await attributeLegacyOnce(state.workspaces, state.dir, { ...profiles, ...fromEnv }, ctx.clock.now());
+    const join = target.previousKey ? await state.workspaces.lookup(url, target.previousKey) : undefined;
+    const joined = await state.workspaces.join({ url, fingerprint, name: target.workspace, join });
+    if (joined.how !== 'recorded')
+      for (const former of [workspaceId(target), ...formerWorkspaceIds(target)])
+        await state.adopt(former, joined.workspace);
+    return joined.workspace;
+  } catch (error) {
+    // A read-only directory still answers reads; a command that writes refuses on its own.
+    if (!(error instanceof StateWriteError || error instanceof StateLockError)) throw error;
+    return (await state.workspaces.lookup(url, fingerprint)) ?? scopeOf(target);
+  }
 }

@@ -114,11 +114,6 @@ export class Fires {
     return row && fireOf(row);
   }
 
-  /** Records written under a legacy scope move to the workspace (state/identity.ts). */
-  async adopt(from: string, to: string): Promise<void> {
-    await (await this.db()).run('UPDATE schedctl_fires SET workspace = ? WHERE workspace = ?', [to, from]);
-  }
-
   private async patch(id: string, patch: Partial<FireEntry>): Promise<void> {
     await (
       await this.db()

@@ -78,11 +78,36 @@ export interface WorkspaceInput {
  */
 export const workspaceName = (name: string): string => name.trim().normalize('NFC').toLowerCase();
 
-/** The ledger's workspace id: `<url>#key:<fingerprint>`, or `<url>#ws:<name>` when named (the name folded). */
+/** The id of the workspace a key starts (the URL normalised): `<url>#key:<fingerprint>`. */
+export const keyIdOf = (url: string, fingerprint: string): string => `${url}#key:${fingerprint}`;
+/** The id of the workspace a name starts (the URL normalised, the name folded): `<url>#ws:<name>`. */
+export const namedIdOf = (url: string, name: string): string => `${url}#ws:${name}`;
+
+/**
+ * The id a workspace starts with: `<url>#key:<fingerprint>`, or `<url>#ws:<name>` when named
+ * (the name folded). Once a key is recorded (state/workspaces.ts) the record decides: a rotated
+ * key or a name may have joined it to another.
+ */
 export function workspaceId(input: WorkspaceInput): string {
   const url = normaliseBaseUrl(input.baseUrl);
   const name = workspaceName(input.workspace ?? '');
-  return name ? `${url}#ws:${name}` : `${url}#key:${keyFingerprint(input.apiKey)}`;
+  return name ? namedIdOf(url, name) : keyIdOf(url, keyFingerprint(input.apiKey));
+}
+
+/** The URL part of a workspace id (everything before `#`). */
+export const urlOfWorkspace = (workspace: string): string => workspace.replace(/#.*$/s, '');
+
+/**
+ * Where records from before workspaces go when no profile of the config directory has their
+ * name and URL: visible to every workspace at that URL, blocking a booking of their lead until
+ * resolved (state/ledger.ts).
+ */
+export const unattributedScope = (url: string): string => `${normaliseBaseUrl(url)}#unattributed`;
+
+/** A legacy scope split back into the profile name and the URL as the profile held it. */
+export function splitLegacyScope(scope: string): { profileName: string; baseUrl: string } | undefined {
+  const at = scope.indexOf('@');
+  return at > 0 ? { profileName: scope.slice(0, at), baseUrl: scope.slice(at + 1) } : undefined;
 }
 
 /**
@@ -108,7 +133,7 @@ export function legacyScope(profileName: string | undefined, baseUrl: string): s
 }
 
 /** Whether a scope string is a workspace id (anything else is a legacy scope). */
-export const isWorkspaceId = (scope: string): boolean => /#(key|ws):/.test(scope);
+export const isWorkspaceId = (scope: string): boolean => /#(key:|ws:|unattributed$)/.test(scope);
 
 /** A lead's identity. */
 export const leadId = (email: string): string => email.trim().toLowerCase();

@@ -22,6 +22,7 @@ import { connectEarly } from './postgres/early.js';
 import { Profiles } from './profiles.js';
 import { LEDGER_DB } from './sqlite/engine.js';
 import type { SqlSource } from './sql/types.js';
+import { moveRecords, Workspaces } from './workspaces.js';
 
 export {
   LeadBusyError,
@@ -59,7 +60,8 @@ export { localBackend } from './local/backend.js';
 export { DEFAULT_LOCK_TIMING } from './lock.js';
 export { countTables } from './sql/documents.js';
 export { LEDGER_DB };
-export type { EventAliases, Fires, Journal, Meetings, Outcomes, Profiles };
+export type { EventAliases, Fires, Journal, Meetings, Outcomes, Profiles, Workspaces };
+export { legacyScopes, moveRecords, WorkspaceTakenError, type Joined, type WorkspaceKey } from './workspaces.js';
 
 export interface StateOptions {
   /** The clock of every timestamp and of journal pruning (tests inject one; never Date.now()). */
@@ -87,6 +89,8 @@ export interface State {
   readonly meetings: Meetings;
   readonly fires: Fires;
   readonly events: EventAliases;
+  /** Which workspace each key belongs to (workspaces.ts). */
+  readonly workspaces: Workspaces;
   /**
    * Before sending something whose outcome must be written down: fails (StateWriteError, or
    * StateUnavailableError for a team database) when nothing can be.
@@ -113,7 +117,7 @@ export interface State {
     work: (held: HeldLock) => Promise<T>,
     onWait?: (wait: LockWait) => void,
   ): Promise<T>;
-  /** Moves records written before workspaces (profile@url) into the workspace; writes only when there are any. */
+  /** Moves the records of a former scope into the workspace, in one transaction (the one there wins a duplicate). */
   adopt(legacyScope: string, workspace: string): Promise<void>;
 }
 
@@ -153,6 +157,7 @@ export function openState(dir: string, opts: StateOptions): State {
     meetings: new Meetings(sql, opts.now, whereNow),
     fires: new Fires(sql, opts.now),
     events: new EventAliases(sql, opts.now),
+    workspaces: new Workspaces(sql, opts.now),
     backend,
     assertLocalWritable: () => assertWritable(dir),
     assertWritable: async () => (await backend()).assertWritable(),
@@ -166,13 +171,8 @@ export function openState(dir: string, opts: StateOptions): State {
       b?.close().catch(() => {});
     },
     async adopt(legacy, workspace) {
-      if (legacy === workspace) return;
-      await Promise.all([
-        state.journal.adopt(legacy, workspace),
-        state.outcomes.adopt(legacy, workspace),
-        state.meetings.adopt(legacy, workspace),
-        state.fires.adopt(legacy, workspace),
-      ]);
+      // moveRecords does nothing for a scope into itself (without a transaction: adopt(x, x) is common).
+      if (legacy !== workspace) await (await sql()).transaction((tx) => moveRecords(tx, legacy, workspace));
     },
   };
   return state;

@@ -210,11 +210,6 @@ export class Journal {
     return this.select('workspace = ? AND lead = ?', [scope, leadId(email)]);
   }
 
-  /** Entries written under a legacy scope move to the workspace (state/identity.ts). */
-  async adopt(from: string, to: string): Promise<void> {
-    await (await this.db()).run('UPDATE schedctl_attempts SET workspace = ? WHERE workspace = ?', [to, from]);
-  }
-
   private async select(where: string, params: string[]): Promise<JournalEntry[]> {
     const rows = await (
       await this.db()

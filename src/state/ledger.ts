@@ -2,9 +2,12 @@
  * The lead's record in one workspace, as the ledger's rule (domain/ledger.ts) reads it: its
  * upcoming meetings, its sent attempts whose outcome is unknown, and attempts known to have
  * booked whose meeting is in no record. Gathered from the journal and the meetings record,
- * whichever command, event, trigger, bulk row or MCP tool wrote them.
+ * whichever command, event, trigger, bulk row or MCP tool wrote them; and from the records of
+ * before workspaces that no profile could be given (the URL's unattributed scope): those are
+ * every workspace's at that URL until resolved.
  */
 import type { LeadRecord } from '../domain/ledger.js';
+import { unattributedScope, urlOfWorkspace } from './identity.js';
 import type { State } from './index.js';
 import { wasSent } from './journal.js';
 
@@ -14,9 +17,11 @@ export async function leadRecord(
   email: string,
   now: Date,
 ): Promise<LeadRecord> {
+  const unattributed = unattributedScope(urlOfWorkspace(scope));
+  const scopes = unattributed === scope ? [scope] : [scope, unattributed];
   const [meetings, attempts] = await Promise.all([
-    state.meetings.findUpcoming(scope, { email }, now),
-    state.journal.ofLead(scope, email),
+    Promise.all(scopes.map((s) => state.meetings.findUpcoming(s, { email }, now))).then((m) => m.flat()),
+    Promise.all(scopes.map((s) => state.journal.ofLead(s, email))).then((a) => a.flat()),
   ]);
   const recorded = new Set(meetings.map((m) => m.id));
   return {
@@ -27,3 +32,6 @@ export async function leadRecord(
     ),
   };
 }
+
+/** Whether a record is one of before workspaces that no profile could be given. */
+export const isUnattributed = (scope: string | undefined): boolean => scope?.endsWith('#unattributed') ?? false;

@@ -151,20 +151,6 @@ export class Meetings {
     });
   }
 
-  /** Records written under a legacy scope move to the workspace (state/identity.ts); one already there wins. */
-  async adopt(from: string, to: string): Promise<void> {
-    await (
-      await this.db()
-    ).transaction(async (tx) => {
-      await tx.run(
-        `UPDATE schedctl_meetings SET workspace = ? WHERE workspace = ?
-         AND NOT EXISTS (SELECT 1 FROM schedctl_meetings m WHERE m.workspace = ? AND m.id = schedctl_meetings.id)`,
-        [to, from, to],
-      );
-      await tx.run('DELETE FROM schedctl_meetings WHERE workspace = ?', [from]);
-    });
-  }
-
   async get(scope: string, meetingId: string): Promise<MeetingRecord | undefined> {
     return getMeeting(await this.db(), scope, meetingId);
   }

@@ -127,20 +127,6 @@ export class Outcomes {
     return true;
   }
 
-  /** Records written under a legacy scope move to the workspace (state/identity.ts); one already there wins. */
-  async adopt(from: string, to: string): Promise<void> {
-    await (
-      await this.db()
-    ).transaction(async (tx) => {
-      await tx.run(
-        `UPDATE schedctl_outcomes SET workspace = ? WHERE workspace = ? AND NOT EXISTS
-         (SELECT 1 FROM schedctl_outcomes o WHERE o.workspace = ? AND o.trigger_id = schedctl_outcomes.trigger_id AND o.lead = schedctl_outcomes.lead)`,
-        [to, from, to],
-      );
-      await tx.run('DELETE FROM schedctl_outcomes WHERE workspace = ?', [from]);
-    });
-  }
-
   async forget(scope: string, triggerId: string, email: string): Promise<RememberedOutcome | undefined> {
     const row = await (
       await this.db()

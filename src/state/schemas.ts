@@ -23,6 +23,8 @@ const profileShape = () => ({
   workspace: z.optional(z.string()),
   /** The team state's URL (postgres://…, never with a password): this profile's ledger is shared there. */
   state: z.optional(z.string()),
+  /** The fingerprint of the key this profile's key replaced (never a key): the new key joins its workspace. */
+  previousKey: z.optional(z.string()),
 });
 export type Profile = Plain<ReturnType<typeof profileShape>>;
 /** `__internal__` is conf's (config-file.ts): the format version its migrations ran to, at `migrations.version`. */
@@ -49,7 +51,8 @@ const isPlainProfile = (p: unknown): boolean =>
   typeof p.apiKey === 'string' &&
   (p.rate === undefined || typeof p.rate === 'number') &&
   (p.workspace === undefined || typeof p.workspace === 'string') &&
-  (p.state === undefined || typeof p.state === 'string');
+  (p.state === undefined || typeof p.state === 'string') &&
+  (p.previousKey === undefined || typeof p.previousKey === 'string');
 /**
  * config.json is read by every command: this accepts the well-formed file (a subset of what
  * configSchema accepts, unchanged by it) without building the schema; the schema judges and

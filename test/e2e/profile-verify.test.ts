@@ -48,6 +48,8 @@ describe('profile add checks the key before saving it', () => {
         workspace: expect.stringMatching(/#key:[0-9a-f]{16}$/),
       },
       keyCheck: 'passed',
+      // A key never seen starts a workspace of its own, empty.
+      workspace: expect.objectContaining({ how: 'new', leads: 0, names: [] }),
     });
     const { requests } = await t.sb.state();
     expect(requests).toEqual([

@@ -55,6 +55,18 @@ describe('a local clock ahead of the server', () => {
     expect(await meetingsOf(email)).toHaveLength(1);
   });
 
+  it('meetings ls lists the meeting as upcoming by the server time on record, though this clock has it in the past', async () => {
+    const email = 'ahead-ls@acme.example';
+    const meeting = await routed(email);
+    const ls = await ahead(['meetings', 'ls', '--json']);
+    expect(ls.code, show(ls)).toBe(0);
+    expect(ls.json().map((m: { id: string }) => m.id)).toEqual([meeting.id]);
+    const byEmail = await ahead(['meetings', 'ls', '--email', email, '--json']);
+    expect(byEmail.json()).toHaveLength(1);
+    // --all is every meeting whatever the clock; nothing was sent to list them.
+    expect((await ahead(['meetings', 'ls', '--all', '--json'])).json()).toHaveLength(1);
+  });
+
   it('book, before it has heard the server: the last server time on record keeps the meeting upcoming', async () => {
     const email = 'ahead-book@acme.example';
     const meeting = await routed(email);

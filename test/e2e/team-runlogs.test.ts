@@ -233,16 +233,16 @@ describe('state push and the schema', () => {
   );
 
   it(
-    'a database at schema version 1 is migrated to 3 by the first command (the run records table and the ledger tables made)',
+    'a database at schema version 1 is migrated to 4 by the first command (the run records table, the ledger tables and the workspace keys made)',
     SLOW,
     async () => {
       const a = on();
       const made = await a.run(['state', 'status', '--json']);
       expect(made.code, show(made)).toBe(0);
-      expect(made.json().schemaVersion).toBe(3);
+      expect(made.json().schemaVersion).toBe(4);
       // What a schedctl of schema 1 left: its documents, no run records, no ledger tables.
       await sql(
-        `DROP TABLE schedctl_run_records; ${['attempts', 'meetings', 'outcomes', 'fires', 'event_aliases'].map((t) => `DROP TABLE schedctl_${t}`).join('; ')};
+        `DROP TABLE schedctl_run_records; ${['attempts', 'meetings', 'outcomes', 'fires', 'event_aliases', 'workspace_keys', 'ledger_marks'].map((t) => `DROP TABLE schedctl_${t}`).join('; ')};
          ALTER TABLE schedctl_documents_schema2 RENAME TO schedctl_documents;
          UPDATE schedctl_meta SET value = '1' WHERE key = 'schema_version'`,
       );
@@ -250,8 +250,9 @@ describe('state push and the schema', () => {
 
       const status = await on().run(['state', 'status', '--json']);
       expect(status.code, show(status)).toBe(0);
-      expect(status.json()).toMatchObject({ schemaVersion: 3, counts: { runRecords: 0 } });
-      expect(await sql(`SELECT value FROM schedctl_meta WHERE key = 'schema_version'`)).toBe('3');
+      expect(status.json()).toMatchObject({ schemaVersion: 4, counts: { runRecords: 0 } });
+      expect(await sql(`SELECT value FROM schedctl_meta WHERE key = 'schema_version'`)).toBe('4');
+      expect(await sql(`SELECT to_regclass('schedctl_workspace_keys') IS NOT NULL`)).toBe('t');
       expect(await sql(`SELECT to_regclass('schedctl_run_records') IS NOT NULL`)).toBe('t');
       const run = await a.run(routeArgs(leadsOn(a, 'migrated', 1)));
       expect(run.code, show(run)).toBe(0);

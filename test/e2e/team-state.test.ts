@@ -289,10 +289,16 @@ describe('state status and state unlock', () => {
       expect(idle.json()).toEqual({
         backend: 'postgres',
         location: stateUrl,
-        schemaVersion: 3,
+        schemaVersion: 4,
         counts: { journal: 0, meetings: 0, outcomes: 0, fires: 0, events: 0, rateBudgets: 0, runRecords: 0 },
         locks: [],
         keptOnThisMachine: 0,
+        // The key in use, not on record until a command opens the ledger for it (status reads only).
+        workspace: expect.objectContaining({
+          id: expect.stringMatching(/#key:[0-9a-f]{16}$/),
+          recorded: false,
+          keys: [],
+        }),
       });
 
       // The holder's slots answer comes late; it is stopped (SIGSTOP) while it waits for it, holding the lead.

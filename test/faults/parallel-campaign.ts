@@ -17,11 +17,19 @@ export const REGIONS = ['emea', 'americas', 'apac'] as const;
 export const BOOK = { method: 'POST', path: '/v1/scheduling/meetings' };
 /** The profile that reaches the gate's API with the campaign's key, its URL spelled another way. */
 export const OTHER_PROFILE = 'same-api';
+/**
+ * The profile whose key was rotated (a further key of the sandbox account, POST /_sandbox/keys)
+ * into a named workspace (`--workspace Campaign`): the campaign key's workspace joins the name, so
+ * this profile's key, the campaign key and OTHER_PROFILE are one ledger.
+ */
+export const ROTATED_PROFILE = 'rotated';
+/** The workspace name ROTATED_PROFILE carries, as typed (folded in the ledger's id). */
+export const WORKSPACE_NAME = 'Campaign';
 
 export type FaultKind = 'none' | 'drop-after-commit' | 'stall-after-commit' | 'status-500';
 export type SlotForm = 'first' | 'iso' | 'local';
 /** The re-runs after the slot forms: other answers, another spelling of the event; and the rebook of an unknown outcome. */
-export type Other = 'answers' | 'event slots' | 'event' | 'rebook';
+export type Other = 'answers' | 'event slots' | 'event' | 'rebook' | 'rotated';
 /**
  * timer: SIGKILL after `ms`; at the booking request: in-flight-booked (killed, then the request
  * goes on to the server), in-flight-lost (killed, the request never arrives), answered (killed
@@ -128,8 +136,8 @@ export interface Campaign {
 export interface ExecuteOptions {
   machine: Machine;
   kill?: Plan['kill'];
-  /** Through OTHER_PROFILE (the API spelled another way) instead of SCHEDCTL_BASE_URL/API_KEY. */
-  viaProfile?: boolean;
+  /** Through OTHER_PROFILE (the API spelled another way; or the profile named) instead of SCHEDCTL_BASE_URL/API_KEY. */
+  viaProfile?: boolean | string;
 }
 
 export async function startCampaign(o: { holdSeconds: number }): Promise<Campaign> {
@@ -172,6 +180,12 @@ export async function startCampaign(o: { holdSeconds: number }): Promise<Campaig
   const triggerId = triggers.find((t) => t.name === DEMO_TRIGGER)!.id;
   const killsDone = new Map<string, number>();
 
+  /** A further key of the sandbox account (POST /_sandbox/keys), minted once for every machine's ROTATED_PROFILE. */
+  let mintedKey: Promise<string> | undefined;
+  const mintKey = async () => {
+    const res = await fetch(`${sb.baseUrl}/_sandbox/keys`, { method: 'POST', body: '{"scope": "full"}' });
+    return ((await res.json()) as { key: string }).key;
+  };
   async function addFault(rule: Record<string, unknown>): Promise<void> {
     const res = await fetch(`${sb.baseUrl}/_sandbox/faults`, {
       method: 'POST',
@@ -185,7 +199,8 @@ export async function startCampaign(o: { holdSeconds: number }): Promise<Campaig
     sb,
     gate,
     triggerId,
-    scope: `http://loopback:${new URL(gate.baseUrl).port}#key:${keyFingerprint(sb.keys.full)}`,
+    // The campaign key joined the named workspace when ROTATED_PROFILE took it (addMachine).
+    scope: `http://loopback:${new URL(gate.baseUrl).port}#ws:${WORKSPACE_NAME.toLowerCase()}`,
     killsDone,
     bookings,
     beforeBooking: undefined,
@@ -205,6 +220,38 @@ export async function startCampaign(o: { holdSeconds: number }): Promise<Campaig
         { configDir: dir, input: `${sb.keys.full}\n`, env },
       );
       if (added.code !== 0) throw new Error(`profile add: ${added.stderr}`);
+      // ROTATED_PROFILE: first the campaign key, then (--force) a further key of the account with
+      // the workspace name: the new key joins the name, and so does its predecessor's workspace.
+      const rotate = (key: string, flags: string[]) =>
+        runCli(
+          [
+            'profile',
+            'add',
+            ROTATED_PROFILE,
+            '--key-stdin',
+            '--no-verify',
+            '--base-url',
+            gate.baseUrl,
+            '--json',
+            ...flags,
+          ],
+          {
+            configDir: dir,
+            input: `${key}\n`,
+            env,
+          },
+        );
+      const before = await rotate(sb.keys.full, []);
+      if (before.code !== 0) throw new Error(`profile add ${ROTATED_PROFILE}: ${before.stderr}`);
+      const rotated = await rotate(await (mintedKey ??= mintKey()), ['--force', '--workspace', WORKSPACE_NAME]);
+      const joined =
+        rotated.code === 0
+          ? (JSON.parse(rotated.stdout) as { workspace: { workspace: string; previousKey?: string } })
+          : undefined;
+      if (joined?.workspace.workspace !== c.scope || joined.workspace.previousKey !== keyFingerprint(sb.keys.full))
+        throw new Error(
+          `profile add ${ROTATED_PROFILE} --force: not in ${c.scope}\n${rotated.stdout}${rotated.stderr}`,
+        );
       return { name, dir, env };
     },
 
@@ -243,7 +290,11 @@ export async function startCampaign(o: { holdSeconds: number }): Promise<Campaig
 
     async execute(p, phase, args, { machine, kill, viaProfile = false }) {
       const env = viaProfile
-        ? { SCHEDCTL_BASE_URL: undefined, SCHEDCTL_API_KEY: undefined, SCHEDCTL_PROFILE: OTHER_PROFILE }
+        ? {
+            SCHEDCTL_BASE_URL: undefined,
+            SCHEDCTL_API_KEY: undefined,
+            SCHEDCTL_PROFILE: viaProfile === true ? OTHER_PROFILE : viaProfile,
+          }
         : { SCHEDCTL_BASE_URL: gate.baseUrl, SCHEDCTL_API_KEY: sb.keys.full };
       const startedAt = Date.now();
       const running = startCli(args, {
@@ -343,6 +394,14 @@ export async function startCampaign(o: { holdSeconds: number }): Promise<Campaig
           viaProfile: true,
         }),
       );
+      // A sample of leads through the rotated key of the named workspace: refused, never booked.
+      if (p.index % 4 === 0)
+        runs.push(
+          await c.execute(p, 'other rotated', routeArgs({ ...p, region: other }, ['first'], '10'), {
+            machine: on(3),
+            viaProfile: ROTATED_PROFILE,
+          }),
+        );
       const meeting = (await sb.state()).meetings.find((m) => m.personEmail === p.email);
       if (meeting) {
         const on4 = on(4);
@@ -532,7 +591,10 @@ export function checkRuns(o: {
       failures.push(`${where(r)}: crashed\n${describeRun(r.result)}`);
   }
   for (const r of second) {
-    if (r.phase === 'other answers' && !(r.result.code === 5 && r.status === 'LEAD_HAS_MEETING'))
+    if (
+      (r.phase === 'other answers' || r.phase === 'other rotated') &&
+      !(r.result.code === 5 && r.status === 'LEAD_HAS_MEETING')
+    )
       failures.push(`${where(r)}: not refused as LEAD_HAS_MEETING\n${describeRun(r.result)}`);
     if (
       r.phase === 'other event' &&

@@ -324,6 +324,8 @@ describe('parallel-process campaign on a team state (PostgreSQL)', () => {
     expect(second.filter((r) => r.phase.startsWith('rerun')).length).toBe(RUNS * 3);
     expect(second.filter((r) => r.phase === 'other answers').length).toBe(RUNS);
     expect(second.filter((r) => r.phase === 'other event').length).toBe(RUNS);
+    // Every fourth lead, through the rotated key of the named workspace (ROTATED_PROFILE).
+    expect(second.filter((r) => r.phase === 'other rotated').length).toBe(Math.ceil(RUNS / 4));
     expect(spread(final, plans)).toBe(`0 with 0 meetings, ${RUNS} with 1 meeting, 0 with 2+ meetings`);
   }, 600_000);
 });

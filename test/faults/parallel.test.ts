@@ -17,7 +17,10 @@
  * route with other answers, and `book` of its meeting's event by its uuid (not the link it was
  * routed with), both through a profile whose base URL spells the same API another way
  * (`http://LOCALHOST:<port>/`): the ledger is one per workspace, so these are refused
- * (LEAD_HAS_MEETING) or answered already booked, never booked. A lead whose first booking got an
+ * (LEAD_HAS_MEETING) or answered already booked, never booked. Every fourth lead is also routed
+ * with other answers through a profile whose key was rotated (a further key of the account, from
+ * POST /_sandbox/keys, `profile add --force`) into a named workspace the campaign key joined:
+ * refused, never booked (the sandbox holds one meeting per lead). A lead whose first booking got an
  * explicit 500 and whose re-sent attempt then met RESERVATION_EXPIRED stays "outcome unknown"
  * (exit 7, never already_booked); the campaign then books it with --rebook, as a user would.
  *
@@ -128,6 +131,8 @@ describe('parallel-process campaign', () => {
     expect(second.filter((r) => r.phase.startsWith('rerun')).length).toBe(RUNS * 3);
     expect(second.filter((r) => r.phase === 'other answers').length).toBe(RUNS);
     expect(second.filter((r) => r.phase === 'other event').length).toBe(RUNS);
+    // Every fourth lead, through the rotated key of the named workspace (ROTATED_PROFILE).
+    expect(second.filter((r) => r.phase === 'other rotated').length).toBe(Math.ceil(RUNS / 4));
     expect(spread(final, plans)).toBe(`0 with 0 meetings, ${RUNS} with 1 meeting, 0 with 2+ meetings`);
   }, 900_000);
 });

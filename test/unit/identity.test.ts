@@ -13,6 +13,11 @@ import {
   formerWorkspaceIds,
   workspaceId,
   workspaceName,
+  keyIdOf,
+  namedIdOf,
+  splitLegacyScope,
+  unattributedScope,
+  urlOfWorkspace,
 } from '../../src/state/identity.js';
 
 const EVENT = '7a3c9f10-1b2d-4e5f-8a9b-0c1d2e3f4a5b';
@@ -199,5 +204,33 @@ describe('identity: an event is its eventId', () => {
     expect(sameEvent('intro-call', { eventId: EVENT.toUpperCase() }, aliases)).toBe(true);
     expect(sameEvent('intro-call', { eventId: EVENT }, {})).toBe(false);
     expect(eventAliasKey(' A-b ')).toBe('a-b');
+  });
+});
+
+describe('workspace ids, their URL, and the records no profile could take', () => {
+  it('spells the ids a key and a name start, and reads the URL back from any id', () => {
+    expect(keyIdOf('https://x', 'f1')).toBe('https://x#key:f1');
+    expect(namedIdOf('https://x', 'acme')).toBe('https://x#ws:acme');
+    expect(urlOfWorkspace('https://x/api#ws:acme')).toBe('https://x/api');
+    expect(urlOfWorkspace('https://x/api#key:f1')).toBe('https://x/api');
+    expect(urlOfWorkspace('https://x/api')).toBe('https://x/api');
+  });
+
+  it('files unattributed records under the URL normalised, and counts that scope as a workspace id', () => {
+    expect(unattributedScope('http://127.0.0.1:4010/')).toBe('http://loopback:4010#unattributed');
+    expect(unattributedScope('https://API.example.com:443/%61pi')).toBe('https://api.example.com/api#unattributed');
+    expect(isWorkspaceId('http://loopback:4010#unattributed')).toBe(true);
+    expect(isWorkspaceId('gone@http://x#unattributed-not')).toBe(false);
+    expect(isWorkspaceId('http://x#key:')).toBe(true);
+  });
+
+  it('splits a legacy scope at its first @ (a profile name has none); anything else is not one', () => {
+    expect(splitLegacyScope(legacyScope('prod', 'https://u@x'))).toEqual({
+      profileName: 'prod',
+      baseUrl: 'https://u@x',
+    });
+    expect(splitLegacyScope(legacyScope(undefined, 'http://x'))).toEqual({ profileName: 'env', baseUrl: 'http://x' });
+    expect(splitLegacyScope('@http://x')).toBeUndefined();
+    expect(splitLegacyScope('no-at-all')).toBeUndefined();
   });
 });

@@ -1,5 +1,5 @@
 /**
- * A team database's schema 2 moves into schema 3 (tables), nothing lost, with a second machine
+ * A team database's schema 2 moves into schema 3 (tables), and on to 4 (workspace keys), nothing lost, with a second machine
  * starting at the same moment. Every kind of record is counted before and after.
  */
 import { mkdtempSync } from 'node:fs';
@@ -46,7 +46,7 @@ describe('a team database of schema 2 moves into schema 3', () => {
     ]);
     expect(ca).toEqual(countDocuments(docs));
     expect(cb).toEqual(countDocuments(docs));
-    expect(await fx.pg.psql(`SELECT value FROM schedctl_meta WHERE key = 'schema_version'`, 'schema2')).toBe('3');
+    expect(await fx.pg.psql(`SELECT value FROM schedctl_meta WHERE key = 'schema_version'`, 'schema2')).toBe('4');
     // The documents' table is kept, renamed; nothing was moved twice.
     expect(await fx.pg.psql('SELECT count(*) FROM schedctl_documents_schema2', 'schema2')).toBe('5');
     expect((await a.journal.ofLead(WS, 'LEAD1@example.com')).map((e) => e.id)).toEqual(['a1']);

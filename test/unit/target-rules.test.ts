@@ -139,6 +139,13 @@ describe('resolveTarget', () => {
     expect('workspace' in env).toBe(false);
     expect('workspace' in resolveTarget({ env: {}, defaultProfile: 'prod', profiles })).toBe(false);
   });
+  it("keeps the fingerprint of the key a profile's key replaced with that key only", () => {
+    const rotated = { prod: { ...profiles.prod, previousKey: '0123456789abcdef' } };
+    expect(resolveTarget({ env: {}, defaultProfile: 'prod', profiles: rotated }).previousKey).toBe('0123456789abcdef');
+    const env = resolveTarget({ env: { SCHEDCTL_API_KEY: KEY_E }, defaultProfile: 'prod', profiles: rotated });
+    expect('previousKey' in env).toBe(false);
+    expect('previousKey' in resolveTarget({ env: {}, defaultProfile: 'prod', profiles })).toBe(false);
+  });
   it('refuses a key it could not send, naming where it came from', () => {
     const bad = { prod: { ...profiles.prod, apiKey: `${KEY_P}\r\n` } };
     expect(thrown(() => resolveTarget({ env: {}, defaultProfile: 'prod', profiles: bad })).message).toContain(

@@ -33,7 +33,12 @@ Workspace:
   schedctl keeps one ledger (attempts, meetings, lead locks) per workspace: what the key
   reaches at the API (the base URL normalised, and the key's fingerprint), whatever the
   profile is called. Teammates holding different keys of one organisation can join one
-  ledger with --workspace NAME (the same NAME and API on each profile).
+  ledger with --workspace NAME (the same NAME and API on each profile). A key belongs
+  to one workspace, which only grows: a name joins keys (merging their records), never
+  forks one. Replacing a profile's key for the same API (--force, or yes on a terminal)
+  keeps its workspace: the new key joins the old key's, and the message (and
+  \`workspace\` in --json) says which workspace and how many leads it holds.
+  --new-workspace starts an empty one instead (for a key no workspace holds yet).
 
 Examples:
   schedctl profile add prod --base-url https://api.example.com --key-stdin < prod-key.txt
@@ -62,6 +67,10 @@ export function profileAddCommand(ctx: Context): Command {
       .option(
         '--workspace <name>',
         "join the ledger of this workspace name: profiles with other keys of one organisation share one record of each lead's meetings and attempts",
+      )
+      .option(
+        '--new-workspace',
+        "start an empty workspace for this key instead of joining the replaced key's (only for a key no workspace holds yet)",
       )
       .addOption(new Option('--key <key>').hideHelp())
       .addOption(new Option('--api-key <key>').hideHelp())

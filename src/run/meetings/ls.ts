@@ -1,4 +1,5 @@
 import { workspaceOf } from '../workspace.js';
+import { serverClockOf } from '../../api/server-clock.js';
 import type { Context } from '../../context.js';
 import { parseTimeExpression } from '../../domain/human-time.js';
 import { requireEmail } from '../../domain/inputs.js';
@@ -66,8 +67,15 @@ export async function parseMeetingsFilter(opts: LsOptions, zone: string, now: Da
   };
 }
 
-/** The meetings of this workspace on record that pass the filter, earliest first: the `meetings ls --json` document. */
+/**
+ * The meetings of this workspace on record that pass the filter, earliest first: the `meetings ls
+ * --json` document (the MCP tool and resource too). A filter's `upcomingFrom` asks for upcoming
+ * meetings; upcoming by the server's clock (shared/ledger-rules.md, "Whose clock"), as the
+ * ledger's rule judges them: a local clock that runs ahead must not hide a meeting still to come.
+ */
 export async function listMeetings(ctx: Context, filter: MeetingFilter): Promise<AnyMeetingView[]> {
-  const state = await ctx.state();
-  return filterMeetings(await allMeetings(state, await workspaceOf(ctx), filter), filter);
+  const [state, target] = await Promise.all([ctx.state(), ctx.target()]);
+  const upcoming = filter.upcomingFrom && { ...filter, upcomingFrom: serverClockOf(ctx).ledgerNow(target.baseUrl) };
+  const f = upcoming || filter;
+  return filterMeetings(await allMeetings(state, await workspaceOf(ctx), f), f);
 }

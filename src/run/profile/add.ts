@@ -4,7 +4,9 @@ import { maskKey } from '../../config/mask.js';
 import { checkBaseUrl, DEFAULT_BASE_URL, rateOf, withoutUserinfo } from '../../config/target.js';
 import type { Context } from '../../context.js';
 import { ApiError, BadResponseError, CancelledError, NetworkError, UsageError } from '../../errors.js';
-import type { Profile } from '../../state/index.js';
+import { keyFingerprint, normaliseBaseUrl } from '../../state/identity.js';
+import { WorkspaceTakenError, type Profile, type State } from '../../state/index.js';
+import { attributeLegacyOnce } from '../../state/legacy-records.js';
 import { readAll } from '../../ui/stdin.js';
 import { type ProfileView, profileView } from './view.js';
 
@@ -19,6 +21,7 @@ interface AddOptions {
   workspace?: string;
   state?: string;
   force?: boolean;
+  newWorkspace?: boolean;
 }
 
 /** What the one read request said about the key before it was saved (`keyCheck` in --json). */
@@ -56,29 +59,126 @@ export async function run(ctx: Context, [name = '']: string[], opts: AddOptions,
   // Saving is the point: a directory that cannot take the file is said before the key check's request.
   (await ctx.state()).assertLocalWritable();
   const keyCheck: KeyCheck = opts.verify === false ? 'skipped' : await checkKey(ctx, name, { baseUrl, apiKey, rate });
-  const { profiles } = await ctx.state();
+  const state = await ctx.state();
+  const { profiles } = state;
+  // The key's workspace is recorded before the profile is saved: a key saved but in no workspace
+  // would start an empty one on first use, and book its predecessor's leads again.
+  const joined = await joinWorkspace(ctx, state, {
+    name,
+    baseUrl,
+    apiKey,
+    workspace,
+    replaced,
+    fresh: opts.newWorkspace,
+  });
   const profile = {
     baseUrl,
     apiKey,
     ...(rate !== undefined ? { rate } : {}),
     ...(workspace ? { workspace } : {}),
     ...(stateUrl ? { state: stateUrl } : {}),
+    ...(joined.previousKey ? { previousKey: joined.previousKey } : {}),
   };
   await profiles.set(name, profile, Boolean(opts.default));
-  const view: ProfileView = profileView(name, profile, (await profiles.defaultName()) === name);
+  const view: ProfileView = {
+    ...profileView(name, profile, (await profiles.defaultName()) === name),
+    workspace: joined.workspace,
+  };
   const ui = await ctx.ui();
   const was = replaced && { baseUrl: withoutUserinfo(replaced.baseUrl), key: maskKey(replaced.apiKey) };
-  if (ctx.globals.json) return ui.json({ profile: view, keyCheck, ...(was ? { replaced: was } : {}) });
+  if (ctx.globals.json)
+    return ui.json({ profile: view, keyCheck, ...(was ? { replaced: was } : {}), workspace: joined });
   ui.info(
     `${ui.err.green('✓')} saved profile "${view.name}" (${view.baseUrl}, key ${view.key})${view.isDefault ? ', the default' : ''}`,
   );
   if (was) ui.info(`replaced its previous settings (${was.baseUrl}, key ${was.key})`);
+  ui.info(joinedLine(joined));
   if (keyCheck === 'missing_scope') {
     ui.info(
       `note: the key check (${CHECK_REQUEST}) was refused: the key lacks the ${CHECK_SCOPE} scope. It may still serve other commands (events, slots, book need scheduling scopes).`,
     );
   } else if (keyCheck === 'skipped') {
     ui.info('note: the key was not checked (--no-verify)');
+  }
+}
+
+/** What `profile add` says of the key's workspace (`workspace` in --json). */
+export interface WorkspaceJoin {
+  /** The workspace id. */
+  workspace: string;
+  /**
+   * How the key came to be in it: `rotation` (it joined the workspace of the key it replaced),
+   * `name` (it joined the workspace of --workspace NAME), `new` (a workspace of its own;
+   * --new-workspace, or a key never seen), `recorded` (it was in it already).
+   */
+  how: 'recorded' | 'name' | 'rotation' | 'new';
+  /** The fingerprint of the key it replaced, when it joined that key's workspace. */
+  previousKey?: string;
+  /** Leads the workspace holds records of (meetings or attempts). */
+  leads: number;
+  /** The workspace's keys (fingerprints, never keys) and the names it joined by. */
+  keys: { fingerprint: string; names: string[]; addedAt: string }[];
+  names: string[];
+}
+
+async function joinWorkspace(
+  ctx: Context,
+  state: State,
+  o: {
+    name: string;
+    baseUrl: string;
+    apiKey: string;
+    workspace: string | undefined;
+    replaced: Profile | undefined;
+    fresh: boolean | undefined;
+  },
+): Promise<WorkspaceJoin> {
+  const url = normaliseBaseUrl(o.baseUrl);
+  const fingerprint = keyFingerprint(o.apiKey);
+  const { profiles } = await state.profiles.snapshot();
+  // Records from before workspaces go to their profiles' keys first (the one being replaced among them).
+  await attributeLegacyOnce(state.workspaces, state.dir, profiles, ctx.clock.now());
+  const old = o.replaced;
+  const previous = old && !o.fresh && normaliseBaseUrl(old.baseUrl) === url ? keyFingerprint(old.apiKey) : undefined;
+  const rotated = previous !== undefined && previous !== fingerprint ? previous : undefined;
+  const join = rotated
+    ? (await state.workspaces.join({ url, fingerprint: rotated, name: old?.workspace })).workspace
+    : undefined;
+  let joined;
+  try {
+    joined = await state.workspaces.join({ url, fingerprint, name: o.workspace, join, fresh: o.fresh });
+  } catch (error) {
+    if (!(error instanceof WorkspaceTakenError)) throw error;
+    throw new UsageError(
+      `--new-workspace: this key already belongs to workspace ${error.workspace}, and a key never leaves its workspace; profile "${o.name}" was not saved`,
+      {
+        hint: 'start an empty workspace with a key no profile has used (POST /_sandbox/keys mints one on a sandbox), or leave out --new-workspace',
+      },
+    );
+  }
+  const keys = await state.workspaces.keys(joined.workspace);
+  return {
+    workspace: joined.workspace,
+    how: joined.how,
+    ...(rotated ? { previousKey: rotated } : {}),
+    leads: await state.workspaces.leadCount(joined.workspace),
+    keys,
+    names: [...new Set(keys.flatMap((k) => k.names))],
+  };
+}
+
+function joinedLine(j: WorkspaceJoin): string {
+  const leads = `${j.leads} lead${j.leads === 1 ? '' : 's'} on record`;
+  const keys = `${j.keys.length} key${j.keys.length === 1 ? '' : 's'}`;
+  switch (j.how) {
+    case 'rotation':
+      return `the new key joins workspace ${j.workspace}, the replaced key's (${j.previousKey}): ${leads}, ${keys}; its leads stay booked once`;
+    case 'name':
+      return `the key joins workspace ${j.workspace} (named ${j.names.join(', ')}): ${leads}, ${keys}`;
+    case 'new':
+      return `the key starts workspace ${j.workspace}: ${leads}`;
+    default:
+      return `the key's workspace: ${j.workspace} (${leads}, ${keys})`;
   }
 }
 
@@ -142,7 +242,7 @@ async function confirmReplace(ctx: Context, name: string, force: boolean): Promi
   }
   const { confirm } = await import('@inquirer/prompts');
   const yes = await confirm(
-    { message: `${what}. Replace it?`, default: false },
+    { message: `${what}. Replace it? (a new key for the same API joins its workspace)`, default: false },
     { input: ctx.io.stdin, output: ctx.io.stderr },
   );
   if (!yes) throw new CancelledError(`profile "${name}" was left as it was`);

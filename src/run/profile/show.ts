@@ -1,10 +1,14 @@
 import { resolveProfileName } from '../../config/target.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { type WorkspaceView, workspaceLines, workspaceView } from '../workspace-view.js';
 import { type ProfileView, profileView, unknownProfile } from './view.js';
 
 interface ShowView extends ProfileView {
   configFile: string;
+  /** The workspace's keys (fingerprints) and names, as the ledger records them. */
+  workspaceKeys: WorkspaceView['keys'];
+  workspaceNames: string[];
 }
 
 export async function run(ctx: Context, [name]: string[]): Promise<void> {
@@ -16,7 +20,11 @@ export async function run(ctx: Context, [name]: string[]): Promise<void> {
       `name:      ${view.name}${view.isDefault ? ' (default)' : ''}`,
       `base URL:  ${view.baseUrl}`,
       `key:       ${view.key}`,
-      `workspace: ${view.workspace}`,
+      `workspace: ${view.workspace}${view.workspaceNames.length ? ` (names: ${view.workspaceNames.join(', ')})` : ''}`,
+      ...workspaceLines(
+        { id: view.workspace, recorded: view.workspaceKeys.length > 0, keys: view.workspaceKeys, names: [] },
+        '           ',
+      ),
       ...(view.state ? [`state:     ${view.state} (team state)`] : []),
       `stored in: ${view.configFile}`,
     ].join('\n'),
@@ -31,5 +39,12 @@ async function showView(ctx: Context, name: string | undefined): Promise<ShowVie
   if (!chosen) throw new UsageError('no profile in use', { hint: 'add one with `schedctl profile add <name>`' });
   const profile = profiles[chosen];
   if (!profile) throw unknownProfile(chosen, Object.keys(profiles).sort());
-  return { ...profileView(chosen, profile, defaultProfile === chosen), configFile: store.path };
+  const ws = await workspaceView(await ctx.state(), profile);
+  return {
+    ...profileView(chosen, profile, defaultProfile === chosen),
+    workspace: ws.id,
+    configFile: store.path,
+    workspaceKeys: ws.keys,
+    workspaceNames: ws.names,
+  };
 }

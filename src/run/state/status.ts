@@ -3,7 +3,8 @@ import { runLogFiles } from '../../bulk/run-log.js';
 import type { Context } from '../../context.js';
 import { sanitizeText } from '../../ui/sanitize.js';
 import type { PostgresBackend } from '../../state/postgres/backend.js';
-import { countTables, LEDGER_DB } from '../../state/index.js';
+import { countTables, LEDGER_DB, type State } from '../../state/index.js';
+import { type WorkspaceView, workspaceLines, workspaceView } from '../workspace-view.js';
 
 export async function run(ctx: Context): Promise<void> {
   const state = await ctx.state();
@@ -14,6 +15,7 @@ export async function run(ctx: Context): Promise<void> {
     const counts: Record<string, number> = { ...(await countTables(await backend.sql())) };
     // The records of this machine's bulk run logs (`runs/`), as the team state counts its own.
     counts.runRecords = runLogFiles(join(ctx.configDir(), 'runs')).reduce((n, log) => n + log.records.length, 0);
+    const workspace = await workspaceOfTarget(ctx, state);
     const doc = {
       backend: 'local',
       location: backend.where,
@@ -23,6 +25,7 @@ export async function run(ctx: Context): Promise<void> {
       counts,
       locks: [],
       keptOnThisMachine: 0,
+      workspace,
     };
     if (ctx.globals.json) return ui.json(doc);
     return ui.print(
@@ -30,6 +33,7 @@ export async function run(ctx: Context): Promise<void> {
         `Backend:  local SQLite database (this machine only)`,
         `Location: ${backend.where} (the ledger: ${LEDGER_DB})`,
         `Records:  ${describeCounts(counts)}`,
+        ...describeWorkspace(workspace),
         'To share the ledger with a team: SCHEDCTL_STATE_URL=postgres://… then `schedctl state push` (docs/team-state.md).',
       ].join('\n'),
     );
@@ -53,6 +57,7 @@ export async function run(ctx: Context): Promise<void> {
     counts,
     locks: locks.map(({ backendPid: _pid, ...l }) => l),
     keptOnThisMachine: kept,
+    workspace: await workspaceOfTarget(ctx, state),
   };
   if (ctx.globals.json) return ui.json(doc);
   const lines = [
@@ -60,6 +65,7 @@ export async function run(ctx: Context): Promise<void> {
     `Location: ${pg.where}`,
     `Schema:   version ${version} (this schedctl writes version ${admin.SCHEMA_VERSION})`,
     `Records:  ${describeCounts(counts)}`,
+    ...describeWorkspace(doc.workspace),
     `Locks:    ${locks.length ? `${locks.length} held` : 'none held'}`,
     ...locks.map(
       (l) =>
@@ -73,6 +79,18 @@ export async function run(ctx: Context): Promise<void> {
   ];
   // Lock holders (user, host, command) come from the database: text from outside, never terminal control.
   ui.print(lines.map(sanitizeText).join('\n'));
+}
+
+/** The workspace of the key in use (null when no key is configured: the state still has a status). */
+async function workspaceOfTarget(ctx: Context, state: State): Promise<WorkspaceView | null> {
+  const target = await ctx.target().catch(() => undefined);
+  return target ? workspaceView(state, target) : null;
+}
+
+function describeWorkspace(w: WorkspaceView | null): string[] {
+  return w
+    ? [`Workspace: ${w.id}${w.names.length ? ` (names: ${w.names.join(', ')})` : ''}`, ...workspaceLines(w, '  ')]
+    : [];
 }
 
 function describeCounts(counts: Record<string, number>): string {

@@ -98,6 +98,22 @@ export async function pushLocal(backend: PostgresBackend, local: Sql, dir: strin
     report.moved[names[i]!] = moved;
     report.alreadyThere[names[i]!] = rows.length - moved;
   }
+  // Which workspace each key is in: without it a rotated key would start an empty workspace there.
+  // A key the team state already places is left where it is (the team's record wins).
+  const keys = await local.all<Record<string, SqlValue>>(
+    'SELECT base_url, fingerprint, workspace, names, added_ms FROM schedctl_workspace_keys',
+  );
+  report.moved.workspaceKeys = await team.transaction(async (tx) => {
+    let n = 0;
+    for (const k of keys)
+      n += await tx.run(
+        `INSERT INTO schedctl_workspace_keys (base_url, fingerprint, workspace, names, added_ms) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT DO NOTHING`,
+        [k.base_url ?? null, k.fingerprint ?? null, k.workspace ?? null, k.names ?? null, k.added_ms ?? null],
+      );
+    return n;
+  });
+  report.alreadyThere.workspaceKeys = keys.length - report.moved.workspaceKeys;
   report.moved.runRecords = 0;
   report.alreadyThere.runRecords = 0;
   for (const { key, records } of runLogFiles(join(dir, 'runs'))) {

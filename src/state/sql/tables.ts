@@ -42,6 +42,25 @@ export function ledgerTables(seq: string, ms: string): string[] {
   ];
 }
 
+/**
+ * Which workspace each key belongs to (state/workspaces.ts): one row per key fingerprint at a
+ * normalised base URL (never the key), the workspace it joined, and the names it joined by
+ * (space-separated, folded: a name is letters, digits, _ . -). Added by a later migration than
+ * ledgerTables (SQLite 2, PostgreSQL 4), so kept apart from them: a shipped migration is never
+ * edited. `schedctl_ledger_marks` records one-time steps done (the legacy records' attribution).
+ */
+export function workspaceKeyTables(ms: string): string[] {
+  return [
+    `CREATE TABLE schedctl_workspace_keys (
+       base_url text NOT NULL, fingerprint text NOT NULL, workspace text NOT NULL,
+       names text NOT NULL, added_ms ${ms} NOT NULL, PRIMARY KEY (base_url, fingerprint))`,
+    'CREATE INDEX schedctl_workspace_keys_workspace ON schedctl_workspace_keys (workspace)',
+    `CREATE TABLE schedctl_ledger_marks (mark text PRIMARY KEY, at_ms ${ms} NOT NULL)`,
+    // The row joins lock to take turns (workspaces.ts, JOIN_LOCK): an UPDATE locks it in both engines.
+    `INSERT INTO schedctl_ledger_marks (mark, at_ms) VALUES ('workspace-joins', 0)`,
+  ];
+}
+
 /** The ledger's tables, in the order their records are counted and moved. */
 export const LEDGER_TABLES = [
   'schedctl_attempts',

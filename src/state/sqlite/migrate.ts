@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
 import { DocumentsNotMovedError, FOREIGN_LEDGER, StateFileError, StateTooNewError } from '../errors.js';
 import type { LedgerCounts } from '../sql/documents.js';
-import { ledgerTables } from '../sql/tables.js';
+import { ledgerTables, workspaceKeyTables } from '../sql/tables.js';
 import type { Sql, SqlValue } from '../sql/types.js';
 
 /** "SCHD": this file is a schedctl ledger. */
@@ -19,8 +19,10 @@ export const APPLICATION_ID = 0x53434844;
 /** Migration N brings the schema from version N-1 to N. Never edit one that has shipped: add the next. */
 const MIGRATIONS: Record<number, string[]> = {
   1: ledgerTables('integer PRIMARY KEY AUTOINCREMENT', 'integer'),
+  // Workspaces as sets of keys (state/workspaces.ts); the records stay where they are.
+  2: workspaceKeyTables('integer'),
 };
-export const SQLITE_SCHEMA_VERSION = 1;
+export const SQLITE_SCHEMA_VERSION = 2;
 
 /** The JSON ledger documents of a schedctl from before the tables. */
 export const DOCUMENT_FILES = ['journal.json', 'meetings.json', 'outcomes.json', 'fires.json', 'events.json'];
