@@ -47,7 +47,16 @@ describe('state pull', () => {
       expect(first.code, show(first)).toBe(0);
       const one = first.json();
       expect(one).toMatchObject({ from: stateUrl, to: b.dir });
-      expect(Object.keys(one.pulled).sort()).toEqual(['events', 'fires', 'journal', 'meetings', 'outcomes']);
+      expect(Object.keys(one.pulled).sort()).toEqual([
+        'events',
+        'fires',
+        'journal',
+        'meetings',
+        'outcomes',
+        'workspaceKeys',
+      ]);
+      // The key's workspace comes with the records (a key rotated elsewhere finds its leads here).
+      expect(one.pulled.workspaceKeys).toBeGreaterThanOrEqual(1);
       expect(one.pulled).toMatchObject({ journal: 1, meetings: 1 });
       for (const n of Object.values<number>(one.alreadyHere)) expect(n).toBe(0);
       const total = Object.values<number>(one.pulled).reduce((x, y) => x + y, 0);

@@ -142,19 +142,28 @@ const ATTEMPT_LEARNT = `ON CONFLICT (id) DO UPDATE SET
  * Copies the team state's ledger into this machine's (its SQLite tables), row by row, in one
  * local transaction: a machine leaving the team, or working alone for a while
  * (SCHEDCTL_STATE_URL=local), keeps what the team knows. Rows it has already are left alone
- * (but an outcome it did not know), so a second pull changes nothing. The bulk run logs stay in
- * the team state: a run is resumed from there.
+ * (but an outcome it did not know), so a second pull changes nothing. Which workspace each key
+ * is in comes too (`workspaceKeys`; a key this machine already places stays where it is), so a
+ * key rotated on another machine finds its leads here. The bulk run logs stay in the team
+ * state: a run is resumed from there.
  */
 export async function pullTeam(backend: PostgresBackend, local: Sql): Promise<PullReport> {
   const report: PullReport = { pulled: {}, alreadyHere: {} };
   await backend.ready();
   const team = await backend.sql();
   const names = Object.keys(await countTables(local)) as (keyof LedgerCounts)[];
-  for (const [i, table] of LEDGER_TABLES.entries()) {
-    const rows = await team.all<Record<string, SqlValue>>(`SELECT * FROM ${table}`);
-    // This machine numbers its own rows (seq): the team's numbers mean nothing here.
-    const pulled = await local.transaction(async (tx) => {
+  const tables: [string, string][] = [
+    ...LEDGER_TABLES.map((table, i): [string, string] => [table, names[i]!]),
+    ['schedctl_workspace_keys', 'workspaceKeys'],
+  ];
+  // Read first (the team's rows), then written here in one transaction: all of it, or none.
+  const read: Record<string, SqlValue>[][] = [];
+  for (const [table] of tables) read.push(await team.all<Record<string, SqlValue>>(`SELECT * FROM ${table}`));
+  await local.transaction(async (tx) => {
+    for (const [i, [table, name]] of tables.entries()) {
+      const rows = read[i]!;
       let n = 0;
+      // This machine numbers its own rows (seq): the team's numbers mean nothing here.
       for (const { seq: _seq, ...row } of rows) {
         const cols = Object.keys(row);
         const conflict = table === 'schedctl_attempts' ? ATTEMPT_LEARNT : 'ON CONFLICT DO NOTHING';
@@ -163,11 +172,10 @@ export async function pullTeam(backend: PostgresBackend, local: Sql): Promise<Pu
           cols.map((c) => row[c] ?? null),
         );
       }
-      return n;
-    });
-    report.pulled[names[i]!] = pulled;
-    report.alreadyHere[names[i]!] = rows.length - pulled;
-  }
+      report.pulled[name] = n;
+      report.alreadyHere[name] = rows.length - n;
+    }
+  });
   return report;
 }
 
