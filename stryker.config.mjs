@@ -1,6 +1,6 @@
 /**
  * Mutation testing of the domain and the state store (`npm run test:mutation`): does a unit test
- * fail when the code is changed? Stryker mutates src/domain, src/state and src/config/target.ts and runs the fast
+ * fail when the code is changed? Stryker mutates src/domain, src/state, src/config/target.ts and paths.ts and runs the fast
  * unit tests (test/setup/vitest.mutation.config.ts) against each mutant, only the tests that
  * cover it (perTest). `break` fails the run below 75% overall; scripts/mutation-core.mjs then
  * holds the booking core (booking and the state files it relies on) to 90% from the JSON report.
@@ -14,6 +14,8 @@ export default {
     'src/state/**/*.ts',
     // Which key, URL and workspace name a command uses: the ledger's identity starts here.
     'src/config/target.ts',
+    // Where the config directory (profiles and ledger) is.
+    'src/config/paths.ts',
     // Types only: nothing to mutate.
     '!src/domain/route/types.ts',
     '!src/domain/smoke/types.ts',

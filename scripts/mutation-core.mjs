@@ -37,6 +37,7 @@ const CORE = [
   // Whose clock says "upcoming"; which key, URL and name a command uses; which workspace a key is in.
   'src/domain/server-clock.ts',
   'src/config/target.ts',
+  'src/config/paths.ts',
   'src/domain/workspace-join.ts',
   'src/state/workspaces.ts',
   'src/state/legacy-records.ts',
