@@ -4,7 +4,8 @@
 // a config directory is seeded straight into its tables, then each command runs BENCH_RUNS times
 // (default 15) against an embedded sandbox without a rate limit; the table gives the median wall
 // time and peak RSS, and their ratio to the first size (paired run by run). With
-// BENCH_STATE_URL=postgres://… the same on a team state (the tables emptied and seeded per size).
+// BENCH_STATE_URL=postgres://… the same on a team state: a database per size beside that one
+// (`<name>_n<size>`, made anew: the role needs CREATEDB), paired run by run as on local state.
 //   node scripts/bench-ledger.mjs [sizes, e.g. 0,100000]
 import { execFileSync, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -67,14 +68,28 @@ function cli(env, args) {
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
+/** The team database of size n: BENCH_STATE_URL's server, a database of its own (dropped and made anew). */
+async function teamDatabase(n) {
+  const url = new URL(STATE_URL);
+  const name = `${url.pathname.slice(1) || 'schedctl'}_n${n}`;
+  const c = new pg.Client({ connectionString: STATE_URL });
+  await c.connect();
+  await c.query(`DROP DATABASE IF EXISTS "${name}"`);
+  await c.query(`CREATE DATABASE "${name}"`);
+  await c.end();
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
 async function setUp(n) {
   const dir = mkdtempSync(join(tmpdir(), `schedctl-ledger-${n}-`));
+  const stateUrl = pg ? await teamDatabase(n) : undefined;
   const env = {
     PATH: process.env.PATH,
     HOME: dir,
     SCHEDCTL_CONFIG_DIR: dir,
     NO_COLOR: '1',
-    ...(STATE_URL ? { SCHEDCTL_STATE_URL: STATE_URL } : {}),
+    ...(stateUrl ? { SCHEDCTL_STATE_URL: stateUrl } : {}),
   };
   const add = ['profile', 'add', 'bench', '--default', '--key-stdin', '--no-verify', '--rate', '100000'];
   const sandbox = await startSandbox({ rateLimit: 0 });
@@ -84,7 +99,6 @@ async function setUp(n) {
     input: sandbox.keys.full,
     stdio: ['pipe', 'ignore', 'inherit'],
   });
-  if (pg) await emptyTeamState();
   // Real bookings first: the tables exist, and a meeting the sandbox knows (to move) is on record.
   await cli(env, [...routeArgs('first@bench.example')]);
   const offered = JSON.parse((await cli(env, ['slots', 'intro-call', '--json', '--days', '14'])).out);
@@ -103,12 +117,14 @@ async function setUp(n) {
       ])
     ).out,
   );
-  const workspace = await workspaceOf(dir);
+  const workspace = await workspaceOf(dir, stateUrl);
   const t0 = Date.now();
   // In a process of its own: this one serves the sandbox, whose event loop a long seed would block.
   if (n > 0)
     await seedElsewhere(
-      pg ? ['--seed-team', workspace, String(n)] : ['--seed-local', join(dir, 'ledger.db'), workspace, String(n)],
+      pg
+        ? ['--seed-team', stateUrl, workspace, String(n)]
+        : ['--seed-local', join(dir, 'ledger.db'), workspace, String(n)],
     );
   const seedSeconds = (Date.now() - t0) / 1000;
   // Moves go back and forth between its time and another its host is free at (found by trying,
@@ -125,9 +141,9 @@ async function setUp(n) {
   return { env, meeting, free: [meeting.date, other], seedSeconds };
 }
 
-async function workspaceOf(dir) {
+async function workspaceOf(dir, stateUrl) {
   if (pg) {
-    const c = new pg.Client({ connectionString: STATE_URL });
+    const c = new pg.Client({ connectionString: stateUrl });
     await c.connect();
     const r = await c.query('SELECT workspace FROM schedctl_meetings LIMIT 1');
     await c.end();
@@ -257,19 +273,8 @@ function seedLocal(path, workspace, n) {
   db.close();
 }
 
-async function emptyTeamState() {
-  const c = new pg.Client({ connectionString: STATE_URL });
-  await c.connect();
-  const exists = await c.query(`SELECT to_regclass('schedctl_attempts') AS t`);
-  if (exists.rows[0].t)
-    await c.query(
-      'TRUNCATE schedctl_attempts, schedctl_meetings, schedctl_outcomes, schedctl_fires, schedctl_event_aliases, schedctl_rate_budgets',
-    );
-  await c.end();
-}
-
-async function seedTeam(workspace, n) {
-  const c = new pg.Client({ connectionString: STATE_URL });
+async function seedTeam(url, workspace, n) {
+  const c = new pg.Client({ connectionString: url });
   await c.connect();
   const batch = { meetings: [], attempts: [], fires: [] };
   const flush = async (table) => {
@@ -354,7 +359,7 @@ function commands(s) {
 }
 
 if (process.argv[2] === '--seed-local') seedLocal(process.argv[3], process.argv[4], Number(process.argv[5]));
-else if (process.argv[2] === '--seed-team') await seedTeam(process.argv[3], Number(process.argv[4]));
+else if (process.argv[2] === '--seed-team') await seedTeam(process.argv[3], process.argv[4], Number(process.argv[5]));
 else await measure();
 
 async function measure() {
@@ -368,25 +373,16 @@ async function measure() {
     results.set(`${what}@${n}`, held);
   };
   try {
-    if (STATE_URL) {
-      // One database: each size in turn (emptied and seeded anew).
-      for (const n of SIZES) {
-        const s = await setUp(n);
-        console.error(`N=${n}: seeded in ${s.seedSeconds.toFixed(1)} s (team state)`);
-        for (const [what, argv] of Object.entries(commands(s)))
-          for (let i = 0; i < RUNS + 1; i++) await runs(s, n, what, argv, i);
-      }
-    } else {
-      // A config directory per size, runs paired: N=0, N=…, N=0, … (machine noise hits every size alike).
-      const sets = [];
-      for (const n of SIZES) {
-        const s = await setUp(n);
-        console.error(`N=${n}: seeded in ${s.seedSeconds.toFixed(1)} s`);
-        sets.push([n, s, commands(s)]);
-      }
-      for (const what of Object.keys(sets[0][2]))
-        for (let i = 0; i < RUNS + 1; i++) for (const [n, s, cmds] of sets) await runs(s, n, what, cmds[what], i);
+    // A config directory (and, for a team state, a database) per size, runs paired: N=0, N=…,
+    // N=0, … (machine noise hits every size alike).
+    const sets = [];
+    for (const n of SIZES) {
+      const s = await setUp(n);
+      console.error(`N=${n}: seeded in ${s.seedSeconds.toFixed(1)} s${STATE_URL ? ' (team state)' : ''}`);
+      sets.push([n, s, commands(s)]);
     }
+    for (const what of Object.keys(sets[0][2]))
+      for (let i = 0; i < RUNS + 1; i++) for (const [n, s, cmds] of sets) await runs(s, n, what, cmds[what], i);
   } finally {
     await Promise.all(sandboxes.map((sb) => sb.close()));
   }
@@ -414,6 +410,6 @@ async function measure() {
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
   for (const r of rows) console.log(r.map((c, i) => c.padEnd(widths[i])).join('  '));
   console.log(
-    `\nmedian of ${RUNS} runs each (ratios: median of ${STATE_URL ? 'run-by-run' : 'paired'} ratios to N=${base}), ${STATE_URL ? 'team state' : 'local SQLite'}; Node ${process.version}`,
+    `\nmedian of ${RUNS} runs each (ratios: median of paired ratios to N=${base}), ${STATE_URL ? 'team state' : 'local SQLite'}; Node ${process.version}`,
   );
 }
