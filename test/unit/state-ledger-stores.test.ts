@@ -116,11 +116,11 @@ describe('Fires', () => {
     expect(await fireRows()).toEqual([`${b.id} ${S} prepared`]);
   });
 
-  it('adopts the fires of a legacy scope into a workspace, and no other', async () => {
+  it('a legacy scope adopted into a workspace takes its fires along, and no other', async () => {
     const f = fires();
     const legacy = await f.prepare({ ...newFire(), scope: 'prod@https://api.example.com' });
     const mine = await f.prepare(newFire());
-    await f.adopt('prod@https://api.example.com', OTHER);
+    await state.adopt('prod@https://api.example.com', OTHER);
     expect(await fireRows()).toEqual([`${legacy.id} ${OTHER} prepared`, `${mine.id} ${S} prepared`]);
   });
 });
