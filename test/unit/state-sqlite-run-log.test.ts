@@ -4,7 +4,7 @@
  * at a time (naming the holder), and a log of a schedctl from before (`runs/<key>.jsonl`) moved
  * in once, counted, its torn last line dropped, the file put aside.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -122,6 +122,10 @@ describe('sqliteRunLogs', () => {
     await first.close();
     expect(existsSync(join(dir, 'runs', `${KEY}.jsonl.owner`))).toBe(false);
     const again = await logs.open(id);
+    // Closing the first run's log again releases nothing of the run holding it now.
+    await first.close();
+    expect(existsSync(join(dir, 'runs', `${KEY}.jsonl.owner`))).toBe(true);
+    await expect(logs.open(id)).rejects.toMatchObject({ code: 'RUN_IN_PROGRESS' });
     await again.close();
   });
 
@@ -146,7 +150,8 @@ describe('a run log of a schedctl from before (runs/<key>.jsonl)', () => {
     const path = oldLog(dir, KEY, records.map(line).join(''));
     const log = await logs.open(id, { now: clock });
     expect(existsSync(path)).toBe(false);
-    const aside = join(dir, RUNS_ASIDE, `${KEY}.jsonl`);
+    const aside = join(dir, 'runs-before-sqlite', `${KEY}.jsonl`);
+    expect(RUNS_ASIDE).toBe('runs-before-sqlite');
     expect(readFileSync(aside, 'utf8')).toBe(records.map(line).join(''));
     expect(warnings).toEqual([
       `note: the run log ${path} moved into ${sql.where} (4 record(s)); the file is kept in ${join(dir, RUNS_ASIDE)}`,
@@ -222,9 +227,13 @@ describe('a run log of a schedctl from before (runs/<key>.jsonl)', () => {
     expect(await countRunRecords(sql)).toBe(5);
   });
 
-  it('refuses (naming the file) a log it cannot read, moving nothing', async () => {
-    const { dir, sql } = setup();
+  it('refuses (naming the file) a log it cannot read, moving nothing, and leaves the run free', async () => {
+    const { dir, sql, logs } = setup();
     mkdirSync(join(dir, 'runs', `${KEY}.jsonl`), { recursive: true });
     await expect(moveRunLogIn(sql, dir, KEY)).rejects.toBeInstanceOf(StateWriteError);
+    await expect(logs.open(id)).rejects.toBeInstanceOf(StateWriteError);
+    rmSync(join(dir, 'runs', `${KEY}.jsonl`), { recursive: true });
+    const log = await logs.open(id);
+    await log.close();
   });
 });
