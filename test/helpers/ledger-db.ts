@@ -29,6 +29,10 @@ export function runRecordRows(
   if (!existsSync(join(dir, 'ledger.db'))) return [];
   const db = new DatabaseSync(join(dir, 'ledger.db'), { readOnly: true });
   try {
+    // A run creating the ledger this instant: the file is there before its tables (and it may
+    // hold the file a moment while it turns WAL on).
+    db.exec('PRAGMA busy_timeout = 5000');
+    if (!db.prepare(`SELECT 1 FROM sqlite_master WHERE name = 'schedctl_run_records'`).get()) return [];
     const rows = db
       .prepare(
         `SELECT log_key, record, at_ms FROM schedctl_run_records${key === undefined ? '' : ' WHERE log_key = ?'} ORDER BY seq`,
