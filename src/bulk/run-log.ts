@@ -1,12 +1,16 @@
 /**
- * Resumable bulk runs: an append-only JSON Lines log per input,
- * `<configDir>/runs/<key>.jsonl` (directory 0700, file 0600).
+ * Resumable bulk runs: an append-only log of records per input, keyed by the input's content
+ * hash (and scope). On this machine the records are rows of the SQLite ledger's
+ * `schedctl_run_records` (state/sqlite/run-log.ts); with a team state (PostgreSQL), the same
+ * table there (state/postgres/run-log.ts), so another machine resumes the run. `RunLogStore` is
+ * what both stores offer (LedgerBackend.runLogs()). A schedctl from before kept them in
+ * `<configDir>/runs/<key>.jsonl` (JSON Lines): such a file is moved into the table the first time
+ * its log is read or opened, by the rules of parseRunLines (a torn last line, left by a crash
+ * mid-write, is dropped with a warning; so is an unreadable line elsewhere).
  *
- * Each record is one `writeSync` of one line on a descriptor opened with O_APPEND, synced to
- * disk, so a crash leaves at most a torn last line; the reader skips such a line with a
- * warning, never failing. Per row the records go `started` (about to send its first request
- * that changes something) → `sent` (the request whose response may be lost: the booking or
- * the move) → a final status (results.ts). On resume:
+ * Each record is committed before the request it announces is sent. Per row the records go
+ * `started` (about to send its first request that changes something) → `sent` (the request
+ * whose response may be lost: the booking or the move) → a final status (results.ts). On resume:
  * - final: skip the row (its earlier result stands);
  * - `started` without `sent`: nothing irreversible is pending: send again (reusing the
  *   executionId / reservationId it recorded, so a fired trigger is not fired twice);
@@ -16,28 +20,12 @@
  *
  * While a run holds the log, a second process on the same input (and scope) is refused, so
  * two parallel runs of one file cannot book each row twice.
- *
- * With a team state (PostgreSQL) the same records live in the database under the same key
- * (state/postgres/run-log.ts), so another machine resumes the run; `RunLogStore` is what both
- * stores offer (LedgerBackend.runLogs()).
  */
 import { createHash } from 'node:crypto';
-import {
-  chmodSync,
-  closeSync,
-  fdatasyncSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-  writeSync,
-} from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { CliError, EXIT } from '../errors.js';
-import { StateWriteError } from '../state/errors.js';
 import { ROW_STATUSES, type RowStatus } from './results.js';
 
 export type RunStatus = 'started' | 'sent' | RowStatus;
@@ -66,18 +54,8 @@ export function resumeActionFor(latest: RunRecord | undefined): ResumeAction {
 }
 
 /**
- * The log of one input. Give `scope` (the command and target, e.g. `route:prod@https://…`) so
- * the same file run against another workspace or with another command starts afresh.
- */
-export function runLogPath(configDir: string, contentHash: string, scope?: string): string {
-  return runLogFile(configDir, runLogKey(contentHash, scope));
-}
-
-/** Where this machine keeps the log of a key. */
-const runLogFile = (configDir: string, key: string): string => join(configDir, 'runs', `${key}.jsonl`);
-
-/**
- * The log's key: the input's content hash, with the scope (`command:workspace`, the workspace
+ * The log's key: the input's content hash, with the scope (give it so the same file run against
+ * another workspace or with another command starts afresh) (`command:workspace`, the workspace
  * being the base URL and the key's fingerprint: the same on every machine) hashed in.
  */
 export function runLogKey(contentHash: string, scope?: string): string {
@@ -115,37 +93,12 @@ export interface RunLogId {
   workspace: string;
 }
 
-/** Where run logs are kept: this machine's files, or the team database. */
+/** Where run logs are kept: this machine's SQLite ledger, or the team database. */
 export interface RunLogStore {
-  /** Each row's latest record (readRunLog's rules). */
+  /** Each row's latest record (foldRunRecords over the log's records in order). */
   read(id: RunLogId, opts?: { onWarning?: (message: string) => void }): Promise<Map<number, RunRecord>>;
   /** Opens the log for appending, as the only run of it (RUN_IN_PROGRESS, exit 5, otherwise). */
   open(id: RunLogId, opts?: OpenRunLogOptions): Promise<RunLog>;
-}
-
-/** The default store: `<configDir>/runs/<key>.jsonl`, exactly as before team states. */
-export function localRunLogs(configDir: string): RunLogStore {
-  return {
-    read: async (id, opts) => readRunLog(runLogFile(configDir, id.key), opts),
-    open: (id, opts) => openRunLog(runLogFile(configDir, id.key), opts),
-  };
-}
-
-/**
- * Each row's latest record, with the ids recorded earlier for the row carried forward (a
- * `sent` record need not repeat the executionId its `started` record holds).
- * A missing file is an empty log. Unreadable lines are skipped with `onWarning`.
- */
-export function readRunLog(path: string, opts: { onWarning?: (message: string) => void } = {}): Map<number, RunRecord> {
-  const rows = new Map<number, RunRecord>();
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return rows;
-    throw error;
-  }
-  return foldRunRecords(parseRunLines(text, path, opts.onWarning), rows);
 }
 
 /** The records of a log's text (JSON Lines); unreadable lines are skipped with `onWarning`. */
@@ -182,7 +135,7 @@ export function foldRunRecords(
 }
 
 export interface RunLog {
-  /** Where the log is: its file, or the database (for messages). */
+  /** Where the log is: the database (for messages). */
   readonly path: string;
   /**
    * Appends one record (`at` defaults to now); durable when it resolves. A team state that
@@ -190,7 +143,7 @@ export interface RunLog {
    * other on this machine (the row's request was sent: its record must not be lost).
    */
   append(record: RunRecordInput): Promise<RunRecord>;
-  /** Closes the file and releases the log for other processes. */
+  /** Releases the log for other processes. */
   close(): Promise<void>;
 }
 
@@ -200,55 +153,32 @@ export interface OpenRunLogOptions {
   staleMs?: number;
 }
 
-export async function openRunLog(path: string, opts: OpenRunLogOptions = {}): Promise<RunLog> {
-  const now = opts.now ?? (() => new Date());
-  const dir = dirname(path);
-  // A directory that cannot take the log is said as the state store says it (STATE_WRITE, what
-  // to do), before any row is sent; never as an unexpected failure.
-  try {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    chmodSync(dir, 0o700);
-  } catch (error) {
-    throw new StateWriteError(dir, error);
-  }
-  const release = await lockRun(path, opts.staleMs ?? 30_000).catch((error: unknown) => {
-    throw error instanceof CliError ? error : new StateWriteError(path, error);
-  });
-  let fd: number;
-  try {
-    fd = openSync(path, 'a', 0o600);
-  } catch (error) {
-    await release().catch(() => {});
-    throw new StateWriteError(path, error);
-  }
-  let closed = false;
-  return {
-    path,
-    // Synchronous inside: the line is on disk before the promise is even returned.
-    async append(input) {
-      if (closed) throw new Error(`run log ${path} is closed`);
-      const record: RunRecord = { ...input, at: input.at ?? now().toISOString() };
-      // One write of one whole line: with O_APPEND it lands at the end in one piece.
-      writeSync(fd, `${JSON.stringify(record)}\n`);
-      fdatasyncSync(fd);
-      return record;
-    },
-    async close() {
-      if (closed) return;
-      closed = true;
-      closeSync(fd);
-      await release().catch(() => {});
-    },
-  };
+/** Where this machine keeps a log's lock (the name a schedctl from before used, so the two exclude each other). */
+export const runLockFile = (configDir: string, key: string): string => join(configDir, 'runs', `${key}.jsonl`);
+
+/** Who holds a run's lock on this machine (written beside it: `<lock file>.owner`). */
+interface RunLockOwner {
+  pid?: unknown;
+  host?: unknown;
+  since?: unknown;
 }
 
-async function lockRun(path: string, staleMs: number): Promise<() => Promise<void>> {
+/**
+ * Takes the run lock `path` (proper-lockfile: `<path>.lock`, refreshed while held, stale after
+ * `staleMs`) as the only run of its input on this machine, or refuses (RUN_IN_PROGRESS, exit 5)
+ * naming the run holding it. Resolves to its release.
+ */
+export async function lockRun(
+  path: string,
+  staleMs: number,
+  now: () => Date = () => new Date(),
+): Promise<() => Promise<void>> {
   const mod = await import('proper-lockfile');
   // A CommonJS module: its functions may sit on the namespace or on its default export.
   const { lock } = ((mod as { default?: typeof mod }).default ?? mod) as typeof mod;
   const owner = `${path}.owner`;
   // Held for the whole run, refreshed by proper-lockfile; a compromise (the refresh failed
-  // for longer than staleMs) is not fatal: the O_APPEND writes stay whole either way.
+  // for longer than staleMs) is not fatal: each record is its own committed row either way.
   const take = () => lock(path, { realpath: false, stale: staleMs, retries: 0, onCompromised: () => {} });
   let release: () => Promise<void>;
   try {
@@ -257,32 +187,51 @@ async function lockRun(path: string, staleMs: number): Promise<() => Promise<voi
     if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') throw error;
     // A run killed a moment ago (Ctrl-C twice, SIGKILL) left its lock: when its process is gone
     // from this machine, take the lock over at once instead of making the re-run wait it out.
-    if (!ownerIsGone(owner)) {
+    const holder = readOwner(owner);
+    if (!ownerIsGone(holder)) {
       throw new CliError(
         'RUN_IN_PROGRESS',
-        `another schedctl run is working through this input (its run log ${path} is locked)`,
+        `another schedctl run is working through this input${describeOwner(holder)}; nothing was sent`,
         EXIT.conflict,
         {
-          hint: `wait for it to finish; if no other run is active, the lock of an interrupted one expires within ${Math.round(staleMs / 1000)} s`,
+          hint: `wait for it to finish; if no other run is active, the lock of an interrupted one (${path}.lock) expires within ${Math.round(staleMs / 1000)} s`,
         },
       );
     }
     rmSync(`${path}.lock`, { recursive: true, force: true });
     release = await take();
   }
-  writeFileSync(owner, JSON.stringify({ pid: process.pid, host: hostname() }), { mode: 0o600 });
+  writeFileSync(owner, JSON.stringify({ pid: process.pid, host: hostname(), since: now().toISOString() }), {
+    mode: 0o600,
+  });
   return async () => {
     rmSync(owner, { force: true });
     await release();
   };
 }
 
-/** True when the lock's owner was a process on this machine that no longer runs. */
-function ownerIsGone(owner: string): boolean {
+function readOwner(owner: string): RunLockOwner | undefined {
   try {
-    const { pid, host } = JSON.parse(readFileSync(owner, 'utf8')) as { pid?: unknown; host?: unknown };
-    if (typeof pid !== 'number' || host !== hostname()) return false;
-    process.kill(pid, 0);
+    const value: unknown = JSON.parse(readFileSync(owner, 'utf8'));
+    return value !== null && typeof value === 'object' ? (value as RunLockOwner) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `: pid 12, host h, since …` (what the holder wrote; a pid only, from a schedctl from before). */
+function describeOwner(o: RunLockOwner | undefined): string {
+  if (!o || typeof o.pid !== 'number') return '';
+  const host = typeof o.host === 'string' ? ` on ${o.host}` : '';
+  const since = typeof o.since === 'string' ? `, since ${o.since}` : '';
+  return `: pid ${o.pid}${host}${since}`;
+}
+
+/** True when the lock's owner was a process on this machine that no longer runs. */
+function ownerIsGone(o: RunLockOwner | undefined): boolean {
+  if (!o || typeof o.pid !== 'number' || o.host !== hostname()) return false;
+  try {
+    process.kill(o.pid, 0);
     return false;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'ESRCH';

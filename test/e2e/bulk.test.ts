@@ -5,8 +5,9 @@
  * The shared rate budget is off here (SCHEDCTL_RATE=0 from baseEnv) unless a test says otherwise;
  * test/e2e/rate-budget.test.ts covers the budget itself.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
 import { show, type RunOptions, type RunResult } from '../helpers/cli.js';
@@ -24,6 +25,7 @@ import {
   waitFor,
   writeCsv,
 } from '../helpers/bulk-run.js';
+import { runRecordRows } from '../helpers/ledger-db.js';
 import { useSandbox } from '../helpers/sandbox.js';
 
 const t = useSandbox();
@@ -307,6 +309,37 @@ describe('route --from: sending', () => {
     expect(human.code, show(human)).toBe(0);
     expect(human.stdout).toContain('Backend:  local SQLite database (this machine only)');
     expect(human.stdout).toMatch(new RegExp(`Records: .*meetings 2.*runRecords ${records}`));
+  });
+
+  it('a run log of a schedctl from before (runs/<key>.jsonl) moves into the ledger on the next run: its rows skipped, a torn last line dropped, the file put aside and named once', async () => {
+    const file = writeCsv(t.dir, 'leads.csv', LEAD_HEADER, leadRows('before', 3));
+    const first = await route(file, ['--json']);
+    expect(first.code, show(first)).toBe(0);
+    const records = runRecordRows(t.dir);
+    const key = records[0]!.key;
+    // The same log as the previous version kept it: JSON Lines in runs/, the table without it.
+    const lines = records.map(({ key: _key, at_ms: _ms, ...r }) => JSON.stringify(r));
+    const db = new DatabaseSync(join(t.dir, 'ledger.db'));
+    db.prepare('DELETE FROM schedctl_run_records').run();
+    db.close();
+    const old = join(t.dir, 'runs', `${key}.jsonl`);
+    writeFileSync(old, `${lines.join('\n')}\n{"row":9,"status":"sta`);
+    const before = (await t.sb.state()).requests.length;
+
+    const again = await route(file, ['--json']);
+    expect(again.code, show(again)).toBe(0);
+    expect(parseBulk(again).rows.map((x) => x.status)).toEqual(['skipped', 'skipped', 'skipped']);
+    expect(sent(await t.sb.state()).slice(before)).toEqual(['GET /v1/triggers 200']);
+    expect(again.stderr).toContain(`ignored an incomplete last record (line ${lines.length + 1})`);
+    expect(again.stderr.split(old).length - 1, show(again)).toBe(2); // the torn line's warning, and the move's note
+    expect(again.stderr).toContain(`moved into ${join(t.dir, 'ledger.db')} (${lines.length} record(s))`);
+    expect(existsSync(old)).toBe(false);
+    expect(readFileSync(join(t.dir, 'runs-before-sqlite', `${key}.jsonl`), 'utf8')).toContain(lines[0]);
+    expect(runRecordRows(t.dir).slice(0, lines.length)).toEqual(records.map((r) => ({ ...r, at_ms: r.at_ms })));
+
+    const third = await route(file, ['--json']);
+    expect(third.code, show(third)).toBe(0);
+    expect(third.stderr).not.toContain('moved into');
   });
 
   it('lost answers within a batch: those rows fail OUTCOME_UNKNOWN (exit 8); a re-run finds them booked, one meeting each', async () => {

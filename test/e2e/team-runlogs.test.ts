@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEMO_TRIGGER, leadRows, meetingsPerLead, parseBulk, sent } from '../helpers/bulk-run.js';
 import { show, type RunResult } from '../helpers/cli.js';
+import { runRecordRows } from '../helpers/ledger-db.js';
 import { describeRun, sleep, type Killable } from '../helpers/parallel-run.js';
 import { usePostgres } from '../helpers/postgres.js';
 import { useSandbox } from '../helpers/sandbox.js';
@@ -86,7 +87,8 @@ describe('a bulk run resumed from another machine', () => {
       expect(fromA.length, describeRun(stopped)).toBeGreaterThanOrEqual(2);
       expect(fromA.length, describeRun(stopped)).toBeLessThan(N);
       for (const row of fromA) expect(row.status).toBe('booked');
-      // Nothing of this run log is on machine A: it is the team's.
+      // Nothing of this run log is on machine A (neither in its ledger nor in files): it is the team's.
+      expect(runRecordRows(a.dir)).toEqual([]);
       expect(
         existsSync(join(a.dir, 'runs')) ? readdirSync(join(a.dir, 'runs')).filter((f) => f.endsWith('.jsonl')) : [],
       ).toEqual([]);

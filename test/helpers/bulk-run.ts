@@ -1,12 +1,13 @@
 /**
  * Helpers for the `--from` (bulk) end-to-end tests: input files, reading a run's `--json`
  * output (one JSON line per row, a summary line, then on exit 8 the error document), the run
- * log under <configDir>/runs, and a CLI process that can be killed mid-run.
+ * log in <configDir>/ledger.db (its lock under runs/), and a CLI process that can be killed mid-run.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { assertNoSecrets, BIN, baseEnv, type RunResult } from './cli.js';
+import { runRecordRows } from './ledger-db.js';
 import type { SandboxState, TestSandbox } from './sandbox.js';
 
 export { DEMO_TRIGGER } from './args.js';
@@ -79,24 +80,9 @@ export function runsDir(configDir: string): string {
   return join(configDir, 'runs');
 }
 
-/** Every record of every run log in the config dir. */
+/** Every record of every run log in the config dir (its ledger's schedctl_run_records), in order. */
 export function runLogRecords(configDir: string): Array<{ row: number; status: string }> {
-  const dir = runsDir(configDir);
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir)
-    .filter((f) => f.endsWith('.jsonl'))
-    .flatMap((f) =>
-      readFileSync(join(dir, f), 'utf8')
-        .split('\n')
-        .filter((l) => l.trim() !== '')
-        .flatMap((l) => {
-          try {
-            return [JSON.parse(l) as { row: number; status: string }];
-          } catch {
-            return []; // a torn last line of a killed run
-          }
-        }),
-    );
+  return runRecordRows(configDir);
 }
 
 /** Rows with a final record (anything but `started` / `sent`) in the run logs. */

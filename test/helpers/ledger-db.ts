@@ -20,3 +20,26 @@ export function ledgerRows<T = Record<string, unknown>>(dir: string, table: Ledg
     db.close();
   }
 }
+
+/** The run records of the ledger's `schedctl_run_records` (each log's, or every log's), in the order appended. */
+export function runRecordRows(
+  dir: string,
+  key?: string,
+): { key: string; row: number; status: string; at_ms: number }[] {
+  if (!existsSync(join(dir, 'ledger.db'))) return [];
+  const db = new DatabaseSync(join(dir, 'ledger.db'), { readOnly: true });
+  try {
+    // A run creating the ledger this instant: the file is there before its tables (and it may
+    // hold the file a moment while it turns WAL on).
+    db.exec('PRAGMA busy_timeout = 5000');
+    if (!db.prepare(`SELECT 1 FROM sqlite_master WHERE name = 'schedctl_run_records'`).get()) return [];
+    const rows = db
+      .prepare(
+        `SELECT log_key, record, at_ms FROM schedctl_run_records${key === undefined ? '' : ' WHERE log_key = ?'} ORDER BY seq`,
+      )
+      .all(...(key === undefined ? [] : [key])) as { log_key: string; record: string; at_ms: number }[];
+    return rows.map((r) => ({ ...JSON.parse(r.record), key: r.log_key, at_ms: Number(r.at_ms) }));
+  } finally {
+    db.close();
+  }
+}

@@ -1,6 +1,6 @@
 /**
  * The default backend (src/state/local/backend.ts) on its own: what it says it is, its
- * writability check, which lock each subject takes (a lead's, a meeting's), where run logs go,
+ * writability check, which lock each subject takes (a lead's, a meeting's), where run logs go (its table),
  * and the documents of a schedctl from before the tables moved in on first use.
  */
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -11,6 +11,7 @@ import { subjectLabel, type LockSubject } from '../../src/state/backend.js';
 import { LeadBusyError, StateWriteError } from '../../src/state/errors.js';
 import { leadLockFile, meetingLockFile, type LockWait } from '../../src/state/lead-lock.js';
 import { localBackend } from '../../src/state/local/backend.js';
+import { runRecordRows } from '../helpers/ledger-db.js';
 
 const tempDir = () => mkdtempSync(join(tmpdir(), 'local-backend-'));
 const TIMING = { waitMs: 2_000, staleMs: 10_000 };
@@ -121,14 +122,15 @@ describe('localBackend', () => {
     expect(waits[0]).toMatchObject({ owner: { pid: process.pid, host: hostname() }, waitMs: SHORT.waitMs });
   });
 
-  it("keeps run logs in the directory's runs/, one file per key", async () => {
+  it("keeps run logs in the ledger's schedctl_run_records, keyed by the log's key", async () => {
     const dir = tempDir();
     const logs = await localBackend(dir, TIMING, TIMING).runLogs();
     const id = { key: 'a'.repeat(64), workspace: scope };
     const log = await logs.open(id, { now: () => new Date('2031-03-01T12:00:00.000Z') });
     await log.append({ row: 3, status: 'started', executionId: 'x3' });
     await log.close();
-    expect(readdirSync(join(dir, 'runs'))).toContain(`${id.key}.jsonl`);
+    expect(runRecordRows(dir).map((r) => [r.key, r.row, r.status])).toEqual([[id.key, 3, 'started']]);
+    expect(readdirSync(join(dir, 'runs')).filter((f) => f.endsWith('.jsonl'))).toEqual([]);
     expect(await logs.read(id)).toEqual(
       new Map([[3, { row: 3, status: 'started', executionId: 'x3', at: '2031-03-01T12:00:00.000Z' }]]),
     );

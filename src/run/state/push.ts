@@ -8,8 +8,9 @@ export async function run(ctx: Context): Promise<void> {
   const dir = (await ctx.state()).dir;
   await backend.ready();
   // This machine's ledger, whatever the profile's state: the SQLite database of the config directory.
-  const local = localBackend(dir, DEFAULT_LOCK_TIMING, DEFAULT_LOCK_TIMING, (line) => ctx.io.stderr.write(`${line}\n`));
-  const report = await pushLocal(backend, await local.sql(), dir).finally(() => local.close());
+  const warn = (line: string) => ctx.io.stderr.write(`${line}\n`);
+  const local = localBackend(dir, DEFAULT_LOCK_TIMING, DEFAULT_LOCK_TIMING, warn);
+  const report = await pushLocal(backend, await local.sql(), dir, warn).finally(() => local.close());
   const ui = await ctx.ui();
   if (ctx.globals.json) return ui.json({ from: dir, to: backend.where, ...report });
   const moved = Object.values(report.moved).reduce((a, b) => a + b, 0);

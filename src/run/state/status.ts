@@ -13,8 +13,12 @@ export async function run(ctx: Context): Promise<void> {
   if (backend.kind !== 'postgres') {
     // The same counting as the team state's (loaded with its backend, without its client).
     const counts: Record<string, number> = { ...(await countTables(await backend.sql())) };
-    // The records of this machine's bulk run logs (`runs/`), as the team state counts its own.
-    counts.runRecords = runLogFiles(join(ctx.configDir(), 'runs')).reduce((n, log) => n + log.records.length, 0);
+    // The records of this machine's bulk run logs (the ledger's schedctl_run_records), as the
+    // team state counts its own; with those a schedctl from before kept in runs/*.jsonl (moved in
+    // by their next run), read without writing: a status changes nothing.
+    const { countRunRecords } = await import('../../state/sqlite/run-log.js');
+    const before = runLogFiles(join(ctx.configDir(), 'runs')).reduce((n, log) => n + log.records.length, 0);
+    counts.runRecords = (await countRunRecords(await backend.sql())) + before;
     const workspace = await workspaceOfTarget(ctx, state);
     const doc = {
       backend: 'local',

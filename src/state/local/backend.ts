@@ -38,7 +38,8 @@ export function localBackend(
             { label: `meeting ${subject.id}`, onWait },
             work,
           ),
-    runLogs: async () => (await import('../../bulk/run-log.js')).localRunLogs(dir),
+    // In the ledger's own table (moving in the files a schedctl from before kept in runs/).
+    runLogs: async () => (await import('../sqlite/run-log.js')).sqliteRunLogs({ dir, sql: ledger, warn }),
     close: async () => releaseLedger(ledger),
   };
 }

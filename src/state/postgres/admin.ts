@@ -73,10 +73,16 @@ export interface PushReport {
 
 /**
  * Copies this machine's ledger (its SQLite tables) into the team state, row by row; rows it has
- * already are left alone. Its bulk run logs (`runs/<key>.jsonl`) too, each whole: a log the team
+ * already are left alone. Its bulk run logs (the local `schedctl_run_records`, with any log a
+ * schedctl from before kept in `runs/<key>.jsonl` moved in first) too, each whole: a log the team
  * state already has records of is left as it is there (so a second push moves nothing).
  */
-export async function pushLocal(backend: PostgresBackend, local: Sql, dir: string): Promise<PushReport> {
+export async function pushLocal(
+  backend: PostgresBackend,
+  local: Sql,
+  dir: string,
+  warn?: (line: string) => void,
+): Promise<PushReport> {
   const report: PushReport = { moved: {}, alreadyThere: {} };
   await backend.ready();
   const team = await backend.sql();
@@ -116,7 +122,9 @@ export async function pushLocal(backend: PostgresBackend, local: Sql, dir: strin
   report.alreadyThere.workspaceKeys = keys.length - report.moved.workspaceKeys;
   report.moved.runRecords = 0;
   report.alreadyThere.runRecords = 0;
-  for (const { key, records } of runLogFiles(join(dir, 'runs'))) {
+  const { localRunRecords, moveRunLogsIn } = await import('../sqlite/run-log.js');
+  await moveRunLogsIn(local, dir, warn);
+  for (const [key, records] of await localRunRecords(local)) {
     if (await insertRunRecordsOnce(backend.db, key, records)) report.moved.runRecords += records.length;
     else report.alreadyThere.runRecords += records.length;
   }
