@@ -15,10 +15,9 @@ import { resolveProfileName, resolveTarget, type Target } from './config/target.
 import type { Context } from './context.js';
 import { UsageError } from './errors.js';
 import { setHolderCommand } from './state/holder-command.js';
-import { openState, type Profile, type State } from './state/index.js';
+import { openState, sqliteBudgetStore, type Profile, type State } from './state/index.js';
 import { pgBudgetStore, type PostgresBackend } from './state/postgres/backend.js';
 import { checkStateUrl } from './state/postgres/url.js';
-import { sqliteBudgetStore } from './state/sqlite/rate-budget.js';
 import { sanitizeText } from './ui/sanitize.js';
 import { createUi, type Ui } from './ui/ui.js';
 import { serverClockOf, withClockSkew } from './api/server-clock.js';

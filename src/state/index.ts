@@ -70,6 +70,8 @@ export type { Profile, ProfileListing } from './profiles.js';
 export { localBackend } from './local/backend.js';
 export { DEFAULT_LOCK_TIMING } from './lock.js';
 export { LEDGER_DB };
+// Through this module (not imported directly): the build keeps it in the state's chunk, no file of its own.
+export { sqliteBudgetInUse, sqliteBudgetStore } from './sqlite/rate-budget.js';
 export type { EventAliases, Fires, Journal, Meetings, Outcomes, Profiles, Workspaces };
 export { legacyScopes, moveRecords, WorkspaceTakenError, type Joined, type WorkspaceKey } from './workspaces.js';
 

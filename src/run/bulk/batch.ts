@@ -10,7 +10,7 @@ import type { RowResult } from '../../bulk/results.js';
 import { resumeActionFor, runLogKey } from '../../bulk/run-log.js';
 import type { Context } from '../../context.js';
 import { pgBudgetInUse, type PostgresBackend } from '../../state/postgres/backend.js';
-import { sqliteBudgetInUse } from '../../state/sqlite/rate-budget.js';
+import { sqliteBudgetInUse } from '../../state/index.js';
 import { CancelledError, UsageError, type ErrorDocument } from '../../errors.js';
 import type { Ui } from '../../ui/ui.js';
 import { batchReporter } from './report.js';
