@@ -14,6 +14,11 @@
 import { budgetStateOf, msAgoInUse, sharedOrMemory, type BudgetStore } from '../../api/rate-budget.js';
 import type { Sql } from '../sql/types.js';
 
+/** The ledger, as the store uses it: a cache's transaction (engine.ts) need not wait for the disk. */
+export type BudgetLedger = Pick<Sql, 'where' | 'get'> & {
+  transaction<R>(work: (tx: Sql) => Promise<R>, opts?: { cache?: boolean }): Promise<R>;
+};
+
 const READ = 'SELECT state FROM schedctl_rate_budgets WHERE budget_id = ?';
 const UPSERT = `INSERT INTO schedctl_rate_budgets (budget_id, state, updated_ms) VALUES (?, ?, ?)
   ON CONFLICT (budget_id) DO UPDATE SET state = excluded.state, updated_ms = excluded.updated_ms`;
@@ -27,16 +32,19 @@ function stateOf(text: string | undefined) {
   }
 }
 
-export function sqliteBudgetStore(ledger: Sql, budgetId: string, now: () => number): BudgetStore {
+export function sqliteBudgetStore(ledger: BudgetLedger, budgetId: string, now: () => number): BudgetStore {
   const store = sharedOrMemory(`${ledger.where} (rate budget ${budgetId.slice(0, 12)})`, now, (change) =>
-    ledger.transaction(async (tx) => {
-      const row = await tx.get<{ state: string }>(READ, [budgetId]);
-      const state = stateOf(row?.state);
-      const t = now();
-      const result = change(state, t);
-      await tx.run(UPSERT, [budgetId, JSON.stringify(state), t]);
-      return { result, state };
-    }),
+    ledger.transaction(
+      async (tx) => {
+        const row = await tx.get<{ state: string }>(READ, [budgetId]);
+        const state = stateOf(row?.state);
+        const t = now();
+        const result = change(state, t);
+        await tx.run(UPSERT, [budgetId, JSON.stringify(state), t]);
+        return { result, state };
+      },
+      { cache: true },
+    ),
   );
   return {
     ...store,
@@ -51,7 +59,7 @@ export function sqliteBudgetStore(ledger: Sql, budgetId: string, now: () => numb
  * ledger that cannot be read counts as an unused budget.
  */
 export async function sqliteBudgetInUse(
-  ledger: Sql,
+  ledger: Pick<Sql, 'get'>,
   budgetId: string,
   options: { windowMs?: number; marginMs?: number; now?: () => number } = {},
 ): Promise<number[]> {
