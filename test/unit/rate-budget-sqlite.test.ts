@@ -12,6 +12,7 @@ import { budgetId, createRateBudget, RateBudgetWaitError } from '../../src/api/r
 import { releaseLedger, sqliteLedger, type SqliteLedger } from '../../src/state/sqlite/engine.js';
 import { sqliteBudgetInUse, sqliteBudgetStore } from '../../src/state/sqlite/rate-budget.js';
 import { budgetRows } from '../helpers/ledger-db.js';
+import type { Sql } from '../../src/state/sql/types.js';
 
 const ID = budgetId('https://api.example', 'sk_live_0123456789abcdef');
 const tempDir = () => mkdtempSync(join(tmpdir(), 'schedctl-rate-sqlite-'));
@@ -143,6 +144,32 @@ describe('the rate budget in the local SQLite ledger', () => {
       other.close();
     }
     expect(budgetRows(dir)[0]?.sent).toEqual([1_000_000]);
+  });
+});
+
+describe("a draw is a cache's transaction", () => {
+  it('asks the ledger for one, which skips the disk’s waits in that step only', async () => {
+    const l = ledger(tempDir());
+    const asked: unknown[] = [];
+    const during: unknown[] = [];
+    const spy = {
+      where: l.where,
+      get: l.get.bind(l),
+      transaction: <R>(work: (tx: Sql) => Promise<R>, opts?: { cache?: boolean }) => {
+        asked.push(opts);
+        return l.transaction(async (tx) => {
+          during.push(await tx.get('PRAGMA synchronous'), await tx.get('PRAGMA wal_autocheckpoint'));
+          return work(tx);
+        }, opts);
+      },
+    };
+    const budget = createRateBudget({ store: sqliteBudgetStore(spy, ID, () => 5), dir: '', baseUrl: '', apiKey: '' });
+    expect(await budget.draw()).toBe(5);
+    expect(asked).toEqual([{ cache: true }]);
+    expect(during).toEqual([{ synchronous: 0 }, { wal_autocheckpoint: 0 }]);
+    // Set back for the records' steps.
+    expect(await l.get('PRAGMA synchronous')).toEqual({ synchronous: 2 });
+    expect(await l.get('PRAGMA wal_autocheckpoint')).toEqual({ wal_autocheckpoint: 1000 });
   });
 });
 
