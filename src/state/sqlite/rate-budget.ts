@@ -11,7 +11,13 @@
  * never fails a command: sharedOrMemory then counts this process's requests only (and says so
  * under --debug).
  */
-import { budgetStateOf, msAgoInUse, sharedOrMemory, type BudgetStore } from '../../api/rate-budget.js';
+import {
+  budgetStateOf,
+  msAgoInUse,
+  sharedOrMemory,
+  type BudgetState,
+  type BudgetStore,
+} from '../../api/rate-budget.js';
 import type { Sql } from '../sql/types.js';
 
 /** The ledger, as the store uses it: a cache's transaction (engine.ts) need not wait for the disk. */
@@ -24,9 +30,9 @@ const UPSERT = `INSERT INTO schedctl_rate_budgets (budget_id, state, updated_ms)
   ON CONFLICT (budget_id) DO UPDATE SET state = excluded.state, updated_ms = excluded.updated_ms`;
 
 /** A stored state, or an empty budget when it does not parse (a cache: never a reason to fail). */
-function stateOf(text: string | undefined) {
+function stateOf(text: string): BudgetState {
   try {
-    return budgetStateOf(text === undefined ? undefined : JSON.parse(text));
+    return budgetStateOf(JSON.parse(text));
   } catch {
     return budgetStateOf(undefined);
   }
@@ -37,7 +43,7 @@ export function sqliteBudgetStore(ledger: BudgetLedger, budgetId: string, now: (
     ledger.transaction(
       async (tx) => {
         const row = await tx.get<{ state: string }>(READ, [budgetId]);
-        const state = stateOf(row?.state);
+        const state = row ? stateOf(row.state) : { sent: [] };
         const t = now();
         const result = change(state, t);
         await tx.run(UPSERT, [budgetId, JSON.stringify(state), t]);
