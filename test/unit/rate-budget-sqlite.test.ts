@@ -81,12 +81,15 @@ describe('the rate budget in the local SQLite ledger', () => {
 
   it('says how to clear the row, never to delete the ledger, when it gives up', async () => {
     const { make } = fakeTime();
-    const budget = make(tempDir());
+    const dir = mkdtempSync(join(tmpdir(), "schedctl-rate-o'brien-"));
+    const budget = make(dir);
     await budget.recordRetryAfter(50);
     const error = await budget.draw({ maxWaitMs: 1000 }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RateBudgetWaitError);
-    expect((error as RateBudgetWaitError).hint).toContain(
-      `DELETE FROM schedctl_rate_budgets WHERE budget_id = '${ID}'`,
+    // The path quoted for a POSIX shell, its own quote too.
+    const quoted = `'${join(dir, 'ledger.db').replace("o'brien", "o'\\''brien")}'`;
+    expect((error as RateBudgetWaitError).hint).toBe(
+      `it clears by itself within a minute; to clear it now (no other schedctl using this key), run: sqlite3 ${quoted} "DELETE FROM schedctl_rate_budgets WHERE budget_id = '${ID}'"`,
     );
     expect((error as RateBudgetWaitError).hint).not.toMatch(/delete \S*ledger\.db/);
   });

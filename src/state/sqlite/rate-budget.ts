@@ -55,7 +55,7 @@ export function sqliteBudgetStore(ledger: BudgetLedger, budgetId: string, now: (
   return {
     ...store,
     // Never "delete ledger.db": the budget is one row of the ledger.
-    clear: `run: sqlite3 ${ledger.where} "DELETE FROM schedctl_rate_budgets WHERE budget_id = '${budgetId}'"`,
+    clear: `run: sqlite3 '${ledger.where.replaceAll("'", "'\\''")}' "DELETE FROM schedctl_rate_budgets WHERE budget_id = '${budgetId}'"`,
   };
 }
 
