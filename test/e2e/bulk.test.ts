@@ -298,8 +298,8 @@ describe('route --from: sending', () => {
       backend: 'local',
       location: t.dir,
       schemaVersion: null,
-      // The run's key drew from its rate budget: one row of the local ledger's table.
-      counts: { meetings: 2, rateBudgets: 1, runRecords: records },
+      // Counted like the team state's; none here: the tests' CLI runs turn the budget off (SCHEDCTL_RATE=0).
+      counts: { meetings: 2, rateBudgets: 0, runRecords: records },
       locks: [],
       keptOnThisMachine: 0,
     });

@@ -9,7 +9,6 @@
  * the sandbox's clock runs 10 times as fast, so its own 60-second window lasts 6 s: the sandbox is
  * still the stricter side, as the real API's minute is to the client's 61 s.
  */
-import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { baseEnv, BIN, registerSecret, runCli, show, tempDir } from '../helpers/cli.js';

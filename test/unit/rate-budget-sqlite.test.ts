@@ -12,6 +12,8 @@ import { budgetId, createRateBudget, RateBudgetWaitError } from '../../src/api/r
 import { releaseLedger, sqliteLedger, type SqliteLedger } from '../../src/state/sqlite/engine.js';
 import { sqliteBudgetInUse, sqliteBudgetStore } from '../../src/state/sqlite/rate-budget.js';
 import { budgetRows } from '../helpers/ledger-db.js';
+import { countTables } from '../../src/state/index.js';
+import { countTables as countRecords } from '../../src/state/sql/documents.js';
 import type { Sql } from '../../src/state/sql/types.js';
 
 const ID = budgetId('https://api.example', 'sk_live_0123456789abcdef');
@@ -173,6 +175,17 @@ describe("a draw is a cache's transaction", () => {
     // Set back for the records' steps.
     expect(await l.get('PRAGMA synchronous')).toEqual({ synchronous: 2 });
     expect(await l.get('PRAGMA wal_autocheckpoint')).toEqual({ wal_autocheckpoint: 1000 });
+  });
+});
+
+describe('state status (local) counts the rate budgets', () => {
+  it('as rows of the table, after the records (what state push copies does not include them)', async () => {
+    const dir = tempDir();
+    const { make } = fakeTime();
+    await make(dir).draw();
+    const l = ledger(dir);
+    expect(await countTables(l)).toEqual({ journal: 0, meetings: 0, outcomes: 0, fires: 0, events: 0, rateBudgets: 1 });
+    expect(await countRecords(l)).not.toHaveProperty('rateBudgets');
   });
 });
 
