@@ -8,14 +8,14 @@
  */
 import type { HttpClient } from './api/client.js';
 import { createApi, type Api } from './api/endpoints.js';
-import { budgetId, createRateBudget } from './api/rate-budget.js';
+import { budgetId, createRateBudget, type BudgetStore } from './api/rate-budget.js';
 import { nodeFetch, preconnect, proxyFor, proxySecrets } from './api/transport.js';
 import { redact } from './config/mask.js';
 import { resolveProfileName, resolveTarget, type Target } from './config/target.js';
 import type { Context } from './context.js';
 import { UsageError } from './errors.js';
 import { setHolderCommand } from './state/holder-command.js';
-import { openState, type Profile, type State } from './state/index.js';
+import { openState, sqliteBudgetStore, type Profile, type State } from './state/index.js';
 import { pgBudgetStore, type PostgresBackend } from './state/postgres/backend.js';
 import { checkStateUrl } from './state/postgres/url.js';
 import { sanitizeText } from './ui/sanitize.js';
@@ -158,11 +158,10 @@ async function httpClientFor(
   const { createHttpClient } = await import('./api/client.js');
   // One budget per key and base URL, shared by every schedctl process (0 turns it off).
   const rate = to.rate ?? DEFAULT_RATE;
-  const store = rate > 0 ? await sharedBudgetStore(ctx, to) : undefined;
   const budget =
     rate > 0
       ? createRateBudget({
-          ...(store ? { store } : {}),
+          store: await sharedBudgetStore(ctx, to),
           dir: ctx.configDir(),
           baseUrl: to.baseUrl,
           apiKey: to.apiKey,
@@ -185,11 +184,15 @@ async function httpClientFor(
   });
 }
 
-/** With a team state, the key's budget is the one every machine draws from; without, undefined (the config directory's). */
-async function sharedBudgetStore(ctx: Context, to: { baseUrl: string; apiKey: string }) {
+/**
+ * The key's budget in the ledger's table: with a team state, the row every machine draws from
+ * (on the database's clock); without, the row of this machine's SQLite ledger (its clock).
+ */
+async function sharedBudgetStore(ctx: Context, to: { baseUrl: string; apiKey: string }): Promise<BudgetStore> {
   const backend = await (await ctx.state()).backend();
-  if (backend.kind !== 'postgres') return undefined;
-  return pgBudgetStore(backend as PostgresBackend, budgetId(to.baseUrl, to.apiKey), Date.now);
+  const id = budgetId(to.baseUrl, to.apiKey);
+  if (backend.kind !== 'postgres') return sqliteBudgetStore(await backend.sql(), id, Date.now);
+  return pgBudgetStore(backend as PostgresBackend, id, Date.now);
 }
 
 /**

@@ -3,15 +3,20 @@
  * parallel runs (scripts, `--file` bulk runs, a second terminal) never meet a 429: the API
  * allows 30 requests per rolling minute per key (spec "Limits").
  *
- * The budget is `<configDir>/rate/<id>.json`, `{ sent: [epoch ms of draws within the window],
- * blockedUntil?: epoch ms, at most a minute ahead (MAX_BLOCK_MS) }`, id = the first 32 hex digits of sha256(baseUrl + "\n" + apiKey):
- * the key itself is never written. Each draw reads and rewrites it under a lock
- * (quick-lock.ts: an atomic mkdir of `<file>.lock`; a lock left by a killed process is taken over once stale).
+ * This module keeps the rule; a BudgetStore keeps the state, `{ sent: [epoch ms of draws within
+ * the window], blockedUntil?: epoch ms, at most a minute ahead (MAX_BLOCK_MS) }`, under an id =
+ * the first 32 hex digits of sha256(baseUrl + "\n" + apiKey): the key itself is never written.
+ * Commands use the ledger's table `schedctl_rate_budgets`: this machine's SQLite ledger
+ * (state/sqlite/rate-budget.ts, the default) or the team database (state/postgres/rate-budget.ts),
+ * chosen in services.ts. Without a store (the rule's own unit tests) the budget is a file,
+ * `<dir>/rate/<id>.json`, read and rewritten under a lock (quick-lock.ts: an atomic mkdir of
+ * `<file>.lock`; a lock left by a killed process is taken over once stale): the store schedctl
+ * used before the ledger kept budgets, whose old files are left alone and never read.
  *
- * The file is a cache of recent timestamps, not a record: a corrupted one is simply reset
+ * The state is a cache of recent timestamps, not a record: a corrupted one is simply reset
  * (at worst one window's requests are forgotten and the server's 429 + Retry-After, which the
- * client still honors, covers the gap). For the same reason a config directory that cannot be
- * written never fails a command: the budget then counts this process's requests only.
+ * client still honors, covers the gap). For the same reason a store that cannot be used never
+ * fails a command: the budget then counts this process's requests only.
  *
  * Cheap to import and to use: node built-ins only.
  */
@@ -57,6 +62,8 @@ export interface RateBudgetOptions {
  */
 export interface BudgetStore {
   readonly where: string;
+  /** How to clear the budget at once, for the hint of RateBudgetWaitError (default: delete `where`). */
+  readonly clear?: string;
   update<T>(change: (state: BudgetState, t: number) => T, debug: ((line: string) => void) | undefined): Promise<T>;
 }
 
@@ -95,14 +102,14 @@ export const MAX_BLOCK_MS = 60_000;
 
 export class RateBudgetWaitError extends CliError {
   readonly waitMs: number;
-  constructor(waitMs: number, limit: number, windowMs: number, file: string) {
+  constructor(waitMs: number, limit: number, windowMs: number, file: string, clear = `delete ${file}`) {
     const per = windowMs === 60_000 ? 'minute' : `${windowMs / 1000} s`;
     super(
       'RATE_LIMITED',
       `the rate budget for this key is spent for ${Math.ceil(waitMs / 1000)} s more (${limit} requests per ${per}, shared by every schedctl process); try again then`,
       EXIT.rateLimited,
       {
-        hint: `it clears by itself within a minute; to clear it now (no other schedctl using this key), delete ${file}`,
+        hint: `it clears by itself within a minute; to clear it now (no other schedctl using this key), ${clear}`,
       },
     );
     this.waitMs = waitMs;
@@ -118,22 +125,7 @@ export function budgetFile(dir: string, baseUrl: string, apiKey: string): string
   return join(dir, 'rate', `${budgetId(baseUrl, apiKey)}.json`);
 }
 
-/**
- * How long ago (ms) the requests still counted in the key's window were drawn, read without the
- * lock (an estimate for a plan, never a draw): a bulk plan starts from what is left of the budget.
- */
-export function budgetInUse(
-  options: Pick<RateBudgetOptions, 'dir' | 'baseUrl' | 'apiKey' | 'windowMs' | 'marginMs' | 'now'>,
-): number[] {
-  try {
-    const state = readState(budgetFile(options.dir, options.baseUrl, options.apiKey));
-    return msAgoInUse(state, (options.now ?? Date.now)(), options);
-  } catch {
-    return [];
-  }
-}
-
-/** How long before `t` the requests a budget still counts were drawn (budgetInUse, and the team state's). */
+/** How long before `t` the requests a budget still counts were drawn (the ledger's budgetInUse, local and team). */
 export function msAgoInUse(
   state: BudgetState,
   t: number,
@@ -182,7 +174,7 @@ export function createRateBudget(options: RateBudgetOptions): RateBudget {
       }
       const { waitMs, used } = outcome;
       if (opts.maxWaitMs !== undefined && waited + waitMs > opts.maxWaitMs)
-        throw new RateBudgetWaitError(waitMs, limit, windowMs, file);
+        throw new RateBudgetWaitError(waitMs, limit, windowMs, file, store.clear);
       opts.debug?.(
         `rate budget: ${used}/${limit} requests used in the last ${windowMs / 1000} s; waiting ${waitMs} ms`,
       );
@@ -218,7 +210,7 @@ export function createRateBudget(options: RateBudgetOptions): RateBudget {
       }, opts.debug);
       if (waitMs <= 0) return waited;
       if (opts.maxWaitMs !== undefined && waited + waitMs > opts.maxWaitMs)
-        throw new RateBudgetWaitError(waitMs, limit, windowMs, file);
+        throw new RateBudgetWaitError(waitMs, limit, windowMs, file, store.clear);
       opts.onWait?.(waitMs, left);
       await sleep(waitMs);
       waited += waitMs;

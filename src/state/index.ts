@@ -21,8 +21,19 @@ import { postgresBackend } from './postgres/backend.js';
 import { connectEarly } from './postgres/early.js';
 import { Profiles } from './profiles.js';
 import { LEDGER_DB } from './sqlite/engine.js';
-import type { SqlSource } from './sql/types.js';
 import { moveRecords, Workspaces } from './workspaces.js';
+import { countTables as countRecords, type LedgerCounts } from './sql/documents.js';
+import type { Sql, SqlSource } from './sql/types.js';
+
+/**
+ * What `state status` counts in this machine's ledger: its records, then its rate budgets (rows
+ * of schedctl_rate_budgets), as the team state counts them. Not sql/documents.ts's countTables,
+ * whose kinds are what `state push` copies: a rate budget is a cache, never pushed.
+ */
+export async function countTables(sql: Sql): Promise<LedgerCounts & { rateBudgets: number }> {
+  const row = await sql.get<{ n: number }>('SELECT count(*) AS n FROM schedctl_rate_budgets');
+  return { ...(await countRecords(sql)), rateBudgets: Number(row?.n ?? 0) };
+}
 
 export {
   LeadBusyError,
@@ -58,8 +69,9 @@ export type { Profile, ProfileListing } from './profiles.js';
 // For the `state` commands, through this module: the build keeps the store's modules in one chunk.
 export { localBackend } from './local/backend.js';
 export { DEFAULT_LOCK_TIMING } from './lock.js';
-export { countTables } from './sql/documents.js';
 export { LEDGER_DB };
+// Through this module (not imported directly): the build keeps it in the state's chunk, no file of its own.
+export { sqliteBudgetInUse, sqliteBudgetStore } from './sqlite/rate-budget.js';
 export type { EventAliases, Fires, Journal, Meetings, Outcomes, Profiles, Workspaces };
 export { legacyScopes, moveRecords, WorkspaceTakenError, type Joined, type WorkspaceKey } from './workspaces.js';
 

@@ -9,14 +9,13 @@
  * the sandbox's clock runs 10 times as fast, so its own 60-second window lasts 6 s: the sandbox is
  * still the stricter side, as the real API's minute is to the client's 61 s.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { baseEnv, BIN, registerSecret, runCli, show, tempDir } from '../helpers/cli.js';
 import { sendJson, startTestServer } from '../helpers/server.js';
 import { sent, spawnCli, waitFor } from '../helpers/bulk-run.js';
 import { useSandbox } from '../helpers/sandbox.js';
+import { budgetRows } from '../helpers/ledger-db.js';
 
 const LIMIT = 10;
 // 8 s: the processes' start-ups (spread over a few seconds on a loaded machine) fit well inside it.
@@ -28,19 +27,13 @@ const t = useSandbox({ rateLimit: LIMIT, now: () => new Date(origin + (Date.now(
 const WAITING = /waiting for the rate budget \(shared by every schedctl process on this key\)/;
 const statuses = async () => (await t.sb.state()).requests.map((r) => r.status);
 
-/** The budget files of a config dir, parsed. */
+/** The rate budgets of a config dir's ledger (schedctl_rate_budgets), read from the file; none while it is busy being made. */
 function budgets(configDir: string): Array<{ sent: number[]; blockedUntil?: number }> {
-  const dir = join(configDir, 'rate');
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir)
-    .filter((f) => f.endsWith('.json'))
-    .flatMap((f) => {
-      try {
-        return [JSON.parse(readFileSync(join(dir, f), 'utf8'))];
-      } catch {
-        return [];
-      }
-    });
+  try {
+    return budgetRows(configDir);
+  } catch {
+    return [];
+  }
 }
 
 describe('the shared rate budget, across processes', () => {

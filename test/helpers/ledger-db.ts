@@ -43,3 +43,21 @@ export function runRecordRows(
     db.close();
   }
 }
+
+/** The rate budgets of a config directory's ledger (`schedctl_rate_budgets`), each state parsed. */
+export function budgetRows(
+  dir: string,
+): Array<{ budgetId: string; sent: number[]; blockedUntil?: number; updatedMs: number }> {
+  if (!existsSync(join(dir, 'ledger.db'))) return [];
+  const db = new DatabaseSync(join(dir, 'ledger.db'), { readOnly: true });
+  try {
+    const rows = db.prepare('SELECT * FROM schedctl_rate_budgets ORDER BY budget_id').all() as Array<{
+      budget_id: string;
+      state: string;
+      updated_ms: number;
+    }>;
+    return rows.map((r) => ({ budgetId: r.budget_id, ...JSON.parse(r.state), updatedMs: r.updated_ms }));
+  } finally {
+    db.close();
+  }
+}

@@ -55,6 +55,8 @@ describe('rate budget across processes', () => {
         .map((l) => JSON.parse(l) as { at?: number; done?: boolean });
       expect(lines.at(-1), `stdout: ${o.stdout}\nstderr: ${o.stderr}`).toEqual({ done: true });
       for (const l of lines) if (l.at !== undefined) times.push(l.at);
+      // Every draw went through the shared ledger: none fell back to counting its own process only.
+      expect(o.stderr, o.stderr).not.toContain('cannot be used');
     }
     expect(times).toHaveLength(PROCESSES * DRAWS);
     times.sort((a, b) => a - b);

@@ -4,12 +4,13 @@
  * rows one at a time with the run log (resume: finished rows are skipped), Ctrl-C finishing the
  * row in flight, and the reporter's output. Each command says how to check a row and how to do it.
  */
-import { budgetId, budgetInUse } from '../../api/rate-budget.js';
+import { budgetId } from '../../api/rate-budget.js';
 import { formatPlan, planSummary, type RequestCost } from '../../bulk/plan.js';
 import type { RowResult } from '../../bulk/results.js';
 import { resumeActionFor, runLogKey } from '../../bulk/run-log.js';
 import type { Context } from '../../context.js';
 import { pgBudgetInUse, type PostgresBackend } from '../../state/postgres/backend.js';
+import { sqliteBudgetInUse } from '../../state/index.js';
 import { CancelledError, UsageError, type ErrorDocument } from '../../errors.js';
 import type { Ui } from '../../ui/ui.js';
 import { batchReporter } from './report.js';
@@ -182,6 +183,7 @@ export async function runBatch<Row>(
  */
 async function budgetInUseFor(ctx: Context, target: { baseUrl: string; apiKey: string }): Promise<number[]> {
   const backend = await (await ctx.state()).backend();
-  if (backend.kind !== 'postgres') return budgetInUse({ dir: ctx.configDir(), ...target });
+  if (backend.kind !== 'postgres')
+    return sqliteBudgetInUse(await backend.sql(), budgetId(target.baseUrl, target.apiKey)).catch(() => []);
   return pgBudgetInUse(backend as PostgresBackend, budgetId(target.baseUrl, target.apiKey)).catch(() => []);
 }
