@@ -324,6 +324,22 @@ describe("SQLite's refusals, as the state's errors naming the file", () => {
     expect(passed).toBe(plain);
     expect(readdirSync(dir)).toEqual([]);
   });
+
+  it('leaves an empty database file it did not create where it was when its first write fails', async () => {
+    const dir = freshDir();
+    // Made by another process a moment ago (which may be filling it now).
+    writeFileSync(join(dir, LEDGER_DB), '');
+    const e = await rejection(
+      ledger(dir, {
+        hasDocuments: () => true,
+        importDocuments: async () => {
+          throw new StateFileError(join(dir, 'journal.json'), 'journal', 'damaged');
+        },
+      }).run(ALIAS, ['w', 'a', 'e1']),
+    );
+    expect(e).toBeInstanceOf(StateFileError);
+    expect(existsSync(join(dir, LEDGER_DB))).toBe(true);
+  });
 });
 
 describe('migrate: the schema, and the documents moved in', () => {

@@ -127,10 +127,10 @@ export class SqliteLedger implements Sql {
    */
   transaction<R>(work: (tx: Sql) => Promise<R>, opts: { cache?: boolean } = {}): Promise<R> {
     return this.enqueue(async () => {
-      const db = await this.open(true);
+      const db = await this.untilFree(() => this.open(true));
       if (opts.cache) this.guard(() => db.exec(CACHE_STEP));
       try {
-        this.guard(() => db.exec('BEGIN IMMEDIATE'));
+        await this.untilFree(async () => this.guard(() => db.exec('BEGIN IMMEDIATE')));
         try {
           const result = await work(this.inside(db));
           this.guard(() => db.exec('COMMIT'));
@@ -170,11 +170,31 @@ export class SqliteLedger implements Sql {
     };
   }
 
+  /**
+   * SQLite answers BUSY without waiting for its busy timeout where waiting could deadlock, or while
+   * another process opens, migrates or recovers the database: `begin` (opening, BEGIN, a statement
+   * on its own, none of which has changed anything when it is refused) is tried again, with short
+   * pauses, until the busy timeout has passed.
+   */
+  private async untilFree<T>(begin: () => Promise<T>): Promise<T> {
+    const deadline = Date.now() + this.opts.busyMs;
+    for (let pause = 10; ; pause = Math.min(2 * pause, 200)) {
+      try {
+        return await begin();
+      } catch (error) {
+        if (!(error instanceof StateLockError) || Date.now() >= deadline) throw error;
+        await new Promise((resolve) => setTimeout(resolve, pause));
+      }
+    }
+  }
+
   private serial<T>(write: boolean, f: (db: DatabaseSync) => T): Promise<T> {
-    return this.enqueue(async () => {
-      const db = await this.open(write);
-      return this.guard(() => f(db));
-    });
+    return this.enqueue(() => this.untilFree(() => this.step(write, f)));
+  }
+
+  private async step<T>(write: boolean, f: (db: DatabaseSync) => T): Promise<T> {
+    const db = await this.open(write);
+    return this.guard(() => f(db));
   }
 
   private enqueue<T>(step: () => Promise<T>): Promise<T> {
@@ -211,8 +231,9 @@ export class SqliteLedger implements Sql {
     }
     const { DatabaseSync } = await loadSqlite();
     ensureDir(this.dir);
-    const made = !existsSync(this.where);
-    this.guard(() => closeSync(openSync(this.where, 'a', 0o600)));
+    // Made by this process only if it created the file (O_EXCL): two processes opening a new
+    // ledger at once must not both take it for their own.
+    const made = this.guard(() => createExclusive(this.where));
     // The busy timeout is migrate()'s first statement.
     const db = this.guard(() => new DatabaseSync(this.where));
     try {
@@ -220,9 +241,12 @@ export class SqliteLedger implements Sql {
     } catch (error) {
       db.close();
       // A database this run made and could not fill (a damaged ledger document, a full disk) is
-      // not left behind: the next run tries again from the same files.
-      if (made) for (const f of [this.where, `${this.where}-wal`, `${this.where}-shm`]) rmSync(f, { force: true });
-      throw this.failure(error);
+      // not left behind: the next run tries again from the same files. Never one another process
+      // has filled meanwhile (its migration may be in the -wal file), nor after waiting for a lock.
+      const failure = this.failure(error);
+      if (made && !(failure instanceof StateLockError) && unmigrated(DatabaseSync, this.where))
+        for (const f of [this.where, `${this.where}-wal`, `${this.where}-shm`]) rmSync(f, { force: true });
+      throw failure;
     }
     this.blank?.close();
     this.blank = undefined;
@@ -266,5 +290,37 @@ export class SqliteLedger implements Sql {
       default:
         return error;
     }
+  }
+}
+
+/** Creates the file (0600) if it is not there; whether this call created it. */
+function createExclusive(path: string): boolean {
+  try {
+    closeSync(openSync(path, 'wx', 0o600));
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    // There already: opened for writing all the same, so a directory in its place says EISDIR.
+    closeSync(openSync(path, 'a', 0o600));
+    return false;
+  }
+}
+
+/** Whether the database at `path` is still empty (no schema, no version): nobody's migration has landed in it. */
+function unmigrated(Database: typeof DatabaseSync, path: string): boolean {
+  try {
+    const db = new Database(path, { readOnly: true });
+    try {
+      const row = db
+        .prepare(
+          'SELECT (SELECT user_version FROM pragma_user_version) AS v, (SELECT count(*) FROM sqlite_master) AS n',
+        )
+        .get() as { v: number; n: number };
+      return Number(row.v) === 0 && Number(row.n) === 0;
+    } finally {
+      db.close();
+    }
+  } catch {
+    return false;
   }
 }
