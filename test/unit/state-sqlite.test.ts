@@ -22,6 +22,7 @@ import {
   releaseLedger,
   SqliteLedger,
   sqliteLedger,
+  unmigrated,
   type SqliteOptions,
 } from '../../src/state/sqlite/engine.js';
 import {
@@ -151,6 +152,14 @@ describe('SqliteLedger: reading, writing, transactions', () => {
     expect(await l.all(ALIASES)).toEqual([{ alias: 'a' }, { alias: 'b' }, { alias: 'd' }]);
   });
 
+  it('commits a cache step without waiting for the disk, and every other step with the waits', async () => {
+    const l = ledger(freshDir());
+    const sync = (tx: Sql) => tx.get<{ synchronous: number }>('PRAGMA synchronous');
+    expect(await l.transaction(sync)).toEqual({ synchronous: 2 });
+    expect(await l.transaction(sync, { cache: true })).toEqual({ synchronous: 0 });
+    expect(await l.transaction(sync)).toEqual({ synchronous: 2 });
+  });
+
   it('hands a statement without parameters none (outside and inside a transaction)', async () => {
     const l = ledger(freshDir());
     expect(await l.run('DELETE FROM schedctl_event_aliases')).toBe(0);
@@ -222,6 +231,23 @@ describe("SQLite's refusals, as the state's errors naming the file", () => {
     await l.run(ALIAS, ['w', 'b', 'e2']);
     await other.done;
     expect(await l.all(ALIASES)).toEqual([{ alias: 'a' }, { alias: 'b' }]);
+  });
+
+  it('a BUSY answered before the busy timeout is tried again until it has passed (a statement, and BEGIN)', async () => {
+    const dir = freshDir();
+    const l = ledger(dir, { busyMs: 5000 });
+    await l.run(ALIAS, ['w', 'a', 'e1']);
+    // SQLite itself waits only 10 ms now: what waits the rest is the ledger's own retry.
+    await l.all('PRAGMA busy_timeout = 10');
+    let other = await holdWriteLock(join(dir, LEDGER_DB), 300);
+    const started = Date.now();
+    await l.run(ALIAS, ['w', 'b', 'e2']);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(200);
+    await other.done;
+    other = await holdWriteLock(join(dir, LEDGER_DB), 300);
+    await l.transaction((tx) => tx.run(ALIAS, ['w', 'c', 'e3']));
+    await other.done;
+    expect(await l.all(ALIASES)).toEqual([{ alias: 'a' }, { alias: 'b' }, { alias: 'c' }]);
   });
 
   it('a write lock held past the busy timeout: STATE_LOCK naming the database; nothing written', async () => {
@@ -502,5 +528,36 @@ describe('migrate: the schema, and the documents moved in', () => {
     expect(db.isTransaction).toBe(false);
     expect(readdirSync(dir)).toContain('journal.json');
     db.close();
+  });
+});
+
+describe('unmigrated: whether a database is still as made (nobody has migrated it)', () => {
+  const at = (make?: (db: DatabaseSync) => void) => {
+    const path = join(freshDir(), LEDGER_DB);
+    if (make) {
+      const db = new DatabaseSync(path);
+      make(db);
+      db.close();
+    } else writeFileSync(path, '');
+    return path;
+  };
+  it('is for an empty file, and not once a schema, a version or anything else is there', () => {
+    expect(unmigrated(DatabaseSync, at())).toBe(true);
+    expect(
+      unmigrated(
+        DatabaseSync,
+        at((db) => db.exec('CREATE TABLE t (x)')),
+      ),
+    ).toBe(false);
+    expect(
+      unmigrated(
+        DatabaseSync,
+        at((db) => db.exec('PRAGMA user_version = 1')),
+      ),
+    ).toBe(false);
+    expect(unmigrated(DatabaseSync, join(freshDir(), 'missing.db'))).toBe(false);
+    const text = join(freshDir(), LEDGER_DB);
+    writeFileSync(text, 'not a database, just text'.repeat(200));
+    expect(unmigrated(DatabaseSync, text)).toBe(false);
   });
 });

@@ -307,7 +307,7 @@ function createExclusive(path: string): boolean {
 }
 
 /** Whether the database at `path` is still empty (no schema, no version): nobody's migration has landed in it. */
-function unmigrated(Database: typeof DatabaseSync, path: string): boolean {
+export function unmigrated(Database: typeof DatabaseSync, path: string): boolean {
   try {
     const db = new Database(path, { readOnly: true });
     try {
