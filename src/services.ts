@@ -15,7 +15,14 @@ import { resolveProfileName, resolveTarget, type Target } from './config/target.
 import type { Context } from './context.js';
 import { UsageError } from './errors.js';
 import { setHolderCommand } from './state/holder-command.js';
-import { openState, sqliteBudgetStore, type Profile, type State } from './state/index.js';
+import {
+  DEFAULT_LOCK_TIMING,
+  openState,
+  rateCache,
+  sqliteBudgetStore,
+  type Profile,
+  type State,
+} from './state/index.js';
 import { pgBudgetStore, type PostgresBackend } from './state/postgres/backend.js';
 import { checkStateUrl } from './state/postgres/url.js';
 import { sanitizeText } from './ui/sanitize.js';
@@ -185,13 +192,14 @@ async function httpClientFor(
 }
 
 /**
- * The key's budget in the ledger's table: with a team state, the row every machine draws from
- * (on the database's clock); without, the row of this machine's SQLite ledger (its clock).
+ * The key's budget, a row of `schedctl_rate_budgets`: with a team state, the row every machine
+ * draws from (on the database's clock); without, the row of this machine's rate cache (its clock).
  */
 async function sharedBudgetStore(ctx: Context, to: { baseUrl: string; apiKey: string }): Promise<BudgetStore> {
-  const backend = await (await ctx.state()).backend();
+  const state = await ctx.state();
+  const backend = await state.backend();
   const id = budgetId(to.baseUrl, to.apiKey);
-  if (backend.kind !== 'postgres') return sqliteBudgetStore(await backend.sql(), id, Date.now);
+  if (backend.kind !== 'postgres') return sqliteBudgetStore(rateCacheOf(ctx, state), id, Date.now);
   return pgBudgetStore(backend as PostgresBackend, id, Date.now);
 }
 
@@ -216,4 +224,9 @@ export async function apiWith(
 ): Promise<Api> {
   ctx.secrets.push(to.apiKey);
   return createApi(await httpClientFor(ctx, to));
+}
+
+/** This machine's rate cache (rate-budgets.db in the config directory), waiting for a lock as the state does. */
+export function rateCacheOf(ctx: Context, state: Pick<State, 'dir'>): ReturnType<typeof rateCache> {
+  return rateCache(state.dir, testOnlyMs(ctx.env.SCHEDCTL_TEST_LOCK_WAIT_MS) ?? DEFAULT_LOCK_TIMING.waitMs);
 }

@@ -23,16 +23,17 @@ import { Profiles } from './profiles.js';
 import { LEDGER_DB } from './sqlite/engine.js';
 import { moveRecords, Workspaces } from './workspaces.js';
 import { countTables as countRecords, type LedgerCounts } from './sql/documents.js';
+import { countRateBudgets } from './sqlite/rate-cache.js';
 import type { Sql, SqlSource } from './sql/types.js';
 
 /**
- * What `state status` counts in this machine's ledger: its records, then its rate budgets (rows
- * of schedctl_rate_budgets), as the team state counts them. Not sql/documents.ts's countTables,
- * whose kinds are what `state push` copies: a rate budget is a cache, never pushed.
+ * What `state status` counts on this machine: the ledger's records, then the rate budgets of its
+ * rate cache (rows of schedctl_rate_budgets in rate-budgets.db), as the team state counts them.
+ * Not sql/documents.ts's countTables, whose kinds are what `state push` copies: a rate budget is
+ * a cache, never pushed.
  */
-export async function countTables(sql: Sql): Promise<LedgerCounts & { rateBudgets: number }> {
-  const row = await sql.get<{ n: number }>('SELECT count(*) AS n FROM schedctl_rate_budgets');
-  return { ...(await countRecords(sql)), rateBudgets: Number(row?.n ?? 0) };
+export async function countTables(sql: Sql, dir: string): Promise<LedgerCounts & { rateBudgets: number }> {
+  return { ...(await countRecords(sql)), rateBudgets: await countRateBudgets(dir) };
 }
 
 export {
@@ -72,6 +73,7 @@ export { DEFAULT_LOCK_TIMING } from './lock.js';
 export { LEDGER_DB };
 // Through this module (not imported directly): the build keeps it in the state's chunk, no file of its own.
 export { sqliteBudgetInUse, sqliteBudgetStore } from './sqlite/rate-budget.js';
+export { rateCache, RATE_DB } from './sqlite/rate-cache.js';
 export type { EventAliases, Fires, Journal, Meetings, Outcomes, Profiles, Workspaces };
 export { legacyScopes, moveRecords, WorkspaceTakenError, type Joined, type WorkspaceKey } from './workspaces.js';
 

@@ -44,12 +44,12 @@ export function runRecordRows(
   }
 }
 
-/** The rate budgets of a config directory's ledger (`schedctl_rate_budgets`), each state parsed. */
+/** The rate budgets of a config directory's rate cache (`schedctl_rate_budgets` in rate-budgets.db), each state parsed. */
 export function budgetRows(
   dir: string,
 ): Array<{ budgetId: string; sent: number[]; blockedUntil?: number; updatedMs: number }> {
-  if (!existsSync(join(dir, 'ledger.db'))) return [];
-  const db = new DatabaseSync(join(dir, 'ledger.db'), { readOnly: true });
+  if (!existsSync(join(dir, 'rate-budgets.db'))) return [];
+  const db = new DatabaseSync(join(dir, 'rate-budgets.db'), { readOnly: true });
   try {
     const rows = db.prepare('SELECT * FROM schedctl_rate_budgets ORDER BY budget_id').all() as Array<{
       budget_id: string;

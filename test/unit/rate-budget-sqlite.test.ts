@@ -1,32 +1,33 @@
 /**
- * The rate budget in this machine's ledger (src/state/sqlite/rate-budget.ts): the rule of
- * src/api/rate-budget.ts over a row of `schedctl_rate_budgets` in a real SQLite file, read back
- * as the tests' witness straight from the file (test/helpers/ledger-db.ts).
+ * The rate budget on this machine (src/state/sqlite/rate-budget.ts over the rate cache,
+ * rate-cache.ts): the rule of src/api/rate-budget.ts over a row of `schedctl_rate_budgets` in a
+ * real SQLite file of its own, read back as the tests' witness straight from the file
+ * (test/helpers/ledger-db.ts).
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { budgetId, createRateBudget, RateBudgetWaitError } from '../../src/api/rate-budget.js';
-import { releaseLedger, sqliteLedger, type SqliteLedger } from '../../src/state/sqlite/engine.js';
+import { releaseLedger, sqliteLedger } from '../../src/state/sqlite/engine.js';
 import { sqliteBudgetInUse, sqliteBudgetStore } from '../../src/state/sqlite/rate-budget.js';
+import { RATE_DB, rateCache, type RateCache } from '../../src/state/sqlite/rate-cache.js';
 import { budgetRows } from '../helpers/ledger-db.js';
 import { countTables } from '../../src/state/index.js';
 import { countTables as countRecords } from '../../src/state/sql/documents.js';
-import type { Sql } from '../../src/state/sql/types.js';
 
 const ID = budgetId('https://api.example', 'sk_live_0123456789abcdef');
 const tempDir = () => mkdtempSync(join(tmpdir(), 'schedctl-rate-sqlite-'));
 
-const opened: SqliteLedger[] = [];
-function ledger(dir: string, busyMs = 2000): SqliteLedger {
-  const l = sqliteLedger(dir, { busyMs, hasDocuments: () => false, importDocuments: undefined });
-  opened.push(l);
-  return l;
+const opened: RateCache[] = [];
+function ledger(dir: string, busyMs = 2000): RateCache {
+  const c = rateCache(dir, busyMs);
+  opened.push(c);
+  return c;
 }
 afterEach(() => {
-  for (const l of opened.splice(0)) releaseLedger(l);
+  for (const c of opened.splice(0)) c.close();
 });
 
 /** A fake clock that sleeping advances, and budgets over the ledger of `dir` on it. */
@@ -51,12 +52,12 @@ function fakeTime(start = 1_000_000) {
   return { clock, make };
 }
 
-describe('the rate budget in the local SQLite ledger', () => {
+describe('the rate budget in the local rate cache', () => {
   it('keeps each draw in the key’s row, on this machine’s clock, named by the database and the id', async () => {
     const dir = tempDir();
     const { clock, make } = fakeTime();
     const budget = make(dir);
-    expect(budget.file).toBe(`${join(dir, 'ledger.db')} (rate budget ${ID.slice(0, 12)})`);
+    expect(budget.file).toBe(`${join(dir, RATE_DB)} (rate budget ${ID.slice(0, 12)})`);
     await budget.draw();
     expect(budgetRows(dir)).toEqual([{ budgetId: ID, sent: [1_000_000], updatedMs: 1_000_000 }]);
     clock.t += 500;
@@ -89,11 +90,11 @@ describe('the rate budget in the local SQLite ledger', () => {
     const error = await budget.draw({ maxWaitMs: 1000 }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RateBudgetWaitError);
     // The path quoted for a POSIX shell, its own quote too.
-    const quoted = `'${join(dir, 'ledger.db').replace("o'brien", "o'\\''brien")}'`;
+    const quoted = `'${join(dir, RATE_DB).replace("o'brien", "o'\\''brien")}'`;
     expect((error as RateBudgetWaitError).hint).toBe(
       `it clears by itself within a minute; to clear it now (no other schedctl using this key), run: sqlite3 ${quoted} "DELETE FROM schedctl_rate_budgets WHERE budget_id = '${ID}'"`,
     );
-    expect((error as RateBudgetWaitError).hint).not.toMatch(/delete \S*ledger\.db/);
+    expect((error as RateBudgetWaitError).hint).not.toMatch(/delete \S*\.db/);
   });
 
   it('reads a row that is not a budget as an empty one (a cache), and rewrites it', async () => {
@@ -102,7 +103,7 @@ describe('the rate budget in the local SQLite ledger', () => {
       const { clock, make } = fakeTime();
       const budget = make(dir, 1);
       await budget.draw();
-      const db = new DatabaseSync(join(dir, 'ledger.db'));
+      const db = new DatabaseSync(join(dir, RATE_DB));
       db.prepare('UPDATE schedctl_rate_budgets SET state = ?').run(bad);
       db.close();
       const debug: string[] = [];
@@ -135,7 +136,7 @@ describe('the rate budget in the local SQLite ledger', () => {
     const { clock, make } = fakeTime();
     const budget = make(dir, 2, 50);
     await budget.draw(); // the file and its schema made
-    const other = new DatabaseSync(join(dir, 'ledger.db'));
+    const other = new DatabaseSync(join(dir, RATE_DB));
     other.exec('BEGIN IMMEDIATE');
     try {
       const debug: string[] = [];
@@ -152,29 +153,44 @@ describe('the rate budget in the local SQLite ledger', () => {
   });
 });
 
-describe("a draw is a cache's transaction", () => {
-  it('asks the ledger for one, which skips the disk’s waits in that step only', async () => {
-    const l = ledger(tempDir());
-    const asked: unknown[] = [];
-    const during: unknown[] = [];
-    const spy = {
-      where: l.where,
-      get: l.get.bind(l),
-      transaction: <R>(work: (tx: Sql) => Promise<R>, opts?: { cache?: boolean }) => {
-        asked.push(opts);
-        return l.transaction(async (tx) => {
-          during.push(await tx.get('PRAGMA synchronous'), await tx.get('PRAGMA wal_autocheckpoint'));
-          return work(tx);
-        }, opts);
-      },
-    };
-    const budget = createRateBudget({ store: sqliteBudgetStore(spy, ID, () => 5), dir: '', baseUrl: '', apiKey: '' });
-    expect(await budget.draw()).toBe(5);
-    expect(asked).toEqual([{ cache: true }]);
-    expect(during).toEqual([{ synchronous: 0 }, { wal_autocheckpoint: 0 }]);
-    // Set back for the records' steps.
-    expect(await l.get('PRAGMA synchronous')).toEqual({ synchronous: 2 });
-    expect(await l.get('PRAGMA wal_autocheckpoint')).toEqual({ wal_autocheckpoint: 1000 });
+describe('the rate cache', () => {
+  it('waits for no disk and keeps no write-ahead log (nothing to checkpoint when it closes)', async () => {
+    const dir = tempDir();
+    const c = ledger(dir);
+    const { make } = fakeTime();
+    await make(dir).draw();
+    expect(await c.get('PRAGMA synchronous')).toEqual({ synchronous: 0 });
+    expect(await c.get('PRAGMA journal_mode')).toEqual({ journal_mode: 'truncate' });
+    expect(existsSync(join(dir, `${RATE_DB}-wal`))).toBe(false);
+    expect(statSync(join(dir, RATE_DB)).mode & 0o777).toBe(0o600);
+  });
+
+  it('makes a damaged file anew (a budget forgotten), and rolls back a step that fails', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, RATE_DB), 'not a database, just text'.repeat(200));
+    const { make } = fakeTime();
+    await make(dir).draw();
+    expect(budgetRows(dir)).toEqual([{ budgetId: ID, sent: [1_000_000], updatedMs: 1_000_000 }]);
+    const c = ledger(dir);
+    const failed = await c
+      .transaction(async (tx) => {
+        await tx.run('DELETE FROM schedctl_rate_budgets');
+        throw new Error('the step failed');
+      })
+      .catch((e: Error) => e.message);
+    expect(failed).toBe('the step failed');
+    expect(budgetRows(dir)).toHaveLength(1);
+    // Not left in the failed step: the next one commits.
+    await c.transaction(async (tx) => tx.all('SELECT 1'));
+  });
+
+  it('is one per directory in a process, and a new one after close', () => {
+    const dir = tempDir();
+    const c = rateCache(dir, 100);
+    expect(rateCache(dir, 100)).toBe(c);
+    c.close();
+    const again = ledger(dir);
+    expect(again).not.toBe(c);
   });
 });
 
@@ -183,9 +199,24 @@ describe('state status (local) counts the rate budgets', () => {
     const dir = tempDir();
     const { make } = fakeTime();
     await make(dir).draw();
-    const l = ledger(dir);
-    expect(await countTables(l)).toEqual({ journal: 0, meetings: 0, outcomes: 0, fires: 0, events: 0, rateBudgets: 1 });
-    expect(await countRecords(l)).not.toHaveProperty('rateBudgets');
+    const l = sqliteLedger(dir, { busyMs: 2000, hasDocuments: () => false, importDocuments: undefined });
+    try {
+      expect(await countTables(l, dir)).toEqual({
+        journal: 0,
+        meetings: 0,
+        outcomes: 0,
+        fires: 0,
+        events: 0,
+        rateBudgets: 1,
+      });
+      expect(await countRecords(l)).not.toHaveProperty('rateBudgets');
+      // Read, never made: a directory without a cache counts none and gets none.
+      const empty = tempDir();
+      expect((await countTables(l, empty)).rateBudgets).toBe(0);
+      expect(existsSync(join(empty, RATE_DB))).toBe(false);
+    } finally {
+      releaseLedger(l);
+    }
   });
 });
 
@@ -212,7 +243,7 @@ describe('what a bulk plan reads of the local budget (budgetInUse)', () => {
     expect(await sqliteBudgetInUse(ledger(dir), budgetId('x', 'y'))).toEqual([]);
     expect(await sqliteBudgetInUse(ledger(tempDir()), ID)).toEqual([]);
     const damaged = tempDir();
-    writeFileSync(join(damaged, 'ledger.db'), 'not a database'.repeat(100));
+    writeFileSync(join(damaged, RATE_DB), 'not a database'.repeat(100));
     expect(await sqliteBudgetInUse(ledger(damaged), ID)).toEqual([]);
     expect(clock.waits).toEqual([]);
   });

@@ -152,14 +152,6 @@ describe('SqliteLedger: reading, writing, transactions', () => {
     expect(await l.all(ALIASES)).toEqual([{ alias: 'a' }, { alias: 'b' }, { alias: 'd' }]);
   });
 
-  it('commits a cache step without waiting for the disk, and every other step with the waits', async () => {
-    const l = ledger(freshDir());
-    const sync = (tx: Sql) => tx.get<{ synchronous: number }>('PRAGMA synchronous');
-    expect(await l.transaction(sync)).toEqual({ synchronous: 2 });
-    expect(await l.transaction(sync, { cache: true })).toEqual({ synchronous: 0 });
-    expect(await l.transaction(sync)).toEqual({ synchronous: 2 });
-  });
-
   it('hands a statement without parameters none (outside and inside a transaction)', async () => {
     const l = ledger(freshDir());
     expect(await l.run('DELETE FROM schedctl_event_aliases')).toBe(0);

@@ -133,10 +133,10 @@ describe('the SQLite schema', () => {
     expect(
       after
         .prepare(
-          "SELECT count(*) AS n FROM sqlite_master WHERE name IN ('schedctl_workspace_keys', 'schedctl_rate_budgets', 'schedctl_run_records')",
+          "SELECT count(*) AS n FROM sqlite_master WHERE name IN ('schedctl_workspace_keys', 'schedctl_run_records')",
         )
         .get(),
-    ).toEqual({ n: 3 });
+    ).toEqual({ n: 2 });
     after.close();
   });
 });

@@ -10,7 +10,7 @@ import type { RowResult } from '../../bulk/results.js';
 import { resumeActionFor, runLogKey } from '../../bulk/run-log.js';
 import type { Context } from '../../context.js';
 import { pgBudgetInUse, type PostgresBackend } from '../../state/postgres/backend.js';
-import { sqliteBudgetInUse } from '../../state/index.js';
+import { DEFAULT_LOCK_TIMING, rateCache, sqliteBudgetInUse } from '../../state/index.js';
 import { CancelledError, UsageError, type ErrorDocument } from '../../errors.js';
 import type { Ui } from '../../ui/ui.js';
 import { batchReporter } from './report.js';
@@ -184,6 +184,9 @@ export async function runBatch<Row>(
 async function budgetInUseFor(ctx: Context, target: { baseUrl: string; apiKey: string }): Promise<number[]> {
   const backend = await (await ctx.state()).backend();
   if (backend.kind !== 'postgres')
-    return sqliteBudgetInUse(await backend.sql(), budgetId(target.baseUrl, target.apiKey)).catch(() => []);
+    return sqliteBudgetInUse(
+      rateCache((await ctx.state()).dir, DEFAULT_LOCK_TIMING.waitMs),
+      budgetId(target.baseUrl, target.apiKey),
+    ).catch(() => []);
   return pgBudgetInUse(backend as PostgresBackend, budgetId(target.baseUrl, target.apiKey)).catch(() => []);
 }

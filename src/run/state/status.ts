@@ -12,7 +12,7 @@ export async function run(ctx: Context): Promise<void> {
   const ui = await ctx.ui();
   if (backend.kind !== 'postgres') {
     // The same counting as the team state's (loaded with its backend, without its client).
-    const counts: Record<string, number> = { ...(await countTables(await backend.sql())) };
+    const counts: Record<string, number> = { ...(await countTables(await backend.sql(), state.dir)) };
     // The records of this machine's bulk run logs (the ledger's schedctl_run_records), as the
     // team state counts its own; with those a schedctl from before kept in runs/*.jsonl (moved in
     // by their next run), read without writing: a status changes nothing.

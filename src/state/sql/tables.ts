@@ -62,14 +62,13 @@ export function workspaceKeyTables(ms: string): string[] {
 }
 
 /**
- * What the team state kept in tables from its first schema (postgres/schema.ts, versions 1 and 2)
- * and one machine kept in files until SQLite's migration 3: each API key's rate budget (one row
- * per budget id, never the key: the last minute's draws as JSON) and the bulk run logs (one row
- * per record, in the order appended, keyed by the input's content hash and command).
+ * What the team state kept in a table since its schema 2 and one machine kept in files until
+ * SQLite's migration 3: the bulk run logs (one row per record, in the order appended, keyed by the
+ * input's content hash and command). (The rate budgets, a cache, have a database of their own on
+ * one machine: sqlite/rate-cache.ts.)
  */
-export function budgetAndRunTables(seq: string, ms: string): string[] {
+export function runTables(seq: string, ms: string): string[] {
   return [
-    `CREATE TABLE schedctl_rate_budgets (budget_id text PRIMARY KEY, state text NOT NULL, updated_ms ${ms} NOT NULL)`,
     `CREATE TABLE schedctl_run_records (
        seq ${seq}, log_key text NOT NULL, record text NOT NULL, at_ms ${ms} NOT NULL)`,
     'CREATE INDEX schedctl_run_records_log ON schedctl_run_records (log_key, seq)',

@@ -32,10 +32,6 @@ const CANTOPEN = 14;
 const NOTADB = 26;
 const PERM = 3;
 
-/** A cache's step (transaction()'s `cache`), and back to the records' (SQLite's defaults in WAL mode). */
-const CACHE_STEP = 'PRAGMA synchronous = OFF; PRAGMA wal_autocheckpoint = 0';
-const RECORD_STEP = 'PRAGMA synchronous = FULL; PRAGMA wal_autocheckpoint = 1000';
-
 export interface SqliteOptions extends MigrateOptions {
   /** How long a write waits for another process's transaction (the busy timeout). */
   busyMs: number;
@@ -46,7 +42,7 @@ export interface SqliteOptions extends MigrateOptions {
  * On Node 22 its load prints an ExperimentalWarning: that one warning is not the user's business.
  */
 let sqlite: typeof import('node:sqlite') | undefined;
-async function loadSqlite(): Promise<typeof import('node:sqlite')> {
+export async function loadSqlite(): Promise<typeof import('node:sqlite')> {
   if (sqlite) return sqlite;
   const emit = process.emitWarning;
   process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
@@ -114,37 +110,21 @@ export class SqliteLedger implements Sql {
     return this.serial(true, (db) => Number(this.stmt(db, sql).run(...params).changes));
   }
 
-  /**
-   * `cache`: the step writes a cache (the rate budget), whose commit need not survive a power
-   * cut: it is committed without waiting for the disk (`synchronous = OFF`, and no automatic
-   * checkpoint in it, both set back after it in the same step, so no record's commit and no
-   * checkpoint runs without the waits). What it skips: the commit's fsync and, when it is the
-   * first write since the log was emptied, the new log's header and directory fsyncs. Its frames
-   * are atomic and checksummed in the log, so a crash or a power cut can only lose the draw (the
-   * next durable commit syncs it with its own); the database file is only written by a
-   * checkpoint, always with the waits. That keeps a one-request command's draw off the disk's
-   * clock but for the checkpoint SQLite makes when the process's connection closes.
-   */
-  transaction<R>(work: (tx: Sql) => Promise<R>, opts: { cache?: boolean } = {}): Promise<R> {
+  transaction<R>(work: (tx: Sql) => Promise<R>): Promise<R> {
     return this.enqueue(async () => {
       const db = await this.untilFree(() => this.open(true));
-      if (opts.cache) this.guard(() => db.exec(CACHE_STEP));
+      await this.untilFree(async () => this.guard(() => db.exec('BEGIN IMMEDIATE')));
       try {
-        await this.untilFree(async () => this.guard(() => db.exec('BEGIN IMMEDIATE')));
+        const result = await work(this.inside(db));
+        this.guard(() => db.exec('COMMIT'));
+        return result;
+      } catch (error) {
         try {
-          const result = await work(this.inside(db));
-          this.guard(() => db.exec('COMMIT'));
-          return result;
-        } catch (error) {
-          try {
-            db.exec('ROLLBACK');
-          } catch {
-            // Already ended (SQLite rolls back itself after some errors, a full disk among them).
-          }
-          throw error;
+          db.exec('ROLLBACK');
+        } catch {
+          // Already ended (SQLite rolls back itself after some errors, a full disk among them).
         }
-      } finally {
-        if (opts.cache) db.exec(RECORD_STEP);
+        throw error;
       }
     });
   }

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
 import { DocumentsNotMovedError, FOREIGN_LEDGER, StateFileError, StateTooNewError } from '../errors.js';
 import type { LedgerCounts } from '../sql/documents.js';
-import { budgetAndRunTables, ledgerTables, workspaceKeyTables } from '../sql/tables.js';
+import { ledgerTables, runTables, workspaceKeyTables } from '../sql/tables.js';
 import type { Sql, SqlValue } from '../sql/types.js';
 
 /** "SCHD": this file is a schedctl ledger. */
@@ -21,8 +21,8 @@ const MIGRATIONS: Record<number, string[]> = {
   1: ledgerTables('integer PRIMARY KEY AUTOINCREMENT', 'integer'),
   // Workspaces as sets of keys (state/workspaces.ts); the records stay where they are.
   2: workspaceKeyTables('integer'),
-  // Rate budgets and bulk run logs, kept in files before (rate/, runs/), as the team state keeps them.
-  3: budgetAndRunTables('integer PRIMARY KEY AUTOINCREMENT', 'integer'),
+  // The bulk run logs, kept in files before (runs/), as the team state keeps them.
+  3: runTables('integer PRIMARY KEY AUTOINCREMENT', 'integer'),
 };
 export const SQLITE_SCHEMA_VERSION = 3;
 

@@ -1,13 +1,13 @@
 /**
- * The rate budget of an API key in this machine's ledger (`ledger.db`, table
- * `schedctl_rate_budgets`; api/rate-budget.ts keeps the rule): one row per key fingerprint
+ * The rate budget of an API key on this machine (the rate cache `rate-budgets.db`, table
+ * `schedctl_rate_budgets`, rate-cache.ts; api/rate-budget.ts keeps the rule): one row per key fingerprint
  * (sha256 of base URL and key, never the key), the last window's draws as JSON. Each draw is one
  * `BEGIN IMMEDIATE` transaction (read the row, apply the change, upsert it), so every schedctl
  * process on this machine draws from one budget, on this machine's clock; a 429's Retry-After
  * blocks the row for all of them.
  *
- * A cache, not a record: a row that does not read is an empty budget. A ledger that cannot be
- * used (a read-only directory, a damaged database, its write lock held past the busy timeout)
+ * A cache, not a record: a row that does not read is an empty budget. A cache that cannot be
+ * used (a read-only directory, its write lock held past the busy timeout)
  * never fails a command: sharedOrMemory then counts this process's requests only (and says so
  * under --debug).
  */
@@ -20,10 +20,8 @@ import {
 } from '../../api/rate-budget.js';
 import type { Sql } from '../sql/types.js';
 
-/** The ledger, as the store uses it: a cache's transaction (engine.ts) need not wait for the disk. */
-export type BudgetLedger = Pick<Sql, 'where' | 'get'> & {
-  transaction<R>(work: (tx: Sql) => Promise<R>, opts?: { cache?: boolean }): Promise<R>;
-};
+/** Where the budgets are: this machine's rate cache (rate-cache.ts). */
+export type BudgetLedger = Pick<Sql, 'where' | 'get' | 'transaction'>;
 
 const READ = 'SELECT state FROM schedctl_rate_budgets WHERE budget_id = ?';
 const UPSERT = `INSERT INTO schedctl_rate_budgets (budget_id, state, updated_ms) VALUES (?, ?, ?)
@@ -40,29 +38,26 @@ function stateOf(text: string): BudgetState {
 
 export function sqliteBudgetStore(ledger: BudgetLedger, budgetId: string, now: () => number): BudgetStore {
   const store = sharedOrMemory(`${ledger.where} (rate budget ${budgetId.slice(0, 12)})`, now, (change) =>
-    ledger.transaction(
-      async (tx) => {
-        const row = await tx.get<{ state: string }>(READ, [budgetId]);
-        const state = row ? stateOf(row.state) : { sent: [] };
-        const t = now();
-        const result = change(state, t);
-        await tx.run(UPSERT, [budgetId, JSON.stringify(state), t]);
-        return { result, state };
-      },
-      { cache: true },
-    ),
+    ledger.transaction(async (tx) => {
+      const row = await tx.get<{ state: string }>(READ, [budgetId]);
+      const state = row ? stateOf(row.state) : { sent: [] };
+      const t = now();
+      const result = change(state, t);
+      await tx.run(UPSERT, [budgetId, JSON.stringify(state), t]);
+      return { result, state };
+    }),
   );
   return {
     ...store,
-    // Never "delete ledger.db": the budget is one row of the ledger.
+    // One row: the other keys' budgets stay.
     clear: `run: sqlite3 '${ledger.where.replaceAll("'", "'\\''")}' "DELETE FROM schedctl_rate_budgets WHERE budget_id = '${budgetId}'"`,
   };
 }
 
 /**
- * budgetInUse for this machine's ledger: how long ago the draws still counted in the key's
+ * budgetInUse for this machine's rate cache: how long ago the draws still counted in the key's
  * window were made, read without a write lock (an estimate for a bulk plan, never a draw). A
- * ledger that cannot be read counts as an unused budget.
+ * cache that cannot be read counts as an unused budget.
  */
 export async function sqliteBudgetInUse(
   ledger: Pick<Sql, 'get'>,
