@@ -109,8 +109,11 @@ export interface Campaign {
   readonly scope: string;
   /** Kills done, by mode. */
   readonly killsDone: Map<string, number>;
-  /** Every booking request that reached the gate: its lead, and when. */
-  readonly bookings: Array<{ email: string; at: number }>;
+  /**
+   * Every booking request that reached the gate: its lead, when, and the sandbox's answer status
+   * once it came back (none: dropped, or not answered yet).
+   */
+  readonly bookings: Array<{ email: string; at: number; status?: number }>;
   /** Awaited when a booking request reaches the gate, before it goes on to the sandbox. */
   beforeBooking: ((email: string) => Promise<void> | void) | undefined;
   /** A config dir for a machine, with the profile that spells the campaign's API another way. */
@@ -169,8 +172,11 @@ export async function startCampaign(o: { holdSeconds: number }): Promise<Campaig
     if (k.mode === 'in-flight-lost') return 'drop';
     await sleep(20); // the process is gone before the server books
   };
-  gate.after = (r) => {
-    const k = atBooking.get(leadOf(r) ?? '');
+  gate.after = (r, status) => {
+    const lead = leadOf(r);
+    const sent = lead === undefined ? undefined : bookings.findLast((b) => b.email === lead && b.status === undefined);
+    if (sent) sent.status = status;
+    const k = atBooking.get(lead ?? '');
     if (k?.mode !== 'answered') return;
     atBooking.delete(leadOf(r)!);
     setTimeout(() => k.kill() && k.done(), k.ms);
