@@ -93,6 +93,11 @@ export interface StateOptions {
   stateUrl?: () => Promise<string | undefined> | string | undefined;
   /** Team state only: says what happened when a write had to be kept on this machine. */
   warn?: (line: string) => void;
+  /**
+   * Team state only: the command will hold a lead's or a meeting's lock, so the lock's own
+   * connection is opened with the first (postgres/early.ts).
+   */
+  lockSoon?: boolean;
 }
 
 export interface State {
@@ -148,7 +153,7 @@ export function openState(dir: string, opts: StateOptions): State {
       if (url === undefined) return localBackend(dir, timing, leadTiming, opts.warn);
       // The connection first (early.ts: its wait overlaps loading the rest). The client (pg) loads
       // only with a team state; the backend's own modules are in this chunk (backend.ts says why).
-      const early = connectEarly(url);
+      const early = connectEarly(url, { spare: opts.lockSoon === true });
       const team = postgresBackend({ url, dir, now: opts.now, leadWaitMs: leadTiming.waitMs, warn: opts.warn, early });
       // Connecting and checking the schema start now, overlapping what the command loads and
       // sends first; a failure is said by the first use that needs the database.

@@ -205,9 +205,14 @@ export class Journal {
     return (await this.select('workspace = ? AND meeting_id = ?', [scope, meetingId])).at(-1);
   }
 
-  /** This lead's entries in the workspace, oldest first (the ledger's view of its attempts). */
-  async ofLead(scope: string, email: string): Promise<JournalEntry[]> {
-    return this.select('workspace = ? AND lead = ?', [scope, leadId(email)]);
+  /**
+   * This lead's entries in the workspace, oldest first (the ledger's view of its attempts); in
+   * several workspaces at once (one query) when `scope` is a list.
+   */
+  async ofLead(scope: string | readonly string[], email: string): Promise<JournalEntry[]> {
+    const scopes = typeof scope === 'string' ? [scope] : scope;
+    if (scopes.length === 1) return this.select('workspace = ? AND lead = ?', [scopes[0]!, leadId(email)]);
+    return this.select(`workspace IN (${scopes.map(() => '?').join(', ')}) AND lead = ?`, [...scopes, leadId(email)]);
   }
 
   private async select(where: string, params: string[]): Promise<JournalEntry[]> {

@@ -19,9 +19,10 @@ export async function leadRecord(
 ): Promise<LeadRecord> {
   const unattributed = unattributedScope(urlOfWorkspace(scope));
   const scopes = unattributed === scope ? [scope] : [scope, unattributed];
+  // One query each, both workspaces in it: on a team state every query is a round trip.
   const [meetings, attempts] = await Promise.all([
-    Promise.all(scopes.map((s) => state.meetings.findUpcoming(s, { email }, now))).then((m) => m.flat()),
-    Promise.all(scopes.map((s) => state.journal.ofLead(s, email))).then((a) => a.flat()),
+    state.meetings.findUpcoming(scopes, { email }, now),
+    state.journal.ofLead(scopes, email),
   ]);
   const recorded = new Set(meetings.map((m) => m.id));
   return {

@@ -155,10 +155,15 @@ export class Meetings {
     return getMeeting(await this.db(), scope, meetingId);
   }
 
-  /** This workspace's meetings that pass `q`, earliest first (each narrowing an indexed condition). */
-  async list(scope: string, q: MeetingQuery = {}): Promise<MeetingRecord[]> {
-    const where = ['workspace = ?'];
-    const params: SqlValue[] = [scope];
+  /**
+   * This workspace's meetings that pass `q`, earliest first (each narrowing an indexed condition);
+   * several workspaces' in one query when `scope` is a list (a lead's record: its workspace and
+   * the URL's unattributed records).
+   */
+  async list(scope: string | readonly string[], q: MeetingQuery = {}): Promise<MeetingRecord[]> {
+    const scopes = typeof scope === 'string' ? [scope] : scope;
+    const where = [scopes.length === 1 ? 'workspace = ?' : `workspace IN (${scopes.map(() => '?').join(', ')})`];
+    const params: SqlValue[] = [...scopes];
     const and = (cond: string, ...values: SqlValue[]) => {
       where.push(cond);
       params.push(...values);
@@ -180,7 +185,11 @@ export class Meetings {
    * The lead's meetings not canceled and not over at `now` (one in progress counts: a lead in
    * its meeting has a meeting), earliest first; narrowed by trigger and event when given.
    */
-  async findUpcoming(scope: string, by: UpcomingQuery, now: Date = this.now()): Promise<MeetingRecord[]> {
+  async findUpcoming(
+    scope: string | readonly string[],
+    by: UpcomingQuery,
+    now: Date = this.now(),
+  ): Promise<MeetingRecord[]> {
     // The lead and "not over" are asked of the index (over_ms is where notOver turns false).
     return (await this.list(scope, { email: by.email, upcomingFrom: now })).filter(
       (m) =>

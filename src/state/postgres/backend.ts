@@ -20,6 +20,9 @@ import { LegacySpool } from './spool.js';
 import { clientSql, pgSql } from './sql.js';
 import { recordWriter, tooNewHint, versionBefore } from './writer.js';
 
+/** How recent an answer of the database stands for "it is there" (assertWritable). */
+const FRESH_ANSWER_MS = 1000;
+
 // The team backend's parts that the state commands (admin.ts), the bulk run logs (run-log.ts),
 // the shared rate budget (services.ts) and the state store (../index.ts) use are imported from
 // here, not from their own modules, and statically: the build then puts every module of the
@@ -73,12 +76,15 @@ export function postgresBackend(o: PostgresBackendOptions): PostgresBackend {
   const runSpoolDir = join(spoolDir, 'runs');
   const warned = new Set<string>();
   let readied: Promise<void> | undefined;
+  /** When the schema check was answered (each process asks it once). */
+  let readiedAt = 0;
   let sql: Sql | undefined;
 
   async function prepare(): Promise<void> {
     try {
       const before = await versionBefore(db);
       const now = await ensureSchema(db);
+      readiedAt = Date.now();
       // This schedctl made or migrated the schema: it says which version it is (writer.ts).
       if (before !== now) await recordWriter(db);
     } catch (error) {
@@ -151,6 +157,9 @@ export function postgresBackend(o: PostgresBackendOptions): PostgresBackend {
     sql: async () => (sql ??= pgSql({ db, ready: () => backend.ready(), spool, onKept })),
     async assertWritable() {
       await backend.ready();
+      // The schema check was answered a moment ago (a command's start): the database is there,
+      // and asking again would only cost a round trip. A long-lived process (MCP) asks again.
+      if (Date.now() - readiedAt < FRESH_ANSWER_MS) return;
       try {
         await db.query('SELECT 1');
       } catch (error) {

@@ -9,7 +9,7 @@ import { parse as parseConnectionString } from 'pg-connection-string';
 import { hasSentUnrepeatable } from '../../api/send-hook.js';
 import { StateUnavailableError } from '../errors.js';
 import { clientConfigWith } from './client-config.js';
-import type { EarlyConnection } from './early.js';
+import type { EarlyConnection, SpareConnection } from './early.js';
 import { loadBundledPg, loadPg as loadPgBundle, saveCodeCache } from './load-pg.js';
 import { refusalHint, tlsFileReason } from './refusals.js';
 import { passwordOf, redactStateUrl } from './url.js';
@@ -27,6 +27,14 @@ export interface Database {
   /** Runs `work` in one transaction on a pooled connection (rolled back when it throws). */
   transaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T>;
   /**
+   * Runs `work` on a pooled connection in a transaction that `work` begins with its first write
+   * (sql.ts sends BEGIN with it, and sets `lazy.begun`): a step that only reads costs no BEGIN
+   * and no COMMIT round trip, and one that writes no BEGIN of its own. Under PostgreSQL's
+   * default READ COMMITTED a read takes its own snapshot in a transaction or out of one, so the
+   * reads before the BEGIN see what they would inside it; the writes are still all or nothing.
+   */
+  lazyTransaction<T>(work: (client: PoolClient, lazy: { begun: boolean }) => Promise<T>): Promise<T>;
+  /**
    * A transaction whose last round trip (its COMMIT) the caller need not wait for: `work` sends
    * BEGIN itself and returns its result with the query that ends the transaction, still in
    * flight. The result is given at once; the connection goes back to the pool when that query
@@ -39,6 +47,8 @@ export interface Database {
   /** `notSent`: what this failure stopped from being sent, when something else was sent before. */
   unavailable(error: unknown, hint?: string, notSent?: string): StateUnavailableError;
   end(): Promise<void>;
+  /** The spare early connection (early.ts) for a session lock, once: undefined when there is none (left). */
+  takeSpare(): SpareConnection | undefined;
   /** The schema version the early connection asked for (early.ts), when there is one. */
   readonly earlyVersion?: Promise<number | undefined> | undefined;
 }
@@ -121,7 +131,11 @@ export function openDatabase(url: string, early?: EarlyConnection): Database {
         }
         const p = new pg.Pool({
           ...config,
-          max: 4,
+          // One connection: a command's steps are one after another, and the few that overlap
+          // (a lead's record read, a rate budget's COMMIT still in flight) take a round trip
+          // more in turn, where each further connection would cost the server a backend's start
+          // and its caches warmed again. A step never asks the pool while it holds a connection.
+          max: 1,
           allowExitOnIdle: true,
           idleTimeoutMillis: 1000,
           ...(early ? { Client: adoptingFirst(pg.Client, early) } : {}),
@@ -142,6 +156,21 @@ export function openDatabase(url: string, early?: EarlyConnection): Database {
         return result;
       } catch (error) {
         await client.query('ROLLBACK').catch(() => broken.add(client));
+        throw error;
+      } finally {
+        client.release(broken.has(client) || undefined);
+      }
+    },
+    async lazyTransaction(work) {
+      const client = await (await db.pool()).connect();
+      const lazy = { begun: false };
+      try {
+        const result = await work(client, lazy);
+        if (lazy.begun) await client.query('COMMIT');
+        answered = true;
+        return result;
+      } catch (error) {
+        if (lazy.begun) await client.query('ROLLBACK').catch(() => broken.add(client));
         throw error;
       } finally {
         client.release(broken.has(client) || undefined);
@@ -174,6 +203,11 @@ export function openDatabase(url: string, early?: EarlyConnection): Database {
       return result.rows;
     },
     unavailable,
+    takeSpare() {
+      const spare = early?.spare;
+      if (early) early.spare = undefined;
+      return spare;
+    },
     async end() {
       // The client has done real work: the code cache then holds what a command needs.
       if (answered) saveCodeCache();
@@ -186,6 +220,12 @@ export function openDatabase(url: string, early?: EarlyConnection): Database {
         const ending = early.client.end().catch(() => {});
         (early.client as unknown as { unref(): void }).unref();
         await ending;
+      }
+      const spare = db.takeSpare();
+      if (spare) {
+        // Not used after all (the command failed before its lock): ended as the early one is.
+        void spare.client.end().catch(() => {});
+        (spare.client as unknown as { unref(): void }).unref();
       }
       if (pool) await (await pool).end().catch(() => {});
     },

@@ -22,14 +22,32 @@ export interface EarlyConnection {
   /** Set once the pool has taken it. */
   taken: boolean;
   /**
+   * A second connection opened at the same moment, when the command is one that will hold a
+   * session lock (a lead's or a meeting's: locks.ts takes it): the server starts both sessions
+   * at once, while the command loads, instead of the lock's after. Undefined when not asked for,
+   * or once taken.
+   */
+  spare: SpareConnection | undefined;
+  /**
    * Keeps the process alive for it: called by whatever waits for it (the pool, the schema
    * check), so that a pool that unref'd it while idle cannot leave such a wait behind.
    */
   use(): void;
 }
 
-/** Undefined when running from src/ (no bundle) or when the URL cannot be read (said later). */
-export function connectEarly(url: string): EarlyConnection | undefined {
+export interface SpareConnection {
+  readonly client: Client;
+  /** Settles when the connection is up or has failed (never rejects unhandled). */
+  readonly connected: Promise<void>;
+  /** Whether it failed or ended before it was taken (its taker's listeners came too late for that). */
+  readonly gone: () => boolean;
+}
+
+/**
+ * Undefined when running from src/ (no bundle) or when the URL cannot be read (said later).
+ * `spare`: open a second connection too (EarlyConnection.spare).
+ */
+export function connectEarly(url: string, o: { spare?: boolean } = {}): EarlyConnection | undefined {
   try {
     const pg = loadBundledPg();
     if (!pg) return undefined;
@@ -45,8 +63,25 @@ export function connectEarly(url: string): EarlyConnection | undefined {
     const version = connected.then(() => schemaVersion(client));
     version.catch(() => {});
     const use = () => (client as unknown as { ref(): void }).ref();
-    return { client, config, connected, schemaVersion: version, taken: false, use };
+    return {
+      client,
+      config,
+      connected,
+      schemaVersion: version,
+      taken: false,
+      use,
+      spare: o.spare ? openSpare(new pg.Client(config)) : undefined,
+    };
   } catch {
     return undefined;
   }
+}
+
+function openSpare(client: Client): SpareConnection {
+  let gone = false;
+  client.on('error', () => (gone = true));
+  client.on('end', () => (gone = true));
+  const connected = client.connect().then(() => {});
+  connected.catch(() => {});
+  return { client, connected, gone: () => gone };
 }

@@ -28,12 +28,16 @@ const POLL_MS = 150;
  * lives and dies with it. `lost()` says whether it has failed or ended since; `release(name)`
  * gives the lock back (its holder row too, when the session still stands) and closes it.
  */
-export async function sessionClient(
-  db: Database,
-): Promise<{ client: Client; lost: () => boolean; release: (name: string) => Promise<void> }> {
-  const pg = await loadPg();
-  const client: Client = new pg.Client(db.config);
-  let lost = false;
+export async function sessionClient(db: Database): Promise<{
+  client: Client;
+  /** Connects it (the spare early connection is already on its way: then waits for that). */
+  connect: () => Promise<void>;
+  lost: () => boolean;
+  release: (name: string) => Promise<void>;
+}> {
+  const spare = db.takeSpare();
+  const client: Client = spare?.client ?? new (await loadPg()).Client(db.config);
+  let lost = spare?.gone() ?? false;
   client.on('error', () => {
     lost = true;
   });
@@ -41,15 +45,24 @@ export async function sessionClient(
     lost = true;
   });
   const release = async (name: string) => {
-    if (!lost) {
+    if (!lost)
+      // One round trip: the holder row removed and the locks given back (a simple query of two
+      // statements, so the name goes in as a quoted literal).
       await client
-        .query('DELETE FROM schedctl_locks WHERE name = $1 AND backend_pid = pg_backend_pid()', [name])
+        .query(
+          `DELETE FROM schedctl_locks WHERE name = ${client.escapeLiteral(name)} AND backend_pid = pg_backend_pid();
+           SELECT pg_advisory_unlock_all()`,
+        )
         .catch(() => {});
-      await client.query('SELECT pg_advisory_unlock_all()').catch(() => {});
-    }
-    await client.end().catch(() => {});
+    // Its Terminate is written at once; what is left is the server ending the session's backend
+    // (several ms), which nobody needs to wait for: the locks are already given back.
+    void client.end().catch(() => {});
+    (client as unknown as { unref(): void }).unref();
   };
-  return { client, lost: () => lost, release };
+  const connect = async () => {
+    await (spare ? spare.connected : client.connect());
+  };
+  return { client, connect, lost: () => lost, release };
 }
 
 /** Who holds the locks, when the holding session still holds them. */
@@ -69,9 +82,9 @@ export async function holdAdvisory<T>(
   const label = subjectLabel(subject);
   // What a failure here stops from being sent, when the run sent something before (route's fire).
   const guarded = subject.kind === 'lead' ? 'the booking' : 'the move';
-  const { client, lost, release } = await sessionClient(db);
+  const { client, connect, lost, release } = await sessionClient(db);
   try {
-    await client.connect();
+    await connect();
   } catch (error) {
     throw db.unavailable(error, undefined, guarded);
   }

@@ -66,9 +66,9 @@ export function pgRunLogs(deps: PgRunLogDeps): RunLogStore {
         throw failure(error);
       }
       const name = runLockName(id);
-      const { client, lost, release } = await sessionClient(db);
+      const { client, connect, lost, release } = await sessionClient(db);
       try {
-        await client.connect();
+        await connect();
         await take(client, name);
       } catch (error) {
         await client.end().catch(() => {});

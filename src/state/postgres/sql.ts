@@ -10,7 +10,7 @@
  * applied to the database, in order, by the next run. A statement carries its whole row (an
  * upsert) or names what it removes (a delete): what is kept carries every change, removals too.
  */
-import type { PoolClient } from 'pg';
+import type { PoolClient, QueryResult } from 'pg';
 import type { DatabaseSync } from 'node:sqlite';
 import { hasSentUnrepeatable } from '../../api/send-hook.js';
 import { ledgerTables } from '../sql/tables.js';
@@ -47,19 +47,35 @@ export interface PgSqlDeps {
   onKept: (error: unknown, statements: SpooledStatement[]) => void;
 }
 
-/** A transaction's connection as the ledger (each statement also shown to the mirror, when there is one). */
-export function clientSql(where: string, client: PoolClient, mirror?: Mirror): Sql {
+/**
+ * A transaction's connection as the ledger (each statement also shown to the mirror, when there
+ * is one). `lazy`: the transaction is begun by the first write (lazyTransaction in connect.ts),
+ * and says whether it was.
+ */
+export function clientSql(where: string, client: PoolClient, mirror?: Mirror, lazy?: { begun: boolean }): Sql {
+  const send = async (text: string, params: readonly SqlValue[], write: boolean) => {
+    if (write && lazy && !lazy.begun) {
+      lazy.begun = true; // from here a failure rolls back
+      // BEGIN and the step's first write in one round trip: a simple query of two statements,
+      // so the parameters go in as quoted literals (typed by where they stand, as parameters are).
+      const results = (await client.query(`BEGIN; ${withLiterals(client, text, params)}`)) as unknown as Array<
+        QueryResult<Record<string, unknown>>
+      >;
+      return results[results.length - 1]!;
+    }
+    return client.query(toPg(text), params as SqlValue[]);
+  };
   const sql: Sql = {
     where,
     all: async <T>(text: string, params: readonly SqlValue[] = []) => {
-      const rows = (await client.query(toPg(text), params as SqlValue[])).rows as T[];
-      await mirror?.saw(text, params, rows);
+      const rows = (await send(text, params, isWrite(text))).rows as T[];
+      mirror?.saw(text, params, rows);
       return rows;
     },
     get: async <T>(text: string, params: readonly SqlValue[] = []) => (await sql.all<T>(text, params))[0],
     run: async (text: string, params: readonly SqlValue[] = []) => {
-      const r = await client.query(toPg(text), params as SqlValue[]);
-      await mirror?.saw(text, params, []);
+      const r = await send(text, params, true);
+      mirror?.saw(text, params, []);
       return r.rowCount ?? 0;
     },
     transaction: (work) => work(sql),
@@ -67,21 +83,37 @@ export function clientSql(where: string, client: PoolClient, mirror?: Mirror): S
   return sql;
 }
 
+/** The statement with each `?` replaced by its value as a quoted literal (NULL for null). */
+export function withLiterals(
+  client: Pick<PoolClient, 'escapeLiteral'>,
+  text: string,
+  params: readonly SqlValue[],
+): string {
+  let n = 0;
+  return text.replace(/\?/g, () => {
+    const value = params[n++];
+    return value === null || value === undefined ? 'NULL' : client.escapeLiteral(String(value));
+  });
+}
+
 export function pgSql(deps: PgSqlDeps): Sql {
   const { db } = deps;
   const mirror = new Mirror();
-  const onClient = (client: PoolClient) => clientSql(db.where, client, mirror);
 
   // A database that has just let a query or a connection time out (stopped, or a network that
   // drops packets) is not waited for again for as long as one timeout: a command's later steps
   // fail at once instead of each waiting its own (docs/team-state.md bounds the wait). A refused
   // connection fails at once anyway, and a long-lived process (MCP) tries again after the window.
   let stalled: { error: unknown; until: number } | undefined;
-  async function step<R>(work: (tx: Sql) => Promise<R>, write: boolean): Promise<R> {
+  // `single`: one statement, which is a transaction of its own (no BEGIN, no COMMIT); otherwise
+  // BEGIN goes out before the step's first write, and a step that only reads sends neither.
+  async function step<R>(work: (tx: Sql) => Promise<R>, write: boolean, single = false): Promise<R> {
     try {
       if (stalled && Date.now() < stalled.until) throw stalled.error;
       await deps.ready();
-      return await db.transaction((client) => work(onClient(client)));
+      return await db.lazyTransaction((client, lazy) =>
+        work(clientSql(db.where, client, mirror, single ? undefined : lazy)),
+      );
     } catch (error) {
       if (isTimeout(error) && error !== stalled?.error) stalled = { error, until: Date.now() + QUERY_TIMEOUT_MS };
       if (!write || !hasSentUnrepeatable() || !isKeepable(error)) throw asFailure(error);
@@ -100,9 +132,11 @@ export function pgSql(deps: PgSqlDeps): Sql {
 
   return {
     where: db.where,
-    all: <T>(text: string, params: readonly SqlValue[] = []) => step((tx) => tx.all<T>(text, params), isWrite(text)),
-    get: <T>(text: string, params: readonly SqlValue[] = []) => step((tx) => tx.get<T>(text, params), isWrite(text)),
-    run: (text: string, params: readonly SqlValue[] = []) => step((tx) => tx.run(text, params), true),
+    all: <T>(text: string, params: readonly SqlValue[] = []) =>
+      step((tx) => tx.all<T>(text, params), isWrite(text), true),
+    get: <T>(text: string, params: readonly SqlValue[] = []) =>
+      step((tx) => tx.get<T>(text, params), isWrite(text), true),
+    run: (text: string, params: readonly SqlValue[] = []) => step((tx) => tx.run(text, params), true, true),
     // A transaction that only reads is not kept: nothing of it needs saving.
     transaction: (work) => step(work, true),
   };
@@ -110,44 +144,38 @@ export function pgSql(deps: PgSqlDeps): Sql {
 
 /**
  * This process's copy of the rows it wrote (every write statement, replayed: the SQL is the same
- * in both dialects) and of the rows it read whole (`SELECT *` of a few rows). Loaded only with a
- * team state (node:sqlite).
+ * in both dialects) and of the rows it read whole (`SELECT *` of a few rows). What it sees is
+ * only noted as it comes; the copy (an in-memory database, node:sqlite) is made from the notes
+ * when a step must be kept on this machine, which is rare: a command whose database answers
+ * never loads it.
  */
 export class Mirror {
   private db: DatabaseSync | undefined;
+  /** Seen and not yet copied, in order. */
+  private notes: Array<{ sql: string; params: readonly SqlValue[]; rows: unknown[] }> = [];
 
   private async open(): Promise<DatabaseSync> {
-    if (this.db) return this.db;
-    const { DatabaseSync } = await import('node:sqlite');
-    const db = new DatabaseSync(':memory:');
-    for (const sql of ledgerTables('integer PRIMARY KEY AUTOINCREMENT', 'integer')) db.exec(sql);
-    return (this.db = db);
+    if (!this.db) {
+      const { DatabaseSync } = await import('node:sqlite');
+      const db = new DatabaseSync(':memory:');
+      for (const sql of ledgerTables('integer PRIMARY KEY AUTOINCREMENT', 'integer')) db.exec(sql);
+      this.db = db;
+    }
+    const notes = this.notes;
+    this.notes = [];
+    for (const n of notes)
+      try {
+        copy(this.db, n.sql, n.params, n.rows);
+      } catch {
+        // The mirror is a best effort for a failure to come: a note it cannot take is left out.
+      }
+    return this.db;
   }
 
-  async saw(sql: string, params: readonly SqlValue[], rows: unknown[]): Promise<void> {
-    try {
-      await this.copy(sql, params, rows);
-    } catch {
-      // The mirror is a best effort for a failure to come: it never fails a step that worked.
-    }
-  }
-
-  private async copy(sql: string, params: readonly SqlValue[], rows: unknown[]): Promise<void> {
-    if (isWrite(sql)) {
-      const db = await this.open();
-      // RETURNING rows are not wanted here, only the change.
-      db.prepare(sql).all(...params);
-      return;
-    }
-    const table = /^\s*SELECT \* FROM (schedctl_\w+)/i.exec(sql)?.[1];
-    if (!table || rows.length === 0 || rows.length > 50) return;
-    const db = await this.open();
-    for (const row of rows as Record<string, SqlValue>[]) {
-      const cols = Object.keys(row);
-      db.prepare(`INSERT OR REPLACE INTO ${table} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`).run(
-        ...cols.map((c) => row[c] ?? null),
-      );
-    }
+  /** Notes what a step that worked sent or read (only what the copy keeps). */
+  saw(sql: string, params: readonly SqlValue[], rows: unknown[]): void {
+    if (isWrite(sql) || (rows.length > 0 && rows.length <= MIRRORED_ROWS && WHOLE_ROWS.test(sql)))
+      this.notes.push({ sql, params: [...params], rows });
   }
 
   /** The mirror as the ledger, with every write statement also appended to `kept`. */
@@ -167,5 +195,26 @@ export class Mirror {
       transaction: (work) => work(sql),
     };
     return sql;
+  }
+}
+
+/** A read of whole rows of a ledger table: its rows are copied. */
+const WHOLE_ROWS = /^\s*SELECT \* FROM (schedctl_\w+)/i;
+/** More rows than this in one read are a listing, not a lead's record: not copied. */
+const MIRRORED_ROWS = 50;
+
+function copy(db: DatabaseSync, sql: string, params: readonly SqlValue[], rows: unknown[]): void {
+  if (isWrite(sql)) {
+    // RETURNING rows are not wanted here, only the change.
+    db.prepare(sql).all(...params);
+    return;
+  }
+  const table = WHOLE_ROWS.exec(sql)?.[1];
+  if (!table) return;
+  for (const row of rows as Record<string, SqlValue>[]) {
+    const cols = Object.keys(row);
+    db.prepare(`INSERT OR REPLACE INTO ${table} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`).run(
+      ...cols.map((c) => row[c] ?? null),
+    );
   }
 }
