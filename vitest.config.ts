@@ -3,6 +3,8 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
+    // Temporary files under one directory per run, removed at its end (the file says why).
+    globalSetup: ['./test/setup/own-tmpdir.ts'],
     include: ['test/**/*.test.ts'],
     exclude: ['test/faults/**', 'node_modules/**'],
     pool: 'forks',

@@ -10,6 +10,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   root: fileURLToPath(new URL('../..', import.meta.url)),
   test: {
+    // Temporary files under one directory per run, removed at its end (the file says why).
+    globalSetup: ['./test/setup/own-tmpdir.ts'],
     include: ['test/unit/**/*.test.ts'],
     exclude: [
       'test/unit/state-parallel.test.ts',

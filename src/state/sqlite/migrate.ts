@@ -93,8 +93,12 @@ function check(db: DatabaseSync, path: string): number {
   return version;
 }
 
-/** The migration's own transaction as an Sql handle (the documents' import writes through it). */
-function inTransaction(db: DatabaseSync, where: string): Sql {
+/**
+ * A connection's statements as they are, as an Sql handle: for work inside a transaction its
+ * caller holds (the migration's own, whose documents' import writes through it; the rate cache's
+ * draw). No statement cache and no retry on BUSY: the transaction's BEGIN had those.
+ */
+export function inTransaction(db: DatabaseSync, where: string): Sql {
   const sql: Sql = {
     where,
     all: async <T>(text: string, params: readonly SqlValue[] = []) => db.prepare(text).all(...params) as T[],

@@ -14,6 +14,7 @@ import type { DatabaseSync } from 'node:sqlite';
 import { ensureDir } from '../disk.js';
 import type { Sql, SqlValue } from '../sql/types.js';
 import { loadSqlite } from './engine.js';
+import { inTransaction } from './migrate.js';
 
 export const RATE_DB = 'rate-budgets.db';
 
@@ -61,7 +62,7 @@ class Cache implements RateCache {
       const db = await this.connection();
       db.exec('BEGIN IMMEDIATE');
       try {
-        const result = await work(inside(db, this.where));
+        const result = await work(inTransaction(db, this.where));
         db.exec('COMMIT');
         return result;
       } catch (error) {
@@ -114,17 +115,6 @@ function prepare(db: DatabaseSync, busyMs: number): DatabaseSync {
     db.close();
     throw error;
   }
-}
-
-function inside(db: DatabaseSync, where: string): Sql {
-  const sql: Sql = {
-    where,
-    all: async <T>(text: string, params: readonly SqlValue[] = []) => db.prepare(text).all(...params) as T[],
-    get: async <T>(text: string, params: readonly SqlValue[] = []) => db.prepare(text).get(...params) as T | undefined,
-    run: async (text: string, params: readonly SqlValue[] = []) => Number(db.prepare(text).run(...params).changes),
-    transaction: (work) => work(sql),
-  };
-  return sql;
 }
 
 /** How many budgets the cache holds (`state status`), read without creating or writing anything; 0 when none can be read. */
