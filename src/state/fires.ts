@@ -117,10 +117,13 @@ export class Fires {
   private async patch(id: string, patch: Partial<FireEntry>): Promise<void> {
     await (
       await this.db()
-    ).transaction(async (tx) => {
-      const held = await getFire(tx, id);
-      if (held) await putFire(tx, { ...held, ...patch });
-    });
+    ).transaction(
+      async (tx) => {
+        const held = await getFire(tx, id);
+        if (held) await putFire(tx, { ...held, ...patch });
+      },
+      { oneWrite: true },
+    );
   }
 }
 

@@ -150,13 +150,16 @@ export class Journal {
   }
 
   async update(id: string, patch: JournalPatch): Promise<JournalEntry | undefined> {
-    return (await this.db()).transaction(async (tx) => {
-      const row = await tx.get<Row>(`SELECT ${COLUMNS} FROM schedctl_attempts WHERE id = ?`, [id]);
-      if (!row) return undefined;
-      const updated: JournalEntry = { ...entryOf(row), ...patch };
-      await putAttempt(tx, updated);
-      return updated;
-    });
+    return (await this.db()).transaction(
+      async (tx) => {
+        const row = await tx.get<Row>(`SELECT ${COLUMNS} FROM schedctl_attempts WHERE id = ?`, [id]);
+        if (!row) return undefined;
+        const updated: JournalEntry = { ...entryOf(row), ...patch };
+        await putAttempt(tx, updated);
+        return updated;
+      },
+      { oneWrite: true },
+    );
   }
 
   async remove(id: string): Promise<boolean> {

@@ -106,23 +106,26 @@ export class Meetings {
    */
   async record(input: MeetingToRecord): Promise<MeetingRecord> {
     const recordedAt = this.now().toISOString();
-    return (await this.db()).transaction(async (tx) => {
-      const held = await getMeeting(tx, input.scope, input.meeting.id);
-      const record: MeetingRecord = {
-        ...held,
-        ...input.meeting,
-        scope: input.scope,
-        source: held?.source ?? input.source,
-        recordedAt: held?.recordedAt ?? recordedAt,
-        event: input.event,
-        ...optional('triggerId', input.triggerId ?? held?.triggerId),
-        ...optional('answersKey', input.answersKey ?? held?.answersKey),
-        bookedBy: held?.bookedBy ?? whoAmI(),
-        history: held?.history ?? [],
-      };
-      await putMeeting(tx, record);
-      return record;
-    });
+    return (await this.db()).transaction(
+      async (tx) => {
+        const held = await getMeeting(tx, input.scope, input.meeting.id);
+        const record: MeetingRecord = {
+          ...held,
+          ...input.meeting,
+          scope: input.scope,
+          source: held?.source ?? input.source,
+          recordedAt: held?.recordedAt ?? recordedAt,
+          event: input.event,
+          ...optional('triggerId', input.triggerId ?? held?.triggerId),
+          ...optional('answersKey', input.answersKey ?? held?.answersKey),
+          bookedBy: held?.bookedBy ?? whoAmI(),
+          history: held?.history ?? [],
+        };
+        await putMeeting(tx, record);
+        return record;
+      },
+      { oneWrite: true },
+    );
   }
 
   /**
@@ -131,24 +134,27 @@ export class Meetings {
    */
   async recordMove(scope: string, meetingId: string, meeting: Meeting, at: Date | string): Promise<MeetingRecord> {
     const when = typeof at === 'string' ? at : at.toISOString();
-    return (await this.db()).transaction(async (tx) => {
-      const held = await getMeeting(tx, scope, meetingId);
-      const moved = !held || Date.parse(held.date) !== Date.parse(meeting.date);
-      const move: MeetingMove = { ...optional('from', held?.date), to: meeting.date, at: when, by: whoAmI() };
-      const record: MeetingRecord = {
-        ...held,
-        ...meeting,
-        id: meetingId,
-        scope,
-        source: held?.source ?? 'rescheduled',
-        recordedAt: held?.recordedAt ?? when,
-        event: held?.event ?? meeting.eventId,
-        bookedBy: held?.bookedBy ?? whoAmI(),
-        history: [...(held?.history ?? []), ...(moved ? [move] : [])],
-      };
-      await putMeeting(tx, record);
-      return record;
-    });
+    return (await this.db()).transaction(
+      async (tx) => {
+        const held = await getMeeting(tx, scope, meetingId);
+        const moved = !held || Date.parse(held.date) !== Date.parse(meeting.date);
+        const move: MeetingMove = { ...optional('from', held?.date), to: meeting.date, at: when, by: whoAmI() };
+        const record: MeetingRecord = {
+          ...held,
+          ...meeting,
+          id: meetingId,
+          scope,
+          source: held?.source ?? 'rescheduled',
+          recordedAt: held?.recordedAt ?? when,
+          event: held?.event ?? meeting.eventId,
+          bookedBy: held?.bookedBy ?? whoAmI(),
+          history: [...(held?.history ?? []), ...(moved ? [move] : [])],
+        };
+        await putMeeting(tx, record);
+        return record;
+      },
+      { oneWrite: true },
+    );
   }
 
   async get(scope: string, meetingId: string): Promise<MeetingRecord | undefined> {

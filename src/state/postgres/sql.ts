@@ -52,8 +52,16 @@ export interface PgSqlDeps {
  * is one). `lazy`: the transaction is begun by the first write (lazyTransaction in connect.ts),
  * and says whether it was.
  */
-export function clientSql(where: string, client: PoolClient, mirror?: Mirror, lazy?: { begun: boolean }): Sql {
+export function clientSql(
+  where: string,
+  client: PoolClient,
+  mirror?: Mirror,
+  lazy?: { begun: boolean },
+  oneWrite = false,
+): Sql {
+  let writes = 0;
   const send = async (text: string, params: readonly SqlValue[], write: boolean) => {
+    if (write && oneWrite && ++writes > 1) throw new Error(`a second write in a one-write step: ${text.trim()}`);
     if (write && lazy && !lazy.begun) {
       lazy.begun = true; // from here a failure rolls back
       // BEGIN and the step's first write in one round trip: a simple query of two statements,
@@ -107,12 +115,14 @@ export function pgSql(deps: PgSqlDeps): Sql {
   let stalled: { error: unknown; until: number } | undefined;
   // `single`: one statement, which is a transaction of its own (no BEGIN, no COMMIT); otherwise
   // BEGIN goes out before the step's first write, and a step that only reads sends neither.
-  async function step<R>(work: (tx: Sql) => Promise<R>, write: boolean, single = false): Promise<R> {
+  // `single`: one statement; `oneWrite`: reads and at most one write (Sql.transaction says why
+  // neither needs a transaction block).
+  async function step<R>(work: (tx: Sql) => Promise<R>, write: boolean, single = false, oneWrite = false): Promise<R> {
     try {
       if (stalled && Date.now() < stalled.until) throw stalled.error;
       await deps.ready();
       return await db.lazyTransaction((client, lazy) =>
-        work(clientSql(db.where, client, mirror, single ? undefined : lazy)),
+        work(clientSql(db.where, client, mirror, single || oneWrite ? undefined : lazy, oneWrite)),
       );
     } catch (error) {
       if (isTimeout(error) && error !== stalled?.error) stalled = { error, until: Date.now() + QUERY_TIMEOUT_MS };
@@ -138,7 +148,7 @@ export function pgSql(deps: PgSqlDeps): Sql {
       step((tx) => tx.get<T>(text, params), isWrite(text), true),
     run: (text: string, params: readonly SqlValue[] = []) => step((tx) => tx.run(text, params), true, true),
     // A transaction that only reads is not kept: nothing of it needs saving.
-    transaction: (work) => step(work, true),
+    transaction: (work, o) => step(work, true, false, o?.oneWrite === true),
   };
 }
 

@@ -17,8 +17,12 @@ export interface Sql {
   /**
    * Runs `work` in one transaction (every statement of a step lands, or none): committed when
    * it resolves, rolled back when it throws. Inside, use the `tx` given, not this handle.
+   * `oneWrite`: the step writes at most once (a row read, then written back): a database whose
+   * reads take their own snapshot in a transaction or out of one (PostgreSQL, READ COMMITTED)
+   * then runs it without a transaction block, its one write being atomic by itself; a second
+   * write in such a step is a bug, refused.
    */
-  transaction<R>(work: (tx: Sql) => Promise<R>): Promise<R>;
+  transaction<R>(work: (tx: Sql) => Promise<R>, o?: { oneWrite?: boolean }): Promise<R>;
 }
 
 /** A store's way to its database: opened (and migrated) on first use, so a command that reads no ledger opens none. */

@@ -1,0 +1,98 @@
+/**
+ * How a ledger step runs on the team database (postgres/sql.ts): reads without a transaction
+ * block, BEGIN sent with the first write (its values as quoted literals), a one-write step
+ * without a block at all. What must hold whatever the round trips: a step's writes land together
+ * or not at all, and a value reaches the database exactly as given.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { postgresBackend, type PostgresBackend } from '../../src/state/postgres/backend.js';
+import { withLiterals } from '../../src/state/postgres/sql.js';
+import type { Sql } from '../../src/state/sql/types.js';
+import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
+
+let pg: TestPostgres;
+let backend: PostgresBackend;
+let sql: Sql;
+const dir = mkdtempSync(join(tmpdir(), 'pg-steps-'));
+
+beforeAll(async () => {
+  pg = await startPostgres();
+  backend = postgresBackend({ url: pg.url, dir, now: () => new Date(), leadWaitMs: 1000 });
+  sql = await backend.sql();
+  await backend.db.query('CREATE TABLE probe (k text PRIMARY KEY, v text, n bigint)');
+}, 60_000);
+afterAll(async () => {
+  await backend?.close();
+  await pg?.destroy();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const rows = async (k: string) =>
+  backend.db.query<{ v: string | null; n: string | null }>('SELECT v, n FROM probe WHERE k = $1', [k]);
+
+describe('a ledger step on the team database', () => {
+  it('lands its writes together or not at all: the first, sent with BEGIN, is rolled back when a later one fails', async () => {
+    await expect(
+      sql.transaction(async (tx) => {
+        await tx.run('INSERT INTO probe (k, v) VALUES (?, ?)', ['together', 'first']);
+        await tx.run('INSERT INTO probe (k, v) VALUES (?, ?)', ['together', 'the same key again']);
+      }),
+    ).rejects.toThrow(/duplicate key/);
+    expect(await rows('together')).toEqual([]);
+    // And a step whose writes all work commits them all.
+    await sql.transaction(async (tx) => {
+      expect(await tx.get('SELECT v FROM probe WHERE k = ?', ['both-1'])).toBeUndefined();
+      await tx.run('INSERT INTO probe (k, v) VALUES (?, ?)', ['both-1', 'a']);
+      await tx.run('INSERT INTO probe (k, v) VALUES (?, ?)', ['both-2', 'b']);
+    });
+    expect([...(await rows('both-1')), ...(await rows('both-2'))].map((r) => r.v)).toEqual(['a', 'b']);
+  });
+
+  it('sends every value as given, the one that goes with BEGIN as a quoted literal too', async () => {
+    const values = ["O'Brien", 'back\\slash \\\\ and \\n', 'a ? in it', 'Zoë 東京 🙂', '', "'); DROP TABLE probe; --"];
+    for (const [i, v] of values.entries())
+      await sql.transaction(async (tx) => {
+        // The first write goes with BEGIN (literals); the second as a bound parameter.
+        await tx.run('INSERT INTO probe (k, v, n) VALUES (?, ?, ?)', [`lit-${i}`, v, -5]);
+        await tx.run('INSERT INTO probe (k, v, n) VALUES (?, ?, ?)', [`param-${i}`, v, 1795786200000]);
+      });
+    for (const [i, v] of values.entries()) {
+      expect(await rows(`lit-${i}`)).toEqual([{ v, n: '-5' }]);
+      expect(await rows(`param-${i}`)).toEqual([{ v, n: '1795786200000' }]);
+    }
+    await sql.transaction(async (tx) => {
+      await tx.run('INSERT INTO probe (k, v, n) VALUES (?, ?, ?)', ['nulls', null, null]);
+    });
+    expect(await rows('nulls')).toEqual([{ v: null, n: null }]);
+  });
+
+  it('runs a one-write step (a row read, then written back) and refuses a second write in it', async () => {
+    await sql.transaction(
+      async (tx) => {
+        const held = await tx.get<{ v: string }>('SELECT v FROM probe WHERE k = ?', ['both-1']);
+        await tx.run('UPDATE probe SET v = ? WHERE k = ?', [`${held!.v}+`, 'both-1']);
+      },
+      { oneWrite: true },
+    );
+    expect((await rows('both-1'))[0]!.v).toBe('a+');
+    await expect(
+      sql.transaction(
+        async (tx) => {
+          await tx.run('UPDATE probe SET v = ? WHERE k = ?', ['x', 'both-2']);
+          await tx.run('UPDATE probe SET v = ? WHERE k = ?', ['y', 'both-2']);
+        },
+        { oneWrite: true },
+      ),
+    ).rejects.toThrow(/a second write in a one-write step/);
+  });
+
+  it('writes each ? of a statement as its value, NULL for null', () => {
+    const client = { escapeLiteral: (s: string) => `'${s.replace(/'/g, "''")}'` };
+    expect(withLiterals(client, 'UPDATE t SET a = ?, b = ? WHERE c = ?', ["it's", null, 7])).toBe(
+      "UPDATE t SET a = 'it''s', b = NULL WHERE c = '7'",
+    );
+  });
+});
