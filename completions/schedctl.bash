@@ -99,7 +99,7 @@ _schedctl_value() {
       esac ;;
     'meetings ls')
       case "$2" in
-        '--email'|'--event'|'--from'|'--to'|'--tz'|'--base-url'|'--timeout') r='text' ;;
+        '--email'|'--event'|'--from'|'--to'|'--tz'|'-n'|'--limit'|'--base-url'|'--timeout') r='text' ;;
         '-p'|'--profile') r='profiles' ;;
         *) return 1 ;;
       esac ;;
@@ -205,7 +205,7 @@ _schedctl_flags() {
     'book') r='--start --reservation --email --execution --first-name --last-name --phone --guest --lead-tz --response --rebook --tz -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'reschedule') r='--email --start --event --tz --file --from --dry-run --skip-invalid --out -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'meetings') r='-h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
-    'meetings ls') r='--all --email --event --from --to --tz -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
+    'meetings ls') r='--all --email --event --from --to --tz -n --limit -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'meetings show') r='--tz -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'meetings help') r='--json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'state') r='-h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;

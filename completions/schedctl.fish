@@ -161,7 +161,7 @@ function __schedctl_value --argument-names cmdpath flag
             end
         case 'meetings ls'
             switch "$flag"
-                case '--email' '--event' '--from' '--to' '--tz' '--base-url' '--timeout'
+                case '--email' '--event' '--from' '--to' '--tz' '-n' '--limit' '--base-url' '--timeout'
                     echo 'text'
                 case '-p' '--profile'
                     echo 'profiles'
@@ -702,6 +702,8 @@ function __schedctl_flags --argument-names cmdpath
             printf '%s\t%s\n' '--from' 'only meetings starting at or after this time ("mon", "tue morning"; docs/time.md)'
             printf '%s\t%s\n' '--to' 'only meetings starting before this time (a day means through its end)'
             printf '%s\t%s\n' '--tz' 'display time zone and zone of local times (default: the system zone)'
+            printf '%s\t%s\n' '-n' 'at most n meetings, the first in time order (default: all that match)'
+            printf '%s\t%s\n' '--limit' 'at most n meetings, the first in time order (default: all that match)'
             printf '%s\t%s\n' '-h' 'display help for command'
             printf '%s\t%s\n' '--help' 'display help for command'
             printf '%s\t%s\n' '--json' 'print one JSON document on stdout (for scripts)'

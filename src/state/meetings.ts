@@ -38,6 +38,11 @@ export interface MeetingQuery {
   to?: Date | undefined;
   /** Only meetings not over at this instant. */
   upcomingFrom?: Date | undefined;
+  /**
+   * At most this many, the first in time order. The database stops there (walking the workspace's
+   * start-time index) unless the lead or "not over" narrows the query, whose few rows are cut after.
+   */
+  limit?: number | undefined;
 }
 
 /**
@@ -181,10 +186,18 @@ export class Meetings {
     if (q.upcomingFrom !== undefined) and('over_ms > ?', q.upcomingFrom.getTime());
     // Sorted here, not by the query: an ORDER BY that an index could serve tempts SQLite's planner
     // (without statistics) to walk the whole workspace in start order instead of the lead's rows.
+    // Only a limit with neither narrowing asks for that walk, which then stops at the limit.
+    const walk = q.limit !== undefined && q.email === undefined && q.upcomingFrom === undefined;
     const rows = await (
       await this.db()
-    ).all<Row>(`SELECT * FROM schedctl_meetings WHERE ${where.join(' AND ')}`, params);
-    return rows.map(recordOf).sort((a, b) => Date.parse(a.date) - Date.parse(b.date) || (a.id < b.id ? -1 : 1));
+    ).all<Row>(
+      `SELECT * FROM schedctl_meetings WHERE ${where.join(' AND ')}${walk ? ' ORDER BY start_ms, id LIMIT ?' : ''}`,
+      walk ? [...params, q.limit!] : params,
+    );
+    const sorted = rows
+      .map(recordOf)
+      .sort((a, b) => Date.parse(a.date) - Date.parse(b.date) || (a.id < b.id ? -1 : 1));
+    return q.limit === undefined ? sorted : sorted.slice(0, q.limit);
   }
 
   /**

@@ -56,6 +56,37 @@ describe('meetings ls / show', () => {
     expect(await t.sb.requestCount()).toBe(before);
   });
 
+  it('--limit n lists the first n in time order, upcoming or --all; a limit that is not a whole number is exit 2', async () => {
+    const booked = [
+      await book('quarterly-review', 'cy@acme.example', 0),
+      await book('intro-call', 'di@acme.example', 1),
+      await book('quarterly-review', 'ed@acme.example', 2),
+    ].sort((x, y) => Date.parse(x.date) - Date.parse(y.date) || (x.id < y.id ? -1 : 1));
+    for (const args of [
+      ['--limit', '2'],
+      ['-n', '2', '--all'],
+      ['--all', '--limit', '2', '--event', 'quarterly-review'],
+    ]) {
+      const r = await cli(['meetings', 'ls', ...args, '--json']);
+      expect(r.code, show(r)).toBe(0);
+      const ids = r.json().map((m: { id: string }) => m.id);
+      const expected = args.includes('--event')
+        ? (await cli(['meetings', 'ls', '--all', '--event', 'quarterly-review', '--json'])).json().slice(0, 2)
+        : booked.slice(0, 2);
+      expect(ids, args.join(' ')).toEqual(expected.map((m: { id: string }) => m.id));
+    }
+    const wide = await cli(['meetings', 'ls', '--limit', '1000', '--json']);
+    expect(wide.json()).toHaveLength(3);
+    for (const bad of ['0', 'two', '1.5', '-3']) {
+      const r = await cli(['meetings', 'ls', '--limit', bad, '--json']);
+      expect(r.code, show(r)).toBe(2);
+      expect(r.json().error).toMatchObject({
+        code: 'USAGE',
+        message: expect.stringContaining(`invalid --limit "${bad}"`),
+      });
+    }
+  });
+
   it('shows one meeting with its history of moves; an id not on record is exit 4', async () => {
     const m = await book('quarterly-review', 'ada@acme.example');
     const moved = await cli(['reschedule', m.id, '--start', m.free.at(-1)!, '--json']);

@@ -126,6 +126,24 @@ describe('meetings: the look-ups of meetings ls and reschedule --email', () => {
     expect(await ids({ upcomingFrom: new Date('2031-03-02T10:30:00.000Z') })).toEqual(['m2']);
   });
 
+  it('stops at a limit: the first in time order (then by id), narrowed or not', async () => {
+    expect(await ids({ limit: 2 })).toEqual(['m1', 'm0']);
+    expect(await ids({ limit: 3 })).toEqual(['m1', 'm0', 'm3']);
+    expect(await ids({ limit: 9 })).toEqual(['m1', 'm0', 'm3', 'm2']);
+    expect(await ids({ limit: 1, from: new Date('2031-03-02T10:00:00.000Z') })).toEqual(['m0']);
+    expect(await ids({ limit: 1, event: 'demo' })).toEqual(['m2']);
+    // Narrowed by the lead or by "not over", the few rows are cut after the query.
+    expect(await ids({ limit: 1, email: 'lead@acme.example' })).toEqual(['m1']);
+    expect(await ids({ limit: 2, upcomingFrom: new Date('2031-03-02T10:29:59.999Z') })).toEqual(['m0', 'm3']);
+    // Several workspaces at once (a lead's record and the URL's unattributed records).
+    expect((await state.meetings.list([S, OTHER], { email: 'lead@acme.example' })).map((m) => m.id)).toEqual([
+      'm1',
+      'm0',
+      'm3',
+      'x',
+    ]);
+  });
+
   it('finds a lead upcoming meetings only: not canceled, by trigger and event when asked', async () => {
     const at = new Date('2031-03-01T12:00:00.000Z');
     expect((await state.meetings.findUpcoming(S, { email: 'LEAD@acme.example' }, at)).map((m) => m.id)).toEqual([

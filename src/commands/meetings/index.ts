@@ -19,6 +19,7 @@ export function meetingsCommand(ctx: Context): Command {
         .option('--from <time>', 'only meetings starting at or after this time ("mon", "tue morning"; docs/time.md)')
         .option('--to <time>', 'only meetings starting before this time (a day means through its end)')
         .option('--tz <zone>', 'display time zone and zone of local times (default: the system zone)')
+        .option('-n, --limit <n>', 'at most n meetings, the first in time order (default: all that match)')
         .addHelpText(
           'after',
           '\nThe record holds what schedctl booked, moved or recovered after a lost response, per profile and base URL.\n--json prints an array of the Meeting fields plus "source" (booked | rescheduled | recovered), "recordedAt", "event" and "history".\nExample: schedctl meetings ls --email ada@acme.example',

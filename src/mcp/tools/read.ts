@@ -83,8 +83,9 @@ export const listMeetingsTool = defineTool({
     to: timeInput('only meetings before this time (a date alone: through its end)').optional(),
     all: z.boolean().optional().describe('include past meetings'),
     tz: TZ.describe('IANA time zone of from/to and of the times shown (default: the system zone)'),
+    limit: z.number().int().min(1).optional().describe('at most this many meetings, the first in time order'),
   },
-  flags: { email: '--email', from: '--from', to: '--to', tz: '--tz' },
+  flags: { email: '--email', from: '--from', to: '--to', tz: '--tz', limit: '--limit' },
   output: OUTPUT.list_meetings,
   annotations: ANNOTATIONS.local,
   async run({ ctx }, args) {

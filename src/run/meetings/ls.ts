@@ -1,6 +1,7 @@
 import { workspaceOf } from '../workspace.js';
 import { serverClockOf } from '../../api/server-clock.js';
 import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
 import { parseTimeExpression } from '../../domain/human-time.js';
 import { requireEmail } from '../../domain/inputs.js';
 import { formatInZone, resolveZone } from '../../domain/time.js';
@@ -14,6 +15,8 @@ export interface LsOptions {
   from?: string;
   to?: string;
   tz?: string;
+  /** The flag's text, or the MCP tool's number. */
+  limit?: string | number;
 }
 
 export async function run(ctx: Context, _args: string[], opts: LsOptions): Promise<void> {
@@ -64,7 +67,16 @@ export async function parseMeetingsFilter(opts: LsOptions, zone: string, now: Da
         ? await parseTimeExpression(opts.to, { zone, now, name: '--to', zoneInput: '--tz', endOfDay: true })
         : undefined,
     upcomingFrom: opts.all || opts.from !== undefined ? undefined : now,
+    limit: opts.limit !== undefined ? parseLimit(String(opts.limit)) : undefined,
   };
+}
+
+/** `--limit`: a whole number, 1 or more. */
+function parseLimit(raw: string): number {
+  const n = /^\s*\d+\s*$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!(n >= 1 && Number.isSafeInteger(n)))
+    throw new UsageError(`invalid --limit "${raw}": expected a whole number of meetings, 1 or more`);
+  return n;
 }
 
 /**
@@ -77,5 +89,6 @@ export async function listMeetings(ctx: Context, filter: MeetingFilter): Promise
   const [state, target] = await Promise.all([ctx.state(), ctx.target()]);
   const upcoming = filter.upcomingFrom && { ...filter, upcomingFrom: serverClockOf(ctx).ledgerNow(target.baseUrl) };
   const f = upcoming || filter;
-  return filterMeetings(await allMeetings(state, await workspaceOf(ctx), f), f);
+  const meetings = filterMeetings(await allMeetings(state, await workspaceOf(ctx), f), f);
+  return f.limit === undefined ? meetings : meetings.slice(0, f.limit);
 }

@@ -79,6 +79,8 @@ export interface MeetingFilter {
   to?: Date | undefined;
   /** Only meetings not over at this instant (in progress counts); undefined: past ones too. */
   upcomingFrom?: Date | undefined;
+  /** At most this many, the first in time order (the database stops there when it can). */
+  limit?: number | undefined;
 }
 
 export function filterMeetings(all: AnyMeetingView[], f: MeetingFilter): AnyMeetingView[] {
