@@ -194,9 +194,7 @@ export class Meetings {
       `SELECT * FROM schedctl_meetings WHERE ${where.join(' AND ')}${walk ? ' ORDER BY start_ms, id LIMIT ?' : ''}`,
       walk ? [...params, q.limit!] : params,
     );
-    const sorted = rows
-      .map(recordOf)
-      .sort((a, b) => Date.parse(a.date) - Date.parse(b.date) || (a.id < b.id ? -1 : 1));
+    const sorted = rows.map(recordOf).sort((a, b) => Date.parse(a.date) - Date.parse(b.date) || (a.id < b.id ? -1 : 1));
     return q.limit === undefined ? sorted : sorted.slice(0, q.limit);
   }
 
