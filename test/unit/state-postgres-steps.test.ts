@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresBackend, type PostgresBackend } from '../../src/state/postgres/backend.js';
 import { withLiterals } from '../../src/state/postgres/sql.js';
+import { pages } from '../../src/state/sql/pages.js';
 import type { Sql } from '../../src/state/sql/types.js';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
 
@@ -87,6 +88,40 @@ describe('a ledger step on the team database', () => {
         { oneWrite: true },
       ),
     ).rejects.toThrow(/a second write in a one-write step/);
+  });
+
+  it('reads a table a page at a time, every row once in key order (state push and pull)', async () => {
+    for (const [w, id] of [
+      ['w2', 'a'],
+      ['w1', 'c'],
+      ['w1', 'a'],
+      ['w1', 'b'],
+      ['w3', 'a'],
+    ])
+      await sql.run(
+        `INSERT INTO schedctl_meetings (workspace, id, lead, start_ms, over_ms, status, trigger_id, event, event_id, body)
+         VALUES (?, ?, 'l', 1, 2, 'scheduled', NULL, 'e', 'e', '{}')`,
+        [w!, id!],
+      );
+    for (let i = 0; i < 5; i++)
+      await sql.run(
+        `INSERT INTO schedctl_fires (id, workspace, lead, trigger_id, state, execution_id, prepared_ms, body)
+         VALUES (?, 'w', 'l', 't', 'sent', NULL, 1, '{}')`,
+        [`f${i}`],
+      );
+    const keys = async (table: string, key: (r: Record<string, unknown>) => string) => {
+      const seen: string[] = [];
+      for await (const page of pages(sql, table, '*', 2)) seen.push(...page.map(key));
+      return seen;
+    };
+    expect(await keys('schedctl_meetings', (r) => `${r.workspace}/${r.id}`)).toEqual([
+      'w1/a',
+      'w1/b',
+      'w1/c',
+      'w2/a',
+      'w3/a',
+    ]);
+    expect(await keys('schedctl_fires', (r) => String(r.id))).toEqual(['f0', 'f1', 'f2', 'f3', 'f4']);
   });
 
   it('writes each ? of a statement as its value, NULL for null', () => {

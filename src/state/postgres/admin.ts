@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { runLogFiles } from '../../bulk/run-log.js';
 import type { LockOwner } from '../lead-lock.js';
 import { countTables, type LedgerCounts } from '../sql/documents.js';
+import { pages } from '../sql/pages.js';
 import { LEDGER_TABLES } from '../sql/tables.js';
 import type { Sql, SqlValue } from '../sql/types.js';
 import { HOLDERS_SQL, type PostgresBackend } from './backend.js';
@@ -88,21 +89,24 @@ export async function pushLocal(
   const team = await backend.sql();
   const names = Object.keys(await countTables(local)) as (keyof LedgerCounts)[];
   for (const [i, table] of LEDGER_TABLES.entries()) {
-    const rows = await local.all<Record<string, SqlValue>>(`SELECT * FROM ${table}`);
-    // The row counter is the database's own: the team state numbers the rows it is given.
-    const moved = await team.transaction(async (tx) => {
+    // A page at a time (sql/pages.ts), all of a table in one team transaction.
+    const [moved, seen] = await team.transaction(async (tx) => {
       let n = 0;
-      for (const { seq: _seq, ...row } of rows) {
-        const cols = Object.keys(row);
-        n += await tx.run(
-          `INSERT INTO ${table} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')}) ON CONFLICT DO NOTHING`,
-          cols.map((c) => row[c] ?? null),
-        );
-      }
-      return n;
+      let rows = 0;
+      for await (const page of pages(local, table))
+        // The row counter is the database's own: the team state numbers the rows it is given.
+        for (const { seq: _seq, ...row } of page) {
+          rows++;
+          const cols = Object.keys(row);
+          n += await tx.run(
+            `INSERT INTO ${table} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')}) ON CONFLICT DO NOTHING`,
+            cols.map((c) => row[c] ?? null),
+          );
+        }
+      return [n, rows];
     });
     report.moved[names[i]!] = moved;
-    report.alreadyThere[names[i]!] = rows.length - moved;
+    report.alreadyThere[names[i]!] = seen - moved;
   }
   // Which workspace each key is in: without it a rotated key would start an empty workspace there.
   // A key the team state already places is left where it is (the team's record wins).
@@ -164,24 +168,25 @@ export async function pullTeam(backend: PostgresBackend, local: Sql): Promise<Pu
     ...LEDGER_TABLES.map((table, i): [string, string] => [table, names[i]!]),
     ['schedctl_workspace_keys', 'workspaceKeys'],
   ];
-  // Read first (the team's rows), then written here in one transaction: all of it, or none.
-  const read: Record<string, SqlValue>[][] = [];
-  for (const [table] of tables) read.push(await team.all<Record<string, SqlValue>>(`SELECT * FROM ${table}`));
+  // Written here in one transaction, all of it or none; read from the team a page at a time
+  // (sql/pages.ts), so a million meetings are never in memory at once.
   await local.transaction(async (tx) => {
-    for (const [i, [table, name]] of tables.entries()) {
-      const rows = read[i]!;
+    for (const [table, name] of tables) {
       let n = 0;
-      // This machine numbers its own rows (seq): the team's numbers mean nothing here.
-      for (const { seq: _seq, ...row } of rows) {
-        const cols = Object.keys(row);
-        const conflict = table === 'schedctl_attempts' ? ATTEMPT_LEARNT : 'ON CONFLICT DO NOTHING';
-        n += await tx.run(
-          `INSERT INTO ${table} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')}) ${conflict}`,
-          cols.map((c) => row[c] ?? null),
-        );
-      }
+      let rows = 0;
+      for await (const page of pages(team, table))
+        // This machine numbers its own rows (seq): the team's numbers mean nothing here.
+        for (const { seq: _seq, ...row } of page) {
+          rows++;
+          const cols = Object.keys(row);
+          const conflict = table === 'schedctl_attempts' ? ATTEMPT_LEARNT : 'ON CONFLICT DO NOTHING';
+          n += await tx.run(
+            `INSERT INTO ${table} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')}) ${conflict}`,
+            cols.map((c) => row[c] ?? null),
+          );
+        }
       report.pulled[name] = n;
-      report.alreadyHere[name] = rows.length - n;
+      report.alreadyHere[name] = rows - n;
     }
   });
   return report;
