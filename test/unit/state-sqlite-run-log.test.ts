@@ -4,11 +4,20 @@
  * at a time (naming the holder), and a log of a schedctl from before (`runs/<key>.jsonl`) moved
  * in once, counted, its torn last line dropped, the file put aside.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { RunLogStore } from '../../src/bulk/run-log.js';
+import { lockRun, runLockFile, type RunLogStore } from '../../src/bulk/run-log.js';
 import { CliError } from '../../src/errors.js';
 import { StateWriteError } from '../../src/state/errors.js';
 import { releaseLedger, sqliteLedger, type SqliteLedger } from '../../src/state/sqlite/engine.js';
@@ -225,6 +234,30 @@ describe('a run log of a schedctl from before (runs/<key>.jsonl)', () => {
     expect(await moveRunLogsIn(sql, dir)).toBe(0);
     expect(await moveRunLogsIn(sql, join(dir, 'none'))).toBe(0);
     expect(await countRunRecords(sql)).toBe(5);
+  });
+
+  it('leaves a log a running schedctl from before still writes where it is, reads it there, and moves it once that run ends', async () => {
+    const { dir, logs, sql } = setup();
+    const path = oldLog(dir, KEY, records.map(line).join(''));
+    // That run holds the log's lock (this process stands in for it: its pid is alive).
+    const release = await lockRun(runLockFile(dir, KEY), 30_000);
+    const seen: string[] = [];
+    const before = await logs.read(id, { onWarning: (w) => seen.push(w) });
+    expect([...before.keys()].sort()).toEqual([2, 3]);
+    expect(existsSync(path)).toBe(true);
+    expect(seen).toEqual([
+      `note: the run log ${path} is being written by a running schedctl: it moves in once that run has ended`,
+    ]);
+    expect(await moveRunLogsIn(sql, dir)).toBe(0);
+    expect(runRecordRows(dir, KEY)).toEqual([]);
+    // It goes on appending: nothing it writes is lost.
+    appendFileSync(path, line({ row: 4, status: 'started', at: AT }));
+    expect((await logs.read(id)).get(4)?.status).toBe('started');
+    await release();
+    const after = await logs.read(id);
+    expect(after.get(4)?.status).toBe('started');
+    expect(existsSync(path)).toBe(false);
+    expect(runRecordRows(dir, KEY)).toHaveLength(records.length + 1);
   });
 
   it('refuses (naming the file) a log it cannot read, moving nothing, and leaves the run free', async () => {

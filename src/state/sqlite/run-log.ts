@@ -47,11 +47,19 @@ export function sqliteRunLogs(deps: SqliteRunLogDeps): RunLogStore {
   const { dir, sql } = deps;
   return {
     async read(id, opts = {}) {
-      await moveRunLogIn(sql, dir, id.key, opts.onWarning ?? deps.warn);
+      const warn = opts.onWarning ?? deps.warn;
+      await moveRunLogIn(sql, dir, id.key, warn);
       const rows = await sql.all<{ record: string }>(
         'SELECT record FROM schedctl_run_records WHERE log_key = ? ORDER BY seq',
         [id.key],
       );
+      // None in the table, and the file still there: a run of a schedctl from before is writing
+      // it (moveRunLogIn left it): its records are read where they are.
+      if (rows.length === 0) {
+        const file = logFile(dir, id.key);
+        const text = readIfThere(file);
+        if (text !== undefined) return foldRunRecords(parseRunLines(text, file, warn));
+      }
       return foldRunRecords(rows.flatMap((r) => parseRecord(r.record) ?? []));
     },
 
@@ -71,7 +79,7 @@ export function sqliteRunLogs(deps: SqliteRunLogDeps): RunLogStore {
         throw error instanceof CliError ? error : new StateWriteError(lock, error);
       });
       try {
-        await moveRunLogIn(sql, dir, id.key, deps.warn);
+        await moveRunLogIn(sql, dir, id.key, deps.warn, { held: true });
       } catch (error) {
         await release().catch(() => {});
         throw error;
@@ -102,26 +110,68 @@ const atMs = (r: RunRecord): number => {
   return Number.isNaN(ms) ? 0 : ms;
 };
 
+const logFile = (dir: string, key: string) => join(dir, 'runs', `${key}.jsonl`);
+
+/** The file's text; undefined when there is none. */
+function readIfThere(file: string): string | undefined {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new StateWriteError(file, error);
+  }
+}
+
 /**
  * Moves the log `key` that a schedctl from before kept in `runs/<key>.jsonl` into the table;
  * resolves to how many records it wrote. The records go in one transaction, unless the table
  * has records of the log already (the file is then one a move put in the table but could not
- * put aside): then only the file is put aside.
+ * put aside): then only the file is put aside. Under the log's run lock (`held`: the caller
+ * holds it): a log a running schedctl from before still appends to is left where it is, said on
+ * `warn`, and moves once that run has ended (moving it then would lose what it writes after).
  */
 export async function moveRunLogIn(
   sql: Sql,
   dir: string,
   key: string,
   warn?: ((line: string) => void) | undefined,
+  o: { held?: boolean } = {},
 ): Promise<number> {
-  const file = join(dir, 'runs', `${key}.jsonl`);
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 0;
-    throw new StateWriteError(file, error);
+  const file = logFile(dir, key);
+  if (readIfThere(file) === undefined) return 0;
+  let release: (() => Promise<void>) | undefined;
+  if (!o.held) {
+    const lock = runLockFile(dir, key);
+    try {
+      release = await lockRun(lock, MOVE_STALE_MS);
+    } catch (error) {
+      if (error instanceof CliError && error.code === 'RUN_IN_PROGRESS') {
+        warn?.(`note: the run log ${file} is being written by a running schedctl: it moves in once that run has ended`);
+        return 0;
+      }
+      throw error instanceof CliError ? error : new StateWriteError(lock, error);
+    }
   }
+  try {
+    return await moveHeld(sql, dir, key, file, warn);
+  } finally {
+    await release?.().catch(() => {});
+  }
+}
+
+/** How long a run's lock may stand still before a move takes it over (as a run's open does). */
+const MOVE_STALE_MS = 30_000;
+
+async function moveHeld(
+  sql: Sql,
+  dir: string,
+  key: string,
+  file: string,
+  warn: ((line: string) => void) | undefined,
+): Promise<number> {
+  // Read again under the lock: a run that ended a moment ago may have appended.
+  const text = readIfThere(file);
+  if (text === undefined) return 0;
   const records = parseRunLines(text, file, warn);
   const moved = await sql.transaction(async (tx) => {
     if (await tx.get('SELECT 1 AS one FROM schedctl_run_records WHERE log_key = ? LIMIT 1', [key])) return 0;
