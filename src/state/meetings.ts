@@ -195,7 +195,7 @@ export class Meetings {
       walk ? [...params, q.limit!] : params,
     );
     const sorted = rows.map(recordOf).sort((a, b) => Date.parse(a.date) - Date.parse(b.date) || (a.id < b.id ? -1 : 1));
-    return q.limit === undefined ? sorted : sorted.slice(0, q.limit);
+    return sorted.slice(0, q.limit);
   }
 
   /**

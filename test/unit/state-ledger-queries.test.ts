@@ -10,9 +10,11 @@ import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { Meeting } from '../../src/api/schemas.js';
 import { openState, type JournalEntry, type State } from '../../src/state/index.js';
-import { findPrior, msOf, otherOfSameBooking, putAttempt } from '../../src/state/journal.js';
+import { findPrior, Journal, msOf, otherOfSameBooking, putAttempt } from '../../src/state/journal.js';
 import { currentUser } from '../../src/state/lead-lock.js';
-import { overAt } from '../../src/state/meetings.js';
+import { Fires } from '../../src/state/fires.js';
+import { Meetings, overAt } from '../../src/state/meetings.js';
+import type { Sql } from '../../src/state/sql/types.js';
 import { countTables, importDocuments } from '../../src/state/sql/documents.js';
 
 const NOW = new Date('2031-03-01T12:00:00.000Z');
@@ -250,5 +252,94 @@ describe('the journal: what a write keeps and what pruning takes', () => {
     expect(await countTables(db)).toEqual({ journal: 2, meetings: 0, outcomes: 0, fires: 0, events: 1 });
     expect((await state.journal.all())[0]).toMatchObject({ id: 'a', outcome: 'booked' });
     expect(await state.events.of(S, ['demo'])).toEqual({ demo: 'ev' });
+  });
+});
+
+describe('what the stores ask of the database (each statement a round trip on a team state)', () => {
+  type Asked = { sql: string; params: readonly unknown[] } | { transaction: { oneWrite?: boolean } | undefined };
+  let asked: Asked[];
+  const recording = (inner: Sql): Sql => ({
+    where: inner.where,
+    all: (text, params = []) => (asked.push({ sql: text, params }), inner.all(text, params)),
+    get: (text, params = []) => (asked.push({ sql: text, params }), inner.get(text, params)),
+    run: (text, params = []) => (asked.push({ sql: text, params }), inner.run(text, params)),
+    transaction: (work, o) => {
+      asked.push({ transaction: o });
+      return inner.transaction((tx) => work(recording(tx)), o);
+    },
+  });
+  const stores = async () => {
+    asked = [];
+    const db = recording(await sql());
+    return {
+      meetings: new Meetings(
+        async () => db,
+        () => clock,
+        () => db.where,
+      ),
+      journal: new Journal(
+        async () => db,
+        () => clock,
+        () => db.where,
+      ),
+      fires: new Fires(
+        async () => db,
+        () => clock,
+      ),
+    };
+  };
+  const statements = () => asked.flatMap((a) => ('sql' in a ? [a.sql.replace(/\s+/g, ' ')] : []));
+
+  it('lists one workspace with =, several with one IN, and stops at a limit only when it walks the start-time index', async () => {
+    const { meetings } = await stores();
+    await meetings.list(S, {});
+    await meetings.list([S], {});
+    await meetings.list([S, OTHER], { email: 'lead@acme.example' });
+    expect(statements()).toEqual([
+      'SELECT * FROM schedctl_meetings WHERE workspace = ?',
+      'SELECT * FROM schedctl_meetings WHERE workspace = ?',
+      'SELECT * FROM schedctl_meetings WHERE workspace IN (?, ?) AND lead = ?',
+    ]);
+    asked = [];
+    await meetings.list(S, { limit: 3 });
+    await meetings.list(S, { limit: 3, event: 'demo' });
+    expect(asked).toEqual([
+      { sql: 'SELECT * FROM schedctl_meetings WHERE workspace = ? ORDER BY start_ms, id LIMIT ?', params: [S, 3] },
+      {
+        sql: 'SELECT * FROM schedctl_meetings WHERE workspace = ? AND (event = ? OR event_id = ?) ORDER BY start_ms, id LIMIT ?',
+        params: [S, 'demo', 'demo', 3],
+      },
+    ]);
+    // The lead's rows, or those not over, are few: asked whole (an ORDER BY would tempt SQLite's
+    // planner to walk the whole workspace in start order), cut after.
+    asked = [];
+    await meetings.list(S, { limit: 3, email: 'lead@acme.example' });
+    await meetings.list(S, { limit: 3, upcomingFrom: NOW });
+    expect(statements().every((s) => !s.includes('LIMIT') && !s.includes('ORDER BY'))).toBe(true);
+    expect(statements()).toHaveLength(2);
+  });
+
+  it("asks a lead's attempts in one workspace with =, in several with one IN", async () => {
+    const { journal } = await stores();
+    await journal.ofLead(S, 'lead@acme.example');
+    await journal.ofLead([S, OTHER], 'lead@acme.example');
+    expect(statements()).toEqual([
+      'SELECT * FROM schedctl_attempts WHERE workspace = ? AND lead = ? ORDER BY seq',
+      'SELECT * FROM schedctl_attempts WHERE workspace IN (?, ?) AND lead = ? ORDER BY seq',
+    ]);
+  });
+
+  it('says which steps read a row and write it back once (a team state runs them without a transaction block)', async () => {
+    const { meetings, journal, fires } = await stores();
+    const m = await meetings.record({ scope: S, meeting: meeting('m9'), source: 'booked', event: 'intro-call' });
+    await meetings.recordMove(S, m.id!, meeting('m9', { date: '2031-03-09T10:00:00.000Z' }), NOW);
+    await journal.update('nobody', { outcome: 'booked' });
+    await fires.markSent('nobody');
+    expect(asked.filter((a) => 'transaction' in a)).toEqual([
+      { transaction: { oneWrite: true } },
+      { transaction: { oneWrite: true } },
+      { transaction: { oneWrite: true } },
+      { transaction: { oneWrite: true } },
+    ]);
   });
 });

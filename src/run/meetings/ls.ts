@@ -89,6 +89,5 @@ export async function listMeetings(ctx: Context, filter: MeetingFilter): Promise
   const [state, target] = await Promise.all([ctx.state(), ctx.target()]);
   const upcoming = filter.upcomingFrom && { ...filter, upcomingFrom: serverClockOf(ctx).ledgerNow(target.baseUrl) };
   const f = upcoming || filter;
-  const meetings = filterMeetings(await allMeetings(state, await workspaceOf(ctx), f), f);
-  return f.limit === undefined ? meetings : meetings.slice(0, f.limit);
+  return filterMeetings(await allMeetings(state, await workspaceOf(ctx), f), f).slice(0, f.limit);
 }
