@@ -111,7 +111,7 @@ describe('a ledger step on the team database', () => {
       );
     const keys = async (table: string, key: (r: Record<string, unknown>) => string) => {
       const seen: string[] = [];
-      for await (const page of pages(sql, table, '*', 2)) seen.push(...page.map(key));
+      for await (const page of pages(sql, table, 2)) seen.push(...page.map(key));
       return seen;
     };
     expect(await keys('schedctl_meetings', (r) => `${r.workspace}/${r.id}`)).toEqual([

@@ -18,20 +18,16 @@ export const TABLE_KEYS: Readonly<Record<string, readonly string[]>> = {
 
 export const PAGE_ROWS = 2000;
 
-export async function* pages(
-  sql: Sql,
-  table: string,
-  select = '*',
-  size = PAGE_ROWS,
-): AsyncGenerator<Record<string, SqlValue>[]> {
+export async function* pages(sql: Sql, table: string, size = PAGE_ROWS): AsyncGenerator<Record<string, SqlValue>[]> {
   const key = TABLE_KEYS[table];
   if (!key) throw new Error(`no key known for ${table}`);
   const order = key.join(', ');
-  const after = key.length === 1 ? `${key[0]} > ?` : `(${order}) > (${key.map(() => '?').join(', ')})`;
+  // A row value, `(a, b) > (?, ?)`: both engines compare it column by column, on the key's index.
+  const after = `(${order}) > (${key.map(() => '?').join(', ')})`;
   let last: SqlValue[] | undefined;
   for (;;) {
     const rows = await sql.all<Record<string, SqlValue>>(
-      `SELECT ${select} FROM ${table}${last ? ` WHERE ${after}` : ''} ORDER BY ${order} LIMIT ?`,
+      `SELECT * FROM ${table}${last ? ` WHERE ${after}` : ''} ORDER BY ${order} LIMIT ?`,
       [...(last ?? []), size],
     );
     if (rows.length) yield rows;
