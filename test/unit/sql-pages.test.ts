@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pages, TABLE_KEYS } from '../../src/state/sql/pages.js';
 import { LEDGER_TABLES } from '../../src/state/sql/tables.js';
 import { releaseLedger, sqliteLedger, type SqliteLedger } from '../../src/state/sqlite/engine.js';
+import { insertPageRows } from '../helpers/page-rows.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sql-pages-'));
 let sql: SqliteLedger;
@@ -17,19 +18,7 @@ let sql: SqliteLedger;
 beforeAll(async () => {
   sql = sqliteLedger(dir, { busyMs: 2_000, hasDocuments: () => false, importDocuments: undefined });
   await sql.transaction(async (tx) => {
-    // Keys that sort differently as a whole than by their first column alone.
-    for (const [w, id] of [
-      ['w2', 'a'],
-      ['w1', 'c'],
-      ['w1', 'a'],
-      ['w1', 'b'],
-      ['w3', 'a'],
-    ])
-      await tx.run(
-        `INSERT INTO schedctl_meetings (workspace, id, lead, start_ms, over_ms, status, trigger_id, event, event_id, body)
-         VALUES (?, ?, 'l', 1, 2, 'scheduled', NULL, 'e', 'e', '{}')`,
-        [w!, id!],
-      );
+    await insertPageRows(tx, 7);
     for (const [w, t, l] of [
       ['w1', 't', 'b'],
       ['w1', 't', 'a'],
@@ -39,12 +28,6 @@ beforeAll(async () => {
       await tx.run(
         `INSERT INTO schedctl_outcomes (workspace, trigger_id, lead, execution_id, body) VALUES (?, ?, ?, 'x', '{}')`,
         [w!, t!, l!],
-      );
-    for (let i = 0; i < 7; i++)
-      await tx.run(
-        `INSERT INTO schedctl_fires (id, workspace, lead, trigger_id, state, execution_id, prepared_ms, body)
-         VALUES (?, 'w', 'l', 't', 'sent', NULL, 1, '{}')`,
-        [`f${i}`],
       );
   });
 });

@@ -12,6 +12,7 @@ import { postgresBackend, type PostgresBackend } from '../../src/state/postgres/
 import { withLiterals } from '../../src/state/postgres/sql.js';
 import { pages } from '../../src/state/sql/pages.js';
 import type { Sql } from '../../src/state/sql/types.js';
+import { insertPageRows } from '../helpers/page-rows.js';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
 
 let pg: TestPostgres;
@@ -91,24 +92,7 @@ describe('a ledger step on the team database', () => {
   });
 
   it('reads a table a page at a time, every row once in key order (state push and pull)', async () => {
-    for (const [w, id] of [
-      ['w2', 'a'],
-      ['w1', 'c'],
-      ['w1', 'a'],
-      ['w1', 'b'],
-      ['w3', 'a'],
-    ])
-      await sql.run(
-        `INSERT INTO schedctl_meetings (workspace, id, lead, start_ms, over_ms, status, trigger_id, event, event_id, body)
-         VALUES (?, ?, 'l', 1, 2, 'scheduled', NULL, 'e', 'e', '{}')`,
-        [w!, id!],
-      );
-    for (let i = 0; i < 5; i++)
-      await sql.run(
-        `INSERT INTO schedctl_fires (id, workspace, lead, trigger_id, state, execution_id, prepared_ms, body)
-         VALUES (?, 'w', 'l', 't', 'sent', NULL, 1, '{}')`,
-        [`f${i}`],
-      );
+    await insertPageRows(sql, 5);
     const keys = async (table: string, key: (r: Record<string, unknown>) => string) => {
       const seen: string[] = [];
       for await (const page of pages(sql, table, 2)) seen.push(...page.map(key));
