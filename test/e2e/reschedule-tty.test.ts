@@ -137,6 +137,8 @@ describe.skipIf(!hasTmux)('reschedule in a real terminal (tmux)', () => {
       SCHEDCTL_CONFIG_DIR: configDir,
     });
     await pane.waitFor('pick a day');
+    // The day list is drawn after the question's line: waited for too (under load it came later).
+    await pane.waitFor('no free times');
     const screen = pane.screen().replace(/\s+/g, ' ');
     const booked = DateTime.fromISO(slots[0]!, { zone: 'UTC' }).toFormat('ccc d LLL HH:mm');
     expect(screen).toContain(`New time for "Quarterly Business Review with cy@acme.example" (${booked}, host `);

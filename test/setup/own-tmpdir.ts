@@ -5,13 +5,16 @@
  * good: one machine here had gathered 200,000. Set before any worker starts, TMPDIR is what every
  * worker, and every CLI or PostgreSQL the tests start, calls the temporary directory.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 export default function setup(): () => void {
   const before = process.env.TMPDIR;
   const dir = mkdtempSync(join(tmpdir(), 'schedctl-tests-'));
+  // Traversable by every user, as /tmp is: some tests run a process as another user (a worker
+  // without write rights, the PostgreSQL server), which must reach its own directory in here.
+  chmodSync(dir, 0o755);
   process.env.TMPDIR = dir;
   return () => {
     if (before === undefined) delete process.env.TMPDIR;
