@@ -12,9 +12,10 @@ import { join } from 'node:path';
 export default function setup(): () => void {
   const before = process.env.TMPDIR;
   const dir = mkdtempSync(join(tmpdir(), 'schedctl-tests-'));
-  // Traversable by every user, as /tmp is: some tests run a process as another user (a worker
-  // without write rights, the PostgreSQL server), which must reach its own directory in here.
-  chmodSync(dir, 0o755);
+  // What /tmp is (1777: every user may make and remove their own entries): some tests run a
+  // process as another user (a worker without write rights; the PostgreSQL server and its
+  // watchdog, which removes its cluster's directory), and they must do here what they did there.
+  chmodSync(dir, 0o1777);
   process.env.TMPDIR = dir;
   return () => {
     if (before === undefined) delete process.env.TMPDIR;
