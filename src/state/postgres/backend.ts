@@ -76,7 +76,7 @@ export function postgresBackend(o: PostgresBackendOptions): PostgresBackend {
   const runSpoolDir = join(spoolDir, 'runs');
   const warned = new Set<string>();
   let readied: Promise<void> | undefined;
-  /** When the schema check was answered (each process asks it once). */
+  /** When the schema check was answered (each process asks it once), on the monotonic clock. */
   let readiedAt = 0;
   let sql: Sql | undefined;
 
@@ -84,7 +84,7 @@ export function postgresBackend(o: PostgresBackendOptions): PostgresBackend {
     try {
       const before = await versionBefore(db);
       const now = await ensureSchema(db);
-      readiedAt = Date.now();
+      readiedAt = performance.now();
       // This schedctl made or migrated the schema: it says which version it is (writer.ts).
       if (before !== now) await recordWriter(db);
     } catch (error) {
@@ -159,7 +159,7 @@ export function postgresBackend(o: PostgresBackendOptions): PostgresBackend {
       await backend.ready();
       // The schema check was answered a moment ago (a command's start): the database is there,
       // and asking again would only cost a round trip. A long-lived process (MCP) asks again.
-      if (Date.now() - readiedAt < FRESH_ANSWER_MS) return;
+      if (readiedAt > 0 && performance.now() - readiedAt < FRESH_ANSWER_MS) return;
       try {
         await db.query('SELECT 1');
       } catch (error) {

@@ -146,21 +146,13 @@ export function openDatabase(url: string, early?: EarlyConnection): Database {
         p.on('connect', (client) => client.on('error', () => broken.add(client)));
         return p;
       })),
-    async transaction(work) {
-      const client = await (await db.pool()).connect();
-      try {
+    // Begun at once: the lazy one's BEGIN sent before `work`.
+    transaction: (work) =>
+      db.lazyTransaction(async (client, lazy) => {
+        lazy.begun = true;
         await client.query('BEGIN');
-        const result = await work(client);
-        await client.query('COMMIT');
-        answered = true;
-        return result;
-      } catch (error) {
-        await client.query('ROLLBACK').catch(() => broken.add(client));
-        throw error;
-      } finally {
-        client.release(broken.has(client) || undefined);
-      }
-    },
+        return work(client);
+      }),
     async lazyTransaction(work) {
       const client = await (await db.pool()).connect();
       const lazy = { begun: false };

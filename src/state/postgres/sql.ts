@@ -113,10 +113,9 @@ export function pgSql(deps: PgSqlDeps): Sql {
   // fail at once instead of each waiting its own (docs/team-state.md bounds the wait). A refused
   // connection fails at once anyway, and a long-lived process (MCP) tries again after the window.
   let stalled: { error: unknown; until: number } | undefined;
-  // `single`: one statement, which is a transaction of its own (no BEGIN, no COMMIT); otherwise
-  // BEGIN goes out before the step's first write, and a step that only reads sends neither.
-  // `single`: one statement; `oneWrite`: reads and at most one write (Sql.transaction says why
-  // neither needs a transaction block).
+  // `single`: one statement, a transaction of its own; `oneWrite`: reads and at most one write
+  // (Sql.transaction says why neither needs a transaction block). Otherwise BEGIN goes out with
+  // the step's first write, and a step that only reads sends neither BEGIN nor COMMIT.
   async function step<R>(work: (tx: Sql) => Promise<R>, write: boolean, single = false, oneWrite = false): Promise<R> {
     try {
       if (stalled && Date.now() < stalled.until) throw stalled.error;
