@@ -110,7 +110,6 @@ export async function routeParsed(ctx: Context, parsed: ParsedRouteOptions, o: R
   const [api, state] = await Promise.all([ctx.api(), ctx.state()]);
   // Outcomes, attempts and meetings are written along the way: refuse before any request when they cannot be.
   await state.assertWritable();
-  const scope = await workspaceOf(ctx);
   let requests = 0;
   const counted =
     <A extends unknown[], R>(fn: (...a: A) => Promise<R>) =>
@@ -119,7 +118,19 @@ export async function routeParsed(ctx: Context, parsed: ParsedRouteOptions, o: R
       return fn(...a);
     };
   const triggers = o.triggers;
-  const listTriggers = triggers ? async () => ({ triggers }) : counted(api.listTriggers);
+  // The trigger list, a read that needs neither the workspace nor the lead's lock, is asked while
+  // those are found and taken (each a round trip or more on a team state); the route's first use
+  // of it waits for this answer, and reports its failure.
+  let early = triggers ? undefined : counted(api.listTriggers)();
+  early?.catch(() => {});
+  const scope = await workspaceOf(ctx);
+  const listTriggers = triggers
+    ? async () => ({ triggers })
+    : () => {
+        const first = early;
+        early = undefined;
+        return first ?? counted(api.listTriggers)();
+      };
   let unansweredFires: { sentAt?: string | undefined }[] | undefined;
   const notify = (n: RouteNotice) => {
     if (n.type === 'unanswered_fires') unansweredFires = n.fires.map((f) => ({ sentAt: f.sentAt }));

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { leadId } from './identity.js';
 import { msOf } from './journal.js';
 import type { FireEntry } from './schemas.js';
-import type { Sql, SqlSource } from './sql/types.js';
+import type { Sql, SqlSource, SqlValue } from './sql/types.js';
 
 export type { FireEntry };
 export type NewFire = Pick<FireEntry, 'scope' | 'triggerId' | 'personEmail' | 'answersKey'>;
@@ -23,8 +23,9 @@ interface Row {
 }
 const fireOf = (row: Row): FireEntry => ({ ...(JSON.parse(row.body) as FireEntry), scope: row.workspace });
 
-export async function putFire(sql: Sql, f: FireEntry, keep = false): Promise<number> {
-  return sql.run(
+/** The statement that writes one fire (insert, or replace the row with its id; `keep`: insert only). */
+export function fireWrite(f: FireEntry, keep = false): [string, SqlValue[]] {
+  return [
     `INSERT INTO schedctl_fires (id, workspace, lead, trigger_id, state, execution_id, prepared_ms, body)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT (id) ${
@@ -44,8 +45,10 @@ export async function putFire(sql: Sql, f: FireEntry, keep = false): Promise<num
       msOf(f.preparedAt),
       JSON.stringify(f),
     ],
-  );
+  ];
 }
+
+export const putFire = (sql: Sql, f: FireEntry, keep = false): Promise<number> => sql.run(...fireWrite(f, keep));
 
 export class Fires {
   constructor(
@@ -56,9 +59,10 @@ export class Fires {
   /** Records a fire about to be sent; prunes fires prepared over 90 days ago. */
   async prepare(fire: NewFire): Promise<FireEntry> {
     const entry: FireEntry = { id: randomUUID(), ...fire, preparedAt: this.now().toISOString(), state: 'prepared' };
+    // Both deferred: on a team state the step is one round trip (BEGIN, both, COMMIT).
     return (await this.db()).transaction(async (tx) => {
-      await tx.run('DELETE FROM schedctl_fires WHERE prepared_ms < ?', [this.now().getTime() - KEEP_DAYS * DAY_MS]);
-      await putFire(tx, entry);
+      tx.defer('DELETE FROM schedctl_fires WHERE prepared_ms < ?', [this.now().getTime() - KEEP_DAYS * DAY_MS]);
+      tx.defer(...fireWrite(entry));
       return entry;
     });
   }
@@ -78,11 +82,12 @@ export class Fires {
     ).transaction(async (tx) => {
       const held = await getFire(tx, id);
       if (!held) return;
-      await tx.run(
+      // Deferred: sent with the COMMIT, in one round trip.
+      tx.defer(
         `DELETE FROM schedctl_fires WHERE workspace = ? AND lead = ? AND trigger_id = ? AND state = 'sent' AND id <> ?`,
         [held.scope, leadId(held.personEmail), held.triggerId, id],
       );
-      await putFire(tx, { ...held, state: 'answered', answeredAt: at, executionId, outcomeType });
+      tx.defer(...fireWrite({ ...held, state: 'answered', answeredAt: at, executionId, outcomeType }));
     });
   }
 

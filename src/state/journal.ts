@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { leadId } from './identity.js';
 import { sameEmail } from './records.js';
 import type { JournalEntry } from './schemas.js';
-import type { Sql, SqlSource } from './sql/types.js';
+import type { Sql, SqlSource, SqlValue } from './sql/types.js';
 
 export type { JournalEntry };
 export type JournalOutcome = JournalEntry['outcome'];
@@ -63,12 +63,12 @@ export const msOf = (iso: string | undefined): number | null => {
 };
 
 /**
- * Writes one entry (insert, or replace the row with its id: its place in the order stays). An
+ * The statement that writes one entry (insert, or replace the row with its id: its place in the order stays). An
  * outcome once known stays known: a copy still `unknown` (kept on a machine while the team
  * database was down, and moved in after another machine learnt the outcome) never replaces it.
  */
-export async function putAttempt(sql: Sql, e: JournalEntry, keep = false): Promise<number> {
-  return sql.run(
+export function attemptWrite(e: JournalEntry, keep = false): [string, SqlValue[]] {
+  return [
     `INSERT INTO schedctl_attempts (id, workspace, lead, reservation_id, execution_id, meeting_id, outcome, sent, start_ms, touched_ms, body)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT (id) ${
@@ -93,8 +93,11 @@ export async function putAttempt(sql: Sql, e: JournalEntry, keep = false): Promi
       msOf(e.updatedAt ?? e.attemptedAt),
       JSON.stringify(e),
     ],
-  );
+  ];
 }
+
+export const putAttempt = (sql: Sql, e: JournalEntry, keep = false): Promise<number> =>
+  sql.run(...attemptWrite(e, keep));
 
 export class Journal {
   constructor(
@@ -129,14 +132,16 @@ export class Journal {
     entry: NewAttempt,
   ): Promise<{ prior: JournalEntry | undefined; attempt: JournalEntry; earlier: JournalEntry[] }> {
     const attempt: JournalEntry = { id: randomUUID(), ...entry, attemptedAt: this.now().toISOString(), sentAt: null };
+    // The writes deferred: on a team state the prune goes out with the look-up, the attempt with
+    // the COMMIT (or the next look-up), two round trips in all.
     return (await this.db()).transaction(async (tx) => {
       // Booked entries stay (reschedule needs them); an unreadable date (null) is kept rather than guessed old.
-      await tx.run(`DELETE FROM schedctl_attempts WHERE outcome <> 'booked' AND touched_ms < ?`, [
+      tx.defer(`DELETE FROM schedctl_attempts WHERE outcome <> 'booked' AND touched_ms < ?`, [
         this.now().getTime() - KEEP_DAYS * DAY_MS,
       ]);
       const candidates = await ofBooking(tx, entry.scope, entry);
       const prior = findPrior(candidates, entry.scope, entry);
-      await putAttempt(tx, attempt);
+      tx.defer(...attemptWrite(attempt));
       const earlier = prior
         ? (await ofBooking(tx, prior.scope, prior)).filter((e) => otherOfSameBooking(prior, e))
         : [];

@@ -111,21 +111,26 @@ export class Meetings {
    */
   async record(input: MeetingToRecord): Promise<MeetingRecord> {
     const recordedAt = this.now().toISOString();
-    return (await this.db()).transaction(
+    const recordOver = (held: MeetingRecord | undefined): MeetingRecord => ({
+      ...held,
+      ...input.meeting,
+      scope: input.scope,
+      source: held?.source ?? input.source,
+      recordedAt: held?.recordedAt ?? recordedAt,
+      event: input.event,
+      ...optional('triggerId', input.triggerId ?? held?.triggerId),
+      ...optional('answersKey', input.answersKey ?? held?.answersKey),
+      bookedBy: held?.bookedBy ?? whoAmI(),
+      history: held?.history ?? [],
+    });
+    const db = await this.db();
+    // A meeting new to the record (a booking's, the usual case) is written in one statement
+    // (one round trip on a team state); one already there is read and refreshed.
+    const fresh = recordOver(undefined);
+    if ((await putMeeting(db, fresh, true)) > 0) return fresh;
+    return db.transaction(
       async (tx) => {
-        const held = await getMeeting(tx, input.scope, input.meeting.id);
-        const record: MeetingRecord = {
-          ...held,
-          ...input.meeting,
-          scope: input.scope,
-          source: held?.source ?? input.source,
-          recordedAt: held?.recordedAt ?? recordedAt,
-          event: input.event,
-          ...optional('triggerId', input.triggerId ?? held?.triggerId),
-          ...optional('answersKey', input.answersKey ?? held?.answersKey),
-          bookedBy: held?.bookedBy ?? whoAmI(),
-          history: held?.history ?? [],
-        };
+        const record = recordOver(await getMeeting(tx, input.scope, input.meeting.id));
         await putMeeting(tx, record);
         return record;
       },

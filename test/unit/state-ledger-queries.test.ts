@@ -256,13 +256,15 @@ describe('the journal: what a write keeps and what pruning takes', () => {
 });
 
 describe('what the stores ask of the database (each statement a round trip on a team state)', () => {
-  type Asked = { sql: string; params: readonly unknown[] } | { transaction: { oneWrite?: boolean } | undefined };
+  type Asked =
+    { sql: string; params: readonly unknown[]; deferred?: true } | { transaction: { oneWrite?: boolean } | undefined };
   let asked: Asked[];
   const recording = (inner: Sql): Sql => ({
     where: inner.where,
     all: (text, params = []) => (asked.push({ sql: text, params }), inner.all(text, params)),
     get: (text, params = []) => (asked.push({ sql: text, params }), inner.get(text, params)),
     run: (text, params = []) => (asked.push({ sql: text, params }), inner.run(text, params)),
+    defer: (text, params = []) => (asked.push({ sql: text, params, deferred: true }), inner.defer(text, params)),
     transaction: (work, o) => {
       asked.push({ transaction: o });
       return inner.transaction((tx) => work(recording(tx)), o);
@@ -329,9 +331,48 @@ describe('what the stores ask of the database (each statement a round trip on a 
     ]);
   });
 
+  it('defers the writes whose count no step reads (on a team state they go out with the next statement or the COMMIT)', async () => {
+    const { journal, fires, meetings } = await stores();
+    const fire = await fires.prepare({ scope: S, triggerId: 't1', personEmail: 'lead@acme.example', answersKey: 'k' });
+    await fires.answered(fire.id, 'run-1', 'scheduler');
+    await journal.begin({
+      scope: S,
+      event: 'intro-call',
+      reservationId: 'r1',
+      workflowExecutionId: 'run-1',
+      personEmail: 'lead@acme.example',
+      startTime: '2031-03-08T10:00:00.000Z',
+      outcome: 'unknown',
+    });
+    const shape = asked.flatMap((a) =>
+      'sql' in a
+        ? [`${a.deferred ? 'deferred' : 'sent'}: ${a.sql.replace(/\s+/g, ' ').split(' ').slice(0, 3).join(' ')}`]
+        : [],
+    );
+    expect(shape).toEqual([
+      // prepare: the prune and the fire, both with the COMMIT
+      'deferred: DELETE FROM schedctl_fires',
+      'deferred: INSERT INTO schedctl_fires',
+      // answered: the fire read, then the earlier sent ones dropped and the fire written, with the COMMIT
+      'sent: SELECT * FROM',
+      'deferred: DELETE FROM schedctl_fires',
+      'deferred: INSERT INTO schedctl_fires',
+      // begin: the prune goes with the look-up, the attempt with the COMMIT
+      'deferred: DELETE FROM schedctl_attempts',
+      'sent: SELECT * FROM',
+      'deferred: INSERT INTO schedctl_attempts',
+    ]);
+    // A meeting new to the record: one statement, no read.
+    asked = [];
+    await meetings.record({ scope: S, meeting: meeting('m-new'), source: 'booked', event: 'intro-call' });
+    expect(statements().map((s) => s.split(' ').slice(0, 3).join(' '))).toEqual(['INSERT INTO schedctl_meetings']);
+  });
+
   it('says which steps read a row and write it back once (a team state runs them without a transaction block)', async () => {
     const { meetings, journal, fires } = await stores();
     const m = await meetings.record({ scope: S, meeting: meeting('m9'), source: 'booked', event: 'intro-call' });
+    // Recorded again (already there): read and refreshed in a one-write step; the first time was one INSERT.
+    await meetings.record({ scope: S, meeting: meeting('m9'), source: 'recovered', event: 'intro-call' });
     await meetings.recordMove(S, m.id!, meeting('m9', { date: '2031-03-09T10:00:00.000Z' }), NOW);
     await journal.update('nobody', { outcome: 'booked' });
     await fires.markSent('nobody');

@@ -35,6 +35,7 @@ beforeEach(async () => {
     all: (text, params) => inner.all(text, params),
     get: (text, params) => inner.get(text, params),
     run: (text, params) => (runs.push(text), inner.run(text, params)),
+    defer: (text, params) => (runs.push(text), inner.defer(text, params)),
     transaction: (work) => inner.transaction(work),
   };
 });

@@ -91,6 +91,69 @@ describe('a ledger step on the team database', () => {
     ).rejects.toThrow(/a second write in a one-write step/);
   });
 
+  it('sends deferred writes with the next statement or the COMMIT: they land together, in order, or not at all', async () => {
+    // Deferred only: BEGIN, both and COMMIT in one simple query.
+    await sql.transaction(async (tx) => {
+      tx.defer('INSERT INTO probe (k, v) VALUES (?, ?)', ['later-1', "it's deferred"]);
+      tx.defer('UPDATE probe SET v = v || ? WHERE k = ?', ['+updated', 'later-1']);
+    });
+    expect(await rows('later-1')).toEqual([{ v: "it's deferred+updated", n: null }]);
+    // A read after a deferred write sees it (the write goes out in front of it).
+    const seen = await sql.transaction(async (tx) => {
+      tx.defer('INSERT INTO probe (k, v) VALUES (?, ?)', ['later-2', 'x']);
+      const row = await tx.get<{ v: string }>('SELECT v FROM probe WHERE k = ?', ['later-2']);
+      tx.defer('UPDATE probe SET n = ? WHERE k = ?', [7, 'later-2']);
+      return row?.v;
+    });
+    expect(seen).toBe('x');
+    expect(await rows('later-2')).toEqual([{ v: 'x', n: '7' }]);
+    // A deferred write that fails at the COMMIT takes the step's earlier writes with it.
+    await expect(
+      sql.transaction(async (tx) => {
+        await tx.run('INSERT INTO probe (k, v) VALUES (?, ?)', ['later-3', 'sent with BEGIN']);
+        tx.defer('INSERT INTO probe (k, v) VALUES (?, ?)', ['later-1', 'a key already there']);
+      }),
+    ).rejects.toThrow(/duplicate key/);
+    expect(await rows('later-3')).toEqual([]);
+    // The connection is usable again after that failure (rolled back, not left in a failed block).
+    await sql.transaction(async (tx) => {
+      tx.defer('INSERT INTO probe (k, v) VALUES (?, ?)', ['later-3', 'now']);
+      tx.defer('INSERT INTO probe (k, v) VALUES (?, ?)', ['later-4', 'and this']);
+    });
+    expect([...(await rows('later-3')), ...(await rows('later-4'))].map((r) => r.v)).toEqual(['now', 'and this']);
+    // A step that throws after deferring writes sends none of them.
+    await expect(
+      sql.transaction(async (tx) => {
+        tx.defer('INSERT INTO probe (k, v) VALUES (?, ?)', ['later-5', 'never']);
+        throw new Error('the step gave up');
+      }),
+    ).rejects.toThrow(/gave up/);
+    expect(await rows('later-5')).toEqual([]);
+    // Deferring is for a step's tx; the top-level handle refuses it.
+    expect(() => sql.defer('DELETE FROM probe')).toThrow(/transaction's tx/);
+  });
+
+  it('counts a deferred write as the one write of a one-write step', async () => {
+    await sql.transaction(
+      async (tx) => {
+        const held = await tx.get<{ v: string }>('SELECT v FROM probe WHERE k = ?', ['later-4']);
+        tx.defer('UPDATE probe SET v = ? WHERE k = ?', [`${held!.v}!`, 'later-4']);
+      },
+      { oneWrite: true },
+    );
+    expect((await rows('later-4'))[0]!.v).toBe('and this!');
+    await expect(
+      sql.transaction(
+        async (tx) => {
+          tx.defer('UPDATE probe SET v = ? WHERE k = ?', ['x', 'later-4']);
+          await tx.run('UPDATE probe SET v = ? WHERE k = ?', ['y', 'later-4']);
+        },
+        { oneWrite: true },
+      ),
+    ).rejects.toThrow(/a second write in a one-write step/);
+    expect((await rows('later-4'))[0]!.v).toBe('and this!');
+  });
+
   it('reads a table a page at a time, every row once in key order (state push and pull)', async () => {
     await insertPageRows(sql, 5);
     const keys = async (table: string, key: (r: Record<string, unknown>) => string) => {

@@ -28,6 +28,7 @@ import {
 import {
   APPLICATION_ID,
   DOCUMENTS_ASIDE,
+  inTransaction,
   migrate,
   SQLITE_SCHEMA_VERSION,
   type MigrateOptions,
@@ -150,6 +151,32 @@ describe('SqliteLedger: reading, writing, transactions', () => {
     // Not left inside the failed transaction: the next one begins and commits.
     await l.transaction((tx) => tx.run(ALIAS, ['w', 'd', 'e5']));
     expect(await l.all(ALIASES)).toEqual([{ alias: 'a' }, { alias: 'b' }, { alias: 'd' }]);
+  });
+
+  it('runs a deferred write at once inside a transaction (with or without parameters); refuses one outside', async () => {
+    const l = ledger(freshDir());
+    await l.transaction(async (tx) => {
+      tx.defer(ALIAS, ['w', 'a', 'e1']);
+      // Already there for the next statement: SQLite has no round trip to save.
+      expect(await tx.all(ALIASES)).toEqual([{ alias: 'a' }]);
+      tx.defer('DELETE FROM schedctl_event_aliases');
+      expect(await tx.all(ALIASES)).toEqual([]);
+      tx.defer(ALIAS, ['w', 'b', 'e2']);
+    });
+    expect(await l.all(ALIASES)).toEqual([{ alias: 'b' }]);
+    // A deferred write that fails fails the step, which is rolled back whole.
+    await expect(l.transaction(async (tx) => tx.defer('INSERT INTO no_such_table VALUES (1)'))).rejects.toThrow(
+      /no such table/,
+    );
+    expect(() => l.defer(ALIAS, ['w', 'c', 'e3'])).toThrow(/transaction's tx/);
+    // A connection's own handle (a migration's, the rate cache's draw) runs it at once too.
+    const db = new DatabaseSync(':memory:');
+    db.exec('CREATE TABLE t (v text)');
+    const tx = inTransaction(db, 'memory');
+    tx.defer('INSERT INTO t VALUES (?)', ['x']);
+    tx.defer('INSERT INTO t VALUES (1)');
+    expect(db.prepare('SELECT v FROM t').all()).toEqual([{ v: 'x' }, { v: '1' }]);
+    db.close();
   });
 
   it('hands a statement without parameters none (outside and inside a transaction)', async () => {

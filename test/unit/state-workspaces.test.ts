@@ -153,6 +153,10 @@ async function watched(state: ReturnType<typeof openState>) {
       seen.runs.push(text);
       return inner.run(text, params);
     },
+    defer: (text, params) => {
+      seen.runs.push(text);
+      inner.defer(text, params);
+    },
     transaction: (work) => {
       seen.transactions++;
       return inner.transaction((tx) => work(wrap(tx)));

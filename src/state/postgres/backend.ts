@@ -17,7 +17,7 @@ import { LedgerSpool, type SpooledStatement } from './ledger-spool.js';
 import { holdAdvisory } from './locks.js';
 import { SchemaTooNewError, ensureSchema } from './schema.js';
 import { LegacySpool } from './spool.js';
-import { clientSql, pgSql } from './sql.js';
+import { onClient, pgSql } from './sql.js';
 import { recordWriter, tooNewHint, versionBefore } from './writer.js';
 
 /** How recent an answer of the database stands for "it is there" (assertWritable). */
@@ -96,7 +96,7 @@ export function postgresBackend(o: PostgresBackendOptions): PostgresBackend {
 
   async function moveSpoolIn(): Promise<void> {
     const transaction = <R>(work: (tx: Sql) => Promise<R>) =>
-      db.transaction((client) => work(clientSql(db.where, client)));
+      db.transaction((client) => onClient(db.where, client, work));
     const legacy = legacySpool.held();
     if (legacy) {
       // Kept by a schedctl from before the tables: newer than the database's records, but for an

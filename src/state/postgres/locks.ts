@@ -46,12 +46,14 @@ export async function sessionClient(db: Database): Promise<{
   });
   const release = async (name: string) => {
     if (!lost)
-      // One round trip: the holder row removed and the locks given back (a simple query of two
-      // statements, so the name goes in as a quoted literal).
+      // One round trip: the holder row removed and the locks given back (a simple query of
+      // several statements, so the name goes in as a quoted literal). The removal's commit waits
+      // for no disk (asynchronous commit): a holder row outliving its lock is never read as a
+      // holder (HOLDERS_SQL asks the lock itself), so a crash of the server losing it is harmless.
       await client
         .query(
-          `DELETE FROM schedctl_locks WHERE name = ${client.escapeLiteral(name)} AND backend_pid = pg_backend_pid();
-           SELECT pg_advisory_unlock_all()`,
+          `BEGIN; DELETE FROM schedctl_locks WHERE name = ${client.escapeLiteral(name)} AND backend_pid = pg_backend_pid();
+           SET LOCAL synchronous_commit TO off; COMMIT; SELECT pg_advisory_unlock_all()`,
         )
         .catch(() => {});
     // Its Terminate is written at once; what is left is the server ending the session's backend

@@ -42,9 +42,12 @@ export function pgBudgetStore(
       )) as unknown as [unknown, QueryResult<{ state: unknown; t: number | string }>];
       const state = budgetStateOf(r.rows[0]?.state);
       const result = change(state, dbTime(r.rows[0]?.t));
+      // An asynchronous commit (it waits for no disk): a budget is an estimate shared by the
+      // machines, kept as this machine keeps its own (sqlite/rate-cache.ts, synchronous = OFF); a
+      // crash of the server losing the last draws only undercounts them, as a 429 would correct.
       const commit = client.query(
         `UPDATE schedctl_rate_budgets SET state = ${client.escapeLiteral(JSON.stringify(state))}, updated_at = now()
-         WHERE budget_id = '${id}'; COMMIT`,
+         WHERE budget_id = '${id}'; SET LOCAL synchronous_commit TO off; COMMIT`,
       );
       return { result: { result, state }, commit };
     });

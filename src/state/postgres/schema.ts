@@ -9,7 +9,7 @@ import { parseStateText, type FileKind } from '../json-file.js';
 import { countDocuments, importDocuments, type LedgerDocuments } from '../sql/documents.js';
 import { ledgerTables, workspaceKeyTables } from '../sql/tables.js';
 import type { Database } from './connect.js';
-import { clientSql } from './sql.js';
+import { onClient } from './sql.js';
 
 export const SCHEMA_VERSION = 4;
 
@@ -60,7 +60,7 @@ async function moveDocumentsIn(client: PoolClient, where: string): Promise<void>
     if (k) docs[kind.replace(/\.json$/, '')] = parseStateText(JSON.stringify(body), k, `${where} (${kind})`);
   }
   const ledger = docs as LedgerDocuments;
-  const written = await importDocuments(clientSql(where, client), ledger, false);
+  const written = await onClient(where, client, (tx) => importDocuments(tx, ledger, false));
   const read = countDocuments(ledger);
   for (const kind of Object.keys(read) as (keyof typeof read)[])
     if (written[kind] !== read[kind])

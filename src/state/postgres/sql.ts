@@ -47,10 +47,18 @@ export interface PgSqlDeps {
   onKept: (error: unknown, statements: SpooledStatement[]) => void;
 }
 
+/** The ledger on a transaction's connection, and the way to end its step (clientSql). */
+export interface StepSql extends Sql {
+  /** Sends what the step deferred (Sql.defer), with its COMMIT when it began a transaction block. */
+  finish(): Promise<void>;
+}
+
 /**
  * A transaction's connection as the ledger (each statement also shown to the mirror, when there
  * is one). `lazy`: the transaction is begun by the first write (lazyTransaction in connect.ts),
- * and says whether it was.
+ * and says whether it was. A write deferred (Sql.defer) goes out in front of the step's next
+ * statement, or at finish() in front of its COMMIT: one simple query of several statements,
+ * whose parameters go in as quoted literals (typed by where they stand, as parameters are).
  */
 export function clientSql(
   where: string,
@@ -58,22 +66,32 @@ export function clientSql(
   mirror?: Mirror,
   lazy?: { begun: boolean },
   oneWrite = false,
-): Sql {
+): StepSql {
   let writes = 0;
-  const send = async (text: string, params: readonly SqlValue[], write: boolean) => {
-    if (write && oneWrite && ++writes > 1) throw new Error(`a second write in a one-write step: ${text.trim()}`);
-    if (write && lazy && !lazy.begun) {
-      lazy.begun = true; // from here a failure rolls back
-      // BEGIN and the step's first write in one round trip: a simple query of two statements,
-      // so the parameters go in as quoted literals (typed by where they stand, as parameters are).
-      const results = (await client.query(`BEGIN; ${withLiterals(client, text, params)}`)) as unknown as Array<
-        QueryResult<Record<string, unknown>>
-      >;
-      return results[results.length - 1]!;
-    }
-    return client.query(toPg(text), params as SqlValue[]);
+  const pending: Array<{ text: string; params: readonly SqlValue[] }> = [];
+  const counted = (text: string) => {
+    if (oneWrite && ++writes > 1) throw new Error(`a second write in a one-write step: ${text.trim()}`);
   };
-  const sql: Sql = {
+  // BEGIN in front of the step's first write: from there a failure rolls back.
+  const opening = () => (lazy && !lazy.begun ? ((lazy.begun = true), 'BEGIN; ') : '');
+  const several = async (head: string, statements: typeof pending, tail = '') => {
+    const text = head + statements.map((s) => withLiterals(client, s.text, s.params)).join('; ') + tail;
+    const answer = (await client.query(text)) as unknown as
+      QueryResult<Record<string, unknown>> | Array<QueryResult<Record<string, unknown>>>;
+    return Array.isArray(answer) ? answer : [answer];
+  };
+  const sawWritten = (statements: typeof pending) => {
+    for (const s of statements) mirror?.saw(s.text, s.params, []);
+  };
+  const send = async (text: string, params: readonly SqlValue[], write: boolean) => {
+    if (write) counted(text);
+    if (pending.length === 0 && !(write && lazy && !lazy.begun)) return client.query(toPg(text), params as SqlValue[]);
+    const flushed = pending.splice(0);
+    const results = await several(opening(), [...flushed, { text, params }]);
+    sawWritten(flushed);
+    return results[results.length - 1]!;
+  };
+  const sql: StepSql = {
     where,
     all: async <T>(text: string, params: readonly SqlValue[] = []) => {
       const rows = (await send(text, params, isWrite(text))).rows as T[];
@@ -86,9 +104,34 @@ export function clientSql(
       mirror?.saw(text, params, []);
       return r.rowCount ?? 0;
     },
+    defer: (text: string, params: readonly SqlValue[] = []) => {
+      counted(text);
+      pending.push({ text, params: [...params] });
+    },
     transaction: (work) => work(sql),
+    async finish() {
+      const flushed = pending.splice(0);
+      if (flushed.length === 0) {
+        if (lazy?.begun) await client.query('COMMIT');
+      } else if (!lazy || (!lazy.begun && flushed.length === 1)) {
+        // Without a transaction block, or the step's one write: a statement is atomic by itself.
+        await several('', flushed);
+      } else {
+        await several(opening(), flushed, '; COMMIT');
+      }
+      if (lazy) lazy.begun = false;
+      sawWritten(flushed);
+    },
   };
   return sql;
+}
+
+/** `work` on a connection whose transaction the caller holds (connect.ts transaction): what it deferred sent before it returns. */
+export async function onClient<R>(where: string, client: PoolClient, work: (tx: Sql) => Promise<R>): Promise<R> {
+  const tx = clientSql(where, client);
+  const result = await work(tx);
+  await tx.finish();
+  return result;
 }
 
 /** The statement with each `?` replaced by its value as a quoted literal (NULL for null). */
@@ -120,9 +163,12 @@ export function pgSql(deps: PgSqlDeps): Sql {
     try {
       if (stalled && Date.now() < stalled.until) throw stalled.error;
       await deps.ready();
-      return await db.lazyTransaction((client, lazy) =>
-        work(clientSql(db.where, client, mirror, single || oneWrite ? undefined : lazy, oneWrite)),
-      );
+      return await db.lazyTransaction(async (client, lazy) => {
+        const tx = clientSql(db.where, client, mirror, single || oneWrite ? undefined : lazy, oneWrite);
+        const result = await work(tx);
+        await tx.finish();
+        return result;
+      });
     } catch (error) {
       if (isTimeout(error) && error !== stalled?.error) stalled = { error, until: Date.now() + QUERY_TIMEOUT_MS };
       if (!write || !hasSentUnrepeatable() || !isKeepable(error)) throw asFailure(error);
@@ -146,6 +192,9 @@ export function pgSql(deps: PgSqlDeps): Sql {
     get: <T>(text: string, params: readonly SqlValue[] = []) =>
       step((tx) => tx.get<T>(text, params), isWrite(text), true),
     run: (text: string, params: readonly SqlValue[] = []) => step((tx) => tx.run(text, params), true, true),
+    defer: () => {
+      throw new Error("Sql.defer is for a transaction's tx");
+    },
     // A transaction that only reads is not kept: nothing of it needs saving.
     transaction: (work, o) => step(work, true, false, o?.oneWrite === true),
   };
@@ -200,6 +249,10 @@ export class Mirror {
       run: async (text: string, params: readonly SqlValue[] = []) => {
         kept.push({ sql: text, params: [...params] });
         return Number(db.prepare(text).run(...params).changes);
+      },
+      defer: (text: string, params: readonly SqlValue[] = []) => {
+        kept.push({ sql: text, params: [...params] });
+        db.prepare(text).run(...params);
       },
       transaction: (work) => work(sql),
     };

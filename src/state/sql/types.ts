@@ -15,6 +15,12 @@ export interface Sql {
   /** Resolves to the number of rows changed. */
   run(sql: string, params?: readonly SqlValue[]): Promise<number>;
   /**
+   * A write whose count is not needed, in a transaction's `tx`: on a team state it goes out with
+   * the step's next statement, or with its COMMIT, instead of in a round trip of its own (its
+   * failure fails the step there). SQLite runs it at once.
+   */
+  defer(sql: string, params?: readonly SqlValue[]): void;
+  /**
    * Runs `work` in one transaction (every statement of a step lands, or none): committed when
    * it resolves, rolled back when it throws. Inside, use the `tx` given, not this handle.
    * `oneWrite`: the step writes at most once (a row read, then written back): a database whose
@@ -22,7 +28,11 @@ export interface Sql {
    * then runs it without a transaction block, its one write being atomic by itself; a second
    * write in such a step is a bug, refused.
    */
-  transaction<R>(work: (tx: Sql) => Promise<R>, o?: { oneWrite?: boolean }): Promise<R>;
+  transaction<R>(work: (tx: Sql) => Promise<R>, o?: StepOptions): Promise<R>;
+}
+
+export interface StepOptions {
+  oneWrite?: boolean;
 }
 
 /** A store's way to its database: opened (and migrated) on first use, so a command that reads no ledger opens none. */

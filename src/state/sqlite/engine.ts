@@ -110,6 +110,10 @@ export class SqliteLedger implements Sql {
     return this.serial(true, (db) => Number(this.stmt(db, sql).run(...params).changes));
   }
 
+  defer(): void {
+    throw new Error("Sql.defer is for a transaction's tx");
+  }
+
   transaction<R>(work: (tx: Sql) => Promise<R>): Promise<R> {
     return this.enqueue(async () => {
       const db = await this.untilFree(() => this.open(true));
@@ -146,6 +150,9 @@ export class SqliteLedger implements Sql {
         exec(() => this.stmt(db, sql).get(...params) as T | undefined),
       run: (sql: string, params: readonly SqlValue[] = []) =>
         exec(() => Number(this.stmt(db, sql).run(...params).changes)),
+      // At once: a statement here costs no round trip.
+      defer: (sql: string, params: readonly SqlValue[] = []) =>
+        void this.guard(() => this.stmt(db, sql).run(...params)),
       transaction: (work) => work(this.inside(db)),
     };
   }
