@@ -168,7 +168,7 @@ describe('SqliteLedger: reading, writing, transactions', () => {
     await expect(l.transaction(async (tx) => tx.defer('INSERT INTO no_such_table VALUES (1)'))).rejects.toThrow(
       /no such table/,
     );
-    expect(() => l.defer(ALIAS, ['w', 'c', 'e3'])).toThrow(/transaction's tx/);
+    expect(() => l.defer('DELETE FROM schedctl_event_aliases')).toThrow(/transaction's tx/);
     // A connection's own handle (a migration's, the rate cache's draw) runs it at once too.
     const db = new DatabaseSync(':memory:');
     db.exec('CREATE TABLE t (v text)');

@@ -110,8 +110,9 @@ export class SqliteLedger implements Sql {
     return this.serial(true, (db) => Number(this.stmt(db, sql).run(...params).changes));
   }
 
-  defer(): void {
-    throw new Error("Sql.defer is for a transaction's tx");
+  /** Only a transaction's `tx` defers (Sql.defer). */
+  defer(sql: string): void {
+    throw new Error(`Sql.defer is for a transaction's tx, not: ${sql}`);
   }
 
   transaction<R>(work: (tx: Sql) => Promise<R>): Promise<R> {
