@@ -124,19 +124,21 @@ export async function bookSlot(deps: BookDeps, request: BookRequest): Promise<Bo
   // The booking's other attempts whose outcome is still unknown: settled with the prior.
   const open = earlier.filter((e) => e.outcome === 'unknown');
   let sent = false;
+  // The attempt as this booking last wrote it: its next writes need no read (Journal.update).
+  let known = attempt;
   let meeting: Meeting;
   try {
     meeting = await api.book(request, {
       beforeSend: async () => {
         await deps.assertHeld?.();
-        await journal.markSent(attempt.id);
+        known = (await journal.markSent(attempt.id, known)) ?? known;
         sent = true;
       },
     });
   } catch (error) {
     if (error instanceof OutcomeUnknownError && sent) {
       // How it was lost decides what a retry's answer can prove (shared/ledger-rules.md).
-      await journal.update(attempt.id, { lostBy: error.lostBy }).catch(() => undefined);
+      await journal.update(attempt.id, { lostBy: error.lostBy }, known).catch(() => undefined);
       throw lostResponse(error, journal.path);
     }
     // Refused, or it never left the machine: this attempt booked nothing.
@@ -174,7 +176,7 @@ export async function bookSlot(deps: BookDeps, request: BookRequest): Promise<Bo
   return {
     status: 'booked',
     meeting,
-    warnings: await recordBooked(deps, request, attempt, [...(prior ? [prior] : []), ...open], meeting),
+    warnings: await recordBooked(deps, request, known, [...(prior ? [prior] : []), ...open], meeting),
   };
 }
 
@@ -264,13 +266,17 @@ async function recordBooked(
     await step('the event alias', () => learn(request.event, meeting.eventId));
   }
   await step(`the journal entry in ${journal.path}`, async () => {
-    await journal.update(attempt.id, {
-      outcome: 'booked',
-      meetingId: meeting.id,
-      startTime: meeting.date,
-      eventId: meeting.eventId,
-      updatedAt: now,
-    });
+    await journal.update(
+      attempt.id,
+      {
+        outcome: 'booked',
+        meetingId: meeting.id,
+        startTime: meeting.date,
+        eventId: meeting.eventId,
+        updatedAt: now,
+      },
+      attempt,
+    );
     // An earlier lost attempt never reached the server: had it booked, this one would have been refused.
     for (const e of before) if (e.outcome !== 'booked') await journal.remove(e.id);
   });

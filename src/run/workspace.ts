@@ -10,7 +10,7 @@ import { scopeOf } from '../config/target.js';
 import type { Context } from '../context.js';
 import { formerWorkspaceIds, keyFingerprint, normaliseBaseUrl, workspaceId } from '../state/identity.js';
 import { StateLockError, StateWriteError, type Profile } from '../state/index.js';
-import { attributeLegacyOnce } from '../state/legacy-records.js';
+import { attributeLegacyOnce, legacyMark } from '../state/legacy-records.js';
 
 const resolved = new WeakMap<Context, Promise<string>>();
 
@@ -35,9 +35,17 @@ async function resolve(ctx: Context): Promise<string> {
       target.keySource === 'SCHEDCTL_API_KEY' && !profiles.env
         ? { env: { baseUrl: target.baseUrl, apiKey: target.apiKey } }
         : {};
-    await attributeLegacyOnce(state.workspaces, state.dir, { ...profiles, ...fromEnv }, ctx.clock.now());
+    // Whether the attribution is done and the key's place as recorded, asked together (one round
+    // trip on a team state): when both stand, the usual case, nothing is written.
+    const request = { url, fingerprint, name: target.workspace };
+    const [attributed, recorded] = await Promise.all([
+      state.workspaces.marked(legacyMark(state.dir)),
+      target.previousKey ? undefined : state.workspaces.recorded(request),
+    ]);
+    if (!attributed)
+      await attributeLegacyOnce(state.workspaces, state.dir, { ...profiles, ...fromEnv }, ctx.clock.now());
     const join = target.previousKey ? await state.workspaces.lookup(url, target.previousKey) : undefined;
-    const joined = await state.workspaces.join({ url, fingerprint, name: target.workspace, join });
+    const joined = (attributed && recorded) || (await state.workspaces.join({ ...request, join }));
     if (joined.how !== 'recorded')
       for (const former of [workspaceId(target), ...formerWorkspaceIds(target)])
         await state.adopt(former, joined.workspace);

@@ -24,7 +24,7 @@ interface Row {
 const fireOf = (row: Row): FireEntry => ({ ...(JSON.parse(row.body) as FireEntry), scope: row.workspace });
 
 /** The statement that writes one fire (insert, or replace the row with its id; `keep`: insert only). */
-export function fireWrite(f: FireEntry, keep = false): [string, SqlValue[]] {
+export function fireWrite(f: FireEntry, keep = false, sameWorkspace = false): [string, SqlValue[]] {
   return [
     `INSERT INTO schedctl_fires (id, workspace, lead, trigger_id, state, execution_id, prepared_ms, body)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?)
@@ -33,7 +33,9 @@ export function fireWrite(f: FireEntry, keep = false): [string, SqlValue[]] {
          ? 'DO NOTHING'
          : `DO UPDATE SET workspace = excluded.workspace, lead = excluded.lead,
        trigger_id = excluded.trigger_id, state = excluded.state, execution_id = excluded.execution_id,
-       prepared_ms = excluded.prepared_ms, body = excluded.body`
+       prepared_ms = excluded.prepared_ms, body = excluded.body${
+         sameWorkspace ? ' WHERE schedctl_fires.workspace = excluded.workspace' : ''
+       }`
      }`,
     [
       f.id,
@@ -67,26 +69,37 @@ export class Fires {
     });
   }
 
-  async markSent(id: string): Promise<void> {
-    await this.patch(id, { state: 'sent', sentAt: this.now().toISOString() });
+  /** `known`: the fire as this process last wrote it (Journal.update says why it then needs no read). */
+  async markSent(id: string, known?: FireEntry): Promise<FireEntry | undefined> {
+    return this.patch(id, { state: 'sent', sentAt: this.now().toISOString() }, known);
   }
 
   /**
    * The fire's answer: its workflow run. Earlier fires of this lead and trigger whose answers
    * were lost are settled by it (the user was told before this fire), so they are dropped.
    */
-  async answered(id: string, executionId: string, outcomeType: string): Promise<void> {
+  async answered(id: string, executionId: string, outcomeType: string, known?: FireEntry): Promise<void> {
     const at = this.now().toISOString();
-    await (
-      await this.db()
-    ).transaction(async (tx) => {
+    const db = await this.db();
+    const earlierOf = (f: FireEntry): [string, SqlValue[]] => [
+      `DELETE FROM schedctl_fires WHERE workspace = ? AND lead = ? AND trigger_id = ? AND state = 'sent' AND id <> ?`,
+      [f.scope, leadId(f.personEmail), f.triggerId, id],
+    ];
+    if (known?.id === id) {
+      // As this process last wrote it: no read, the step one round trip (its writes with the COMMIT).
+      const written = await db.transaction(async (tx) => {
+        tx.defer(...earlierOf(known));
+        return tx.last(
+          ...fireWrite({ ...known, state: 'answered', answeredAt: at, executionId, outcomeType }, false, true),
+        );
+      });
+      if (written.changes > 0) return;
+    }
+    await db.transaction(async (tx) => {
       const held = await getFire(tx, id);
       if (!held) return;
       // Deferred: sent with the COMMIT, in one round trip.
-      tx.defer(
-        `DELETE FROM schedctl_fires WHERE workspace = ? AND lead = ? AND trigger_id = ? AND state = 'sent' AND id <> ?`,
-        [held.scope, leadId(held.personEmail), held.triggerId, id],
-      );
+      tx.defer(...earlierOf(held));
       tx.defer(...fireWrite({ ...held, state: 'answered', answeredAt: at, executionId, outcomeType }));
     });
   }
@@ -119,13 +132,19 @@ export class Fires {
     return row && fireOf(row);
   }
 
-  private async patch(id: string, patch: Partial<FireEntry>): Promise<void> {
-    await (
-      await this.db()
-    ).transaction(
+  private async patch(id: string, patch: Partial<FireEntry>, known?: FireEntry): Promise<FireEntry | undefined> {
+    const db = await this.db();
+    if (known?.id === id) {
+      const next: FireEntry = { ...known, ...patch };
+      if ((await db.run(...fireWrite(next, false, true))) > 0) return next;
+    }
+    return db.transaction(
       async (tx) => {
         const held = await getFire(tx, id);
-        if (held) await putFire(tx, { ...held, ...patch });
+        if (!held) return undefined;
+        const next: FireEntry = { ...held, ...patch };
+        await putFire(tx, next);
+        return next;
       },
       { oneWrite: true },
     );

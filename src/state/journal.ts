@@ -67,7 +67,7 @@ export const msOf = (iso: string | undefined): number | null => {
  * outcome once known stays known: a copy still `unknown` (kept on a machine while the team
  * database was down, and moved in after another machine learnt the outcome) never replaces it.
  */
-export function attemptWrite(e: JournalEntry, keep = false): [string, SqlValue[]] {
+export function attemptWrite(e: JournalEntry, keep = false, sameWorkspace = false): [string, SqlValue[]] {
   return [
     `INSERT INTO schedctl_attempts (id, workspace, lead, reservation_id, execution_id, meeting_id, outcome, sent, start_ms, touched_ms, body)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -78,7 +78,7 @@ export function attemptWrite(e: JournalEntry, keep = false): [string, SqlValue[]
        reservation_id = excluded.reservation_id, execution_id = excluded.execution_id,
        meeting_id = excluded.meeting_id, outcome = excluded.outcome, sent = excluded.sent,
        start_ms = excluded.start_ms, touched_ms = excluded.touched_ms, body = excluded.body
-       WHERE NOT (schedctl_attempts.outcome <> 'unknown' AND excluded.outcome = 'unknown')`
+       WHERE ${sameWorkspace ? 'schedctl_attempts.workspace = excluded.workspace AND ' : ''}NOT (schedctl_attempts.outcome <> 'unknown' AND excluded.outcome = 'unknown')`
      }`,
     [
       e.id,
@@ -132,30 +132,42 @@ export class Journal {
     entry: NewAttempt,
   ): Promise<{ prior: JournalEntry | undefined; attempt: JournalEntry; earlier: JournalEntry[] }> {
     const attempt: JournalEntry = { id: randomUUID(), ...entry, attemptedAt: this.now().toISOString(), sentAt: null };
-    // The writes deferred: on a team state the prune goes out with the look-up, the attempt with
-    // the COMMIT (or the next look-up), two round trips in all.
-    return (await this.db()).transaction(async (tx) => {
+    // One round trip on a team state: the prune and the attempt deferred, the look-up last, all
+    // with the COMMIT. The look-up sees the new attempt, which findPrior and otherOfSameBooking
+    // pass over (never sent). The prior's other attempts, a rare second look-up, come after.
+    const db = await this.db();
+    const candidates = await db.transaction(async (tx) => {
       // Booked entries stay (reschedule needs them); an unreadable date (null) is kept rather than guessed old.
       tx.defer(`DELETE FROM schedctl_attempts WHERE outcome <> 'booked' AND touched_ms < ?`, [
         this.now().getTime() - KEEP_DAYS * DAY_MS,
       ]);
-      const candidates = await ofBooking(tx, entry.scope, entry);
-      const prior = findPrior(candidates, entry.scope, entry);
       tx.defer(...attemptWrite(attempt));
-      const earlier = prior
-        ? (await ofBooking(tx, prior.scope, prior)).filter((e) => otherOfSameBooking(prior, e))
-        : [];
-      return { prior, attempt, earlier };
+      return (await tx.last<Row>(...ofBookingQuery(entry.scope, entry))).rows.map(entryOf);
     });
+    const prior = findPrior(candidates, entry.scope, entry);
+    const earlier = prior ? (await ofBooking(db, prior.scope, prior)).filter((e) => otherOfSameBooking(prior, e)) : [];
+    return { prior, attempt, earlier };
   }
 
   /** The request left the machine: from now on a missing answer is a lost response. */
-  async markSent(id: string): Promise<JournalEntry | undefined> {
-    return this.update(id, { sentAt: this.now().toISOString() });
+  async markSent(id: string, known?: JournalEntry): Promise<JournalEntry | undefined> {
+    return this.update(id, { sentAt: this.now().toISOString() }, known);
   }
 
-  async update(id: string, patch: JournalPatch): Promise<JournalEntry | undefined> {
-    return (await this.db()).transaction(
+  /**
+   * `known`: the entry as this process last wrote or read it (the attempt it began, say): the
+   * patched entry is then written over its row in one statement, no read first (one round trip
+   * on a team state; the lead's lock keeps other runs off it), unless the row moved to another
+   * workspace since (a key's records adopted), which is read and patched as without `known`. A
+   * known outcome is never replaced by `unknown` either way (attemptWrite).
+   */
+  async update(id: string, patch: JournalPatch, known?: JournalEntry): Promise<JournalEntry | undefined> {
+    const db = await this.db();
+    if (known?.id === id) {
+      const next: JournalEntry = { ...known, ...patch };
+      if ((await db.run(...attemptWrite(next, false, true))) > 0) return next;
+    }
+    return db.transaction(
       async (tx) => {
         const row = await tx.get<Row>(`SELECT ${COLUMNS} FROM schedctl_attempts WHERE id = ?`, [id]);
         if (!row) return undefined;
@@ -233,13 +245,16 @@ export class Journal {
 
 /** The attempts of a reservation or a workflow run in a workspace, oldest first (two indexed look-ups). */
 async function ofBooking(sql: Sql, scope: string, by: PriorQuery): Promise<JournalEntry[]> {
-  const rows = await sql.all<Row & { seq: number }>(
+  return (await sql.all<Row>(...ofBookingQuery(scope, by))).map(entryOf);
+}
+
+function ofBookingQuery(scope: string, by: PriorQuery): [string, SqlValue[]] {
+  return [
     `SELECT ${COLUMNS} FROM schedctl_attempts WHERE workspace = ? AND reservation_id = ?
      UNION SELECT ${COLUMNS} FROM schedctl_attempts WHERE workspace = ? AND execution_id = ?
      ORDER BY seq`,
     [scope, by.reservationId ?? null, scope, by.workflowExecutionId || null],
-  );
-  return rows.map(entryOf);
+  ];
 }
 
 export function findPrior(entries: JournalEntry[], scope: string, by: PriorQuery): JournalEntry | undefined {

@@ -62,6 +62,16 @@ export class Workspaces {
     return (await this.db()).transaction((tx) => joinIn(tx, req, this.now()));
   }
 
+  /**
+   * The join as it stands when the rule would write nothing (the key already recorded there, the
+   * usual case), from one read that is no transaction (so asked together with others on a team
+   * state); undefined when the join has something to write (then `join`).
+   */
+  async recorded(req: JoinRequest): Promise<Joined | undefined> {
+    const plan = planJoin(await keyRows(await this.db(), req.url), req);
+    return plan.kind === 'join' && !plan.write ? { workspace: plan.workspace, how: plan.how, merged: [] } : undefined;
+  }
+
   /** The keys of a workspace (fingerprints, never keys), oldest first. */
   async keys(workspace: string): Promise<WorkspaceKey[]> {
     const rows = await (

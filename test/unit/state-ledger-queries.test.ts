@@ -257,7 +257,8 @@ describe('the journal: what a write keeps and what pruning takes', () => {
 
 describe('what the stores ask of the database (each statement a round trip on a team state)', () => {
   type Asked =
-    { sql: string; params: readonly unknown[]; deferred?: true } | { transaction: { oneWrite?: boolean } | undefined };
+    | { sql: string; params: readonly unknown[]; deferred?: true; last?: true }
+    | { transaction: { oneWrite?: boolean } | undefined };
   let asked: Asked[];
   const recording = (inner: Sql): Sql => ({
     where: inner.where,
@@ -265,6 +266,7 @@ describe('what the stores ask of the database (each statement a round trip on a 
     get: (text, params = []) => (asked.push({ sql: text, params }), inner.get(text, params)),
     run: (text, params = []) => (asked.push({ sql: text, params }), inner.run(text, params)),
     defer: (text, params = []) => (asked.push({ sql: text, params, deferred: true }), inner.defer(text, params)),
+    last: (text, params = []) => (asked.push({ sql: text, params, last: true }), inner.last(text, params)),
     transaction: (work, o) => {
       asked.push({ transaction: o });
       return inner.transaction((tx) => work(recording(tx)), o);
@@ -346,7 +348,9 @@ describe('what the stores ask of the database (each statement a round trip on a 
     });
     const shape = asked.flatMap((a) =>
       'sql' in a
-        ? [`${a.deferred ? 'deferred' : 'sent'}: ${a.sql.replace(/\s+/g, ' ').split(' ').slice(0, 3).join(' ')}`]
+        ? [
+            `${a.deferred ? 'deferred' : a.last ? 'last' : 'sent'}: ${a.sql.replace(/\s+/g, ' ').split(' ').slice(0, 3).join(' ')}`,
+          ]
         : [],
     );
     expect(shape).toEqual([
@@ -357,15 +361,89 @@ describe('what the stores ask of the database (each statement a round trip on a 
       'sent: SELECT * FROM',
       'deferred: DELETE FROM schedctl_fires',
       'deferred: INSERT INTO schedctl_fires',
-      // begin: the prune goes with the look-up, the attempt with the COMMIT
+      // begin: the prune and the attempt, then the look-up, all with the COMMIT
       'deferred: DELETE FROM schedctl_attempts',
-      'sent: SELECT * FROM',
       'deferred: INSERT INTO schedctl_attempts',
+      'last: SELECT * FROM',
     ]);
     // A meeting new to the record: one statement, no read.
     asked = [];
     await meetings.record({ scope: S, meeting: meeting('m-new'), source: 'booked', event: 'intro-call' });
     expect(statements().map((s) => s.split(' ').slice(0, 3).join(' '))).toEqual(['INSERT INTO schedctl_meetings']);
+  });
+
+  it('writes over an entry this process knows without reading it, unless it moved or knows more (then reads and patches)', async () => {
+    const { journal, fires } = await stores();
+    const { attempt } = await journal.begin({
+      scope: S,
+      event: 'intro-call',
+      reservationId: 'r7',
+      workflowExecutionId: 'run-7',
+      personEmail: 'lead@acme.example',
+      startTime: '2031-03-08T10:00:00.000Z',
+      outcome: 'unknown',
+    });
+    asked = [];
+    const sent = await journal.markSent(attempt.id, attempt);
+    expect(statements().map((t) => t.split(' ').slice(0, 3).join(' '))).toEqual(['INSERT INTO schedctl_attempts']);
+    expect(sent).toMatchObject({ id: attempt.id, sentAt: NOW.toISOString(), outcome: 'unknown' });
+    expect((await journal.all()).find((e) => e.id === attempt.id)).toEqual(sent);
+    // Another run learnt the outcome meanwhile: a copy still unknown never replaces it; read and patched instead.
+    const db = await sql();
+    await db.run('UPDATE schedctl_attempts SET outcome = ?, body = ? WHERE id = ?', [
+      'booked',
+      JSON.stringify({ ...sent, outcome: 'booked' }),
+      attempt.id,
+    ]);
+    asked = [];
+    const lost = await journal.update(attempt.id, { lostBy: 'no_answer' }, sent);
+    expect(lost).toMatchObject({ outcome: 'booked', lostBy: 'no_answer' });
+    expect(statements().map((t) => t.split(' ').slice(0, 3).join(' '))).toEqual([
+      'INSERT INTO schedctl_attempts',
+      'SELECT * FROM',
+      'INSERT INTO schedctl_attempts',
+    ]);
+    // Moved to another workspace (a key's records adopted): not written back to the old one.
+    await db.run('UPDATE schedctl_attempts SET workspace = ? WHERE id = ?', [OTHER, attempt.id]);
+    const moved = await journal.update(attempt.id, { updatedAt: NOW.toISOString() }, sent);
+    expect(moved?.scope).toBe(OTHER);
+    expect((await journal.all()).filter((e) => e.id === attempt.id).map((e) => e.scope)).toEqual([OTHER]);
+    // A known entry of another id is no shortcut.
+    expect(await journal.update('nobody', { lostBy: 'no_answer' }, sent)).toBeUndefined();
+
+    // Fires alike: marked sent and answered without a read, the earlier unanswered ones dropped.
+    const earlier = await fires.prepare({
+      scope: S,
+      triggerId: 't9',
+      personEmail: 'lead@acme.example',
+      answersKey: 'k',
+    });
+    await fires.markSent(earlier.id, earlier);
+    const fire = await fires.prepare({ scope: S, triggerId: 't9', personEmail: 'lead@acme.example', answersKey: 'k' });
+    asked = [];
+    const fireSent = await fires.markSent(fire.id, fire);
+    await fires.answered(fire.id, 'run-9', 'scheduler', fireSent);
+    expect(statements().map((t) => t.split(' ').slice(0, 3).join(' '))).toEqual([
+      'INSERT INTO schedctl_fires',
+      'DELETE FROM schedctl_fires',
+      'INSERT INTO schedctl_fires',
+    ]);
+    expect(await fires.unanswered(S, 'lead@acme.example', 't9')).toEqual([]);
+    expect(await fires.byExecution(S, 'run-9')).toMatchObject({
+      id: fire.id,
+      state: 'answered',
+      outcomeType: 'scheduler',
+    });
+    // A fire moved meanwhile: read and patched where it is now.
+    await db.run('UPDATE schedctl_fires SET workspace = ? WHERE id = ?', [OTHER, fire.id]);
+    expect(await fires.markSent(fire.id, fireSent)).toMatchObject({ scope: OTHER, state: 'sent' });
+    await fires.answered(fire.id, 'run-10', 'redirect', fireSent);
+    expect(await fires.byExecution(OTHER, 'run-10')).toMatchObject({
+      id: fire.id,
+      state: 'answered',
+      outcomeType: 'redirect',
+    });
+    expect(await fires.byExecution(S, 'run-10')).toBeUndefined();
   });
 
   it('says which steps read a row and write it back once (a team state runs them without a transaction block)', async () => {

@@ -36,6 +36,7 @@ beforeEach(async () => {
     get: (text, params) => inner.get(text, params),
     run: (text, params) => (runs.push(text), inner.run(text, params)),
     defer: (text, params) => (runs.push(text), inner.defer(text, params)),
+    last: (text, params) => (runs.push(text), inner.last(text, params)),
     transaction: (work) => inner.transaction(work),
   };
 });

@@ -154,6 +154,65 @@ describe('a ledger step on the team database', () => {
     expect((await rows('later-4'))[0]!.v).toBe('and this!');
   });
 
+  it("sends a step's last statement with its deferred writes and the COMMIT: a read's rows, a write's count", async () => {
+    const read = await sql.transaction(async (tx) => {
+      tx.defer('INSERT INTO probe (k, v) VALUES (?, ?)', ['last-1', 'a']);
+      return tx.last<{ v: string }>('SELECT v FROM probe WHERE k = ?', ['last-1']);
+    });
+    expect(read).toEqual({ rows: [{ v: 'a' }], changes: 0 });
+    const write = await sql.transaction(async (tx) => {
+      tx.defer('INSERT INTO probe (k, v) VALUES (?, ?)', ['last-2', 'b']);
+      return tx.last('UPDATE probe SET n = ? WHERE k IN (?, ?)', [3, 'last-1', 'last-2']);
+    });
+    expect(write).toEqual({ rows: [], changes: 2 });
+    expect([...(await rows('last-1')), ...(await rows('last-2'))]).toEqual([
+      { v: 'a', n: '3' },
+      { v: 'b', n: '3' },
+    ]);
+    // A read alone, and a write whose deferred companion fails: nothing of the step lands.
+    expect(await sql.transaction((tx) => tx.last('SELECT v FROM probe WHERE k = ?', ['none']))).toEqual({
+      rows: [],
+      changes: 0,
+    });
+    await expect(
+      sql.transaction(async (tx) => {
+        tx.defer('INSERT INTO probe (k, v) VALUES (?, ?)', ['last-1', 'again']);
+        return tx.last('UPDATE probe SET n = ? WHERE k = ?', [4, 'last-2']);
+      }),
+    ).rejects.toThrow(/duplicate key/);
+    expect((await rows('last-2'))[0]!.n).toBe('3');
+    // Outside a step it is a step of its own.
+    expect(await sql.last('UPDATE probe SET n = ? WHERE k = ?', [5, 'last-2'])).toEqual({ rows: [], changes: 1 });
+  });
+
+  it('sends reads asked at the same moment in one round trip, each answered with its own rows', async () => {
+    await sql.transaction(async (tx) => {
+      tx.defer('INSERT INTO probe (k, v) VALUES (?, ?)', ['together-a', "a'1"]);
+      tx.defer('INSERT INTO probe (k, v) VALUES (?, ?)', ['together-b', 'b?2']);
+    });
+    const [a, b, none, first] = await Promise.all([
+      sql.all<{ v: string }>('SELECT v FROM probe WHERE k = ?', ['together-a']),
+      sql.all<{ v: string }>('SELECT v FROM probe WHERE k = ? AND n IS NULL', ['together-b']),
+      sql.all('SELECT v FROM probe WHERE k = ?', ['nobody']),
+      sql.get<{ n: string }>("SELECT count(*) AS n FROM probe WHERE k LIKE 'together-%' LIMIT ?", [1]),
+    ]);
+    expect([a, b, none, first]).toEqual([[{ v: "a'1" }], [{ v: 'b?2' }], [], { n: '2' }]);
+    // One failing read fails those asked with it; the next ones are answered again.
+    const asked = [
+      sql.all('SELECT v FROM probe WHERE k = ?', ['together-a']),
+      sql.all('SELECT v FROM no_such_table WHERE k = ?', ['x']),
+    ];
+    for (const r of asked) await expect(r).rejects.toThrow();
+    expect(await sql.all('SELECT v FROM probe WHERE k = ?', ['together-a'])).toEqual([{ v: "a'1" }]);
+    // A write asked through get() (DELETE … RETURNING) is a step of its own, never gathered.
+    const [gone, still] = await Promise.all([
+      sql.get<{ v: string }>('DELETE FROM probe WHERE k = ? RETURNING v', ['together-b']),
+      sql.all('SELECT v FROM probe WHERE k = ?', ['together-b']),
+    ]);
+    expect(gone).toEqual({ v: 'b?2' });
+    expect(still.length).toBeLessThanOrEqual(1);
+  });
+
   it('reads a table a page at a time, every row once in key order (state push and pull)', async () => {
     await insertPageRows(sql, 5);
     const keys = async (table: string, key: (r: Record<string, unknown>) => string) => {

@@ -157,6 +157,10 @@ async function watched(state: ReturnType<typeof openState>) {
       seen.runs.push(text);
       inner.defer(text, params);
     },
+    last: (text, params) => {
+      seen.runs.push(text);
+      return inner.last(text, params);
+    },
     transaction: (work) => {
       seen.transactions++;
       return inner.transaction((tx) => work(wrap(tx)));
@@ -202,6 +206,26 @@ describe('the store', () => {
     expect(await ws.join({ url: URL, fingerprint: F1 })).toMatchObject({ how: 'recorded' });
     expect(seen.runs).toEqual([]);
     expect((await ws.keys(`${URL}#key:${F1}`))[0]!.addedAt).toBe(NOW.toISOString());
+  });
+
+  it('answers a join that would write nothing from one read; one that would write is left to join', async () => {
+    const state = fresh();
+    // Not on record: the join has the key to write.
+    expect(await state.workspaces.recorded({ url: URL, fingerprint: F1 })).toBeUndefined();
+    const first = await state.workspaces.join({ url: URL, fingerprint: F1, name: 'Acme' });
+    expect(await state.workspaces.recorded({ url: URL, fingerprint: F1 })).toEqual({
+      workspace: first.workspace,
+      how: 'recorded',
+      merged: [],
+    });
+    expect(await state.workspaces.recorded({ url: URL, fingerprint: F1, name: 'acme' })).toEqual({
+      workspace: first.workspace,
+      how: 'recorded',
+      merged: [],
+    });
+    // A new name for the key writes (joins the name), and a key refused a name is a refusal: both left to join.
+    expect(await state.workspaces.recorded({ url: URL, fingerprint: F1, name: 'Other' })).toBeUndefined();
+    expect(await state.workspaces.recorded({ url: URL, fingerprint: F2, name: 'acme' })).toBeUndefined();
   });
 
   it('a merge moves every key of the former workspace, and a key keeps each name it joined by', async () => {

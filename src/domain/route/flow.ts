@@ -98,6 +98,15 @@ export async function runRoute(deps: RouteDeps): Promise<RouteResult> {
   const origin = { triggerId: trigger.id, answersKey: key };
   const base = { trigger, email, responses, refires: 0, guests: { guests: [] as string[] } };
 
+  // Asked together with the open attempt (one round trip on a team state): the remembered outcome
+  // and the fires whose answer was lost, used below unless resolving an earlier attempt wrote to
+  // the ledger first (then asked again).
+  let early: { remembered: ReturnType<Outcomes['lookup']>; unanswered: UnansweredAsked | undefined } | undefined = {
+    remembered: deps.outcomes.lookup(scope, trigger.id, email, key),
+    unanswered: deps.unansweredFires?.(trigger, email),
+  };
+  early.remembered.catch(() => {});
+  early.unanswered?.catch(() => {});
   // An earlier run of the same lead and answers whose booking answer was lost is resolved first,
   // whatever slot this run asks for: its attempt is sent again as it was. So is one known to
   // have booked (unless rebook): after a lost answer its meeting is in no local record.
@@ -108,6 +117,7 @@ export async function runRoute(deps: RouteDeps): Promise<RouteResult> {
     ...(deps.rebook ? {} : { bookedSince: deps.now() }),
   });
   const resolve = async (attempt: JournalEntry): Promise<RouteResult | undefined> => {
+    early = undefined;
     // The same lead and answers, resolved as booked (shared/ledger-rules.md): answered from the ledger, nothing sent.
     if (attempt.outcome !== 'unknown')
       return resolvedResult(
@@ -181,7 +191,7 @@ export async function runRoute(deps: RouteDeps): Promise<RouteResult> {
 
   let fired: { executionId: string; outcome: Outcome | { type: string } };
   let reused = false;
-  const remembered = await deps.outcomes.lookup(scope, trigger.id, email, key);
+  const remembered = await (early?.remembered ?? deps.outcomes.lookup(scope, trigger.id, email, key));
   if (remembered.kind === 'match' && (await asker.reuse(remembered.outcome, trigger))) {
     fired = { executionId: remembered.outcome.executionId, outcome: remembered.outcome.outcome };
     reused = true;
@@ -191,7 +201,7 @@ export async function runRoute(deps: RouteDeps): Promise<RouteResult> {
       deps.notify({ type: 'answers_changed', previous: remembered.previous });
     if (!(await asker.confirmFire({ trigger, email, responses }))) throw new CancelledError('nothing was fired');
     try {
-      fired = await fire(deps, trigger, email, responses);
+      fired = await fire(deps, trigger, email, responses, early?.unanswered);
     } catch (error) {
       const again = await withAnotherEmail(error);
       if (again) return again;
@@ -372,13 +382,17 @@ export async function runRoute(deps: RouteDeps): Promise<RouteResult> {
   }
 }
 
+type UnansweredAsked = ReturnType<NonNullable<RouteDeps['unansweredFires']>>;
+
 async function fire(
   deps: RouteDeps,
   trigger: Trigger,
   email: string,
   responses: Record<string, string>,
+  /** The unanswered fires, when already asked (runRoute). */
+  asked?: UnansweredAsked,
 ): Promise<TriggerFireResult> {
-  const earlier = (await deps.unansweredFires?.(trigger, email)) ?? [];
+  const earlier = (await (asked ?? deps.unansweredFires?.(trigger, email))) ?? [];
   if (earlier.length > 0) deps.notify({ type: 'unanswered_fires', trigger, email, fires: earlier });
   deps.notify({ type: 'firing', trigger, email });
   const result = await fireTrigger(

@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { Client } from 'pg';
+import type { Client, QueryResult } from 'pg';
 import type { LockSubject } from '../backend.js';
 import { subjectLabel } from '../backend.js';
 import { LeadBusyError, LeadLockLostError } from '../errors.js';
@@ -28,6 +28,9 @@ const POLL_MS = 150;
  * lives and dies with it. `lost()` says whether it has failed or ended since; `release(name)`
  * gives the lock back (its holder row too, when the session still stands) and closes it.
  */
+/** This process's lock releases still under way: a session it opens next waits for them. */
+let releasing: Promise<void> = Promise.resolve();
+
 export async function sessionClient(db: Database): Promise<{
   client: Client;
   /** Connects it (the spare early connection is already on its way: then waits for that). */
@@ -45,23 +48,29 @@ export async function sessionClient(db: Database): Promise<{
     lost = true;
   });
   const release = async (name: string) => {
-    if (!lost)
-      // One round trip: the holder row removed and the locks given back (a simple query of
-      // several statements, so the name goes in as a quoted literal). The removal's commit waits
-      // for no disk (asynchronous commit): a holder row outliving its lock is never read as a
-      // holder (HOLDERS_SQL asks the lock itself), so a crash of the server losing it is harmless.
-      await client
-        .query(
-          `BEGIN; DELETE FROM schedctl_locks WHERE name = ${client.escapeLiteral(name)} AND backend_pid = pg_backend_pid();
-           SET LOCAL synchronous_commit TO off; COMMIT; SELECT pg_advisory_unlock_all()`,
-        )
-        .catch(() => {});
-    // Its Terminate is written at once; what is left is the server ending the session's backend
-    // (several ms), which nobody needs to wait for: the locks are already given back.
-    void client.end().catch(() => {});
+    // Not waited for: the query is written at once, and the server runs it whether or not this
+    // process is still there to read its answer (the end of a session gives its locks back
+    // anyway), so a command need not wait a round trip to exit. One round trip: the holder row
+    // removed and the locks given back (a simple query of two statements, the name a quoted
+    // literal); the session commits asynchronously (takeAndRecord). The connection ends once
+    // answered; a session this process opens later waits for that (it may take the lock again).
     (client as unknown as { unref(): void }).unref();
+    const given = lost
+      ? Promise.resolve()
+      : client
+          .query(
+            `DELETE FROM schedctl_locks WHERE name = ${client.escapeLiteral(name)} AND backend_pid = pg_backend_pid();
+             SELECT pg_advisory_unlock_all()`,
+          )
+          .then(
+            () => {},
+            () => {},
+          );
+    const ended = given.then(() => client.end().catch(() => {}));
+    releasing = Promise.all([releasing, ended]).then(() => {});
   };
   const connect = async () => {
+    await releasing;
     await (spare ? spare.connected : client.connect());
   };
   return { client, connect, lost: () => lost, release };
@@ -170,7 +179,14 @@ const TAKE_AND_RECORD = `
 
 /** Takes the session lock `name` at once and records its holder, or resolves to false (held by another). */
 export async function takeAndRecord(client: Client, name: string, owner: LockOwner = newOwner()): Promise<boolean> {
-  const r = await client.query<{ ok: boolean }>(TAKE_AND_RECORD, [name, JSON.stringify(owner)]);
+  // The session's commits made asynchronous in the same round trip (a simple query, so the values
+  // go in as quoted literals): it writes only holder rows, read only while their lock is held,
+  // and a crash of the server ends the locks with it. So the lock waits for no disk.
+  const values = [client.escapeLiteral(name), client.escapeLiteral(JSON.stringify(owner))];
+  const take = TAKE_AND_RECORD.replace(/\$([12])/g, (_, n: string) => values[Number(n) - 1]!);
+  const answer = (await client.query(`SET synchronous_commit TO off; ${take}`)) as unknown as
+    QueryResult<{ ok: boolean }> | Array<QueryResult<{ ok: boolean }>>;
+  const r = Array.isArray(answer) ? answer[answer.length - 1]! : answer;
   return r.rows[0]?.ok === true;
 }
 

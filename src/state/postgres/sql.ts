@@ -51,6 +51,8 @@ export interface PgSqlDeps {
 export interface StepSql extends Sql {
   /** Sends what the step deferred (Sql.defer), with its COMMIT when it began a transaction block. */
   finish(): Promise<void>;
+  /** Several reads in one round trip (a simple query, their values as literals): the rows of each. */
+  allOf(reads: ReadonlyArray<{ text: string; params: readonly SqlValue[] }>): Promise<unknown[][]>;
 }
 
 /**
@@ -74,7 +76,7 @@ export function clientSql(
   };
   // BEGIN in front of the step's first write: from there a failure rolls back.
   const opening = () => (lazy && !lazy.begun ? ((lazy.begun = true), 'BEGIN; ') : '');
-  const several = async (head: string, statements: typeof pending, tail = '') => {
+  const several = async (head: string, statements: ReadonlyArray<(typeof pending)[number]>, tail = '') => {
     const text = head + statements.map((s) => withLiterals(client, s.text, s.params)).join('; ') + tail;
     const answer = (await client.query(text)) as unknown as
       QueryResult<Record<string, unknown>> | Array<QueryResult<Record<string, unknown>>>;
@@ -109,6 +111,26 @@ export function clientSql(
       pending.push({ text, params: [...params] });
     },
     transaction: (work) => work(sql),
+    async last<T>(text: string, params: readonly SqlValue[] = []) {
+      const write = isWrite(text);
+      if (write) counted(text);
+      const flushed = pending.splice(0);
+      const statements = [...flushed, { text, params: [...params] }];
+      // In a transaction block (begun, or to be begun for the writes): BEGIN if not yet, COMMIT
+      // after; otherwise the statements alone (one simple query is atomic by itself).
+      const inBlock = lazy !== undefined && (lazy.begun || write || flushed.length > 0);
+      const results = inBlock ? await several(opening(), statements, '; COMMIT') : await several('', statements);
+      if (lazy) lazy.begun = false;
+      const answer = results[results.length - (inBlock ? 2 : 1)]!;
+      sawWritten(flushed);
+      mirror?.saw(text, params, write ? [] : answer.rows);
+      return { rows: (write ? [] : answer.rows) as T[], changes: write ? (answer.rowCount ?? 0) : 0 };
+    },
+    async allOf(reads) {
+      const answers = await several('', reads);
+      reads.forEach((r, i) => mirror?.saw(r.text, r.params, answers[i]!.rows));
+      return answers.map((a) => a.rows);
+    },
     async finish() {
       const flushed = pending.splice(0);
       if (flushed.length === 0) {
@@ -185,16 +207,51 @@ export function pgSql(deps: PgSqlDeps): Sql {
   const asFailure = (error: unknown): unknown =>
     error instanceof Error && 'exitCode' in error ? error : db.unavailable(error);
 
+  // Reads asked at the same moment (in a Promise.all, say: a lead's meetings and attempts) go out
+  // together, in one round trip. Gathered until the microtasks under way have run (setImmediate),
+  // so reads whose callers await a different number of steps before asking still meet.
+  let gathering:
+    | Array<{
+        text: string;
+        params: readonly SqlValue[];
+        done: (rows: unknown[]) => void;
+        failed: (e: unknown) => void;
+      }>
+    | undefined;
+  const read = <T>(text: string, params: readonly SqlValue[]): Promise<T[]> =>
+    new Promise<T[]>((resolve, reject) => {
+      if (!gathering) {
+        gathering = [];
+        setImmediate(sendGathered);
+      }
+      gathering.push({ text, params, done: resolve as (rows: unknown[]) => void, failed: reject });
+    });
+  const sendGathered = () => {
+    const reads = gathering!;
+    gathering = undefined;
+    const asked =
+      reads.length === 1
+        ? step(async (tx) => [await tx.all(reads[0]!.text, reads[0]!.params)], false, true)
+        : // A read step runs on the connection only (never on the mirror): its tx is clientSql's.
+          step((tx) => (tx as StepSql).allOf(reads), false, true);
+    asked.then(
+      (rows) => reads.forEach((r, i) => r.done(rows[i]!)),
+      (error: unknown) => reads.forEach((r) => r.failed(error)),
+    );
+  };
+
   return {
     where: db.where,
     all: <T>(text: string, params: readonly SqlValue[] = []) =>
-      step((tx) => tx.all<T>(text, params), isWrite(text), true),
-    get: <T>(text: string, params: readonly SqlValue[] = []) =>
-      step((tx) => tx.get<T>(text, params), isWrite(text), true),
+      isWrite(text) ? step((tx) => tx.all<T>(text, params), true, true) : read<T>(text, params),
+    get: async <T>(text: string, params: readonly SqlValue[] = []) =>
+      isWrite(text) ? step((tx) => tx.get<T>(text, params), true, true) : (await read<T>(text, params))[0],
     run: (text: string, params: readonly SqlValue[] = []) => step((tx) => tx.run(text, params), true, true),
     defer: () => {
       throw new Error("Sql.defer is for a transaction's tx");
     },
+    last: <T>(text: string, params: readonly SqlValue[] = []) =>
+      step((tx) => tx.last<T>(text, params), isWrite(text), true),
     // A transaction that only reads is not kept: nothing of it needs saving.
     transaction: (work, o) => step(work, true, false, o?.oneWrite === true),
   };
@@ -253,6 +310,11 @@ export class Mirror {
       defer: (text: string, params: readonly SqlValue[] = []) => {
         kept.push({ sql: text, params: [...params] });
         db.prepare(text).run(...params);
+      },
+      last: async <T>(text: string, params: readonly SqlValue[] = []) => {
+        if (!isWrite(text)) return { rows: db.prepare(text).all(...params) as T[], changes: 0 };
+        kept.push({ sql: text, params: [...params] });
+        return { rows: [] as T[], changes: Number(db.prepare(text).run(...params).changes) };
       },
       transaction: (work) => work(sql),
     };

@@ -21,6 +21,12 @@ export interface Sql {
    */
   defer(sql: string, params?: readonly SqlValue[]): void;
   /**
+   * A transaction's last statement, in its `tx`: on a team state it goes out with what the step
+   * deferred and with the COMMIT, in one round trip. A read's rows, or a write's count of rows
+   * changed; nothing may follow it in the step.
+   */
+  last<T>(sql: string, params?: readonly SqlValue[]): Promise<{ rows: T[]; changes: number }>;
+  /**
    * Runs `work` in one transaction (every statement of a step lands, or none): committed when
    * it resolves, rolled back when it throws. Inside, use the `tx` given, not this handle.
    * `oneWrite`: the step writes at most once (a row read, then written back): a database whose

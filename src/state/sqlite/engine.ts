@@ -17,7 +17,7 @@ import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { ensureDir } from '../disk.js';
 import { DAMAGED_LEDGER, StateFileError, StateLockError, StateWriteError } from '../errors.js';
 import type { Sql, SqlValue } from '../sql/types.js';
-import { migrate, type MigrateOptions } from './migrate.js';
+import { lastOf, migrate, type MigrateOptions } from './migrate.js';
 
 export const LEDGER_DB = 'ledger.db';
 
@@ -80,6 +80,9 @@ export function releaseLedger(ledger: SqliteLedger): void {
   ledger.close();
 }
 
+/** A statement that writes (a `DELETE … RETURNING` too). */
+const WRITE = /^\s*(INSERT|UPDATE|DELETE)\b/i;
+
 export class SqliteLedger implements Sql {
   readonly where: string;
   private db: DatabaseSync | undefined;
@@ -102,7 +105,7 @@ export class SqliteLedger implements Sql {
 
   get<T>(sql: string, params: readonly SqlValue[] = []): Promise<T | undefined> {
     // A `DELETE … RETURNING` is a write, asked for its row.
-    const write = /^\s*(INSERT|UPDATE|DELETE)\b/i.test(sql);
+    const write = WRITE.test(sql);
     return this.serial(write, (db) => this.stmt(db, sql).get(...params) as T | undefined);
   }
 
@@ -113,6 +116,10 @@ export class SqliteLedger implements Sql {
   /** Only a transaction's `tx` defers (Sql.defer). */
   defer(sql: string): void {
     throw new Error(`Sql.defer is for a transaction's tx, not: ${sql}`);
+  }
+
+  last<T>(sql: string, params: readonly SqlValue[] = []): Promise<{ rows: T[]; changes: number }> {
+    return this.transaction((tx) => tx.last<T>(sql, params));
   }
 
   transaction<R>(work: (tx: Sql) => Promise<R>): Promise<R> {
@@ -152,6 +159,8 @@ export class SqliteLedger implements Sql {
       run: (sql: string, params: readonly SqlValue[] = []) =>
         exec(() => Number(this.stmt(db, sql).run(...params).changes)),
       // At once: a statement here costs no round trip.
+      last: <T>(sql: string, params: readonly SqlValue[] = []) =>
+        exec(() => lastOf<T>(this.stmt(db, sql), sql, params)),
       defer: (sql: string, params: readonly SqlValue[] = []) =>
         void this.guard(() => this.stmt(db, sql).run(...params)),
       transaction: (work) => work(this.inside(db)),

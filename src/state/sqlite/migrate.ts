@@ -7,7 +7,7 @@
  */
 import { existsSync, mkdirSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
-import type { DatabaseSync } from 'node:sqlite';
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { DocumentsNotMovedError, FOREIGN_LEDGER, StateFileError, StateTooNewError } from '../errors.js';
 import type { LedgerCounts } from '../sql/documents.js';
 import { ledgerTables, runTables, workspaceKeyTables } from '../sql/tables.js';
@@ -105,6 +105,7 @@ export function inTransaction(db: DatabaseSync, where: string): Sql {
     get: async <T>(text: string, params: readonly SqlValue[] = []) => db.prepare(text).get(...params) as T | undefined,
     run: async (text: string, params: readonly SqlValue[] = []) => Number(db.prepare(text).run(...params).changes),
     defer: (text: string, params: readonly SqlValue[] = []) => void db.prepare(text).run(...params),
+    last: async <T>(text: string, params: readonly SqlValue[] = []) => lastOf<T>(db.prepare(text), text, params),
     transaction: (work) => work(sql),
   };
   return sql;
@@ -127,4 +128,14 @@ function putDocumentsAside(path: string, warn: ((line: string) => void) | undefi
   }
   if (moved.length)
     warn?.(`note: the ledger moved into ${path}; its former files (${moved.join(', ')}) are kept in ${aside}`);
+}
+
+/** Sql.last on SQLite: a read's rows, or a write's count (the statement runs at once). */
+export function lastOf<T>(
+  stmt: StatementSync,
+  sql: string,
+  params: readonly SqlValue[],
+): { rows: T[]; changes: number } {
+  if (!/^\s*(INSERT|UPDATE|DELETE)\b/i.test(sql)) return { rows: stmt.all(...params) as T[], changes: 0 };
+  return { rows: [], changes: Number(stmt.run(...params).changes) };
 }
