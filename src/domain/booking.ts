@@ -130,8 +130,13 @@ export async function bookSlot(deps: BookDeps, request: BookRequest): Promise<Bo
   try {
     meeting = await api.book(request, {
       beforeSend: async () => {
-        await deps.assertHeld?.();
-        known = (await journal.markSent(attempt.id, known)) ?? known;
+        // Both at once (the lock's session and the ledger are two connections on a team state).
+        // A lock found lost stops the send all the same: this attempt is then removed below, its
+        // mark with it (were that to fail, a sent mark on an attempt never sent is only cautious).
+        const [held, marked] = await Promise.allSettled([deps.assertHeld?.(), journal.markSent(attempt.id, known)]);
+        if (held.status === 'rejected') throw held.reason;
+        if (marked.status === 'rejected') throw marked.reason;
+        known = marked.value ?? known;
         sent = true;
       },
     });
@@ -276,6 +281,7 @@ async function recordBooked(
         updatedAt: now,
       },
       attempt,
+      { answered: true },
     );
     // An earlier lost attempt never reached the server: had it booked, this one would have been refused.
     for (const e of before) if (e.outcome !== 'booked') await journal.remove(e.id);

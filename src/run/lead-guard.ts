@@ -8,7 +8,7 @@
  */
 import { serverClockOf } from '../api/server-clock.js';
 import type { Context } from '../context.js';
-import { decide, type BookingIntent, type Verdict } from '../domain/ledger.js';
+import { decide, type BookingIntent, type LeadRecord, type Verdict } from '../domain/ledger.js';
 import { SKEW_REPORT_MS } from '../domain/server-clock.js';
 import { formatInZone } from '../domain/time.js';
 import { CancelledError, LeadHasMeetingError, LeadOutcomeUnknownError } from '../errors.js';
@@ -28,6 +28,30 @@ export interface LeadGuardQuery {
   rebookWord?: string;
   /** Bulk runs and the MCP server never ask: a request that would book again fails with the refusal. */
   noPrompt?: boolean;
+  /** The lead's record asked ahead (askLeadRecord): the first judgement uses it, and its clock reading. */
+  asked?: AskedRecord | undefined;
+}
+
+/** The lead's record as asked at a reading of the server's clock (askLeadRecord). */
+export type AskedRecord = Promise<{ now: Date; record: LeadRecord }>;
+
+/**
+ * Asks the lead's record now, as the guard's first judgement would (on the server's clock), so
+ * that its reads go out with others asked at the same moment (one round trip on a team state).
+ */
+export function askLeadRecord(
+  ctx: Context,
+  state: Pick<State, 'journal' | 'meetings'>,
+  scope: string,
+  email: string,
+): AskedRecord {
+  const asked = (async () => {
+    const { baseUrl } = await ctx.target();
+    const now = serverClockOf(ctx).ledgerNow(baseUrl);
+    return { now, record: await leadRecord(state, scope, email, now) };
+  })();
+  asked.catch(() => {});
+  return asked;
 }
 
 /** What the caller does next: book, or answer from the record (the identical request again). */
@@ -42,8 +66,8 @@ export async function guardLead(
   // "Upcoming" by the server's clock (shared/ledger-rules.md, "Whose clock"), never this machine's alone.
   const { baseUrl } = await ctx.target();
   const clock = serverClockOf(ctx);
-  const judge = async (now: Date) => {
-    const record = await leadRecord(state, q.scope, q.email, now);
+  const judge = async (now: Date, asked?: LeadRecord) => {
+    const record = asked ?? (await leadRecord(state, q.scope, q.email, now));
     // The aliases the rule may ask about: the event booked, and the events of attempts known to have booked.
     const named = [
       ...(q.intent.kind === 'book' ? [q.intent.event] : []),
@@ -61,8 +85,9 @@ export async function guardLead(
     if (blocks(verdict)) return ctx.clock.now().getTime() - now.getTime() > SKEW_REPORT_MS;
     return verdict.kind === 'send' && !q.rebook && (await judge(new Date(0))).kind !== 'send';
   };
-  let now = clock.ledgerNow(baseUrl);
-  let verdict = await judge(now);
+  const first = await q.asked;
+  let now = first?.now ?? clock.ledgerNow(baseUrl);
+  let verdict = await judge(now, first?.record);
   // Not heard from the server yet in this command (`book` asks before its one request), and the
   // verdict depends on the clock: one read hears the server's time (any answer carries it, a
   // refusal too) before deciding on an old reading, or on this clock alone.

@@ -7,7 +7,7 @@ import { setInterruptNote } from '../interrupt-note.js';
 import { UsageError } from '../errors.js';
 import { BATCH_ONLY_FLAGS, batchFile } from './bulk/batch.js';
 import { routeBatch } from './bulk/route-batch.js';
-import { guardLead, leadWaitPrinter } from './lead-guard.js';
+import { askLeadRecord, guardLead, leadWaitPrinter, type AskedRecord } from './lead-guard.js';
 import { fireJournalOf } from './trigger/fire-journal.js';
 import type { HeldLock } from '../state/index.js';
 import { routeCommandLine } from './route/command-line.js';
@@ -144,7 +144,8 @@ export async function routeParsed(ctx: Context, parsed: ParsedRouteOptions, o: R
       journal: state.journal,
       outcomes: state.outcomes,
       meetings: state.meetings,
-      guard: ({ trigger, email, answersKey }) =>
+      askGuard: (email) => askLeadRecord(ctx, state, scope, email),
+      guard: ({ trigger, email, answersKey, asked }) =>
         guardLead(ctx, state, {
           scope,
           email,
@@ -157,6 +158,7 @@ export async function routeParsed(ctx: Context, parsed: ParsedRouteOptions, o: R
           zone: parsed.zone,
           rebook: o.rebook,
           again: o.again,
+          asked: asked as AskedRecord | undefined,
           ...(o.rebookWord ? { rebookWord: o.rebookWord } : {}),
           ...(o.noPrompt ? { noPrompt: true } : {}),
         }),

@@ -61,12 +61,16 @@ export class Fires {
   /** Records a fire about to be sent; prunes fires prepared over 90 days ago. */
   async prepare(fire: NewFire): Promise<FireEntry> {
     const entry: FireEntry = { id: randomUUID(), ...fire, preparedAt: this.now().toISOString(), state: 'prepared' };
-    // Both deferred: on a team state the step is one round trip (BEGIN, both, COMMIT).
-    return (await this.db()).transaction(async (tx) => {
-      tx.defer('DELETE FROM schedctl_fires WHERE prepared_ms < ?', [this.now().getTime() - KEEP_DAYS * DAY_MS]);
-      tx.defer(...fireWrite(entry));
-      return entry;
-    });
+    // Both deferred: on a team state the step is one round trip (BEGIN, both, COMMIT). Its
+    // commit is asynchronous: marking the fire sent, before it is, is not (StepOptions).
+    return (await this.db()).transaction(
+      async (tx) => {
+        tx.defer('DELETE FROM schedctl_fires WHERE prepared_ms < ?', [this.now().getTime() - KEEP_DAYS * DAY_MS]);
+        tx.defer(...fireWrite(entry));
+        return entry;
+      },
+      { asyncCommit: true },
+    );
   }
 
   /** `known`: the fire as this process last wrote it (Journal.update says why it then needs no read). */
@@ -87,21 +91,27 @@ export class Fires {
     ];
     if (known?.id === id) {
       // As this process last wrote it: no read, the step one round trip (its writes with the COMMIT).
-      const written = await db.transaction(async (tx) => {
-        tx.defer(...earlierOf(known));
-        return tx.last(
-          ...fireWrite({ ...known, state: 'answered', answeredAt: at, executionId, outcomeType }, false, true),
-        );
-      });
+      const written = await db.transaction(
+        async (tx) => {
+          tx.defer(...earlierOf(known));
+          return tx.last(
+            ...fireWrite({ ...known, state: 'answered', answeredAt: at, executionId, outcomeType }, false, true),
+          );
+        },
+        { asyncCommit: true },
+      );
       if (written.changes > 0) return;
     }
-    await db.transaction(async (tx) => {
-      const held = await getFire(tx, id);
-      if (!held) return;
-      // Deferred: sent with the COMMIT, in one round trip.
-      tx.defer(...earlierOf(held));
-      tx.defer(...fireWrite({ ...held, state: 'answered', answeredAt: at, executionId, outcomeType }));
-    });
+    await db.transaction(
+      async (tx) => {
+        const held = await getFire(tx, id);
+        if (!held) return;
+        // Deferred: sent with the COMMIT, in one round trip.
+        tx.defer(...earlierOf(held));
+        tx.defer(...fireWrite({ ...held, state: 'answered', answeredAt: at, executionId, outcomeType }));
+      },
+      { asyncCommit: true },
+    );
   }
 
   /** A fire refused, or one that never left the machine: it started nothing. */

@@ -134,16 +134,20 @@ export class Journal {
     const attempt: JournalEntry = { id: randomUUID(), ...entry, attemptedAt: this.now().toISOString(), sentAt: null };
     // One round trip on a team state: the prune and the attempt deferred, the look-up last, all
     // with the COMMIT. The look-up sees the new attempt, which findPrior and otherOfSameBooking
-    // pass over (never sent). The prior's other attempts, a rare second look-up, come after.
+    // pass over (never sent). The prior's other attempts, a rare second look-up, come after. The
+    // commit is asynchronous: marking the attempt sent, before it is, is not (StepOptions).
     const db = await this.db();
-    const candidates = await db.transaction(async (tx) => {
-      // Booked entries stay (reschedule needs them); an unreadable date (null) is kept rather than guessed old.
-      tx.defer(`DELETE FROM schedctl_attempts WHERE outcome <> 'booked' AND touched_ms < ?`, [
-        this.now().getTime() - KEEP_DAYS * DAY_MS,
-      ]);
-      tx.defer(...attemptWrite(attempt));
-      return (await tx.last<Row>(...ofBookingQuery(entry.scope, entry))).rows.map(entryOf);
-    });
+    const candidates = await db.transaction(
+      async (tx) => {
+        // Booked entries stay (reschedule needs them); an unreadable date (null) is kept rather than guessed old.
+        tx.defer(`DELETE FROM schedctl_attempts WHERE outcome <> 'booked' AND touched_ms < ?`, [
+          this.now().getTime() - KEEP_DAYS * DAY_MS,
+        ]);
+        tx.defer(...attemptWrite(attempt));
+        return (await tx.last<Row>(...ofBookingQuery(entry.scope, entry))).rows.map(entryOf);
+      },
+      { asyncCommit: true },
+    );
     const prior = findPrior(candidates, entry.scope, entry);
     const earlier = prior ? (await ofBooking(db, prior.scope, prior)).filter((e) => otherOfSameBooking(prior, e)) : [];
     return { prior, attempt, earlier };
@@ -161,11 +165,20 @@ export class Journal {
    * workspace since (a key's records adopted), which is read and patched as without `known`. A
    * known outcome is never replaced by `unknown` either way (attemptWrite).
    */
-  async update(id: string, patch: JournalPatch, known?: JournalEntry): Promise<JournalEntry | undefined> {
+  async update(
+    id: string,
+    patch: JournalPatch,
+    known?: JournalEntry,
+    o: { answered?: boolean } = {},
+  ): Promise<JournalEntry | undefined> {
     const db = await this.db();
     if (known?.id === id) {
       const next: JournalEntry = { ...known, ...patch };
-      if ((await db.run(...attemptWrite(next, false, true))) > 0) return next;
+      // `answered`: the patch records what an answered request did (StepOptions.asyncCommit).
+      const written = await db.transaction((tx) => tx.last(...attemptWrite(next, false, true)), {
+        asyncCommit: o.answered === true,
+      });
+      if (written.changes > 0) return next;
     }
     return db.transaction(
       async (tx) => {

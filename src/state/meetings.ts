@@ -68,7 +68,11 @@ interface Row {
 const recordOf = (row: Row): MeetingRecord => ({ ...(JSON.parse(row.body) as MeetingRecord), scope: row.workspace });
 
 async function putMeeting(sql: Sql, m: MeetingRecord, keep = false): Promise<number> {
-  return sql.run(
+  return sql.run(...meetingWrite(m, keep));
+}
+
+function meetingWrite(m: MeetingRecord, keep = false): [string, SqlValue[]] {
+  return [
     `INSERT INTO schedctl_meetings (workspace, id, lead, start_ms, over_ms, status, trigger_id, event, event_id, body)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT (workspace, id) ${
@@ -90,7 +94,7 @@ async function putMeeting(sql: Sql, m: MeetingRecord, keep = false): Promise<num
       m.eventId,
       JSON.stringify(m),
     ],
-  );
+  ];
 }
 export { putMeeting };
 
@@ -125,9 +129,11 @@ export class Meetings {
     });
     const db = await this.db();
     // A meeting new to the record (a booking's, the usual case) is written in one statement
-    // (one round trip on a team state); one already there is read and refreshed.
+    // (one round trip on a team state), what an answered request did (StepOptions.asyncCommit);
+    // one already there is read and refreshed.
     const fresh = recordOver(undefined);
-    if ((await putMeeting(db, fresh, true)) > 0) return fresh;
+    const written = await db.transaction((tx) => tx.last(...meetingWrite(fresh, true)), { asyncCommit: true });
+    if (written.changes > 0) return fresh;
     return db.transaction(
       async (tx) => {
         const record = recordOver(await getMeeting(tx, input.scope, input.meeting.id));

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import type { Outcome } from '../api/schemas.js';
 import { normEmail } from './records.js';
 import type { RememberedOutcome } from './schemas.js';
-import type { Sql, SqlSource } from './sql/types.js';
+import type { Sql, SqlSource, SqlValue } from './sql/types.js';
 
 export type { RememberedOutcome };
 export type OutcomeLookup =
@@ -52,11 +52,15 @@ const outcomeOf = (row: Row): RememberedOutcome => ({
 
 /** Writes one record (the one of its workspace, trigger and lead: a newer replaces it). */
 export async function putOutcome(sql: Sql, scope: string, r: RememberedOutcome, keep = false): Promise<number> {
-  return sql.run(
+  return sql.run(...outcomeWrite(scope, r, keep));
+}
+
+function outcomeWrite(scope: string, r: RememberedOutcome, keep = false): [string, SqlValue[]] {
+  return [
     `INSERT INTO schedctl_outcomes (workspace, trigger_id, lead, execution_id, body) VALUES (?, ?, ?, ?, ?)
      ON CONFLICT (workspace, trigger_id, lead) ${keep ? 'DO NOTHING' : `DO UPDATE SET execution_id = excluded.execution_id, body = excluded.body`}`,
     [scope, r.triggerId, normEmail(r.email), r.executionId, JSON.stringify({ ...r, scope })],
-  );
+  ];
 }
 
 export class Outcomes {
@@ -106,25 +110,32 @@ export class Outcomes {
    * true when stored.
    */
   async remember(scope: string, triggerId: string, email: string, fired: FireToRemember): Promise<boolean> {
-    const db = await this.db();
-    if (fired.outcome.type !== 'scheduler') {
-      await db.run('DELETE FROM schedctl_outcomes WHERE workspace = ? AND trigger_id = ? AND lead = ?', [
-        scope,
-        triggerId,
-        normEmail(email),
-      ]);
-      return false;
-    }
-    await putOutcome(db, scope, {
-      executionId: fired.executionId,
-      outcome: fired.outcome as Outcome,
-      firedAt: fired.firedAt,
-      email,
-      triggerId,
-      answersKey: fired.answersKey,
-      scope,
-    });
-    return true;
+    const stored = fired.outcome.type === 'scheduler';
+    // What an answered fire did: its commit need not wait for the disk (StepOptions.asyncCommit).
+    await (
+      await this.db()
+    ).transaction(
+      (tx) =>
+        stored
+          ? tx.last(
+              ...outcomeWrite(scope, {
+                executionId: fired.executionId,
+                outcome: fired.outcome as Outcome,
+                firedAt: fired.firedAt,
+                email,
+                triggerId,
+                answersKey: fired.answersKey,
+                scope,
+              }),
+            )
+          : tx.last('DELETE FROM schedctl_outcomes WHERE workspace = ? AND trigger_id = ? AND lead = ?', [
+              scope,
+              triggerId,
+              normEmail(email),
+            ]),
+      { asyncCommit: true },
+    );
+    return stored;
   }
 
   async forget(scope: string, triggerId: string, email: string): Promise<RememberedOutcome | undefined> {
@@ -137,14 +148,23 @@ export class Outcomes {
     return row && outcomeOf(row);
   }
 
-  /** Forgets the outcome of this workflow run (used up by a booking, or its session ended). */
+  /**
+   * Forgets the outcome of this workflow run (used up by a booking, or its session ended). What
+   * an answered request did: its commit need not wait for the disk (StepOptions.asyncCommit).
+   */
   async forgetExecution(scope: string, executionId: string): Promise<RememberedOutcome | undefined> {
-    const row = await (
+    const [row] = await (
       await this.db()
-    ).get<Row>('DELETE FROM schedctl_outcomes WHERE workspace = ? AND execution_id = ? RETURNING workspace, body', [
-      scope,
-      executionId,
-    ]);
+    ).transaction(
+      async (tx) =>
+        (
+          await tx.last<Row>(
+            'DELETE FROM schedctl_outcomes WHERE workspace = ? AND execution_id = ? RETURNING workspace, body',
+            [scope, executionId],
+          )
+        ).rows,
+      { asyncCommit: true },
+    );
     return row && outcomeOf(row);
   }
 }

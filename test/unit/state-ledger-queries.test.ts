@@ -455,9 +455,43 @@ describe('what the stores ask of the database (each statement a round trip on a 
     await journal.update('nobody', { outcome: 'booked' });
     await fires.markSent('nobody');
     expect(asked.filter((a) => 'transaction' in a)).toEqual([
+      // A new meeting: one INSERT, what an answered booking did (its commit asynchronous).
+      { transaction: { asyncCommit: true } },
+      // Already there: the INSERT finds it, then read and refreshed.
+      { transaction: { asyncCommit: true } },
       { transaction: { oneWrite: true } },
       { transaction: { oneWrite: true } },
       { transaction: { oneWrite: true } },
+      { transaction: { oneWrite: true } },
+    ]);
+  });
+
+  it('commits asynchronously only what a request marked sent does not depend on (StepOptions.asyncCommit)', async () => {
+    const { journal, fires } = await stores();
+    const fire = await fires.prepare({ scope: S, triggerId: 't3', personEmail: 'lead@acme.example', answersKey: 'k' });
+    const sentFire = await fires.markSent(fire.id, fire);
+    await fires.answered(fire.id, 'run-3', 'scheduler', sentFire);
+    const { attempt } = await journal.begin({
+      scope: S,
+      event: 'intro-call',
+      reservationId: 'r3',
+      workflowExecutionId: 'run-3',
+      personEmail: 'lead@acme.example',
+      startTime: '2031-03-08T10:00:00.000Z',
+      outcome: 'unknown',
+    });
+    const sent = await journal.markSent(attempt.id, attempt);
+    await journal.update(attempt.id, { outcome: 'booked' }, sent, { answered: true });
+    await journal.update(attempt.id, { lostBy: 'no_answer' }, sent);
+    expect(asked.filter((a) => 'transaction' in a)).toEqual([
+      { transaction: { asyncCommit: true } }, // fire prepared
+      // fire marked sent: one statement of its own, synchronous
+      { transaction: { asyncCommit: true } }, // fire answered
+      { transaction: { asyncCommit: true } }, // attempt begun
+      { transaction: { asyncCommit: false } }, // attempt marked sent
+      { transaction: { asyncCommit: true } }, // its outcome, answered
+      { transaction: { asyncCommit: false } }, // a patch that is not an answer's
+      // (the outcome now known is kept: read and patched)
       { transaction: { oneWrite: true } },
     ]);
   });

@@ -181,6 +181,25 @@ describe('a ledger step on the team database', () => {
       }),
     ).rejects.toThrow(/duplicate key/);
     expect((await rows('last-2'))[0]!.n).toBe('3');
+    // With an asynchronous commit (two more statements before the COMMIT): the same answers.
+    expect(
+      await sql.transaction(
+        async (tx) => {
+          tx.defer('UPDATE probe SET v = ? WHERE k = ?', ['a2', 'last-1']);
+          return tx.last('UPDATE probe SET n = ? WHERE k IN (?, ?)', [6, 'last-1', 'last-2']);
+        },
+        { asyncCommit: true },
+      ),
+    ).toEqual({ rows: [], changes: 2 });
+    expect(
+      await sql.transaction((tx) => tx.last<{ v: string }>('DELETE FROM probe WHERE k = ? RETURNING v', ['last-1']), {
+        asyncCommit: true,
+      }),
+    ).toEqual({ rows: [{ v: 'a2' }], changes: 1 });
+    const settings = await backend.db.query<{ setting: string }>(
+      "SELECT setting FROM pg_settings WHERE name = 'synchronous_commit'",
+    );
+    expect(settings).toEqual([{ setting: 'on' }]); // for that transaction only
     // Outside a step it is a step of its own.
     expect(await sql.last('UPDATE probe SET n = ? WHERE k = ?', [5, 'last-2'])).toEqual({ rows: [], changes: 1 });
   });

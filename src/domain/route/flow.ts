@@ -32,7 +32,12 @@ export interface RouteDeps {
    * The lead already has an upcoming meeting from this trigger (local record): returns it when
    * this run repeats that booking (report it), throws or asks when it is something else.
    */
-  guard?: (q: { trigger: Trigger; email: string; answersKey: string }) => Promise<RouteGuardResult>;
+  guard?: (q: { trigger: Trigger; email: string; answersKey: string; asked?: unknown }) => Promise<RouteGuardResult>;
+  /**
+   * Starts the guard's reads (the lead's record) at once, so that they go out with the open
+   * attempt's (one round trip on a team state); what it returns is handed to guard as `asked`.
+   */
+  askGuard?: ((email: string) => unknown) | undefined;
   /** Right before a booking's bytes leave: throws when the lead's lock was taken over (nothing is sent). */
   assertHeld?: (() => void | Promise<void>) | undefined;
   /** The ledger's event aliases learn which eventId a scheduling link books. */
@@ -98,12 +103,15 @@ export async function runRoute(deps: RouteDeps): Promise<RouteResult> {
   const origin = { triggerId: trigger.id, answersKey: key };
   const base = { trigger, email, responses, refires: 0, guests: { guests: [] as string[] } };
 
-  // Asked together with the open attempt (one round trip on a team state): the remembered outcome
-  // and the fires whose answer was lost, used below unless resolving an earlier attempt wrote to
-  // the ledger first (then asked again).
-  let early: { remembered: ReturnType<Outcomes['lookup']>; unanswered: UnansweredAsked | undefined } | undefined = {
+  // Asked together with the open attempt (one round trip on a team state): the remembered outcome,
+  // the fires whose answer was lost and the guard's record of the lead, used below unless
+  // resolving an earlier attempt wrote to the ledger first (then asked again).
+  let early:
+    | { remembered: ReturnType<Outcomes['lookup']>; unanswered: UnansweredAsked | undefined; guard: unknown }
+    | undefined = {
     remembered: deps.outcomes.lookup(scope, trigger.id, email, key),
     unanswered: deps.unansweredFires?.(trigger, email),
+    guard: deps.askGuard?.(email),
   };
   early.remembered.catch(() => {});
   early.unanswered?.catch(() => {});
@@ -166,7 +174,7 @@ export async function runRoute(deps: RouteDeps): Promise<RouteResult> {
   // The ledger's rule: an upcoming meeting or an unknown outcome of this lead, on any event,
   // trigger or answers, is not booked again (the guard refuses or asks); the same booking again
   // is answered from the record.
-  const verdict = await deps.guard?.({ trigger, email, answersKey: key });
+  const verdict = await deps.guard?.({ trigger, email, answersKey: key, asked: early?.guard });
   if (verdict?.kind === 'repeat') {
     const held = verdict.meeting;
     return {

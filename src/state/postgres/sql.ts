@@ -13,6 +13,7 @@
 import type { PoolClient, QueryResult } from 'pg';
 import type { DatabaseSync } from 'node:sqlite';
 import { hasSentUnrepeatable } from '../../api/send-hook.js';
+import { lastOf } from '../sql/last.js';
 import { ledgerTables } from '../sql/tables.js';
 import type { Sql, SqlValue } from '../sql/types.js';
 import { isConnectionFailure, QUERY_TIMEOUT_MS, type Database } from './connect.js';
@@ -68,6 +69,7 @@ export function clientSql(
   mirror?: Mirror,
   lazy?: { begun: boolean },
   oneWrite = false,
+  asyncCommit = false,
 ): StepSql {
   let writes = 0;
   const pending: Array<{ text: string; params: readonly SqlValue[] }> = [];
@@ -76,6 +78,8 @@ export function clientSql(
   };
   // BEGIN in front of the step's first write: from there a failure rolls back.
   const opening = () => (lazy && !lazy.begun ? ((lazy.begun = true), 'BEGIN; ') : '');
+  // The end of a transaction block: asynchronous (StepOptions) when asked, for this transaction only.
+  const commit = `; ${asyncCommit ? 'SET LOCAL synchronous_commit TO off; ' : ''}COMMIT`;
   const several = async (head: string, statements: ReadonlyArray<(typeof pending)[number]>, tail = '') => {
     const text = head + statements.map((s) => withLiterals(client, s.text, s.params)).join('; ') + tail;
     const answer = (await client.query(text)) as unknown as
@@ -119,12 +123,14 @@ export function clientSql(
       // In a transaction block (begun, or to be begun for the writes): BEGIN if not yet, COMMIT
       // after; otherwise the statements alone (one simple query is atomic by itself).
       const inBlock = lazy !== undefined && (lazy.begun || write || flushed.length > 0);
-      const results = inBlock ? await several(opening(), statements, '; COMMIT') : await several('', statements);
+      const head = inBlock ? opening() : '';
+      const results = await several(head, statements, inBlock ? commit : '');
       if (lazy) lazy.begun = false;
-      const answer = results[results.length - (inBlock ? 2 : 1)]!;
+      // Its answer: after BEGIN's, when sent, and the deferred writes'.
+      const answer = results[(head ? 1 : 0) + flushed.length]!;
       sawWritten(flushed);
       mirror?.saw(text, params, write ? [] : answer.rows);
-      return { rows: (write ? [] : answer.rows) as T[], changes: write ? (answer.rowCount ?? 0) : 0 };
+      return { rows: answer.rows as T[], changes: write ? (answer.rowCount ?? 0) : 0 };
     },
     async allOf(reads) {
       const answers = await several('', reads);
@@ -134,12 +140,12 @@ export function clientSql(
     async finish() {
       const flushed = pending.splice(0);
       if (flushed.length === 0) {
-        if (lazy?.begun) await client.query('COMMIT');
-      } else if (!lazy || (!lazy.begun && flushed.length === 1)) {
+        if (lazy?.begun) await client.query(commit.slice(2));
+      } else if (!lazy || (!lazy.begun && flushed.length === 1 && !asyncCommit)) {
         // Without a transaction block, or the step's one write: a statement is atomic by itself.
         await several('', flushed);
       } else {
-        await several(opening(), flushed, '; COMMIT');
+        await several(opening(), flushed, commit);
       }
       if (lazy) lazy.begun = false;
       sawWritten(flushed);
@@ -181,12 +187,18 @@ export function pgSql(deps: PgSqlDeps): Sql {
   // `single`: one statement, a transaction of its own; `oneWrite`: reads and at most one write
   // (Sql.transaction says why neither needs a transaction block). Otherwise BEGIN goes out with
   // the step's first write, and a step that only reads sends neither BEGIN nor COMMIT.
-  async function step<R>(work: (tx: Sql) => Promise<R>, write: boolean, single = false, oneWrite = false): Promise<R> {
+  async function step<R>(
+    work: (tx: Sql) => Promise<R>,
+    write: boolean,
+    single = false,
+    oneWrite = false,
+    asyncCommit = false,
+  ): Promise<R> {
     try {
       if (stalled && Date.now() < stalled.until) throw stalled.error;
       await deps.ready();
       return await db.lazyTransaction(async (client, lazy) => {
-        const tx = clientSql(db.where, client, mirror, single || oneWrite ? undefined : lazy, oneWrite);
+        const tx = clientSql(db.where, client, mirror, single || oneWrite ? undefined : lazy, oneWrite, asyncCommit);
         const result = await work(tx);
         await tx.finish();
         return result;
@@ -253,7 +265,7 @@ export function pgSql(deps: PgSqlDeps): Sql {
     last: <T>(text: string, params: readonly SqlValue[] = []) =>
       step((tx) => tx.last<T>(text, params), isWrite(text), true),
     // A transaction that only reads is not kept: nothing of it needs saving.
-    transaction: (work, o) => step(work, true, false, o?.oneWrite === true),
+    transaction: (work, o) => step(work, true, false, o?.oneWrite === true, o?.asyncCommit === true),
   };
 }
 
@@ -312,9 +324,8 @@ export class Mirror {
         db.prepare(text).run(...params);
       },
       last: async <T>(text: string, params: readonly SqlValue[] = []) => {
-        if (!isWrite(text)) return { rows: db.prepare(text).all(...params) as T[], changes: 0 };
-        kept.push({ sql: text, params: [...params] });
-        return { rows: [] as T[], changes: Number(db.prepare(text).run(...params).changes) };
+        if (isWrite(text)) kept.push({ sql: text, params: [...params] });
+        return lastOf<T>(db.prepare(text), text, params);
       },
       transaction: (work) => work(sql),
     };

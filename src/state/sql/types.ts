@@ -22,8 +22,8 @@ export interface Sql {
   defer(sql: string, params?: readonly SqlValue[]): void;
   /**
    * A transaction's last statement, in its `tx`: on a team state it goes out with what the step
-   * deferred and with the COMMIT, in one round trip. A read's rows, or a write's count of rows
-   * changed; nothing may follow it in the step.
+   * deferred and with the COMMIT, in one round trip. Its rows (a read's, or RETURNING's), and a
+   * write's count of rows changed; nothing may follow it in the step.
    */
   last<T>(sql: string, params?: readonly SqlValue[]): Promise<{ rows: T[]; changes: number }>;
   /**
@@ -33,12 +33,26 @@ export interface Sql {
    * reads take their own snapshot in a transaction or out of one (PostgreSQL, READ COMMITTED)
    * then runs it without a transaction block, its one write being atomic by itself; a second
    * write in such a step is a bug, refused.
+   * `asyncCommit`: what the step defers (or sends last) need not be on the database's disk when
+   * it resolves (PostgreSQL's asynchronous commit, for that transaction). See StepOptions.
    */
   transaction<R>(work: (tx: Sql) => Promise<R>, o?: StepOptions): Promise<R>;
 }
 
 export interface StepOptions {
   oneWrite?: boolean;
+  /**
+   * The step's commit does not wait for the database's disk (PostgreSQL's asynchronous commit;
+   * SQLite ignores it). A crash of the database server may then lose it, and whatever else was
+   * not yet on disk, never a step committed before a synchronous one (the server's log keeps
+   * their order). Only for a step whose loss the ledger's rules already survive as if schedctl
+   * had been killed right before it: one followed, before any request that must not be
+   * repeated is sent, by the synchronous step marking that request sent (an attempt begun, a
+   * fire prepared), or one recording what an answered request did (a fire answered and its
+   * outcome, a booking's meeting and outcome: lost, the attempt stays sent with its outcome
+   * unknown, and a re-run resolves it without booking again). Marking a request sent never is.
+   */
+  asyncCommit?: boolean;
 }
 
 /** A store's way to its database: opened (and migrated) on first use, so a command that reads no ledger opens none. */

@@ -17,7 +17,8 @@ import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { ensureDir } from '../disk.js';
 import { DAMAGED_LEDGER, StateFileError, StateLockError, StateWriteError } from '../errors.js';
 import type { Sql, SqlValue } from '../sql/types.js';
-import { lastOf, migrate, type MigrateOptions } from './migrate.js';
+import { lastOf } from '../sql/last.js';
+import { migrate, type MigrateOptions } from './migrate.js';
 
 export const LEDGER_DB = 'ledger.db';
 

@@ -7,10 +7,11 @@
  */
 import { existsSync, mkdirSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
-import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import type { DatabaseSync } from 'node:sqlite';
 import { DocumentsNotMovedError, FOREIGN_LEDGER, StateFileError, StateTooNewError } from '../errors.js';
 import type { LedgerCounts } from '../sql/documents.js';
 import { ledgerTables, runTables, workspaceKeyTables } from '../sql/tables.js';
+import { lastOf } from '../sql/last.js';
 import type { Sql, SqlValue } from '../sql/types.js';
 
 /** "SCHD": this file is a schedctl ledger. */
@@ -128,14 +129,4 @@ function putDocumentsAside(path: string, warn: ((line: string) => void) | undefi
   }
   if (moved.length)
     warn?.(`note: the ledger moved into ${path}; its former files (${moved.join(', ')}) are kept in ${aside}`);
-}
-
-/** Sql.last on SQLite: a read's rows, or a write's count (the statement runs at once). */
-export function lastOf<T>(
-  stmt: StatementSync,
-  sql: string,
-  params: readonly SqlValue[],
-): { rows: T[]; changes: number } {
-  if (!/^\s*(INSERT|UPDATE|DELETE)\b/i.test(sql)) return { rows: stmt.all(...params) as T[], changes: 0 };
-  return { rows: [], changes: Number(stmt.run(...params).changes) };
 }
