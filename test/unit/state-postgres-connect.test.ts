@@ -108,7 +108,10 @@ describe('a transaction whose COMMIT is not waited for (the rate budget draw)', 
       const r = (await client.query('BEGIN; SELECT n FROM t WHERE id = 1 FOR UPDATE')) as unknown as {
         rows: { n: number }[];
       }[];
-      const commit = client.query('SELECT pg_advisory_xact_lock(42); UPDATE t SET n = n + 1 WHERE id = 1; COMMIT');
+      const commit = {
+        text: 'SELECT pg_advisory_xact_lock(42); UPDATE t SET n = n + 1 WHERE id = 1; COMMIT',
+        statements: 3,
+      };
       return { result: r[1]?.rows[0]?.n, commit };
     });
     // Given while the COMMIT waits at the gate: nothing committed yet.

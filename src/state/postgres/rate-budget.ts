@@ -45,10 +45,12 @@ export function pgBudgetStore(
       // An asynchronous commit (it waits for no disk): a budget is an estimate shared by the
       // machines, kept as this machine keeps its own (sqlite/rate-cache.ts, synchronous = OFF); a
       // crash of the server losing the last draws only undercounts them, as a 429 would correct.
-      const commit = client.query(
-        `UPDATE schedctl_rate_budgets SET state = ${client.escapeLiteral(JSON.stringify(state))}, updated_at = now()
+      // Sent with the command's next ledger step (unawaitedCommit), three statements.
+      const commit = {
+        text: `UPDATE schedctl_rate_budgets SET state = ${client.escapeLiteral(JSON.stringify(state))}, updated_at = now()
          WHERE budget_id = '${id}'; SET LOCAL synchronous_commit TO off; COMMIT`,
-      );
+        statements: 3,
+      };
       return { result: { result, state }, commit };
     });
   });
