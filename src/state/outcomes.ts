@@ -51,7 +51,7 @@ const outcomeOf = (row: Row): RememberedOutcome => ({
 });
 
 /** Writes one record (the one of its workspace, trigger and lead: a newer replaces it). */
-export async function putOutcome(sql: Sql, scope: string, r: RememberedOutcome, keep = false): Promise<number> {
+export async function putOutcome(sql: Sql, scope: string, r: RememberedOutcome, keep: boolean): Promise<number> {
   return sql.run(...outcomeWrite(scope, r, keep));
 }
 

@@ -13,6 +13,7 @@ import { openState, type JournalEntry, type State } from '../../src/state/index.
 import { findPrior, Journal, msOf, otherOfSameBooking, putAttempt } from '../../src/state/journal.js';
 import { currentUser } from '../../src/state/lead-lock.js';
 import { Fires } from '../../src/state/fires.js';
+import { Outcomes } from '../../src/state/outcomes.js';
 import { Meetings, overAt } from '../../src/state/meetings.js';
 import type { Sql } from '../../src/state/sql/types.js';
 import { countTables, importDocuments } from '../../src/state/sql/documents.js';
@@ -290,6 +291,10 @@ describe('what the stores ask of the database (each statement a round trip on a 
         async () => db,
         () => clock,
       ),
+      outcomes: new Outcomes(
+        async () => db,
+        () => clock,
+      ),
     };
   };
   const statements = () => asked.flatMap((a) => ('sql' in a ? [a.sql.replace(/\s+/g, ' ')] : []));
@@ -467,7 +472,27 @@ describe('what the stores ask of the database (each statement a round trip on a 
   });
 
   it('commits asynchronously only what a request marked sent does not depend on (StepOptions.asyncCommit)', async () => {
-    const { journal, fires } = await stores();
+    const { journal, fires, outcomes } = await stores();
+    // What an answered fire did, and its end: asynchronous; found or not, and kept or dropped.
+    const fired = { executionId: 'run-2', firedAt: NOW.toISOString(), answersKey: 'k' };
+    expect(
+      await outcomes.remember(S, 't2', 'lead@acme.example', {
+        ...fired,
+        outcome: { type: 'scheduler', schedulingLinkId: 'l', url: 'https://x.example' },
+      } as never),
+    ).toBe(true);
+    expect(await outcomes.forgetExecution(S, 'run-2')).toMatchObject({ executionId: 'run-2', scope: S });
+    expect(await outcomes.forgetExecution(S, 'run-2')).toBeUndefined();
+    expect(
+      await outcomes.remember(S, 't2', 'lead@acme.example', { ...fired, outcome: { type: 'none' } } as never),
+    ).toBe(false);
+    expect(asked.filter((a) => 'transaction' in a)).toEqual([
+      { transaction: { asyncCommit: true } },
+      { transaction: { asyncCommit: true } },
+      { transaction: { asyncCommit: true } },
+      { transaction: { asyncCommit: true } },
+    ]);
+    asked = [];
     const fire = await fires.prepare({ scope: S, triggerId: 't3', personEmail: 'lead@acme.example', answersKey: 'k' });
     const sentFire = await fires.markSent(fire.id, fire);
     await fires.answered(fire.id, 'run-3', 'scheduler', sentFire);

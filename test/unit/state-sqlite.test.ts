@@ -179,6 +179,32 @@ describe('SqliteLedger: reading, writing, transactions', () => {
     db.close();
   });
 
+  it("answers a step's last statement: a read's rows, a write's count, RETURNING's rows (outside a transaction, one of its own)", async () => {
+    const l = ledger(freshDir());
+    expect(await l.last(ALIAS, ['w', 'a', 'e1'])).toEqual({ rows: [], changes: 1 });
+    expect(await l.last('SELECT alias FROM schedctl_event_aliases')).toEqual({ rows: [{ alias: 'a' }], changes: 0 });
+    const inside = await l.transaction(async (tx) => {
+      tx.defer(ALIAS, ['w', 'b', 'e2']);
+      return tx.last('UPDATE schedctl_event_aliases SET event_id = ?', ['e3']);
+    });
+    expect(inside).toEqual({ rows: [], changes: 2 });
+    expect(await l.transaction((tx) => tx.last('SELECT count(*) AS n FROM schedctl_event_aliases'))).toEqual({
+      rows: [{ n: 2 }],
+      changes: 0,
+    });
+    expect(
+      await l.transaction((tx) => tx.last("DELETE FROM schedctl_event_aliases WHERE alias = 'a' RETURNING alias")),
+    ).toEqual({ rows: [{ alias: 'a' }], changes: 1 });
+    expect(await l.all(ALIASES)).toEqual([{ alias: 'b' }]);
+    // A migration's connection answers it the same way.
+    const db = new DatabaseSync(':memory:');
+    db.exec('CREATE TABLE t (v text)');
+    const tx = inTransaction(db, 'memory');
+    expect(await tx.last('INSERT INTO t VALUES (?)', ['x'])).toEqual({ rows: [], changes: 1 });
+    expect(await tx.last('SELECT v FROM t')).toEqual({ rows: [{ v: 'x' }], changes: 0 });
+    db.close();
+  });
+
   it('hands a statement without parameters none (outside and inside a transaction)', async () => {
     const l = ledger(freshDir());
     expect(await l.run('DELETE FROM schedctl_event_aliases')).toBe(0);

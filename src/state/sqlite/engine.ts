@@ -159,9 +159,9 @@ export class SqliteLedger implements Sql {
         exec(() => this.stmt(db, sql).get(...params) as T | undefined),
       run: (sql: string, params: readonly SqlValue[] = []) =>
         exec(() => Number(this.stmt(db, sql).run(...params).changes)),
-      // At once: a statement here costs no round trip.
       last: <T>(sql: string, params: readonly SqlValue[] = []) =>
         exec(() => lastOf<T>(this.stmt(db, sql), sql, params)),
+      // At once: a statement here costs no round trip.
       defer: (sql: string, params: readonly SqlValue[] = []) =>
         void this.guard(() => this.stmt(db, sql).run(...params)),
       transaction: (work) => work(this.inside(db)),
