@@ -13,7 +13,7 @@
 import type { PoolClient, QueryResult } from 'pg';
 import type { DatabaseSync } from 'node:sqlite';
 import { hasSentUnrepeatable } from '../../api/send-hook.js';
-import { lastOf } from '../sql/last.js';
+import { isWrite, lastOf } from '../sql/last.js';
 import { ledgerTables } from '../sql/tables.js';
 import type { Sql, SqlValue } from '../sql/types.js';
 import { isConnectionFailure, QUERY_TIMEOUT_MS, type Database, type LazyStep } from './connect.js';
@@ -34,7 +34,6 @@ export function toPg(sql: string): string {
 const isTimeout = (error: unknown) =>
   error instanceof Error &&
   /timeout|timed out/i.test(`${error.message} ${String((error as { cause?: unknown }).cause ?? '')}`);
-const isWrite = (sql: string) => /^\s*(INSERT|UPDATE|DELETE)\b/i.test(sql);
 /** A database failure (not a refusal of ours, not a bug): what the spool may stand in for. */
 const isKeepable = (error: unknown) =>
   isConnectionFailure(error) || (error as { code?: unknown }).code === 'STATE_UNAVAILABLE';

@@ -6,12 +6,15 @@
 import type { StatementSync } from 'node:sqlite';
 import type { SqlValue } from './types.js';
 
+/** Whether a statement writes (a `DELETE … RETURNING` too): the one test of it for every engine. */
+export const isWrite = (sql: string): boolean => /^\s*(INSERT|UPDATE|DELETE)\b/i.test(sql);
+
 export function lastOf<T>(
   stmt: StatementSync,
   sql: string,
   params: readonly SqlValue[],
 ): { rows: T[]; changes: number } {
-  const write = /^\s*(INSERT|UPDATE|DELETE)\b/i.test(sql);
+  const write = isWrite(sql);
   if (write && !/\bRETURNING\b/i.test(sql)) return { rows: [], changes: Number(stmt.run(...params).changes) };
   const rows = stmt.all(...params) as T[];
   return { rows, changes: write ? rows.length : 0 };

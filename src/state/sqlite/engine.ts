@@ -17,7 +17,7 @@ import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { ensureDir } from '../disk.js';
 import { DAMAGED_LEDGER, StateFileError, StateLockError, StateWriteError } from '../errors.js';
 import type { Sql, SqlValue } from '../sql/types.js';
-import { lastOf } from '../sql/last.js';
+import { isWrite, lastOf } from '../sql/last.js';
 import { migrate, type MigrateOptions } from './migrate.js';
 
 export const LEDGER_DB = 'ledger.db';
@@ -81,9 +81,6 @@ export function releaseLedger(ledger: SqliteLedger): void {
   ledger.close();
 }
 
-/** A statement that writes (a `DELETE … RETURNING` too). */
-const WRITE = /^\s*(INSERT|UPDATE|DELETE)\b/i;
-
 export class SqliteLedger implements Sql {
   readonly where: string;
   private db: DatabaseSync | undefined;
@@ -106,7 +103,7 @@ export class SqliteLedger implements Sql {
 
   get<T>(sql: string, params: readonly SqlValue[] = []): Promise<T | undefined> {
     // A `DELETE … RETURNING` is a write, asked for its row.
-    const write = WRITE.test(sql);
+    const write = isWrite(sql);
     return this.serial(write, (db) => this.stmt(db, sql).get(...params) as T | undefined);
   }
 
