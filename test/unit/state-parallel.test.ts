@@ -4,9 +4,9 @@
  */
 import { ledgerRows } from '../helpers/ledger-db.js';
 import { spawn } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { openState } from '../../src/state/index.js';
 import { buildStateWorker } from '../helpers/state-worker-build.js';
@@ -21,13 +21,30 @@ beforeAll(async () => {
   worker = await buildStateWorker();
 });
 
+/**
+ * A Node another user can run: this one, unless a directory above it lets nobody else through
+ * (a checkout cloned into a private `mktemp -d` directory, its Node in node_modules); then a copy
+ * of it in the run's temporary directory (mode 1777).
+ */
+function nodeFor(): string {
+  for (let d = dirname(process.execPath); d !== dirname(d); d = dirname(d))
+    if ((statSync(d).mode & 0o001) === 0) {
+      const copy = join(mkdtempSync(join(tmpdir(), 'node-')), 'node');
+      copyFileSync(process.execPath, copy);
+      chmodSync(dirname(copy), 0o755);
+      chmodSync(copy, 0o755);
+      return copy;
+    }
+  return process.execPath;
+}
+
 function run(args: string[], opts: { env?: Record<string, string>; uid?: number } = {}): Promise<Run> {
   return new Promise((resolve, reject) => {
     const env: NodeJS.ProcessEnv = { ...process.env, ...opts.env };
     // A worker run as another user cannot read preloads inside the checkout (NODE_OPTIONS' --import
     // of the clock-ahead run): the checkout may sit in a private directory. It needs no clock.
     if (opts.uid !== undefined) delete env.NODE_OPTIONS;
-    const child = spawn(process.execPath, [worker, ...args], {
+    const child = spawn(opts.uid !== undefined ? nodeFor() : process.execPath, [worker, ...args], {
       env,
       ...(opts.uid !== undefined ? { uid: opts.uid, gid: opts.uid } : {}),
     });
