@@ -33,9 +33,23 @@ export function runs(ctx: Context, name: RunnerName) {
     const args = all.slice(0, -2).flatMap((a) => (Array.isArray(a) ? a : a === undefined ? [] : [a])) as string[];
     ctx.globals = globalsOf(cmd);
     ctx.invocation = invocationOf(cmd);
+    noteInvalidTz(ctx);
     const { run } = await RUNNERS[name]();
     await run(ctx, args, options as never, cmd);
   };
+}
+
+/**
+ * A TZ that names no zone (`TZ='America/New York'`): Node then runs in UTC without a word, and
+ * every time would be shown in a zone the user did not ask for. Said once, on stderr, before the
+ * command (domain/time.ts systemZone answers UTC then).
+ */
+function noteInvalidTz(ctx: Context): void {
+  const tz = ctx.env.TZ;
+  if (tz === undefined || tz === '' || Intl.DateTimeFormat().resolvedOptions().timeZone !== undefined) return;
+  // eslint-disable-next-line no-control-regex -- the variable's text is shown, never its control characters
+  const shown = tz.replace(/[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, '?');
+  ctx.io.stderr.write(`warning: TZ '${shown}' is not a time zone; using UTC\n`);
 }
 
 /** The command's path and the option names it and its parents declare (what a lock's holder record may say). */

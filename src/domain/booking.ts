@@ -34,7 +34,7 @@ export interface BookDeps {
   scope: string;
   now: () => Date;
   /** How the lead was routed, kept with the attempt and the meeting (route). */
-  origin?: { triggerId?: string | undefined; answersKey?: string | undefined };
+  origin?: { triggerId?: string | undefined; answersKey?: string | undefined; triggerName?: string | undefined };
   /**
    * The exact `schedctl trigger fire ...` command that started this workflow run, when known
    * (from the remembered outcomes); called once its scheduling session has ended.
@@ -262,6 +262,7 @@ async function recordBooked(
         source: 'booked',
         event: request.event,
         triggerId: deps.origin?.triggerId,
+        triggerName: deps.origin?.triggerName,
         answersKey: deps.origin?.answersKey,
       }),
     );

@@ -13,9 +13,13 @@ export const timeForms = (zoneInput: string): string =>
   `also times as people say them, read in ${zoneInput}: tomorrow 15:00, tomorrow 3pm, thu 15:00, tues 3pm, next monday 9:30, dec 3 14:00, thursday, next tuesday afternoon (a range; "first tue afternoon" takes its first free time) ` +
   '(24-hour clock unless am/pm is given; a weekday means the next one; no 3/4-style dates; the whole grammar: docs/time.md)';
 
-/** The system zone, as luxon sees it (TZ is honored). */
+/**
+ * The system zone, as luxon sees it (TZ is honored). A TZ that names no zone leaves Node in UTC
+ * with no zone name: UTC then (the CLI says so once on stderr, commands/action.ts), never `undefined`.
+ */
 export function systemZone(): string {
-  return Settings.defaultZone.name;
+  const name: unknown = Settings.defaultZone.name;
+  return typeof name === 'string' && name !== 'undefined' && IANAZone.isValidZone(name) ? name : 'UTC';
 }
 
 /** A valid IANA zone (or UTC), defaulting to the system zone; anything else is a UsageError naming the input (`name`). */

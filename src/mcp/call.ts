@@ -10,7 +10,8 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Api } from '../api/endpoints.js';
 import { throwIfCancelled } from '../api/send-hook.js';
 import type { Context, IO } from '../context.js';
-import { formatInZone } from '../domain/time.js';
+import { formatInZone, resolveZone, systemZone } from '../domain/time.js';
+import { humanTimes } from '../ui/human-times.js';
 import { CliError, OutcomeUnknownError, UsageError } from '../errors.js';
 import { reportError } from '../report.js';
 import { sanitizeText } from '../ui/sanitize.js';
@@ -200,13 +201,16 @@ export function errorResult(
   // SLOT_TAKEN's nearest free times and reservation ride beside the error (book --json does the same).
   const extra = Object.fromEntries(Object.entries(doc).filter(([k]) => k !== 'error'));
   const nearest = Array.isArray(extra.nearestSlots) ? (extra.nearestSlots as string[]) : [];
+  // Instants in the message and details are read in the tool's tz (else the system zone); the
+  // structured error (_meta) keeps them as the API sent them, and so do the nearest times' values.
+  const shownZone = zoneOrSystem(zone);
   const lines = [
-    `Error ${err.code}${err.status !== undefined ? ` (HTTP ${err.status})` : ''}: ${q(err.message)}`,
-    ...(err.details ?? []).map((d) => `- ${q(d)}`),
+    `Error ${err.code}${err.status !== undefined ? ` (HTTP ${err.status})` : ''}: ${q(humanTimes(err.message, shownZone))}`,
+    ...(err.details ?? []).map((d) => `- ${q(humanTimes(d, shownZone))}`),
     ...(nearest.length
       ? [
           `Nearest free times (reservation_id ${String(extra.reservationId)} stays usable):`,
-          ...nearest.map((s) => `- ${s}${zone ? ` (${formatInZone(s, zone)})` : ''}`),
+          ...nearest.map((s) => `- ${s} (${formatInZone(s, shownZone)})`),
         ]
       : []),
     ...(err.hint ? [`hint: ${err.hint}`] : []),
@@ -216,6 +220,15 @@ export function errorResult(
     content: [{ type: 'text', text: safeText([...lines, ...notesText(call, def)]) }],
     _meta: { [ERROR_META]: { ...err, ...extra } },
   };
+}
+
+/** The tool's tz when it names a zone, else the system zone. */
+function zoneOrSystem(zone: string | undefined): string {
+  try {
+    return resolveZone(zone, 'tz');
+  } catch {
+    return systemZone();
+  }
 }
 
 /** A booking answered by an explicit error (5xx, an HTML error page): what is known, and no more. */

@@ -6,10 +6,10 @@
  * (shown). Next steps name the tools and their arguments, never the CLI.
  */
 import type { EventDetail, EventsList, Meeting, TriggersList } from '../api/schemas.js';
-import { formatInZone } from '../domain/time.js';
+import { formatInZone, systemZone } from '../domain/time.js';
 import { isEmailField } from '../domain/triggers.js';
 import type { FireDocument } from '../run/trigger/fire.js';
-import type { AnyMeetingView } from '../run/meetings/records.js';
+import { isGone, type AnyMeetingView } from '../run/meetings/records.js';
 import type { routeDocument } from '../run/route/print.js';
 import { q, shown } from './quote.js';
 
@@ -60,12 +60,12 @@ export function eventText(d: EventDetail): string[] {
   ];
 }
 
-export function outcomeText(doc: FireDocument, email: string): string[] {
+export function outcomeText(doc: FireDocument, email: string, zone: string = systemZone()): string[] {
   const o = doc.outcome as { type: string; schedulerUrl?: unknown; schedulingLinkId?: unknown; url?: unknown };
   const run = shown(doc.executionId);
   const head =
     'status' in doc
-      ? `Reused the scheduler outcome remembered for ${shown(email)} (workflow run ${run}, fired ${shown(doc.firedAt)}): nothing was fired, no new workflow run. Pass force: true only if the person asked for a new run.`
+      ? `Reused the scheduler outcome remembered for ${shown(email)} (workflow run ${run}, fired ${typeof doc.firedAt === 'string' ? formatInZone(doc.firedAt, zone) : shown(doc.firedAt)}): nothing was fired, no new workflow run. Pass force: true only if the person asked for a new run.`
       : `Fired: workflow run ${run}.`;
   switch (o.type) {
     case 'scheduler': {
@@ -197,9 +197,14 @@ export function routeText(doc: ReturnType<typeof routeDocument>, zone: string): 
             `Already booked: ${shown(doc.email)} has meeting ${shown(doc.meeting.id)} at ${formatInZone(doc.meeting.date, zone)} from trigger ${q(doc.trigger.name)} with the same answers; ${doc.requests ? `no booking or fire was sent, no second meeting (${plural(doc.requests, 'read request')}: the trigger list)` : 'nothing was sent, no second meeting'}.`,
             `To move it: reschedule_meeting with meeting_id ${shown(doc.meeting.id)} and start.`,
           ]
-        : [
-            `Already booked: an earlier attempt whose answer was lost did book ${shown(doc.email)} at ${formatInZone(doc.slot ?? '', zone)}; the API answered ${shown(doc.alreadyBookedCode)} to this retry, so no second meeting was created ${cost}.`,
-          ];
+        : doc.alreadyBookedCode === 'ON_RECORD'
+          ? [
+              `Already booked: an earlier attempt whose answer was lost booked ${shown(doc.email)} at ${formatInZone(doc.slot ?? '', zone)} (on record: a retry proved it; its meeting id was never received); nothing was sent, no second meeting ${cost}.`,
+              'To move it: reschedule_meeting with meeting_id (the id from the scheduling app or the calendar invite) and start.',
+            ]
+          : [
+              `Already booked: an earlier attempt whose answer was lost did book ${shown(doc.email)} at ${formatInZone(doc.slot ?? '', zone)}; the API answered ${shown(doc.alreadyBookedCode)} to this retry, so no second meeting was created ${cost}.`,
+            ];
     case 'redirect':
       return [
         `The workflow (run ${run}) sends ${shown(doc.email)} elsewhere: ${q(o.url)}; nothing was booked ${cost}.`,
@@ -221,7 +226,7 @@ export function meetingsText(meetings: AnyMeetingView[], zone: string): string[]
     `${plural(meetings.length, 'meeting')} on record (${zone}):`,
     ...listed.map(
       (m) =>
-        `- ${formatInZone(m.date, zone)}  ${shown(m.personEmail)}  ${m.title ? q(m.title) : shown(m.event)}  ${shown(m.status)}  ${m.id ? `meeting_id ${shown(m.id)}` : '(id unknown: booked, answer lost)'}`,
+        `- ${formatInZone(m.date, zone)}  ${shown(m.personEmail)}  ${m.title ? q(m.title) : shown(m.event)}  ${isGone(m) ? `gone (the API answered 404 to a move, ${formatInZone(m.goneAt, zone)}; it no longer has it)` : shown(m.status)}  ${m.id ? `meeting_id ${shown(m.id)}` : "(booked, but its id was never received: the booking's answer was lost; to move it, reschedule_meeting with the meeting_id from the scheduling app)"}`,
     ),
     ...(meetings.length > listed.length
       ? [

@@ -152,6 +152,10 @@ export const OUTPUT = {
           status: z.string(),
           event: z.string().optional(),
           title: nullable(z.string()).optional(),
+          goneAt: z
+            .string()
+            .optional()
+            .describe('when the API answered 404 NOT_FOUND for it: the server no longer has it (not upcoming)'),
         })
         .describe("a meeting in schedctl's local record"),
     ),

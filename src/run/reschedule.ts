@@ -7,7 +7,7 @@ import { formatRange, parseTimeExpression, readTime } from '../domain/human-time
 import { NEAREST_SLOTS } from '../domain/booking.js';
 import { fetchSlots, nearestSlots } from '../domain/slots.js';
 import { requireEmail, requireUuid } from '../domain/inputs.js';
-import { formatWithUtc, requireFuture, resolveZone } from '../domain/time.js';
+import { formatWithUtc, requireFuture, resolveZone, systemZone } from '../domain/time.js';
 import { ApiError, CliError, EXIT, OutcomeUnknownError, UsageError } from '../errors.js';
 import { BATCH_ONLY_FLAGS, batchFile } from './bulk/batch.js';
 import { hintFor } from '../hints.js';
@@ -15,6 +15,8 @@ import type { JournalEntry, State } from '../state/index.js';
 import { describeMeeting, meetingLine } from '../ui/meeting-view.js';
 import { rescheduleBatch } from './bulk/reschedule-batch.js';
 import { findMeetingByEmail } from './reschedule/find.js';
+import { learnGone } from './reschedule/gone.js';
+import { adoptUnknownId } from './reschedule/adopt.js';
 import { pickTime, shortTime } from './reschedule/pick.js';
 
 export interface RescheduleOptions {
@@ -153,6 +155,8 @@ export interface MeetingToMove {
   journaled: JournalEntry | undefined;
   was: string | undefined;
   event: string | undefined;
+  /** The zone the command reads and shows times in. */
+  zone?: string | undefined;
 }
 
 /** By id, or the lead's one upcoming meeting in the local record (several: asked on a terminal, else refused). */
@@ -189,6 +193,7 @@ export async function findMeetingToMove(
     journaled,
     was: known?.date ?? journaled?.startTime,
     event: request.event ?? known?.event ?? journaled?.event,
+    zone: request.zone,
   };
 }
 
@@ -230,6 +235,13 @@ async function moveHeld(ctx: Context, found: MeetingToMove, start: Date, held: H
         },
       );
     }
+    if (error instanceof ApiError && error.code === 'NOT_FOUND' && error.status === 404)
+      throw await learnGone(
+        ctx,
+        { scope, id },
+        error.withHint(hintFor(error.code, { operation: 'reschedule', event, meetingId: id })),
+        found.zone ?? systemZone(),
+      );
     if (error instanceof ApiError) {
       const hinted = error.withHint(hintFor(error.code, { operation: 'reschedule', event, meetingId: id }));
       throw error.code === 'CONFLICT' && event ? await withNearestTimes(ctx, hinted, event, id, start) : hinted;
@@ -237,9 +249,15 @@ async function moveHeld(ctx: Context, found: MeetingToMove, start: Date, held: H
     throw error;
   }
   try {
+    // A meeting on record without its id (booked under a lost answer) learns it from this answer.
+    const adopted = journaled ?? (await adoptUnknownId(state, scope, meeting, ctx.clock.now()));
     await state.meetings.recordMove(scope, id, meeting, ctx.clock.now());
-    if (journaled)
-      await state.journal.update(journaled.id, { startTime: meeting.date, updatedAt: ctx.clock.now().toISOString() });
+    if (adopted)
+      await state.journal.update(adopted.id, {
+        startTime: meeting.date,
+        updatedAt: ctx.clock.now().toISOString(),
+        goneAt: undefined,
+      });
   } catch (error) {
     (await ctx.ui()).warn(
       `the meeting moved, but the local record could not be updated (${error instanceof Error ? error.message : String(error)})`,

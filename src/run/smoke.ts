@@ -5,6 +5,7 @@ import { problemLines, summaryLine, tableRows } from '../domain/smoke/render.js'
 import { runSmoke } from '../domain/smoke/runner.js';
 import { requestsNeeded, type SmokeReport } from '../domain/smoke/types.js';
 import { junitXml } from '../domain/smoke/junit.js';
+import { systemZone } from '../domain/time.js';
 import { sanitizeText } from '../ui/sanitize.js';
 import { tables } from '../ui/table.js';
 import { SmokeFailedError } from './smoke/failed.js';
@@ -35,6 +36,7 @@ export async function run(ctx: Context, _args: string[], flags: SmokeFlags): Pro
         http,
         now: () => ctx.clock.now(),
         names: SMOKE_FLAGS,
+        zone: systemZone(),
         // The booked meeting goes into the local record: `meetings ls` shows it like any booking.
         onBooked: async (meeting, event) => {
           const [state, target] = await Promise.all([ctx.state(), ctx.target()]);

@@ -218,7 +218,7 @@ export class Journal {
     const since = by.bookedSince?.getTime();
     const open = (e: JournalEntry) =>
       (e.outcome === 'unknown' && wasSent(e)) ||
-      (since !== undefined && e.outcome !== 'unknown' && !(Date.parse(e.startTime) < since));
+      (since !== undefined && e.outcome !== 'unknown' && e.goneAt === undefined && !(Date.parse(e.startTime) < since));
     // ofLead asks the index for this workspace's and lead's rows: what is left to decide is here.
     return (await this.ofLead(scope, by.personEmail)).filter((e) => open(e) && matchesGiven(e, by)).at(-1);
   }
@@ -231,6 +231,16 @@ export class Journal {
   /** Attempts of this workspace that a retry proved booked but whose meeting id the API never sent back. */
   async recovered(scope: string): Promise<JournalEntry[]> {
     return this.select(`workspace = ? AND outcome = 'already_booked' AND meeting_id IS NULL`, [scope]);
+  }
+
+  /**
+   * The API no longer has this meeting (a move was answered 404): the attempts that booked it
+   * prove no meeting now, so neither the ledger's rule nor a re-run answers "already booked" from them.
+   */
+  async markGone(scope: string, meetingId: string, at: Date): Promise<number> {
+    const booked = await this.select('workspace = ? AND meeting_id = ?', [scope, meetingId]);
+    for (const e of booked) if (e.goneAt === undefined) await this.update(e.id, { goneAt: at.toISOString() });
+    return booked.length;
   }
 
   /** The booked meeting with this id, when it was booked (or last moved) through schedctl. */

@@ -29,7 +29,11 @@ export async function leadRecord(
     meetings,
     unknown: attempts.filter((a) => a.outcome === 'unknown' && wasSent(a) && a.acknowledgedAt === undefined),
     bookedUnrecorded: attempts.filter(
-      (a) => a.outcome !== 'unknown' && !(Date.parse(a.startTime) < now.getTime()) && !recorded.has(a.meetingId ?? ''),
+      (a) =>
+        a.outcome !== 'unknown' &&
+        a.goneAt === undefined &&
+        !(Date.parse(a.startTime) < now.getTime()) &&
+        !recorded.has(a.meetingId ?? ''),
     ),
   };
 }

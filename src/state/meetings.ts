@@ -22,6 +22,8 @@ export interface MeetingToRecord {
   /** The event or scheduling link id it was booked with. */
   event: string;
   triggerId?: string | undefined;
+  /** The routing trigger's name, when a route booked it (kept so that `meetings ls TEXT` finds it). */
+  triggerName?: string | undefined;
   answersKey?: string | undefined;
 }
 export interface UpcomingQuery {
@@ -34,6 +36,8 @@ export interface MeetingQuery {
   email?: string | undefined;
   /** The event or link as booked (`event`), or the meeting's eventId. */
   event?: string | undefined;
+  /** More eventIds that `event` stands for (a slug resolved): their meetings match too. */
+  eventIds?: readonly string[] | undefined;
   from?: Date | undefined;
   to?: Date | undefined;
   /** Only meetings not over at this instant. */
@@ -88,7 +92,9 @@ function meetingWrite(m: MeetingRecord, keep = false): [string, SqlValue[]] {
       leadId(m.personEmail),
       msOf(m.date),
       overAt(m),
-      m.status,
+      // A meeting the server no longer has is `gone` in the column (readable with sqlite3); its
+      // body keeps the API's last status.
+      m.goneAt !== undefined ? 'gone' : m.status,
       m.triggerId ?? null,
       m.event,
       m.eventId,
@@ -115,14 +121,16 @@ export class Meetings {
    */
   async record(input: MeetingToRecord): Promise<MeetingRecord> {
     const recordedAt = this.now().toISOString();
+    // The server's Meeting proves it exists: a gone mark (an earlier 404) is dropped.
     const recordOver = (held: MeetingRecord | undefined): MeetingRecord => ({
-      ...held,
+      ...withoutGone(held),
       ...input.meeting,
       scope: input.scope,
       source: held?.source ?? input.source,
       recordedAt: held?.recordedAt ?? recordedAt,
       event: input.event,
       ...optional('triggerId', input.triggerId ?? held?.triggerId),
+      ...optional('triggerName', input.triggerName ?? held?.triggerName),
       ...optional('answersKey', input.answersKey ?? held?.answersKey),
       bookedBy: held?.bookedBy ?? whoAmI(),
       history: held?.history ?? [],
@@ -155,8 +163,9 @@ export class Meetings {
         const held = await getMeeting(tx, scope, meetingId);
         const moved = !held || Date.parse(held.date) !== Date.parse(meeting.date);
         const move: MeetingMove = { ...optional('from', held?.date), to: meeting.date, at: when, by: whoAmI() };
+        // The server answered it with a Meeting: it is not gone (whatever an earlier 404 said).
         const record: MeetingRecord = {
-          ...held,
+          ...withoutGone(held),
           ...meeting,
           id: meetingId,
           scope,
@@ -166,6 +175,24 @@ export class Meetings {
           bookedBy: held?.bookedBy ?? whoAmI(),
           history: [...(held?.history ?? []), ...(moved ? [move] : [])],
         };
+        await putMeeting(tx, record);
+        return record;
+      },
+      { oneWrite: true },
+    );
+  }
+
+  /**
+   * The API answered NOT_FOUND for this meeting: marks it gone (not upcoming any more; the lead's
+   * next booking goes ahead), and the journal's attempts that booked it (they prove no meeting
+   * now). Undefined when it is not on record here.
+   */
+  async markGone(scope: string, meetingId: string, at: Date): Promise<MeetingRecord | undefined> {
+    return (await this.db()).transaction(
+      async (tx) => {
+        const held = await getMeeting(tx, scope, meetingId);
+        if (!held) return undefined;
+        const record: MeetingRecord = { ...held, goneAt: held.goneAt ?? at.toISOString() };
         await putMeeting(tx, record);
         return record;
       },
@@ -191,7 +218,10 @@ export class Meetings {
       params.push(...values);
     };
     if (q.email !== undefined) and('lead = ?', leadId(q.email));
-    if (q.event !== undefined) and('(event = ? OR event_id = ?)', q.event, q.event);
+    if (q.event !== undefined) {
+      const ids = [q.event, ...(q.eventIds ?? [])];
+      and(`(event = ? OR event_id IN (${ids.map(() => '?').join(', ')}))`, q.event, ...ids);
+    }
     if (q.from !== undefined) and('start_ms >= ?', q.from.getTime());
     if (q.to !== undefined) and('start_ms < ?', q.to.getTime());
     if (q.upcomingFrom !== undefined) and('over_ms > ?', q.upcomingFrom.getTime());
@@ -210,7 +240,7 @@ export class Meetings {
   }
 
   /**
-   * The lead's meetings not canceled and not over at `now` (one in progress counts: a lead in
+   * The lead's meetings not canceled, not gone and not over at `now` (one in progress counts: a lead in
    * its meeting has a meeting), earliest first; narrowed by trigger and event when given.
    */
   async findUpcoming(
@@ -222,6 +252,7 @@ export class Meetings {
     return (await this.list(scope, { email: by.email, upcomingFrom: now })).filter(
       (m) =>
         m.status !== 'canceled' &&
+        m.goneAt === undefined &&
         (by.triggerId === undefined || m.triggerId === by.triggerId) &&
         (by.event === undefined || m.event === by.event),
     );
@@ -231,6 +262,12 @@ export class Meetings {
 async function getMeeting(sql: Sql, scope: string, id: string): Promise<MeetingRecord | undefined> {
   const row = await sql.get<Row>('SELECT * FROM schedctl_meetings WHERE workspace = ? AND id = ?', [scope, id]);
   return row && recordOf(row);
+}
+
+function withoutGone(held: MeetingRecord | undefined): Partial<MeetingRecord> | undefined {
+  if (!held) return undefined;
+  const { goneAt: _gone, ...rest } = held;
+  return rest;
 }
 
 /** `{key: value}`, or nothing when undefined: optional fields are absent, not `undefined`, in the file. */

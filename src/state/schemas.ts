@@ -95,6 +95,8 @@ const entryShape = () => ({
   lostBy: z.optional(z.enum(['no_answer', 'error_answer'])),
   /** An unknown outcome the user booked past with rebook (warned that a meeting may exist): it blocks no more. */
   acknowledgedAt: z.optional(z.string()),
+  /** The meeting it booked is gone from the server (a move was answered 404): it proves no meeting any more. */
+  goneAt: z.optional(z.string()),
 });
 export type JournalEntry = Plain<ReturnType<typeof entryShape>>;
 export type JournalFile = { entries: JournalEntry[] };
@@ -137,6 +139,13 @@ const recordShape = () => ({
   /** Who recorded it first, user@host: with a team state, which machine booked it. */
   bookedBy: z.optional(z.string()),
   history: z.array(z.looseObject(moveShape())),
+  /**
+   * When the API answered NOT_FOUND (404) for this meeting: the server no longer has it (cancelled
+   * in the scheduling app, a restored backup). A gone meeting is not upcoming; absent: not learnt.
+   */
+  goneAt: z.optional(z.string()),
+  /** The name of the trigger that routed it (what the route knew; its id is `triggerId`, its link `event`). */
+  triggerName: z.optional(z.string()),
 });
 export type MeetingMove = Plain<ReturnType<typeof moveShape>>;
 export type MeetingRecord = Meeting & Plain<ReturnType<typeof recordShape>>;

@@ -9,12 +9,13 @@ export function meetingsCommand(ctx: Context): Command {
     )
     .addCommand(
       command('ls')
-        .description('list recorded meetings, upcoming first: time, lead, event, status, id')
-        .option('--all', 'include past meetings')
+        .description('list recorded meetings, upcoming first: time, lead, title, event, status, id')
+        .argument('[text...]', 'only meetings whose title, lead or event contains all these words (any case)')
+        .option('--all', 'include past meetings, and gone ones (the API answered 404 to a move)')
         .option('--email <email>', "only this lead's meetings")
         .option(
           '--event <event-or-link>',
-          'only meetings booked on this event or scheduling link (id or slug as given when booking)',
+          'only meetings booked on this event or scheduling link (its id or slug; routed meetings too)',
         )
         .option('--from <time>', 'only meetings starting at or after this time ("mon", "tue morning"; docs/time.md)')
         .option('--to <time>', 'only meetings starting before this time (a day means through its end)')
@@ -22,7 +23,7 @@ export function meetingsCommand(ctx: Context): Command {
         .option('-n, --limit <n>', 'at most n meetings, the first in time order (default: all that match)')
         .addHelpText(
           'after',
-          '\nThe record holds what schedctl booked, moved or recovered after a lost response, per profile and base URL.\n--json prints an array of the Meeting fields plus "source" (booked | rescheduled | recovered), "recordedAt", "event" and "history".\nExample: schedctl meetings ls --email ada@acme.example',
+          '\nThe record holds what schedctl booked, moved or recovered after a lost response, per profile and base URL.\n--json prints an array of the Meeting fields plus "source" (booked | rescheduled | recovered), "recordedAt", "event", "history" and, once the API answered 404 for it, "goneAt".\nExamples: schedctl meetings ls --email ada@acme.example\n          schedctl meetings ls product demo --all   (title, lead or event containing both words)',
         )
         .action(runs(ctx, 'meetings/ls')),
     )

@@ -27,7 +27,7 @@ export interface RouteDeps {
   notify: (notice: RouteNotice) => void;
   journal: Pick<Journal, 'begin' | 'markSent' | 'update' | 'remove' | 'path' | 'findOpenAttempt'>;
   outcomes: Pick<Outcomes, 'lookup' | 'remember' | 'forgetExecution'>;
-  meetings?: Pick<Meetings, 'record'>;
+  meetings?: Pick<Meetings, 'record'> & Partial<Pick<Meetings, 'get'>>;
   /**
    * The lead already has an upcoming meeting from this trigger (local record): returns it when
    * this run repeats that booking (report it), throws or asks when it is something else.
@@ -100,7 +100,7 @@ export async function runRoute(deps: RouteDeps): Promise<RouteResult> {
     });
   };
   const key = answersKey(responses, {});
-  const origin = { triggerId: trigger.id, answersKey: key };
+  const origin = { triggerId: trigger.id, triggerName: trigger.name, answersKey: key };
   const base = { trigger, email, responses, refires: 0, guests: { guests: [] as string[] } };
 
   // Asked together with the open attempt (one round trip on a team state): the remembered outcome,
@@ -127,13 +127,28 @@ export async function runRoute(deps: RouteDeps): Promise<RouteResult> {
   const resolve = async (attempt: JournalEntry): Promise<RouteResult | undefined> => {
     early = undefined;
     // The same lead and answers, resolved as booked (shared/ledger-rules.md): answered from the ledger, nothing sent.
-    if (attempt.outcome !== 'unknown')
+    if (attempt.outcome !== 'unknown') {
+      // Its meeting on record (its id learnt since, by a move): answered with that meeting.
+      const held = attempt.meetingId ? await deps.meetings?.get?.(scope, attempt.meetingId) : undefined;
+      if (held && held.goneAt === undefined && held.status !== 'canceled')
+        return {
+          ...base,
+          status: 'already_booked',
+          executionId: attempt.workflowExecutionId ?? '',
+          outcome: { type: 'scheduler' },
+          reused: true,
+          meeting: held,
+          slot: held.date,
+          reservationId: null,
+          alreadyBookedCode: 'ON_RECORD',
+        };
       return resolvedResult(
         base,
         attempt.workflowExecutionId ?? '',
         answeredFromLedger(attempt),
         attempt.request as BookRequest,
       );
+    }
     deps.notify({ type: 'resolving', attempt });
     try {
       const resolved = await bookSlot(

@@ -15,6 +15,7 @@ import {
   type Trigger,
 } from '../../api/schemas.js';
 import { buildResponses, resolveTrigger } from '../triggers.js';
+import { formatInZone } from '../time.js';
 import { probe, type ProbeResult, type Timing } from './probe.js';
 import type { CheckResult, SmokeInput, SmokeInputNames, SmokeReport } from './types.js';
 import { cliMessage, describeOutcome, judgeAuth, overBudget } from './verdicts.js';
@@ -30,9 +31,14 @@ export interface SmokeDeps {
   names: SmokeInputNames;
   /** A meeting the booking check created (the caller records it, so it can be found again). */
   onBooked?(meeting: Meeting, event: string): Promise<void>;
+  /** The zone of the times in the checks' texts (the system zone; default UTC). */
+  zone?: string;
 }
 
-export async function runSmoke(input: SmokeInput, { http, now, names, onBooked }: SmokeDeps): Promise<SmokeReport> {
+export async function runSmoke(
+  input: SmokeInput,
+  { http, now, names, onBooked, zone = 'UTC' }: SmokeDeps,
+): Promise<SmokeReport> {
   const sentBefore = http.sent;
   const checks: CheckResult[] = [];
   let meetingId: string | undefined;
@@ -173,7 +179,7 @@ export async function runSmoke(input: SmokeInput, { http, now, names, onBooked }
         passed(
           'slots',
           eventSlots,
-          `${count(s.slots.length, 'slot')} in the next ${SLOT_DAYS} days; reservation ${s.reservationId} until ${s.expiresAt}`,
+          `${count(s.slots.length, 'slot')} in the next ${SLOT_DAYS} days; reservation ${s.reservationId} until ${formatInZone(s.expiresAt, zone)}`,
         ),
       );
     } else {
@@ -297,7 +303,7 @@ export async function runSmoke(input: SmokeInput, { http, now, names, onBooked }
     const latencyMs = spent + booked.latencyMs;
     const timing = { latencyMs, ...waitOf({ latencyMs, rateWaitMs: waited + (booked.rateWaitMs ?? 0) }) };
     const created = meeting
-      ? `meeting ${meeting.id} booked for ${meeting.date}${executionId ? ` (routed, execution ${executionId})` : ''}; it is real and the API has no cancel`
+      ? `meeting ${meeting.id} booked for ${formatInZone(meeting.date, zone)}${executionId ? ` (routed, execution ${executionId})` : ''}; it is real and the API has no cancel`
       : '';
     if (booked.ok) return record(passed(name, timing, created));
     record({ ...failed(name, booked), ...timing, ...(meeting ? { detail: `${booked.detail} [${created}]` } : {}) });

@@ -75,13 +75,18 @@ export const listMeetingsTool = defineTool({
   name: 'list_meetings',
   title: 'List meetings on record',
   description:
-    "Lists the meetings booked or moved through schedctl with this profile, from schedctl's local record (the API has no list operation, so meetings booked elsewhere are not included). By default only upcoming ones; filter by the lead's email, the event or link, or a from/to range (ISO 8601, or as people say them such as 'tomorrow' or 'next monday', read in tz); all: true includes past meetings. An entry whose id is null is a booking known to exist after its answer was lost. Costs no API request. Read-only.",
+    "Lists the meetings booked or moved through schedctl with this profile, from schedctl's local record (the API has no list operation, so meetings booked elsewhere are not included). By default only upcoming ones; filter by the lead's email, the event or scheduling link (its id or slug; routed meetings too), words of the title, lead or event (text: all must occur, any case), or a from/to range (ISO 8601, or as people say them such as 'tomorrow' or 'next monday', read in tz); all: true includes past meetings and gone ones (goneAt: the API answered 404 to a move, it no longer has the meeting). An entry whose id is null is a booking known to exist after its answer was lost: its id was never received; move it with reschedule_meeting and the id from the scheduling app. Costs no API request, except one read for an event slug schedctl has not seen. Read-only.",
   input: {
     email: emailInput("only this lead's meetings").optional(),
-    event: idInput('only meetings of this event or scheduling link (id or slug as booked)').optional(),
+    event: idInput('only meetings of this event or scheduling link (its id or slug)').optional(),
+    text: z
+      .string()
+      .max(500)
+      .optional()
+      .describe('only meetings whose title, lead or event contains all these words (case-insensitive)'),
     from: timeInput('only meetings at or after this time (also includes past ones)').optional(),
     to: timeInput('only meetings before this time (a date alone: through its end)').optional(),
-    all: z.boolean().optional().describe('include past meetings'),
+    all: z.boolean().optional().describe('include past meetings and gone ones'),
     tz: TZ.describe('IANA time zone of from/to and of the times shown (default: the system zone)'),
     limit: z.number().int().min(1).optional().describe('at most this many meetings, the first in time order'),
   },

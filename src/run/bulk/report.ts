@@ -3,6 +3,7 @@
  * terminal, one progress line (rows done of total, counts by status, time left at the rate
  * budget); `--out` writes the same rows as CSV. Memory stays flat: only counts are kept.
  */
+import { displayZoneOf, humanTimes } from '../../ui/human-times.js';
 import { createWriteStream, openSync, type WriteStream } from 'node:fs';
 import { formatDuration, minDurationSeconds } from '../../bulk/plan.js';
 import {
@@ -69,7 +70,13 @@ export function batchReporter(
       if (ctx.globals.json) ctx.io.stdout.write(toJsonLine(result));
       else if (live) ctx.io.stderr.write(`\r\x1b[2K${progress()}`);
       else if (result.status === 'failed')
-        ui.warn(`line ${result.row} (${result.key}): ${result.code ?? 'failed'}: ${result.message ?? ''}`);
+        // The API's message may name instants: shown in the run's zone (--tz, else the system's).
+        ui.warn(
+          humanTimes(
+            `line ${result.row} (${result.key}): ${result.code ?? 'failed'}: ${result.message ?? ''}`,
+            displayZoneOf(ctx.invocation?.argv ?? []),
+          ),
+        );
     },
     async finish() {
       if (live) ctx.io.stderr.write('\r\x1b[2K');

@@ -6,7 +6,8 @@ import { parseTimeExpression } from '../../domain/human-time.js';
 import { requireEmail } from '../../domain/inputs.js';
 import { formatInZone, resolveZone } from '../../domain/time.js';
 import { tables } from '../../ui/table.js';
-import { allMeetings, type AnyMeetingView, eventLabel, filterMeetings, type MeetingFilter } from './records.js';
+import { allMeetings, type AnyMeetingView, eventLabel, filterMeetings, isGone, type MeetingFilter } from './records.js';
+import { eventIdsOf } from './event-ids.js';
 
 export interface LsOptions {
   all?: boolean;
@@ -17,11 +18,14 @@ export interface LsOptions {
   tz?: string;
   /** The flag's text, or the MCP tool's number. */
   limit?: string | number;
+  /** Words that the title, lead or event must all contain (the positional TEXT; MCP: `text`). */
+  text?: string;
 }
 
-export async function run(ctx: Context, _args: string[], opts: LsOptions): Promise<void> {
+export async function run(ctx: Context, words: string[], opts: LsOptions): Promise<void> {
   const zone = resolveZone(opts.tz, '--tz');
-  const filter = await parseMeetingsFilter(opts, zone, ctx.clock.now());
+  const text = words.join(' ').trim();
+  const filter = await parseMeetingsFilter({ ...opts, ...(text ? { text } : {}) }, zone, ctx.clock.now());
   const target = await ctx.target();
   const meetings = await listMeetings(ctx, filter);
   const ui = await ctx.ui();
@@ -35,22 +39,51 @@ export async function run(ctx: Context, _args: string[], opts: LsOptions): Promi
       `Meetings booked or moved through schedctl on ${target.profileName ? `profile "${target.profileName}"` : 'SCHEDCTL_API_KEY'} at ${target.baseUrl} (the API has no list operation: meetings booked elsewhere are not here).`,
     );
   if (meetings.length === 0)
-    return ui.info(opts.all ? 'no meetings on record' : 'no upcoming meetings on record (--all shows past ones)');
-  ui.print(
+    return ui.info(
+      opts.all ? 'no meetings on record' : 'no upcoming meetings on record (--all shows past and gone ones)',
+    );
+  const table = (title: boolean) =>
     renderTable(
-      [`TIME (${zone})`, 'LEAD', 'EVENT', 'STATUS', 'SOURCE', ...(shared ? ['BY'] : []), 'ID'],
+      [
+        `TIME (${zone})`,
+        'LEAD',
+        ...(title ? ['TITLE'] : []),
+        'EVENT',
+        'STATUS',
+        'SOURCE',
+        ...(shared ? ['BY'] : []),
+        'ID',
+      ],
       meetings.map((m) => [
         formatInZone(m.date, zone),
         m.personEmail,
+        ...(title ? [m.title ?? ''] : []),
         eventLabel(m),
-        m.status,
+        isGone(m) ? `gone since ${formatInZone(m.goneAt, zone)}` : m.status,
         m.source,
         ...(shared ? [by(m)] : []),
         m.id ?? '(unknown: answer lost)',
       ]),
       { color: ui.out.level > 0 },
-    ),
-  );
+    );
+  ui.print(withTitleIfItFits(table, terminalWidth(ctx)));
+}
+
+/**
+ * The table with a TITLE column when the terminal (or COLUMNS) is wide enough for it, else
+ * without: the columns a script may read stay where they were when the width is unknown (a pipe).
+ */
+function withTitleIfItFits(table: (title: boolean) => string, width: number | undefined): string {
+  if (width === undefined) return table(false);
+  const titled = table(true);
+  // eslint-disable-next-line no-control-regex -- colours are escape sequences: not part of the width
+  const widest = Math.max(...titled.split('\n').map((l) => l.replace(/\x1b\[[0-9;]*m/g, '').length));
+  return widest <= width ? titled : table(false);
+}
+
+function terminalWidth(ctx: Context): number | undefined {
+  const columns = ctx.io.stdoutColumns ?? Number(ctx.env.COLUMNS);
+  return Number.isInteger(columns) && columns > 0 ? columns : undefined;
 }
 
 /** The flags as a filter of the local record (no request): upcoming meetings unless --all or --from. */
@@ -58,6 +91,7 @@ export async function parseMeetingsFilter(opts: LsOptions, zone: string, now: Da
   return {
     email: opts.email !== undefined ? requireEmail(opts.email, '--email') : undefined,
     event: opts.event?.trim() || undefined,
+    text: opts.text?.trim() || undefined,
     from:
       opts.from !== undefined
         ? await parseTimeExpression(opts.from, { zone, now, name: '--from', zoneInput: '--tz', rangeStart: true })
@@ -87,7 +121,11 @@ function parseLimit(raw: string): number {
  */
 export async function listMeetings(ctx: Context, filter: MeetingFilter): Promise<AnyMeetingView[]> {
   const [state, target] = await Promise.all([ctx.state(), ctx.target()]);
+  const scope = await workspaceOf(ctx);
   const upcoming = filter.upcomingFrom && { ...filter, upcomingFrom: serverClockOf(ctx).ledgerNow(target.baseUrl) };
-  const f = upcoming || filter;
-  return filterMeetings(await allMeetings(state, await workspaceOf(ctx), f), f).slice(0, f.limit);
+  const f: MeetingFilter = { ...(upcoming || filter) };
+  if (f.event !== undefined) f.eventIds = await eventIdsOf(ctx, state, scope, f.event);
+  // Words are matched here, after the query: the database's limit would cut before them.
+  const read = f.text !== undefined ? { ...f, limit: undefined } : f;
+  return filterMeetings(await allMeetings(state, scope, read), f).slice(0, f.limit);
 }

@@ -32,6 +32,16 @@ export function eventLabel(m: Pick<AnyMeetingView, 'event' | 'eventId'>): string
   return bookedViaLink(m) ? `link ${m.event.slice(0, 8)}…` : m.event;
 }
 
+/** Whether the API answered NOT_FOUND for it (a move's 404): the server no longer has it. */
+export function isGone(m: AnyMeetingView): m is MeetingView & { goneAt: string } {
+  return 'goneAt' in m && typeof m.goneAt === 'string';
+}
+
+/** The STATUS column: the API's last status, or `gone` once the API no longer has it. */
+export function statusLabel(m: AnyMeetingView): string {
+  return isGone(m) ? 'gone' : m.status;
+}
+
 export function view(record: MeetingRecord): MeetingView {
   const { scope: _scope, ...rest } = record;
   return rest;
@@ -75,6 +85,13 @@ export async function allMeetings(state: State, scope: string, filter: MeetingFi
 export interface MeetingFilter {
   email?: string | undefined;
   event?: string | undefined;
+  /** The eventIds `event` stands for (an event's or link's slug resolved): matched besides `event` as booked. */
+  eventIds?: readonly string[] | undefined;
+  /**
+   * Words that must all occur (case-insensitive) in the title, lead, event or routing trigger's
+   * name. Not indexed: it reads the workspace's meetings that pass the other conditions.
+   */
+  text?: string | undefined;
   from?: Date | undefined;
   to?: Date | undefined;
   /** Only meetings not over at this instant (in progress counts); undefined: past ones too. */
@@ -89,12 +106,29 @@ export function filterMeetings(all: AnyMeetingView[], f: MeetingFilter): AnyMeet
     const at = Date.parse(m.date);
     return (
       (email === undefined || m.personEmail.toLowerCase() === email) &&
-      (f.event === undefined || m.event === f.event || m.eventId === f.event) &&
+      (f.event === undefined ||
+        m.event === f.event ||
+        m.eventId === f.event ||
+        (m.eventId !== null && (f.eventIds ?? []).includes(m.eventId))) &&
+      (f.text === undefined || hasWords(m, f.text)) &&
       (f.from === undefined || at >= f.from.getTime()) &&
       (f.to === undefined || at < f.to.getTime()) &&
-      (f.upcomingFrom === undefined || notOver(m, f.upcomingFrom.getTime()))
+      (f.upcomingFrom === undefined || (notOver(m, f.upcomingFrom.getTime()) && !isGone(m)))
     );
   });
+}
+
+/** Whether every word of `text` occurs in the meeting's title, lead, event or trigger name (case-insensitive). */
+export function hasWords(m: AnyMeetingView, text: string): boolean {
+  const hay = [m.title, m.personEmail, m.event, m.eventId, 'triggerName' in m ? m.triggerName : undefined]
+    .filter((v): v is string => typeof v === 'string')
+    .join('\n')
+    .toLowerCase();
+  return text
+    .toLowerCase()
+    .split(/\s+/)
+    .filter(Boolean)
+    .every((word) => hay.includes(word));
 }
 
 /**

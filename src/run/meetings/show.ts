@@ -3,6 +3,7 @@ import type { Context } from '../../context.js';
 import { formatInZone, formatWithUtc, resolveZone } from '../../domain/time.js';
 import { CliError, EXIT, UsageError } from '../../errors.js';
 import { bookedViaLink, otherMachinesHint, view } from './records.js';
+import { bookAgainCommand } from '../reschedule/gone.js';
 
 export async function run(ctx: Context, [id = '']: string[], opts: { tz?: string }): Promise<void> {
   if (!id.trim()) throw new UsageError('missing <meeting-id>: pass a meeting id (see `schedctl meetings ls`)');
@@ -21,7 +22,9 @@ export async function run(ctx: Context, [id = '']: string[], opts: { tz?: string
     `Meeting ${record.id}`,
     `  title         ${record.title}`,
     `  time          ${time(record.date)}, ${record.duration} min`,
-    `  status        ${record.status}${record.cancellationReason ? ` (${record.cancellationReason})` : ''}`,
+    record.goneAt !== undefined
+      ? `  status        gone: the API answered 404 NOT_FOUND to a move at ${formatInZone(record.goneAt, zone)} (it no longer has it; last known status ${record.status}); to book ${record.personEmail} anew: ${bookAgainCommand(record)}`
+      : `  status        ${record.status}${record.cancellationReason ? ` (${record.cancellationReason})` : ''}`,
     `  lead          ${record.personEmail}`,
     ...(record.additionalAttendees.length ? [`  guests        ${record.additionalAttendees.join(', ')}`] : []),
     ...(bookedViaLink(record)
@@ -34,7 +37,9 @@ export async function run(ctx: Context, [id = '']: string[], opts: { tz?: string
       ? [`  location      ${record.location ?? '(none)'}`]
       : [`  link          ${record.meetingLink ?? record.location ?? '(none)'}`]),
     `  recorded      ${record.source} at ${formatInZone(record.recordedAt, zone)}`,
-    ...(record.triggerId ? [`  trigger       ${record.triggerId}`] : []),
+    ...(record.triggerId
+      ? [`  trigger       ${record.triggerName ? `"${record.triggerName}" (${record.triggerId})` : record.triggerId}`]
+      : []),
     '  moves',
     ...(record.history.length
       ? record.history.map(

@@ -4,7 +4,15 @@ import type { Context } from '../../context.js';
 import { formatInZone } from '../../domain/time.js';
 import { CancelledError, CliError, EXIT, SeveralMeetingsError } from '../../errors.js';
 import type { State } from '../../state/index.js';
-import { allMeetings, filterMeetings, otherMachinesHint, type MeetingView } from '../meetings/records.js';
+import { bookAgainCommand } from './gone.js';
+import {
+  allMeetings,
+  eventLabel,
+  isGone,
+  filterMeetings,
+  otherMachinesHint,
+  type MeetingView,
+} from '../meetings/records.js';
 
 export async function findMeetingByEmail(
   ctx: Context,
@@ -15,16 +23,31 @@ export async function findMeetingByEmail(
   // Upcoming by the server's clock, as the ledger judges it (api/server-clock.ts), not this machine's alone.
   const upcomingFrom = serverClockOf(ctx).ledgerNow((await ctx.target()).baseUrl);
   const filter = { email: q.email, event: q.event, upcomingFrom };
-  const all = filterMeetings(await allMeetings(state, scope, filter), filter);
+  const listed = await allMeetings(state, scope, filter);
+  const all = filterMeetings(listed, filter);
   const candidates = all.filter((m): m is MeetingView => m.id !== null && m.status !== 'canceled');
   const line = (m: MeetingView) => `${formatInZone(m.date, q.zone)}  ${m.title}  (${m.event})  ${m.id}`;
   if (candidates.length === 0) {
+    // On record without its id (booked under a lost answer): it exists; said so, and how to move it.
+    const lost = all.find((m) => m.id === null);
+    if (lost)
+      throw new CliError(
+        'MEETING_ID_UNKNOWN',
+        `${q.email} has a meeting at ${formatInZone(lost.date, q.zone)} on ${eventLabel(lost)}, but its id was never received (the booking's answer was lost; a retry proved it booked), so it cannot be moved by --email`,
+        EXIT.notFound,
+        {
+          hint: 'move it by its id, from the scheduling app or the calendar invite: schedctl reschedule <meeting-id> --start <time> (the record then keeps the id)',
+        },
+      );
+    const gone = filterMeetings(listed, { ...filter, upcomingFrom: undefined }).find(isGone);
     throw new CliError(
       'NOT_FOUND',
       `no upcoming meeting of ${q.email}${q.event ? ` on ${q.event}` : ''} in the local record`,
       EXIT.notFound,
       {
-        hint: `${await otherMachinesHint(state)}; \`schedctl meetings ls --all\` lists what is on record; for another meeting pass its id`,
+        hint: gone
+          ? `the API no longer has its meeting ${gone.id} (it answered NOT_FOUND to a move, ${formatInZone(gone.goneAt, q.zone)}): ${bookAgainCommand(gone)} books ${q.email} anew`
+          : `${await otherMachinesHint(state)}; \`schedctl meetings ls --all\` lists what is on record; for another meeting pass its id`,
       },
     );
   }

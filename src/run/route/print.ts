@@ -87,6 +87,12 @@ function rawRouteLines(r: RouteRun): Array<string | Shown> {
         ];
       }
       const run = x.executionId ? ` for workflow run ${x.executionId}` : '';
+      if (x.alreadyBookedCode === 'ON_RECORD')
+        // Answered from the local record (no booking was sent): never worded as an API answer.
+        return [
+          `Already booked: an earlier attempt${run} booked ${x.email} at ${x.slot ? formatInZone(x.slot, r.zone) : 'an unknown time'} (on record: a retry proved it booked after its answer was lost; its meeting id was never received); ${sentBeforeRecord(r.requests)}.`,
+          `To move it:      schedctl reschedule <meeting-id> --start <time>   (the id from the scheduling app or the calendar invite)`,
+        ];
       return [
         `Already booked: an earlier attempt${run} whose response was lost did book ${x.email} at ${x.slot ? formatInZone(x.slot, r.zone) : 'an unknown time'}; the API answered ${x.alreadyBookedCode} to this one, so no second meeting was created.`,
       ];

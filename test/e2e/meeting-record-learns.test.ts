@@ -1,0 +1,142 @@
+/**
+ * The record learns the server's answers (issue 43, findings 2 and 3), end to end against the
+ * sandbox: a meeting booked under a lost answer is described for what it is (it exists, its id
+ * was never received) and, once moved by its id, is listed with it; a meeting the server forgot
+ * (the sandbox reset: a restart without --state) is marked gone by the move's 404, and the lead
+ * then routes anew.
+ */
+import { describe, expect, it } from 'vitest';
+import { show, type RunResult } from '../helpers/cli.js';
+import { demoRouteArgs } from '../helpers/args.js';
+import { ledgerRows } from '../helpers/ledger-db.js';
+import { useSandbox } from '../helpers/sandbox.js';
+
+const t = useSandbox();
+const BOOK_PATH = '/v1/scheduling/meetings';
+
+const cli = (args: string[], env: Record<string, string> = {}): Promise<RunResult> =>
+  t.sb.cli(args, { configDir: t.dir, env: { SCHEDCTL_RATE: '0', TZ: 'UTC', ...env } });
+const route = (email: string, extra: string[] = []) =>
+  cli([...demoRouteArgs(email, 'emea'), '--slot', 'first', '--yes', '--days', '14', ...extra]);
+
+/** The free times of the Sales EMEA link (the host the demo trigger routes an emea lead to). */
+async function emeaSlots(): Promise<string[]> {
+  const from = new Date(Date.now() + 86_400_000);
+  const res = await fetch(`${t.sb.baseUrl}/v1/scheduling/events/sales-emea/slots`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${t.sb.keys.full}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ start: from.toISOString(), end: new Date(from.getTime() + 14 * 86_400_000).toISOString() }),
+  });
+  return ((await res.json()) as { slots: string[] }).slots;
+}
+
+interface Listed {
+  id: string | null;
+  personEmail: string;
+  date: string;
+  source: string;
+  status: string;
+  goneAt?: string;
+  history: unknown[];
+}
+
+describe('a meeting booked under a lost answer', () => {
+  it('is described as existing without its id, and is listed with its id once moved by it', async () => {
+    await t.sb.fault({ method: 'POST', path: BOOK_PATH, fault: 'drop-after-commit' });
+    const lost = await route('joan@acme.example', ['--json']);
+    expect(lost.code, show(lost)).toBe(7);
+    const again = await route('joan@acme.example', ['--json']);
+    expect(again.code, show(again)).toBe(0);
+    expect(again.json()).toMatchObject({ status: 'already_booked' });
+    const [meeting] = (await t.sb.state()).meetings;
+    expect((await t.sb.state()).meetings).toHaveLength(1);
+
+    const listed = await cli(['meetings', 'ls', '--email', 'joan@acme.example']);
+    expect(listed.code, show(listed)).toBe(0);
+    expect(listed.stdout).toContain('(unknown: answer lost)');
+
+    // reschedule --email: the meeting exists, its id was not received, how to move it.
+    const byEmail = await cli(['reschedule', '--email', 'joan@acme.example', '--start', 'tomorrow 10:00']);
+    expect(byEmail.code, show(byEmail)).toBe(4);
+    expect(byEmail.stderr).toContain('joan@acme.example has a meeting at');
+    expect(byEmail.stderr).toContain('its id was never received');
+    expect(byEmail.stderr).toContain('schedctl reschedule <meeting-id>');
+    expect(byEmail.stderr).not.toContain('no upcoming meeting');
+
+    // A re-run is answered from the record: never worded as an API answer.
+    const before = await t.sb.requestCount();
+    const rerun = await route('joan@acme.example');
+    expect(rerun.code, show(rerun)).toBe(0);
+    expect(rerun.stdout).toContain('Already booked');
+    expect(rerun.stdout).toContain('its meeting id was never received');
+    expect(rerun.stdout).not.toMatch(/API answered ON_RECORD/);
+    const sent = (await t.sb.state()).requests.slice(before);
+    expect(
+      sent.every((r) => r.method === 'GET'),
+      JSON.stringify(sent),
+    ).toBe(true);
+
+    // Moved by its id (from the scheduling app): the record learns the id.
+    const to = (await emeaSlots()).find((s) => Date.parse(s) !== Date.parse(meeting!.date))!;
+    const moved = await cli(['reschedule', meeting!.id, '--start', to]);
+    expect(moved.code, show(moved)).toBe(0);
+    const after = await cli(['meetings', 'ls', '--email', 'joan@acme.example', '--json']);
+    expect(after.code, show(after)).toBe(0);
+    const rows = after.json() as Listed[];
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ id: meeting!.id, date: to, source: 'recovered' });
+    expect(rows[0]!.history).toHaveLength(1);
+
+    // The route's re-run now names the meeting by its id; still nothing booked.
+    const named = await route('joan@acme.example');
+    expect(named.code, show(named)).toBe(0);
+    expect(named.stdout).toContain(`has meeting ${meeting!.id}`);
+    expect((await t.sb.state()).meetings).toHaveLength(1);
+  });
+});
+
+describe('a meeting the server no longer has', () => {
+  it('is marked gone by the 404 of a move, and the lead routes anew', async () => {
+    const booked = await route('ada@acme.example', ['--json']);
+    expect(booked.code, show(booked)).toBe(0);
+    const id = (booked.json() as { meeting: { id: string } }).meeting.id;
+
+    // The server forgets it (a sandbox restarted without --state).
+    await t.sb.reset();
+    const blind = await route('ada@acme.example');
+    expect(blind.code, show(blind)).toBe(0);
+    expect(blind.stdout).toContain('Already booked');
+
+    const move = await cli(['reschedule', '--email', 'ada@acme.example', '--start', 'tomorrow 10:00']);
+    expect(move.code, show(move)).toBe(4);
+    const errorLine = move.stderr.split('\n').find((l) => l.startsWith('error:'));
+    expect(errorLine).toContain(`the API no longer has meeting ${id}`);
+    expect(errorLine).toContain('marked gone in the local record');
+    expect(move.stderr).toContain('schedctl route --trigger "Inbound demo request" --email ada@acme.example');
+
+    const upcoming = await cli(['meetings', 'ls', '--email', 'ada@acme.example']);
+    expect(upcoming.stderr + upcoming.stdout).toContain('no upcoming meetings on record');
+    const all = await cli(['meetings', 'ls', '--all', '--email', 'ada@acme.example']);
+    expect(all.stdout).toMatch(/gone since \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC/);
+    const doc = (await cli(['meetings', 'ls', '--all', '--json'])).json() as Listed[];
+    expect(doc).toEqual([expect.objectContaining({ id, goneAt: expect.any(String) })]);
+    const shown = await cli(['meetings', 'show', id]);
+    expect(shown.stdout).toContain('gone: the API answered 404 NOT_FOUND');
+
+    // reschedule --email now says where the meeting went.
+    const again = await cli(['reschedule', '--email', 'ada@acme.example', '--start', 'tomorrow 10:00']);
+    expect(again.code, show(again)).toBe(4);
+    expect(again.stderr).toContain(`the API no longer has its meeting ${id}`);
+
+    const anew = await route('ada@acme.example', ['--json']);
+    expect(anew.code, show(anew)).toBe(0);
+    expect(anew.json()).toMatchObject({ status: 'booked' });
+    expect((await t.sb.state()).meetings).toHaveLength(1);
+    const listed = (await cli(['meetings', 'ls', '--email', 'ada@acme.example', '--json'])).json() as Listed[];
+    expect(listed).toHaveLength(1);
+    expect(listed[0]!.goneAt).toBeUndefined();
+    // The journal's attempt that booked the gone meeting proves nothing any more.
+    const attempts = ledgerRows<{ meetingId?: string; goneAt?: string }>(t.dir, 'attempts');
+    expect(attempts.some((a) => a.goneAt !== undefined)).toBe(true);
+  });
+});
