@@ -219,8 +219,9 @@ export class Meetings {
     };
     if (q.email !== undefined) and('lead = ?', leadId(q.email));
     if (q.event !== undefined) {
-      const ids = [q.event, ...(q.eventIds ?? [])];
-      and(`(event = ? OR event_id IN (${ids.map(() => '?').join(', ')}))`, q.event, ...ids);
+      const ids = [q.event, ...(q.eventIds ?? []).filter((id) => id !== q.event)];
+      if (ids.length === 1) and('(event = ? OR event_id = ?)', q.event, q.event);
+      else and(`(event = ? OR event_id IN (${ids.map(() => '?').join(', ')}))`, q.event, ...ids);
     }
     if (q.from !== undefined) and('start_ms >= ?', q.from.getTime());
     if (q.to !== undefined) and('start_ms < ?', q.to.getTime());

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { forgetSentForTests } from '../../src/api/send-hook.js';
 import { openState, type NewAttempt, type State } from '../../src/state/index.js';
+import { leadRecord } from '../../src/state/ledger.js';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { buildStateWorker } from '../helpers/state-worker-build.js';
 
@@ -117,6 +118,45 @@ describe.each(backends)('the %s backend', (_name, makeStore) => {
     await b.journal.update(entry.id, { outcome: 'booked', meetingId: 'm-200' });
     expect((await a.journal.listOpen(SCOPE)).map((e) => e.id)).not.toContain(entry.id);
     expect((await a.journal.findMeeting(SCOPE, 'm-200'))?.id).toBe(entry.id);
+  });
+
+  it('keeps a meeting gone once the API answered 404: not upcoming, its booking proves nothing; a new answer clears it', async () => {
+    const [a, b] = [client(), client()];
+    const email = 'gone@example.com';
+    const entry = await a.journal.add({ ...attempt(300, email), startTime: '2031-03-05T10:00:00.000Z' });
+    await a.journal.markSent(entry.id);
+    await a.journal.update(entry.id, { outcome: 'booked', meetingId: 'm-300' });
+    const meeting = {
+      id: 'm-300',
+      eventId: 'e-1',
+      title: 'Demo',
+      status: 'scheduled' as const,
+      date: '2031-03-05T10:00:00.000Z',
+      duration: 30,
+      meetingLink: null,
+      conferencingType: 'zoom' as const,
+      location: null,
+      personEmail: email,
+      additionalAttendees: [],
+      cancellationReason: null,
+      createdAt: NOW.toISOString(),
+      updatedAt: NOW.toISOString(),
+    };
+    await a.meetings.record({ scope: SCOPE, meeting, source: 'booked', event: 'ev' });
+    expect((await leadRecord(b, SCOPE, email, NOW)).meetings.map((m) => m.id)).toEqual(['m-300']);
+
+    expect((await b.meetings.markGone(SCOPE, 'm-300', NOW))?.goneAt).toBe(NOW.toISOString());
+    await b.journal.markGone(SCOPE, 'm-300', NOW);
+    const record = await leadRecord(a, SCOPE, email, NOW);
+    expect(record.meetings).toEqual([]);
+    expect(record.bookedUnrecorded).toEqual([]);
+    expect(await a.journal.findOpenAttempt(SCOPE, { personEmail: email, bookedSince: NOW })).toBeUndefined();
+    expect((await a.meetings.get(SCOPE, 'm-300'))?.goneAt).toBe(NOW.toISOString());
+    expect(await a.meetings.markGone(SCOPE, 'no-such-meeting', NOW)).toBeUndefined();
+
+    await a.meetings.recordMove(SCOPE, 'm-300', { ...meeting, date: '2031-03-06T10:00:00.000Z' }, NOW);
+    expect((await b.meetings.get(SCOPE, 'm-300'))?.goneAt).toBeUndefined();
+    expect((await leadRecord(b, SCOPE, email, NOW)).meetings.map((m) => m.id)).toEqual(['m-300']);
   });
 
   it('lets one client at a time hold a lead; the other waits, told who holds it, then gets it', async () => {

@@ -11,7 +11,8 @@ import { workspaceOf } from '../workspace.js';
 import type { Context } from '../../context.js';
 import { loadTimeExpressions } from '../../domain/human-time.js';
 import { resolveZone } from '../../domain/time.js';
-import { CliError } from '../../errors.js';
+import { ApiError, CliError } from '../../errors.js';
+import { learnGone } from '../reschedule/gone.js';
 import { RATE_PER_MINUTE } from '../../limits.js';
 import type { State } from '../../state/index.js';
 import { allMeetings, filterMeetings, otherMachinesHint } from '../meetings/records.js';
@@ -62,8 +63,13 @@ export async function rescheduleBatch(ctx: Context, o: RescheduleBatchOptions): 
             await state.meetings.recordMove(scope, move.meeting, m, ctx.clock.now()).catch(() => undefined);
           });
           return { row: line, key, status: 'moved', meetingId: move.meeting };
-        } catch (error) {
-          if (!(error instanceof CliError)) throw error;
+        } catch (caught) {
+          if (!(caught instanceof CliError)) throw caught;
+          // The API no longer has it: the record learns it (as `reschedule` does), the row says so.
+          const error =
+            caught instanceof ApiError && caught.code === 'NOT_FOUND' && caught.status === 404
+              ? await learnGone(ctx, { scope, id: move.meeting }, caught, zone)
+              : caught;
           return {
             row: line,
             key,
@@ -83,9 +89,10 @@ export async function rescheduleBatch(ctx: Context, o: RescheduleBatchOptions): 
 async function meetingOf(state: State, scope: string, row: RescheduleRow, now: Date): Promise<{ id: string } | string> {
   if (row.meeting !== undefined) return { id: row.meeting };
   const filter = { email: row.email, upcomingFrom: now };
-  const found = filterMeetings(await allMeetings(state, scope, filter), filter).filter(
-    (m) => m.id !== null && m.status !== 'canceled',
-  );
+  const listed = filterMeetings(await allMeetings(state, scope, filter), filter);
+  const found = listed.filter((m) => m.id !== null && m.status !== 'canceled');
+  if (found.length === 0 && listed.some((m) => m.id === null))
+    return `email: ${row.email} has a meeting on record whose id was never received (its booking's answer was lost): give its meeting id, from the scheduling app`;
   const only = found.length === 1 ? found[0]?.id : undefined;
   if (only) return { id: only };
   return found.length === 0
