@@ -162,11 +162,13 @@ export function bookText(doc: Record<string, unknown>, zone: string): string[] {
     const known = doc.meetingId ? ` (meeting ${shown(doc.meetingId)})` : '';
     const why =
       doc.code === 'ON_RECORD'
-        ? 'this lead already has this meeting on record; nothing was sent'
+        ? `this lead already has this meeting on record${doc.meetingId ? '' : " (its id was never received: the booking's answer was lost)"}; nothing was sent`
         : `the API answered ${shown(doc.code)} to this retry`;
     return [
       `Already booked${known} at ${formatInZone(String(doc.startTime), zone)} on ${shown(doc.event)}: ${why}. No second meeting was created.`,
-      ...(doc.meetingId ? [`To move it: reschedule_meeting with meeting_id ${shown(doc.meetingId)} and start.`] : []),
+      doc.meetingId
+        ? `To move it: reschedule_meeting with meeting_id ${shown(doc.meetingId)} and start.`
+        : 'To move it: reschedule_meeting with meeting_id (the id from the scheduling app or the calendar invite) and start.',
     ];
   }
   const m = doc as unknown as Meeting;

@@ -51,7 +51,7 @@ export async function run(ctx: Context, [event = '']: string[], opts: BookOption
     const run = a.workflowExecutionId ? `, workflow run ${a.workflowExecutionId}` : '';
     if (result.code === 'ON_RECORD')
       return ui.print(
-        `Already booked: the earlier attempt at ${formatInZone(a.attemptedAt, zone)} (reservation ${a.reservationId}${run}) booked the meeting${a.meetingId ? ` ${a.meetingId}` : ''} at ${formatInZone(a.startTime, zone)} for ${a.personEmail} (on record); nothing was sent.`,
+        `Already booked: the earlier attempt at ${formatInZone(a.attemptedAt, zone)} (reservation ${a.reservationId}${run}) booked the meeting${a.meetingId ? ` ${a.meetingId}` : ''} at ${formatInZone(a.startTime, zone)} for ${a.personEmail} (on record${a.meetingId ? '' : '; its meeting id was never received: move it with schedctl reschedule <meeting-id>, the id from the scheduling app'}); nothing was sent.`,
       );
     return ui.print(
       `Already booked: the earlier attempt at ${formatInZone(a.attemptedAt, zone)} (reservation ${a.reservationId}${run}) did book the meeting${a.meetingId ? ` ${a.meetingId}` : ''} at ${formatInZone(a.startTime, zone)} for ${a.personEmail}; the API answered ${result.code} to this retry, so no second meeting was created.`,

@@ -5,13 +5,19 @@
  * (the sandbox reset: a restart without --state) is marked gone by the move's 404, and the lead
  * then routes anew.
  */
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { show, type RunResult } from '../helpers/cli.js';
 import { demoRouteArgs } from '../helpers/args.js';
 import { ledgerRows } from '../helpers/ledger-db.js';
+import { type McpSession, startMcp } from '../helpers/mcp-client.js';
 import { useSandbox } from '../helpers/sandbox.js';
 
 const t = useSandbox();
+let session: McpSession | undefined;
+afterEach(async () => {
+  await session?.close();
+  session = undefined;
+});
 const BOOK_PATH = '/v1/scheduling/meetings';
 
 const cli = (args: string[], env: Record<string, string> = {}): Promise<RunResult> =>
@@ -54,6 +60,14 @@ describe('a meeting booked under a lost answer', () => {
     const listed = await cli(['meetings', 'ls', '--email', 'joan@acme.example']);
     expect(listed.code, show(listed)).toBe(0);
     expect(listed.stdout).toContain('(unknown: answer lost)');
+    expect(listed.stderr).toContain('its id was never received');
+    session = await startMcp({
+      configDir: t.dir,
+      env: { SCHEDCTL_API_KEY: t.sb.keys.full, SCHEDCTL_BASE_URL: t.sb.baseUrl },
+    });
+    const tool = await session.call('list_meetings', { email: 'joan@acme.example' });
+    expect(tool.text).toContain('its id was never received');
+    expect(tool.doc.meetings).toEqual([expect.objectContaining({ id: null, personEmail: 'joan@acme.example' })]);
 
     // reschedule --email: the meeting exists, its id was not received, how to move it.
     const byEmail = await cli(['reschedule', '--email', 'joan@acme.example', '--start', 'tomorrow 10:00']);

@@ -12,6 +12,7 @@ import { schemas, strictSchemas } from '../../src/api/schemas.js';
 import { ApiError, BadResponseError, CliError, NetworkError } from '../../src/errors.js';
 import { SmokeFailedError } from '../../src/run/smoke/failed.js';
 import { SMOKE_FLAGS } from '../../src/run/smoke/options.js';
+import { formatInZone } from '../../src/domain/time.js';
 
 // Every date below is relative to this injected clock (far from the real date on purpose).
 const NOW = new Date('2031-03-01T12:00:00.000Z');
@@ -197,7 +198,7 @@ describe('smoke run: a healthy API', () => {
     expect(c['triggers.list']!.detail).toBe('1 trigger');
     expect(c['events.list']!.detail).toBe('2 events on the first page, more pages follow');
     expect(c['events.detail']!.detail).toBe('Intro (intro): 1 host, 0 questions');
-    expect(c.slots!.detail).toBe(`2 slots in the next 7 days; reservation ${RES} until 2031-03-01T12:10:00.000Z`);
+    expect(c.slots!.detail).toBe(`2 slots in the next 7 days; reservation ${RES} until 2031-03-01 12:10 UTC`);
     expect(c['trigger.fire']).toEqual({
       name: 'trigger.fire',
       status: 'skip',
@@ -266,7 +267,7 @@ describe('smoke run: a healthy API', () => {
     });
     expect(byName(report).booking).toMatchObject({
       status: 'pass',
-      detail: `meeting ${MEETING} booked for ${SLOT}; it is real and the API has no cancel`,
+      detail: `meeting ${MEETING} booked for ${formatInZone(SLOT, 'UTC')}; it is real and the API has no cancel`,
     });
     expect(report).toMatchObject({ ok: true, meetingId: MEETING, requests: 5 });
   });
@@ -298,7 +299,7 @@ describe('smoke run: a healthy API', () => {
       detail: `fired "Inbound demo request": outcome scheduler, link ${LINK}; execution ${EXEC}`,
     });
     expect(c.booking!.detail).toBe(
-      `meeting ${MEETING} booked for ${SLOT} (routed, execution ${EXEC}); it is real and the API has no cancel`,
+      `meeting ${MEETING} booked for ${formatInZone(SLOT, 'UTC')} (routed, execution ${EXEC}); it is real and the API has no cancel`,
     );
     expect(report.requests).toBe(7);
   });
@@ -522,7 +523,7 @@ describe('smoke run: failures become checks', () => {
     expect(booking.status).toBe('fail');
     expect(booking.detail).toMatch(
       new RegExp(
-        `^POST /v1/scheduling/meetings: the body breaks the API contract .*\\[meeting ${MEETING} booked for ${SLOT}; it is real and the API has no cancel\\]$`,
+        `^POST /v1/scheduling/meetings: the body breaks the API contract .*\\[meeting ${MEETING} booked for ${formatInZone(SLOT, 'UTC')}; it is real and the API has no cancel\\]$`,
       ),
     );
     expect(odd.meetingId).toBe(MEETING);

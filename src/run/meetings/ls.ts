@@ -67,6 +67,10 @@ export async function run(ctx: Context, words: string[], opts: LsOptions): Promi
       { color: ui.out.level > 0 },
     );
   ui.print(withTitleIfItFits(table, terminalWidth(ctx)));
+  if (meetings.some((m) => m.id === null))
+    ui.info(
+      '(unknown: answer lost): the meeting exists (a retry proved the booking) but its id was never received; move it by its id from the scheduling app: schedctl reschedule <meeting-id> --start <time> (the record then keeps the id)',
+    );
 }
 
 /**
