@@ -7,6 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { show, tempDir, type RunResult } from '../helpers/cli.js';
+import { demoRouteArgs } from '../helpers/args.js';
 import { type McpSession, startMcp } from '../helpers/mcp-client.js';
 import { useSandbox } from '../helpers/sandbox.js';
 
@@ -31,8 +32,11 @@ const nightTime = () => {
 
 describe('a TZ that is not a time zone', () => {
   it('is named once on stderr, and the times are in UTC, never "undefined"', async () => {
+    const booked = await cli([...demoRouteArgs('ada@acme.example', 'emea'), '--slot', 'first', '--yes']);
+    expect(booked.code, show(booked)).toBe(0);
     const r = await cli(['meetings', 'ls', '--all'], { TZ: 'America/New York' });
     expect(r.code, show(r)).toBe(0);
+    expect(r.stdout).toMatch(/^TIME \(UTC\)/);
     const notes = r.stderr.split('\n').filter((l) => l.includes('is not a time zone'));
     expect(notes).toEqual(["warning: TZ 'America/New York' is not a time zone; using UTC"]);
     expect(r.stdout + r.stderr).not.toContain('undefined');
