@@ -38,6 +38,8 @@ export async function adoptUnknownId(
   if (await state.meetings.get(scope, meeting.id)) return undefined;
   const booking = await unknownIdBooking(state, scope, meeting.personEmail, now);
   if (!booking || !sameLead(booking.personEmail, meeting.personEmail)) return undefined;
+  // Another event's meeting of that lead (booked elsewhere) is not this booking.
+  if (booking.eventId !== undefined && booking.eventId !== meeting.eventId) return undefined;
   await state.meetings.record({
     scope,
     meeting: { ...meeting, date: booking.startTime },
