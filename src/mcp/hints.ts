@@ -52,7 +52,11 @@ export function toolHint(h: HintInput): string | undefined {
       return `the reservation belongs to another event or link: pass the event you called find_slots with, or call ${slotsAgain}`;
     case 'WORK_EMAIL_REQUIRED':
       return `pass the lead's company email address as email, not a personal one such as gmail.com${h.tool === 'fire_trigger' ? ' (nothing was fired)' : ''}`;
+    case 'MEETING_ID_UNKNOWN':
+      return "this lead's meeting exists but its id was never received (the booking's answer was lost): ask the person for the meeting id (from the scheduling app or the calendar invite), then call reschedule_meeting with meeting_id and start";
     case 'NOT_FOUND':
+      if (h.tool === 'reschedule_meeting' && /marked gone/.test(h.message))
+        return "the API no longer has this meeting (cancelled elsewhere); schedctl's record now says so: to book the lead anew, call route_lead (or find_slots, then book_meeting)";
       if (h.tool === 'reschedule_meeting')
         return 'no such meeting in this workspace: check meeting_id (list_meetings lists the meetings booked through schedctl)';
       if (h.tool === 'fire_trigger' || h.tool === 'route_lead')

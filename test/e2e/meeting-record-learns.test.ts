@@ -67,6 +67,10 @@ describe('a meeting booked under a lost answer', () => {
     });
     const tool = await session.call('list_meetings', { email: 'joan@acme.example' });
     expect(tool.text).toContain('its id was never received');
+    const byTool = await session.call('reschedule_meeting', { email: 'joan@acme.example', start: 'tomorrow 10:00' });
+    expect(byTool.isError, byTool.text).toBe(true);
+    expect(byTool.text).toContain('MEETING_ID_UNKNOWN');
+    expect(byTool.text).toContain('ask the person for the meeting id');
     expect(tool.doc.meetings).toEqual([expect.objectContaining({ id: null, personEmail: 'joan@acme.example' })]);
 
     // reschedule --email: the meeting exists, its id was not received, how to move it.
@@ -136,6 +140,16 @@ describe('a meeting the server no longer has', () => {
     expect(doc).toEqual([expect.objectContaining({ id, goneAt: expect.any(String) })]);
     const shown = await cli(['meetings', 'show', id]);
     expect(shown.stdout).toContain('gone: the API answered 404 NOT_FOUND');
+
+    // The MCP tool says it in its own words.
+    session = await startMcp({
+      configDir: t.dir,
+      env: { SCHEDCTL_API_KEY: t.sb.keys.full, SCHEDCTL_BASE_URL: t.sb.baseUrl },
+    });
+    const tool = await session.call('reschedule_meeting', { meeting_id: id, start: 'tomorrow 10:00', tz: 'UTC' });
+    expect(tool.isError, tool.text).toBe(true);
+    expect(tool.text).toContain(`the API no longer has meeting ${id}`);
+    expect(tool.text).toContain('route_lead');
 
     // reschedule --email now says where the meeting went.
     const again = await cli(['reschedule', '--email', 'ada@acme.example', '--start', 'tomorrow 10:00']);
