@@ -137,6 +137,8 @@ const recordShape = () => ({
   /** Who recorded it first, user@host: with a team state, which machine booked it. */
   bookedBy: z.optional(z.string()),
   history: z.array(z.looseObject(moveShape())),
+  /** Start times this meeting's host refused for a move (CONFLICT), with the server's time of the answer (domain/move-search.ts). */
+  refused: z.optional(z.array(z.object({ startTime: z.string(), at: z.string() }))),
 });
 export type MeetingMove = Plain<ReturnType<typeof moveShape>>;
 export type MeetingRecord = Meeting & Plain<ReturnType<typeof recordShape>>;

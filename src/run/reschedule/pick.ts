@@ -5,6 +5,7 @@
  */
 import type { Api } from '../../api/endpoints.js';
 import type { Context } from '../../context.js';
+import { offerable } from '../../domain/move-search.js';
 import { fetchSlots } from '../../domain/slots.js';
 import { dayKey, dayLabel, timeLabel } from '../../domain/time.js';
 import { CancelledError } from '../../errors.js';
@@ -26,12 +27,24 @@ export async function pickTime(
   zone: string,
   /** A part of the day the user named (--start "tue afternoon"): its free times are offered first. */
   within?: { from: Date; to: Date },
+  /**
+   * Times this meeting's host refused (epoch ms, not lapsed): never offered as free, listed on
+   * their day as refused; `openAt`: open at that day (a choice just refused).
+   */
+  marks: { refused?: ReadonlySet<number>; openAt?: Date | undefined } = {},
 ): Promise<Date> {
   const { confirm } = await import('@inquirer/prompts');
   const io = { input: ctx.io.stdin, output: ctx.io.stderr };
   const now = ctx.clock.now();
   let from = within && within.from > now ? within.from : now;
   let openDay: string | undefined;
+  if (marks.openAt) {
+    // Back after a refusal: the times around the refused one, on its day.
+    const dayStart = new Date(marks.openAt.getTime() - DAY_MS);
+    from = dayStart > now ? dayStart : now;
+    openDay = dayKey(marks.openAt, zone);
+  }
+  const refused = marks.refused ?? new Set<number>();
   let reservationId: string | undefined;
   let range = within;
   // The meeting by what people know it by: its title, date and host, not its id.
@@ -46,7 +59,8 @@ export async function pickTime(
       message: sanitizeText(`New time for ${name}`),
       zone,
       now,
-      slots: page.slots,
+      slots: offerable(page.slots, refused),
+      refused: [...refused].filter((t) => t >= from.getTime() && t < to.getTime()).map((t) => new Date(t).toISOString()),
       extras,
       within: range,
       openDay,
