@@ -32,12 +32,13 @@ export const PROMPTS: PromptDef[] = [
     name: 'move_meeting',
     title: "Move a lead's meeting",
     description:
-      "Reschedules the upcoming meeting of a lead to a new time, checking the host's free times first. Asks you before anything that would book a second meeting.",
+      "Reschedules the upcoming meeting of a lead to a new time: a day or part of one lets reschedule_meeting try the event's free times until the meeting's host accepts one; without a time, it shows you the event's free times and asks. Never books a second meeting.",
     arguments: [
       { name: 'email', description: "the lead's email", required: true },
       {
         name: 'when',
-        description: "the new time as you would say it ('tuesday 3pm'); leave out to be offered free times",
+        description:
+          "the new time as you would say it ('tuesday 3pm'), or a day or part of one ('first friday', 'tuesday afternoon'); leave out to be offered free times",
       },
       { name: 'tz', description: "your IANA time zone (e.g. Europe/Berlin); default: the server machine's" },
     ],
@@ -46,8 +47,8 @@ export const PROMPTS: PromptDef[] = [
       [
         `Move the upcoming meeting of the lead ${shown(a.email, '(ask me for the email)')} to ${shown(a.when, 'a new time I choose')}${a.tz ? `, times read in ${shown(a.tz, '')}` : ''}.`,
         '1. Call list_meetings with this email to find the meeting. If there is none, tell me and stop: do not book a new one unless I ask for it. If there are several, show them and ask me which one.',
-        `2. ${a.when?.trim() ? 'Call reschedule_meeting with its meeting_id and the new time as start (pass tz if I gave one).' : "Call find_slots on the meeting's event to show me free times, and ask me which one I want; then call reschedule_meeting with its meeting_id and that time as start."}`,
-        "3. If the host is not free then (CONFLICT), show me the nearest free times from find_slots on the meeting's event and ask me to pick one; do not pick for me.",
+        `2. ${a.when?.trim() ? 'Call reschedule_meeting with its meeting_id and the new time as start (pass tz if I gave one). A day or part of one as start tries its free times until the host accepts one.' : "Call find_slots on the meeting's event to show me free times (they are all the event's hosts'; this meeting's host may not take every one), and ask me which one I want; then call reschedule_meeting with its meeting_id and that time as start."}`,
+        "3. If the meeting's host does not take the time (CONFLICT), show me the times the error offers (never one it lists as refused) and ask me to pick one, or offer to try a day or part of one as start; do not pick for me.",
         '4. After an OUTCOME_UNKNOWN error, calling reschedule_meeting again with the same arguments is harmless; do it once and tell me the result.',
         ASK,
       ].join('\n'),

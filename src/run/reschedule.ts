@@ -225,6 +225,7 @@ async function moveHeld(ctx: Context, found: MeetingToMove, start: Date | MoveSe
       break;
     } catch (error) {
       if (error instanceof OutcomeUnknownError) {
+        if (search) search.lost = at;
         const reason = error.message.replace(/; the request may have been processed$/, '');
         throw new OutcomeUnknownError(
           `no answer to the reschedule of meeting ${id} to ${at} (${reason}): it may already have moved`,
@@ -305,7 +306,7 @@ async function withNearestTimes(ctx: Context, error: ApiError, found: MeetingToM
 }
 
 /** The search of a day, a part of it or `first`: the meeting's event is needed to list its free times. */
-async function searchIn(
+export async function searchIn(
   ctx: Context,
   found: MeetingToMove,
   range: { input: string; from: Date; to: Date },

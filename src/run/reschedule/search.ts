@@ -35,6 +35,8 @@ export interface MoveSearch {
   zone: string;
   /** Filled in as the PATCHes are answered. */
   tried: MoveTry[];
+  /** The time whose PATCH got no answer (the search stopped there: it may have moved). */
+  lost?: string;
 }
 
 /** `--tries N`: a whole number from 1 to MAX_MOVE_TRIES, checked before any request. */
