@@ -72,12 +72,12 @@ export async function run(ctx: Context, [meetingId]: string[], opts: RescheduleO
 
   const state = await ctx.state();
   const found = await findMeetingToMove(ctx, state, await workspaceOf(ctx), request);
-  const { id, was } = found;
+  const { was } = found;
   let search: MoveSearch | undefined;
   let meeting: Meeting;
   if (request.start) meeting = await moveMeeting(ctx, found, request.start);
   else if (request.range && (request.range.first || !ctx.canPrompt())) {
-    // A day, a part of it or `first`, and no one to pick: the search tries its free times (one PATCH each).
+    // `first …`, or a day or a part of it with no one to pick: the search tries its free times (one PATCH each).
     search = await searchIn(ctx, found, request.range, { zone, tries: request.tries });
     meeting = await moveMeeting(ctx, found, search);
   } else meeting = await pickAndMove(ctx, found, zone, request.range);
@@ -206,7 +206,12 @@ export async function moveMeeting(ctx: Context, found: MeetingToMove, start: Dat
   );
 }
 
-async function moveHeld(ctx: Context, found: MeetingToMove, start: Date | MoveSearch, held: HeldLock): Promise<Meeting> {
+async function moveHeld(
+  ctx: Context,
+  found: MeetingToMove,
+  start: Date | MoveSearch,
+  held: HeldLock,
+): Promise<Meeting> {
   const { id, scope, event } = found;
   const [target, state, api] = await Promise.all([ctx.target(), ctx.state(), ctx.api()]);
   // Another run may have moved it while this one waited: its journal entry is read afresh.

@@ -38,7 +38,17 @@ async function bookedDemo(email: string): Promise<{ id: string; date: string; ta
   const { reservationId, slots } = s.json() as { reservationId: string; slots: string[] };
   const soon = DateTime.utc().plus({ days: 5 }).startOf('day');
   const at = slots.find((x) => utc(x) >= soon && utc(x).hour === 15 && utc(x).minute === 0 && utc(x).weekday <= 5)!;
-  const b = await cli(['book', 'product-demo', '--start', at, '--reservation', reservationId, '--email', email, '--json']);
+  const b = await cli([
+    'book',
+    'product-demo',
+    '--start',
+    at,
+    '--reservation',
+    reservationId,
+    '--email',
+    email,
+    '--json',
+  ]);
   expect(b.code, show(b)).toBe(0);
   const later = slots.filter((x) => utc(x).hasSame(utc(at), 'day') === false && utc(x) > utc(at));
   const target = utc(later.find((x) => utc(x).weekday <= 5 && utc(x).hour === 13)!).startOf('day');
@@ -145,7 +155,9 @@ describe('a move to one named time: one PATCH, and times offered instead are nev
     expect(offered.length).toBeGreaterThan(0);
     expect(offered).not.toContain(undefined);
     expect(offered).not.toContain(x);
-    expect(error.hint).toContain("these are the event's free times (all its hosts'); this meeting's host may not take all of them");
+    expect(error.hint).toContain(
+      "these are the event's free times (all its hosts'); this meeting's host may not take all of them",
+    );
     expect(await patches()).toHaveLength(1);
 
     // The next run, within the hour: another refusal nearby offers neither time.
@@ -164,7 +176,9 @@ describe('a move to one named time: one PATCH, and times offered instead are nev
     await refuse(1);
     const later = await cli(['reschedule', m.id, '--start', z, '--json']);
     expect(later.code, show(later)).toBe(5);
-    const after = later.json<{ error: { details: string[] } }>().error.details.map((d) => /--start (\S+)$/.exec(d)?.[1]);
+    const after = later
+      .json<{ error: { details: string[] } }>()
+      .error.details.map((d) => /--start (\S+)$/.exec(d)?.[1]);
     expect(after).toContain(x);
     expect(after).not.toContain(z);
     // A time named explicitly is sent even while it is remembered as refused.
@@ -183,11 +197,17 @@ describe('reschedule_meeting (MCP) searches a day as start likewise', () => {
     });
     try {
       await refuse(2);
-      const r = await s.call('reschedule_meeting', { email: 'mcp@acme.example', start: firstOf(m.target), tz: 'Asia/Tokyo' });
+      const r = await s.call('reschedule_meeting', {
+        email: 'mcp@acme.example',
+        start: firstOf(m.target),
+        tz: 'Asia/Tokyo',
+      });
       expect(r.isError, r.text).toBe(false);
       expect(r.doc.tried.map((x: Tried) => x.answer)).toEqual(['CONFLICT', 'CONFLICT', 'moved']);
       expect(r.text).toContain("Tried first (this meeting's host refused them, nothing changed)");
-      expect(r.text).toContain(DateTime.fromISO(r.doc.tried[0].startTime, { zone: 'Asia/Tokyo' }).toFormat('yyyy-MM-dd HH:mm'));
+      expect(r.text).toContain(
+        DateTime.fromISO(r.doc.tried[0].startTime, { zone: 'Asia/Tokyo' }).toFormat('yyyy-MM-dd HH:mm'),
+      );
       expect(await patches()).toHaveLength(3);
 
       const x = m.free.find((f) => utc(f).hasSame(m.target, 'day') && utc(f).hour === 16)!;
@@ -216,7 +236,17 @@ describe.skipIf(!hasTmux)('the picker after a refusal (tmux)', () => {
     const s = await c(['slots', 'quarterly-review', '--json', '--days', '14']);
     expect(s.code, s.stderr).toBe(0);
     const { reservationId, slots } = s.json() as { reservationId: string; slots: string[] };
-    const b = await c(['book', 'quarterly-review', '--start', slots[0]!, '--reservation', reservationId, '--email', 'pick@acme.example', '--json']);
+    const b = await c([
+      'book',
+      'quarterly-review',
+      '--start',
+      slots[0]!,
+      '--reservation',
+      reservationId,
+      '--email',
+      'pick@acme.example',
+      '--json',
+    ]);
     expect(b.code, b.stderr).toBe(0);
     await sb.fault({ method: 'PATCH', path: PATCH, fault: 'status', status: 409, code: 'CONFLICT', count: 1 });
 

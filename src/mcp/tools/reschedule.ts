@@ -38,7 +38,7 @@ export const rescheduleMeetingTool = defineTool({
       .min(1)
       .max(MAX_MOVE_TRIES)
       .optional()
-      .describe("when start names a day or part of one: free times to try at most, one request each (default 5)"),
+      .describe('when start names a day or part of one: free times to try at most, one request each (default 5)'),
     tz: TZ,
   },
   flags: {

@@ -60,7 +60,9 @@ export async function pickTime(
       zone,
       now,
       slots: offerable(page.slots, refused),
-      refused: [...refused].filter((t) => t >= from.getTime() && t < to.getTime()).map((t) => new Date(t).toISOString()),
+      refused: [...refused]
+        .filter((t) => t >= from.getTime() && t < to.getTime())
+        .map((t) => new Date(t).toISOString()),
       extras,
       within: range,
       openDay,

@@ -108,7 +108,12 @@ export function refusalLine(search: MoveSearch, startTime: string): string {
 }
 
 /** Every candidate tried was refused: CONFLICT (exit 5) naming them, nothing moved. */
-export function noneAccepted(last: ApiError, search: MoveSearch, meetingId: string, event: string | undefined): ApiError {
+export function noneAccepted(
+  last: ApiError,
+  search: MoveSearch,
+  meetingId: string,
+  event: string | undefined,
+): ApiError {
   const times = search.tried.map((t) => t.startTime);
   const more = search.candidates.length > search.tried.length;
   const said = search.input ? ` in "${search.input}"` : '';
