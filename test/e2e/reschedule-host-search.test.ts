@@ -126,6 +126,78 @@ describe('reschedule --start "first <day>" searches for a time the host accepts'
     expect(await patches()).toHaveLength(4);
   });
 
+  it("a meeting of the New York host, 'first <day>' in New York: the host's refusals are searched past (no fault), never its midnight", async () => {
+    // Two leads at 14:00 UTC one day: the first goes to the London host (routing fairness picks
+    // the first of equals), the second to the only host still free then, in New York (09:00 EST).
+    const s = await cli(['slots', 'product-demo', '--json', '--days', '21']);
+    const { slots } = s.json() as { slots: string[] };
+    const soon = DateTime.utc().plus({ days: 5 }).startOf('day');
+    const at = slots.find((x) => utc(x) >= soon && utc(x).hour === 14 && utc(x).minute === 0 && utc(x).weekday <= 5)!;
+    for (const email of ['london@acme.example', 'newyork@acme.example']) {
+      const fresh = await cli(['slots', 'product-demo', '--json', '--days', '21']);
+      const b = await cli([
+        'book',
+        'product-demo',
+        '--start',
+        at,
+        '--reservation',
+        fresh.json().reservationId,
+        '--email',
+        email,
+        '--json',
+      ]);
+      expect(b.code, show(b)).toBe(0);
+    }
+    const target = utc(slots.find((x) => utc(x) > utc(at).endOf('day') && utc(x).weekday <= 5)!).startOf('day');
+    const r = await cli([
+      'reschedule',
+      '--email',
+      'newyork@acme.example',
+      '--start',
+      firstOf(target),
+      '--tz',
+      'America/New_York',
+      '--json',
+    ]);
+    expect(r.code, show(r)).toBe(0);
+    const doc = r.json<{ date: string; tried: Tried[] }>();
+    const local = DateTime.fromISO(doc.date, { zone: 'America/New_York' });
+    expect(local.toFormat('HH:mm')).not.toBe('00:00');
+    // The event's first free time that New York day is the Tokyo host's, at midnight: never tried.
+    expect(doc.tried.map((x) => DateTime.fromISO(x.startTime, { zone: 'America/New_York' }).hour)).not.toContain(0);
+    expect(doc.tried.at(-1)!.answer).toBe('moved');
+    expect(doc.tried.length).toBeLessThanOrEqual(5);
+    // 12:00 and 12:30 UTC come first (near 14:00) and are the London host's alone: refused for this meeting.
+    expect(doc.tried.length).toBeGreaterThanOrEqual(3);
+    const sent = await patches();
+    expect(sent.map((p) => p.status)).toEqual([...doc.tried.slice(0, -1).map(() => 409), 200]);
+    // The New York host starts at 09:00 there: the earlier ones tried were refused for real.
+    expect(local.hour).toBeGreaterThanOrEqual(9);
+  });
+
+  it('a lost answer stops the search (exit 7), naming the one move to send again', async () => {
+    const m = await bookedDemo('lost@acme.example');
+    await refuse(1);
+    await t.sb.fault({ method: 'PATCH', path: PATCH, fault: 'stall-after-commit' });
+    const r = await cli([
+      'reschedule',
+      '--email',
+      'lost@acme.example',
+      '--start',
+      firstOf(m.target),
+      '--timeout',
+      '1',
+      '--json',
+    ]);
+    expect(r.code, show(r)).toBe(7);
+    const error = r.json<{ error: { code: string; hint: string } }>().error;
+    expect(error.code).toBe('OUTCOME_UNKNOWN');
+    const sent = await patches();
+    expect(sent).toHaveLength(2);
+    const moved = (await t.sb.state()).meetings[0]!.date;
+    expect(error.hint).toContain(`schedctl reschedule ${m.id} --start ${moved}`);
+  });
+
   it('--tries is checked before any request, and only with a day', async () => {
     const before = await t.sb.requestCount();
     for (const args of [
