@@ -345,7 +345,7 @@ async function pickAndMove(
   const m = { id: found.id, event: found.event, was: found.was, title: found.known?.title ?? undefined };
   let openAt: Date | undefined;
   for (;;) {
-    const refused = await liveRefused(ctx, found.refused);
+    const refused = () => liveRefused(ctx, found.refused);
     const chosen = await pickTime(ctx, await ctx.api(), m, zone, openAt ? undefined : range, { refused, openAt });
     const one: MoveSearch = { candidates: [chosen.toISOString()], tries: 1, zone, tried: [] };
     try {

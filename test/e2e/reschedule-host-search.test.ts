@@ -301,7 +301,7 @@ describe('reschedule_meeting (MCP) searches a day as start likewise', () => {
 const terminal = useTerminalSandbox();
 
 describe.skipIf(!hasTmux)('the picker after a refusal (tmux)', () => {
-  it('returns to the times of that day with the refused one marked, never to the shell', async () => {
+  it('returns to the times of that day with the refused one marked, never to the shell; the next run marks it too, until the hour is over', async () => {
     const sb = terminal.sandbox();
     const configDir = t.dir;
     const c = (args: string[]) => sb.cli(args, { configDir });
@@ -320,33 +320,61 @@ describe.skipIf(!hasTmux)('the picker after a refusal (tmux)', () => {
       '--json',
     ]);
     expect(b.code, b.stderr).toBe(0);
+    // A day two to six days on with free times: typed to jump to it, still ahead when the clock moves an hour.
+    const soon = DateTime.utc().plus({ days: 2 }).startOf('day');
+    const x = slots.find(
+      (f) => utc(f) >= soon && utc(f) < soon.plus({ days: 5 }) && !utc(f).hasSame(utc(slots[0]!), 'day'),
+    )!;
+    const dayTyped = utc(x).toFormat('LLL d').toLowerCase();
+    const xLabel = utc(x).toFormat('ccc d LLL  HH:mm');
     await sb.fault({ method: 'PATCH', path: PATCH, fault: 'status', status: 409, code: 'CONFLICT', count: 1 });
 
-    const pane = terminal.start('reschedule-refused', ['reschedule', '--email', 'pick@acme.example', '--tz', 'UTC'], {
-      TZ: 'UTC',
-      SCHEDCTL_CONFIG_DIR: configDir,
-    });
-    await pane.waitFor('pick a day');
-    await pane.waitFor('free time');
-    await pane.type(['Enter']);
-    await pane.waitFor('← other days');
+    const open = async (name: string) => {
+      const pane = terminal.start(name, ['reschedule', '--email', 'pick@acme.example', '--tz', 'UTC'], {
+        TZ: 'UTC',
+        SCHEDCTL_CONFIG_DIR: configDir,
+      });
+      await pane.waitFor('pick a day');
+      await pane.waitFor('free time');
+      await pane.type(['-l', dayTyped]);
+      await pane.waitFor(utc(x).toFormat('ccc d LLL'));
+      await pane.type(['Enter']);
+      await pane.waitFor('← other days');
+      return pane;
+    };
+    const pane = await open('reschedule-refused');
+    expect(pane.screen()).toContain(xLabel);
     await pane.type(['Enter']);
     await pane.waitFor('Move "');
     await pane.type(['Enter']);
     await pane.waitFor("refused by this meeting's host", 20_000);
     const screen = pane.screen();
     expect(screen).toContain("this meeting's host refused");
+    expect(screen).toContain(`${xLabel}  ·  refused by this meeting's host`);
     expect(screen).not.toContain('EXIT=');
-    const refused = (await sb.state()).requests.filter((r) => r.method === 'PATCH');
-    expect(refused.map((r) => r.status)).toEqual([409]);
-    // Enter takes the first time still free: another one.
+    expect((await sb.state()).requests.filter((r) => r.method === 'PATCH').map((r) => r.status)).toEqual([409]);
+    // The day's last time, typed (far from the refused one, which the moved meeting then leaves free).
+    const last = slots.filter((f) => utc(f).hasSame(utc(x), 'day')).at(-1)!;
+    await pane.type(['-l', utc(last).toFormat('HH:mm')]);
+    await pane.waitFor(`${utc(last).toFormat('ccc d LLL  HH:mm')}`);
     await pane.type(['Enter']);
     await pane.waitFor('Move "');
     await pane.type(['Enter']);
     await pane.waitFor('EXIT=0', 20_000);
     const moved = (await sb.state()).meetings.find((m) => m.id === b.json().id)!;
-    const sent = (await sb.state()).requests.filter((r) => r.method === 'PATCH');
-    expect(sent.map((r) => r.status)).toEqual([409, 200]);
+    expect(moved.date).toBe(last);
+    expect((await sb.state()).requests.filter((r) => r.method === 'PATCH').map((r) => r.status)).toEqual([409, 200]);
     expect(pane.screen()).toContain(`Rescheduled meeting ${moved.id}`);
-  }, 60_000);
+
+    // The next run, within the hour: the refusal is remembered (the record), marked, not offered.
+    const again = await open('reschedule-remembered');
+    expect(again.screen()).toContain(`${xLabel}  ·  refused by this meeting's host`);
+    again.kill();
+    // An hour on by the server's clock: offered as free again.
+    await sb.advance(3601);
+    const later = await open('reschedule-lapsed');
+    expect(later.screen()).toContain(xLabel);
+    expect(later.screen()).not.toContain("refused by this meeting's host");
+    later.kill();
+  }, 90_000);
 });

@@ -29,9 +29,10 @@ export async function pickTime(
   within?: { from: Date; to: Date },
   /**
    * Times this meeting's host refused (epoch ms, not lapsed): never offered as free, listed on
-   * their day as refused; `openAt`: open at that day (a choice just refused).
+   * their day as refused. Asked after each slots answer, whose Date header tells the server's
+   * time their lapse is judged by. `openAt`: open at that day (a choice just refused).
    */
-  marks: { refused?: ReadonlySet<number>; openAt?: Date | undefined } = {},
+  marks: { refused?: () => Promise<ReadonlySet<number>>; openAt?: Date | undefined } = {},
 ): Promise<Date> {
   const { confirm } = await import('@inquirer/prompts');
   const io = { input: ctx.io.stdin, output: ctx.io.stderr };
@@ -44,7 +45,6 @@ export async function pickTime(
     from = dayStart > now ? dayStart : now;
     openDay = dayKey(marks.openAt, zone);
   }
-  const refused = marks.refused ?? new Set<number>();
   let reservationId: string | undefined;
   let range = within;
   // The meeting by what people know it by: its title, date and host, not its id.
@@ -53,6 +53,7 @@ export async function pickTime(
     const to = new Date(from.getTime() + DEFAULT_DAYS * DAY_MS);
     const page = await fetchSlots(api, m.event, { from, to, ...(reservationId ? { reservationId } : {}) });
     reservationId = page.reservationId;
+    const refused = (await marks.refused?.()) ?? new Set<number>();
     const extras = [{ name: `later times (from ${shortTime(to, zone)}) →`, value: LATER }];
     if (from > now) extras.push({ name: '← earlier times', value: EARLIER });
     const answer = await pickDayThenTime(io, {
