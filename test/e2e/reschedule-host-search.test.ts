@@ -88,7 +88,7 @@ describe('reschedule --start "first <day>" searches for a time the host accepts'
     );
     expect(lines[0]).toContain('trying the next free time (2 of at most 5)');
     expect((await t.sb.state()).meetings[0]!.date).toBe(doc.date);
-  });
+  }, 60_000);
 
   it('gives up after --tries refusals (exit 5) naming the times tried, moves nothing, and the next run skips them', async () => {
     const m = await bookedDemo('giveup@acme.example');
@@ -124,7 +124,7 @@ describe('reschedule --start "first <day>" searches for a time the host accepts'
     expect(tried.map((x) => x.answer)).toEqual(['moved']);
     expect(refused).not.toContain(tried[0]!.startTime);
     expect(await patches()).toHaveLength(4);
-  });
+  }, 60_000);
 
   it("a meeting of the New York host, 'first <day>' in New York: the host's refusals are searched past (no fault), never its midnight", async () => {
     // Two leads at 14:00 UTC one day: the first goes to the London host (routing fairness picks
@@ -173,7 +173,7 @@ describe('reschedule --start "first <day>" searches for a time the host accepts'
     expect(sent.map((p) => p.status)).toEqual([...doc.tried.slice(0, -1).map(() => 409), 200]);
     // The New York host starts at 09:00 there: the earlier ones tried were refused for real.
     expect(local.hour).toBeGreaterThanOrEqual(9);
-  });
+  }, 60_000);
 
   it('a lost answer stops the search (exit 7), naming the one move to send again', async () => {
     const m = await bookedDemo('lost@acme.example');
@@ -196,7 +196,7 @@ describe('reschedule --start "first <day>" searches for a time the host accepts'
     expect(sent).toHaveLength(2);
     const moved = (await t.sb.state()).meetings[0]!.date;
     expect(error.hint).toContain(`schedctl reschedule ${m.id} --start ${moved}`);
-  });
+  }, 60_000);
 
   it('--tries is checked before any request, and only with a day', async () => {
     const before = await t.sb.requestCount();
@@ -210,7 +210,7 @@ describe('reschedule --start "first <day>" searches for a time the host accepts'
       expect(r.stderr).toContain('--tries');
     }
     expect(await t.sb.requestCount()).toBe(before);
-  });
+  }, 60_000);
 });
 
 describe('a move to one named time: one PATCH, and times offered instead are never refused ones', () => {
@@ -257,7 +257,7 @@ describe('a move to one named time: one PATCH, and times offered instead are nev
     const named = await cli(['reschedule', m.id, '--start', z, '--json']);
     expect(named.code, show(named)).toBe(0);
     expect(named.json().date).toBe(z);
-  });
+  }, 60_000);
 });
 
 describe('reschedule_meeting (MCP) searches a day as start likewise', () => {
@@ -295,7 +295,7 @@ describe('reschedule_meeting (MCP) searches a day as start likewise', () => {
     } finally {
       await s.close();
     }
-  });
+  }, 60_000);
 });
 
 const terminal = useTerminalSandbox();
