@@ -292,6 +292,24 @@ describe('reschedule_meeting (MCP) searches a day as start likewise', () => {
       expect(one.text).toMatch(/\d{4}-\d\d-\d\d \d\d:\d\d (?:JST|GMT\+9) \(start: \S+Z\)/);
       expect(one.text).not.toContain(`(start: ${x})`);
       expect(one.text).toContain('first friday');
+
+      // Every try refused: the error names them in tz, with tool words only.
+      await t.sb.clearFaults();
+      await refuse(2);
+      const none = await s.call('reschedule_meeting', {
+        meeting_id: m.id,
+        start: firstOf(m.target),
+        tries: 2,
+        tz: 'Asia/Tokyo',
+      });
+      expect(none.isError).toBe(true);
+      expect(none.doc.error.code).toBe('CONFLICT');
+      expect(none.text).toContain("this meeting's host refused all 2 times tried");
+      expect(none.text).toMatch(/refused: \d{4}-\d\d-\d\d \d\d:\d\d (?:JST|GMT\+9) \(start: \S+Z\)/);
+      expect(none.text).not.toMatch(/(?<![\w-])--[a-z]|schedctl (?:slots|reschedule)\b/);
+      const tries = await s.call('reschedule_meeting', { meeting_id: m.id, start: x, tries: 2 });
+      expect(tries.isError).toBe(true);
+      expect(tries.text).toContain('tries is for a start that names a day');
     } finally {
       await s.close();
     }
