@@ -69,14 +69,17 @@ export interface SearchOrderInput {
   taken?: ReadonlyArray<string | undefined> | undefined;
   /** Start times (epoch ms) this meeting's host refused, not lapsed. */
   refused: ReadonlySet<number>;
+  /** The window searched, [from, to): a meeting already in it is tried at its own time first. */
+  window?: { from: Date; to: Date } | undefined;
 }
 
 /**
- * The order a searched move tries the free times in: never a refused time, nor the time the
- * meeting already has; first those within two hours of a time of day the host already took for
- * this meeting (a host works the same hours most days; an event's earliest free time is often
- * another host's, hours before this host starts), earliest first; then the others, earliest
- * first. Without a time on record, simply earliest first.
+ * The order a searched move tries the free times in: never a refused time. A meeting already in
+ * the window is tried at its own time first (it stays: the same search again changes nothing);
+ * then the free times within two hours of a time of day the host already took for this meeting
+ * (a host works the same hours most days; an event's earliest free time is often another
+ * host's, hours before this host starts), earliest first; then the others, earliest first.
+ * Without a time on record, simply earliest first.
  */
 export function searchOrder(o: SearchOrderInput): string[] {
   const current = o.current === undefined ? NaN : Date.parse(o.current);
@@ -89,7 +92,14 @@ export function searchOrder(o: SearchOrderInput): string[] {
     .filter(({ t }) => Number.isFinite(t) && !o.refused.has(t) && t !== current && !seen.has(t) && seen.add(t))
     .sort((a, b) => a.t - b.t);
   const near = (t: number) => taken.some((k) => clockDistance(t, k) <= NEAR_TAKEN_MS);
-  return [...candidates.filter(({ t }) => near(t)), ...candidates.filter(({ t }) => !near(t))].map(({ s }) => s);
+  const stays =
+    o.current !== undefined &&
+    o.window !== undefined &&
+    current >= o.window.from.getTime() &&
+    current < o.window.to.getTime() &&
+    !o.refused.has(current);
+  const order = [...candidates.filter(({ t }) => near(t)), ...candidates.filter(({ t }) => !near(t))];
+  return [...(stays ? [new Date(current).toISOString()] : []), ...order.map(({ s }) => s)];
 }
 
 /** The event's free times offered after a refusal: never one this meeting's host refused. */

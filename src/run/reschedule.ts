@@ -85,9 +85,14 @@ export async function run(ctx: Context, [meetingId]: string[], opts: RescheduleO
   // A searched move's --json adds what was tried (docs/json-output.md); a move to one time prints the Meeting.
   if (ctx.globals.json) return ui.json(search ? { ...meeting, tried: search.tried } : meeting);
   ui.print(describeMeeting(meeting, zone, 'Rescheduled'));
+  // A search whose window already held the meeting keeps it there (its own time is tried first).
+  const stayed = was !== undefined && Date.parse(was) === Date.parse(meeting.date);
+  const moved = stayed
+    ? `no change: it is already at ${shortTime(was, zone)} (${zone})${search?.input ? `, in "${search.input}"` : ''}`
+    : `from ${shortTime(was ?? meeting.date, zone)} to ${shortTime(meeting.date, zone)} (${zone})`;
   ui.print(
     was
-      ? `${meetingLine('was', `${formatWithUtc(was, zone)}, as schedctl last recorded it`)}\n${meetingLine('moved', `from ${shortTime(was, zone)} to ${shortTime(meeting.date, zone)} (${zone})`)}`
+      ? `${meetingLine('was', `${formatWithUtc(was, zone)}, as schedctl last recorded it`)}\n${meetingLine('moved', moved)}`
       : meetingLine('was', '(unknown: not booked or moved through schedctl here)'),
   );
 }

@@ -88,6 +88,21 @@ describe('reschedule --start "first <day>" searches for a time the host accepts'
     );
     expect(lines[0]).toContain('trying the next free time (2 of at most 5)');
     expect((await t.sb.state()).meetings[0]!.date).toBe(doc.date);
+
+    // The same search again: the meeting is in that day already, at a time its host took; it stays.
+    const again = await cli([
+      'reschedule',
+      '--email',
+      'search@acme.example',
+      '--start',
+      firstOf(m.target),
+      '--tz',
+      'UTC',
+    ]);
+    expect(again.code, show(again)).toBe(0);
+    expect(again.stdout).toMatch(/moved +no change: it is already at /);
+    expect((await t.sb.state()).meetings[0]!.date).toBe(doc.date);
+    expect((await patches()).map((p) => p.status)).toEqual([409, 409, 200, 200]);
   }, 60_000);
 
   it('gives up after --tries refusals (exit 5) naming the times tried, moves nothing, and the next run skips them', async () => {

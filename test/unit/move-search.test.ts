@@ -50,7 +50,23 @@ describe('searchOrder', () => {
     expect(order).toEqual([at('09:00'), at('20:00'), at('05:00')]);
   });
 
-  it('never a refused time, nor the time the meeting has, nor one twice', () => {
+  it('a meeting already in the window is tried at its own time first (it stays), unless refused', () => {
+    const current = at('15:00');
+    const window = { from: new Date(at('12:00')), to: new Date(at('17:00')) };
+    const slots = [at('13:00'), at('16:00')];
+    expect(searchOrder({ slots, current, window, refused: new Set() })).toEqual([current, at('13:00'), at('16:00')]);
+    expect(searchOrder({ slots, current, window, refused: new Set([ms(current)]) })).toEqual([
+      at('13:00'),
+      at('16:00'),
+    ]);
+    const elsewhere = { from: new Date(at('16:00')), to: new Date(at('17:00')) };
+    expect(searchOrder({ slots, current, window: elsewhere, refused: new Set() })).toEqual([at('13:00'), at('16:00')]);
+    // The window is half-open: a meeting at its end is not in it.
+    const ending = { from: new Date(at('12:00')), to: new Date(current) };
+    expect(searchOrder({ slots, current, window: ending, refused: new Set() })[0]).toBe(at('13:00'));
+  });
+
+  it('never a refused time, nor the time the meeting has (outside a window), nor one twice', () => {
     const current = at('15:00');
     const order = searchOrder({
       slots: [at('14:00'), current, at('14:30'), at('14:30'), 'not a time'],

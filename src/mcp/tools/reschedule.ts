@@ -50,7 +50,8 @@ export const rescheduleMeetingTool = defineTool({
     tz: '--tz',
   },
   output: OUTPUT.reschedule_meeting,
-  // Destructive: the meeting's earlier time is given up. Idempotent: the same call again moves it to the same time.
+  // Destructive: the meeting's earlier time is given up. Idempotent: the same call again moves it to the same
+  // time; a searched one finds the meeting in its window and keeps it there (domain/move-search.ts).
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
   async run(call, args) {
     const { ctx } = call;

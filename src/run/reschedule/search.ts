@@ -83,6 +83,7 @@ export async function planSearch(
     current: m.was,
     taken: (m.history ?? []).flatMap((h) => [h.from, h.to]),
     refused: refusedNow,
+    window: { from, to: window.to },
   });
   if (candidates.length === 0) {
     const range = formatRange({ from, to: window.to }, o.zone);
