@@ -5,6 +5,7 @@
  * answers as many and as long as a trigger form holds. A refusal never echoes the value.
  */
 import * as z from 'zod/v4';
+import { controlCharacterIn, CONTROL_REFUSAL, shownEscaped } from '../../api/request-text.js';
 import { MAX_GUESTS } from '../../limits.js';
 
 export const BOUNDS = {
@@ -27,6 +28,23 @@ export const BOUNDS = {
 
 export const bounded = (max: number) => z.string().max(max);
 
+/**
+ * Free text the API receives (a name, a phone, an answer and its key): the one rule of
+ * api/request-text.ts, checked with the schema, so the refusal names the argument and nothing is sent.
+ */
+export const plainText = (max: number) => z.string().max(max).check(refusePlain);
+
+/** The check of plainText, for a value that may also be a number or a boolean (a form answer). */
+function refusePlain(ctx: z.core.ParsePayload<unknown>): void {
+  const char = typeof ctx.value === 'string' ? controlCharacterIn(ctx.value) : undefined;
+  if (char)
+    ctx.issues.push({
+      code: 'custom',
+      input: ctx.value,
+      message: `holds the control character ${char}; ${CONTROL_REFUSAL}`,
+    });
+}
+
 /** A required id, slug or name: blank is refused by the schema, before any request. */
 export const nonEmpty = (description: string) => z.string().max(BOUNDS.id).trim().min(1).describe(description);
 
@@ -38,9 +56,9 @@ export const TRIGGER_INPUT = nonEmpty('trigger id or exact name (see list_trigge
 
 /** What a booking may say about the lead beside the email: book_meeting and route_lead take the same. */
 export const LEAD_DETAILS = {
-  first_name: bounded(BOUNDS.name).optional(),
-  last_name: bounded(BOUNDS.name).optional(),
-  phone: bounded(BOUNDS.phone).optional(),
+  first_name: plainText(BOUNDS.name).optional(),
+  last_name: plainText(BOUNDS.name).optional(),
+  phone: plainText(BOUNDS.phone).optional(),
   guests: z
     .array(z.string().max(BOUNDS.email))
     .max(MAX_GUESTS)
@@ -62,10 +80,25 @@ export const answers = <V extends z.ZodType>(value: V) =>
     .refine((o) => Object.keys(o).length <= BOUNDS.fields, {
       message: `too many: at most ${BOUNDS.fields} answers (nothing was sent)`,
     })
+    .check((ctx) => {
+      // An answer's name is sent too: the same rule, the name shown escaped (it is the path).
+      for (const key of Object.keys(ctx.value)) {
+        const char = controlCharacterIn(key);
+        if (char)
+          ctx.issues.push({
+            code: 'custom',
+            input: ctx.value,
+            path: [shownEscaped(key)],
+            message: `the name holds the control character ${char}; ${CONTROL_REFUSAL}`,
+          });
+      }
+    })
     .meta({ maxProperties: BOUNDS.fields });
 
 /** Form answers as strings: a model may send a number or a boolean for a text field. */
-export const fieldsInput = answers(z.union([z.string().max(BOUNDS.fieldValue), z.number(), z.boolean()]))
+export const fieldsInput = answers(
+  z.union([z.string().max(BOUNDS.fieldValue), z.number(), z.boolean()]).check(refusePlain),
+)
   .optional()
   .describe(
     'form answers by field name (see list_triggers); select fields take an option value or its exact label; leave out the email field',
