@@ -111,14 +111,16 @@ export function checkResponses(
   const byName = new Map(trigger.fields.map((f) => [f.name, f]));
   const responses: Record<string, string> = {};
   for (const [key, value] of Object.entries(merged)) {
-    // The one rule for free text sent to the API (api/request-text.ts), before any other check of the answer.
-    const inKey = controlCharacterIn(key);
-    const char = inKey ?? controlCharacterIn(value);
+    // The one rule for free text sent to the API (api/request-text.ts), before any other check of
+    // the answer. A field's own name and a select's own options are the server's words, sent back
+    // as it gave them (a hostile name stays answerable); only what the person typed is checked.
+    const field = byName.get(key);
+    const inKey = field ? undefined : controlCharacterIn(key);
+    const char = inKey ?? (field?.options ? undefined : controlCharacterIn(value));
     if (char) {
       problems.push({ kind: 'control_char', key: inKey ? shownEscaped(key) : key, char, inKey: Boolean(inKey) });
       continue;
     }
-    const field = byName.get(key);
     if (!field) {
       const fields = trigger.fields.map((f) => f.name);
       problems.push({ kind: 'unknown_field', key, suggestion: closest(key, fields), fields });

@@ -9,7 +9,7 @@ import { pathSegment, PATHS } from '../../src/api/paths.js';
 import { bodyControlProblem, controlCharacterIn, shownEscaped } from '../../src/api/request-text.js';
 import { requirePlainAnswers, requirePlainText } from '../../src/domain/inputs.js';
 import { checkResponses } from '../../src/domain/triggers.js';
-import { fieldsInput, LEAD_DETAILS } from '../../src/mcp/tools/inputs.js';
+import { answers, LEAD_DETAILS, plainText } from '../../src/mcp/tools/inputs.js';
 import { inputProblems } from '../../src/mcp/input.js';
 
 describe('free text sent to the API', () => {
@@ -89,19 +89,39 @@ describe('free text sent to the API', () => {
     ]);
   });
 
-  it('MCP inputs: refused by the schema, naming the argument (and the answer by its key)', () => {
-    const o = z.strictObject({ fields: fieldsInput, ...LEAD_DETAILS });
-    const r = o.safeParse({ first_name: 'Ann\r\nBcc', phone: '555', fields: { company: 'Ac\u001bme' } });
+  it("a trigger's own field names and select options pass as the server gave them", () => {
+    const hostile = '\u001b]0;x\u0007';
+    const trigger = {
+      id: 't1',
+      name: 'T',
+      description: '',
+      fields: [
+        { name: `company${hostile}`, label: 'Company', type: 'text', required: true, options: null },
+        {
+          name: 'region',
+          label: 'Region',
+          type: 'select',
+          required: false,
+          options: [{ value: `emea${hostile}`, label: 'EMEA' }],
+        },
+      ],
+    };
+    const r = checkResponses(trigger, {
+      email: 'a@b.example',
+      fields: { [`company${hostile}`]: 'Acme', region: 'EMEA' },
+    });
+    expect(r.problems).toEqual([]);
+    expect(r.responses).toEqual({ [`company${hostile}`]: 'Acme', region: `emea${hostile}` });
+  });
+
+  it('MCP inputs: a name, a phone or a booking answer is refused by the schema, naming the argument', () => {
+    const o = z.strictObject({ responses: answers(plainText(100)), ...LEAD_DETAILS });
+    const r = o.safeParse({ first_name: 'Ann\r\nBcc', phone: '555', responses: { notes: 'Ac\u001bme' } });
     expect(r.success).toBe(false);
-    const lines = inputProblems(r.error!, 'route_lead');
-    expect(lines).toContain(
+    expect(inputProblems(r.error!, 'book_meeting')).toEqual([
+      'responses.notes: holds the control character \\x1b; control characters, line breaks and bidi overrides are not sent to the API',
       'first_name: holds the control character \\r; control characters, line breaks and bidi overrides are not sent to the API',
-    );
-    expect(lines.some((l) => l.startsWith('fields.company: holds the control character \\x1b'))).toBe(true);
-    const key = o.safeParse({ fields: { 'a\u0000': 'x' } });
-    expect(inputProblems(key.error!, 'route_lead')[0]).toMatch(
-      /^fields\.a\\x00: the name holds the control character \\x00/,
-    );
+    ]);
   });
 });
 

@@ -5,7 +5,7 @@
  * answers as many and as long as a trigger form holds. A refusal never echoes the value.
  */
 import * as z from 'zod/v4';
-import { controlCharacterIn, CONTROL_REFUSAL, shownEscaped } from '../../api/request-text.js';
+import { controlCharacterIn, CONTROL_REFUSAL } from '../../api/request-text.js';
 import { MAX_GUESTS } from '../../limits.js';
 
 export const BOUNDS = {
@@ -34,7 +34,6 @@ export const bounded = (max: number) => z.string().max(max);
  */
 export const plainText = (max: number) => z.string().max(max).check(refusePlain);
 
-/** The check of plainText, for a value that may also be a number or a boolean (a form answer). */
 function refusePlain(ctx: z.core.ParsePayload<unknown>): void {
   const char = typeof ctx.value === 'string' ? controlCharacterIn(ctx.value) : undefined;
   if (char)
@@ -80,25 +79,10 @@ export const answers = <V extends z.ZodType>(value: V) =>
     .refine((o) => Object.keys(o).length <= BOUNDS.fields, {
       message: `too many: at most ${BOUNDS.fields} answers (nothing was sent)`,
     })
-    .check((ctx) => {
-      // An answer's name is sent too: the same rule, the name shown escaped (it is the path).
-      for (const key of Object.keys(ctx.value)) {
-        const char = controlCharacterIn(key);
-        if (char)
-          ctx.issues.push({
-            code: 'custom',
-            input: ctx.value,
-            path: [shownEscaped(key)],
-            message: `the name holds the control character ${char}; ${CONTROL_REFUSAL}`,
-          });
-      }
-    })
     .meta({ maxProperties: BOUNDS.fields });
 
 /** Form answers as strings: a model may send a number or a boolean for a text field. */
-export const fieldsInput = answers(
-  z.union([z.string().max(BOUNDS.fieldValue), z.number(), z.boolean()]).check(refusePlain),
-)
+export const fieldsInput = answers(z.union([z.string().max(BOUNDS.fieldValue), z.number(), z.boolean()]))
   .optional()
   .describe(
     'form answers by field name (see list_triggers); select fields take an option value or its exact label; leave out the email field',

@@ -4,7 +4,7 @@
  * required form fields are only known after listing the triggers (still before firing).
  */
 import { UsageError } from '../../errors.js';
-import { parseKeyValues, requireEmail, requirePlainAnswers, requirePlainText } from '../../domain/inputs.js';
+import { parseKeyValues, requireEmail, requirePlainText } from '../../domain/inputs.js';
 import { parseTimeExpression, readTime } from '../../domain/human-time.js';
 import { requireFuture, resolveZone } from '../../domain/time.js';
 import { DEFAULT_DAYS, MAX_GUESTS, MAX_SLOTS_RANGE_DAYS } from '../../limits.js';
@@ -50,7 +50,9 @@ export async function parseRouteOptions(
   const trigger = o.trigger?.trim() || undefined;
   if (o.trigger !== undefined && !trigger) throw new UsageError('invalid --trigger "": pass a trigger id or name');
   const email = o.email !== undefined ? requireEmail(o.email, '--email') : undefined;
-  const fields = requirePlainAnswers(parseKeyValues(o.field ?? [], '--field'), '--field');
+  // Checked against the trigger's form (domain/triggers.ts checkResponses), before the fire:
+  // a field's name and a select's options are the server's words, which may hold anything.
+  const fields = parseKeyValues(o.field ?? [], '--field');
   let slot: RouteFlags['slot'];
   if (o.slot !== undefined) {
     if (o.slot.trim().toLowerCase() === 'first') slot = 'first';

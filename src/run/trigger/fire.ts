@@ -2,7 +2,7 @@ import type { FireRequest, Outcome, Trigger } from '../../api/schemas.js';
 import { workspaceOf } from '../workspace.js';
 import type { Context } from '../../context.js';
 import { FiredNotRecordedError, fireTrigger, rememberFired } from '../../domain/fire.js';
-import { isValidEmail, parseKeyValues, requirePlainAnswers } from '../../domain/inputs.js';
+import { isValidEmail, parseKeyValues } from '../../domain/inputs.js';
 import { buildResponses } from '../../domain/triggers.js';
 import { UsageError } from '../../errors.js';
 import { answersKey } from '../../state/index.js';
@@ -78,7 +78,7 @@ export async function parseFireOptions(ctx: Context, idOrName: string, opts: Fir
       hint: 'e.g. --email ada@acme.com',
     });
   if (!isValidEmail(email)) throw new UsageError(`invalid --email "${email}": not a valid email address`);
-  const fields = requirePlainAnswers(parseKeyValues(opts.field ?? [], '--field'), '--field');
+  const fields = parseKeyValues(opts.field ?? [], '--field');
   const context = parseContext(opts.context ?? []);
   const fromFile = opts.responses === undefined ? undefined : await readResponsesFile(opts.responses, ctx);
   return { idOrName, email, fields, context, fromFile, force: Boolean(opts.force) };
