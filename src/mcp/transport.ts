@@ -63,6 +63,17 @@ export function paramsProblem(method: string, message: Record<string, unknown>):
   return said.length > 600 ? `${said.slice(0, 600)}…` : said;
 }
 
+/**
+ * An error answer's message without the "MCP error <code>: " the SDK's McpError writes into it:
+ * the client's McpError adds that prefix again, and a person read it twice. schedctl's own
+ * errors never carry it (./protocol-error.ts); this catches the SDK's (an invalid tools/call result).
+ */
+function unprefixed(message: JSONRPCMessage): JSONRPCMessage {
+  if (!('error' in message) || typeof message.error?.message !== 'string') return message;
+  const text = message.error.message.replace(/^MCP error -?\d+: /, '');
+  return text === message.error.message ? message : { ...message, error: { ...message.error, message: text } };
+}
+
 export class LineTransport implements Transport {
   onclose?: (() => void) | undefined;
   onerror?: ((error: Error) => void) | undefined;
@@ -180,7 +191,7 @@ export class LineTransport implements Transport {
   }
 
   send(message: JSONRPCMessage): Promise<void> {
-    return this.write(JSON.stringify(message));
+    return this.write(JSON.stringify(unprefixed(message)));
   }
 
   private write(json: string): Promise<void> {

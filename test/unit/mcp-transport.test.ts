@@ -64,3 +64,18 @@ describe('LineTransport', () => {
     expect(received.map((m) => m.id)).toEqual(['ü€']);
   });
 });
+
+describe('LineTransport.send', () => {
+  it('an error answer goes out without the "MCP error <code>: " a client adds again', async () => {
+    const { t, written } = transport();
+    await t.start();
+    await t.send({
+      jsonrpc: '2.0',
+      id: 1,
+      error: { code: -32602, message: 'MCP error -32602: Invalid tools/call result: x' },
+    });
+    await t.send({ jsonrpc: '2.0', id: 2, error: { code: -32002, message: 'Resource not found' } });
+    await settle();
+    expect(written.map((m) => m.error.message)).toEqual(['Invalid tools/call result: x', 'Resource not found']);
+  });
+});
