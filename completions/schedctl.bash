@@ -92,7 +92,7 @@ _schedctl_value() {
       esac ;;
     'reschedule')
       case "$2" in
-        '--email'|'--start'|'--event'|'--tz'|'--base-url'|'--timeout') r='text' ;;
+        '--email'|'--start'|'--event'|'--tz'|'--tries'|'--base-url'|'--timeout') r='text' ;;
         '--file'|'--from'|'--out') r='path' ;;
         '-p'|'--profile') r='profiles' ;;
         *) return 1 ;;
@@ -203,7 +203,7 @@ _schedctl_flags() {
     'events help') r='--json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'slots') r='--from --to --days --reservation --tz --lead-tz -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'book') r='--start --reservation --email --execution --first-name --last-name --phone --guest --lead-tz --response --rebook --tz -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
-    'reschedule') r='--email --start --event --tz --file --from --dry-run --skip-invalid --out -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
+    'reschedule') r='--email --start --event --tz --tries --file --from --dry-run --skip-invalid --out -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'meetings') r='-h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'meetings ls') r='--all --email --event --from --to --tz -n --limit -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'meetings show') r='--tz -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;

@@ -150,7 +150,7 @@ function __schedctl_value --argument-names cmdpath flag
             end
         case 'reschedule'
             switch "$flag"
-                case '--email' '--start' '--event' '--tz' '--base-url' '--timeout'
+                case '--email' '--start' '--event' '--tz' '--tries' '--base-url' '--timeout'
                     echo 'text'
                 case '--file' '--from' '--out'
                     echo 'path'
@@ -665,6 +665,7 @@ function __schedctl_flags --argument-names cmdpath
             printf '%s\t%s\n' '--start' 'new start time: ISO 8601, a local time read in --tz, or as people say it ("tues 15:00", "first tue afternoon"; docs/time.md); without it, pick a day then a time on a terminal'
             printf '%s\t%s\n' '--event' 'the meeting\'s event or link: narrows --email, and lists free times (default: from the local record)'
             printf '%s\t%s\n' '--tz' 'display time zone and zone of local times (default: the system zone)'
+            printf '%s\t%s\n' '--tries' 'with --start naming a day or a part of it: free times to try at most, one request each, until the meeting\'s host accepts one (default 5, at most 20)'
             printf '%s\t%s\n' '--file' 'run one row at a time from a CSV (header row) or JSON Lines file, or - for stdin; resumable (see "Bulk work")'
             printf '%s\t%s\n' '--from' 'the same as --file (kept for scripts; elsewhere --from is a time, as in slots and meetings ls)'
             printf '%s\t%s\n' '--dry-run' 'with --file: validate every row and print the plan (rows, requests, minimum duration); send nothing'

@@ -87,7 +87,7 @@ const RULES: Record<string, Rule> = {
     `the reservation is still usable: fetch slots with \`${slotsOf(c)} --reservation ${c.reservationId ?? '<id>'}\` and book another with the same --reservation`,
   CONFLICT: (c) => {
     if (c.operation === 'reschedule')
-      return `the meeting's host is not free at that time: pick another time from \`${slotsOf(c)}\``;
+      return `this meeting's host cannot take that time: name a day instead (--start "first <day>") and schedctl tries the event's free times until the host accepts one; \`${slotsOf(c)}\` lists the event's free times (all its hosts'), which this meeting's host may not all take`;
     const fire = c.fireAgain ?? `schedctl trigger fire <trigger> --email ${c.personEmail ?? '<lead>'}`;
     return c.workflowExecutionId
       ? `the scheduling session of workflow run ${c.workflowExecutionId} ended: fire the trigger again (\`${fire}\`), then fetch slots for the new schedulingLinkId and book with the new --execution`

@@ -15,6 +15,7 @@
  * is a field of another trigger in the workspace is ignored while its cell is empty (files that
  * mix triggers); any other column is an error naming it.
  */
+import { controlCharacterIn, CONTROL_REFUSAL } from '../api/request-text.js';
 import type { Trigger } from '../api/schemas.js';
 import { isValidEmail } from '../domain/inputs.js';
 import { checkResponses, type FireInputNames, problemLine, resolveTrigger } from '../domain/triggers.js';
@@ -66,6 +67,11 @@ export function validateRouteRow(record: Record<string, string>, ctx: RouteRowCo
     slot = timeCell(slotText, 'slot', { zone: tz ?? ctx.zone, now: ctx.now }, errors);
 
   const guests = guestsOf(cell(record, 'guests'), errors);
+  // Sent with the booking: the one rule for free text sent to the API (api/request-text.ts).
+  for (const column of ['first_name', 'last_name', 'phone']) {
+    const char = controlCharacterIn(cell(record, column));
+    if (char) errors.push(`${column}: holds the control character ${char}; ${CONTROL_REFUSAL}`);
+  }
 
   if (errors.length > 0 || !trigger || !slot) return { ok: false, errors };
   const row: RouteRow = { email, trigger, responses, slot, guests };

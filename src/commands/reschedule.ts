@@ -20,9 +20,13 @@ export function rescheduleCommand(ctx: Context): Command {
       "the meeting's event or link: narrows --email, and lists free times (default: from the local record)",
     )
     .option('--tz <zone>', 'display time zone and zone of local times (default: the system zone)')
+    .option(
+      '--tries <n>',
+      "with --start naming a day or a part of it: free times to try at most, one request each, until the meeting's host accepts one (default 5, at most 20)",
+    )
     .addHelpText(
       'after',
-      '\nWith --email, several matching meetings are offered on a terminal; a script gets exit 2 listing them.\n--json prints the moved Meeting.\nExamples:\n  schedctl reschedule <meeting-id> --start "2026-12-02 10:00" --tz Europe/Berlin\n  schedctl reschedule --email ada@acme.example --start "thu 15:00" --tz America/Chicago',
+      '\nWith --email, several matching meetings are offered on a terminal; a script gets exit 2 listing them.\nA day or a part of it in --start ("first fri", "tue afternoon"; without a terminal also "tue") tries the event\'s free times in it until the meeting\'s host accepts one (docs/slots-booking-rescheduling.md).\n--json prints the moved Meeting (a searched move adds "tried").\nExamples:\n  schedctl reschedule <meeting-id> --start "2026-12-02 10:00" --tz Europe/Berlin\n  schedctl reschedule --email ada@acme.example --start "thu 15:00" --tz America/Chicago',
     );
   for (const option of batchOptions()) command.addOption(option);
   return command.action(runs(ctx, 'reschedule'));

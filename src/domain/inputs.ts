@@ -2,6 +2,7 @@
  * Checks of user input shared by the commands, before any request: each failure names the
  * input as the caller names it (`name`: the CLI passes its flag).
  */
+import { controlCharacterIn, CONTROL_REFUSAL, shownEscaped } from '../api/request-text.js';
 import * as z from '../api/zod.js';
 import { UsageError } from '../errors.js';
 
@@ -37,4 +38,28 @@ export function parseKeyValues(pairs: string[], name: string): Record<string, st
     out[pair.slice(0, at)] = pair.slice(at + 1);
   }
   return out;
+}
+
+/**
+ * Free text that goes to the API (a name, a phone, an answer): refused when it holds a control
+ * character, a line break or a bidi override (api/request-text.ts), naming the input and the
+ * character escaped. Returns the value unchanged.
+ */
+export function requirePlainText<T extends string | undefined>(value: T, name: string): T {
+  const char = value === undefined ? undefined : controlCharacterIn(value);
+  if (char !== undefined)
+    throw new UsageError(
+      `invalid ${name} "${shownEscaped(value!)}": it holds the control character ${char}; ${CONTROL_REFUSAL}, and nothing was sent`,
+      { hint: `retype ${name} on one line, without control characters` },
+    );
+  return value;
+}
+
+/** requirePlainText for each key and value of `key=value` answers (`--response company=…`). */
+export function requirePlainAnswers<T extends Record<string, string> | undefined>(answers: T, name: string): T {
+  for (const [key, value] of Object.entries<string>(answers ?? {})) {
+    requirePlainText(key, `${name} key`);
+    requirePlainText(value, `${name} ${shownEscaped(key)}`);
+  }
+  return answers;
 }

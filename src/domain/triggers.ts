@@ -7,6 +7,7 @@ import type { Trigger, TriggerField } from '../api/schemas.js';
 import { CliError, EXIT, UsageError } from '../errors.js';
 import { closest } from './closest.js';
 import { isValidEmail } from './inputs.js';
+import { controlCharacterIn, shownEscaped } from '../api/request-text.js';
 
 /** By id, else exact name, else case-insensitive name. */
 export function resolveTrigger(triggers: Trigger[], idOrName: string): Trigger {
@@ -60,6 +61,7 @@ export interface FireInputNames {
 export type ResponsesProblem =
   | { kind: 'lead_email'; key: 'email'; email: string }
   | { kind: 'not_text'; key: string; value: object }
+  | { kind: 'control_char'; key: string; char: string; inKey: boolean }
   | { kind: 'unknown_field'; key: string; suggestion: string | undefined; fields: string[] }
   | { kind: 'email_differs'; key: string; value: string; email: string }
   | { kind: 'not_an_option'; key: string; value: string; options: string[] }
@@ -72,6 +74,8 @@ export function problemLine(p: ResponsesProblem, names: FireInputNames): string 
       return `email: "${p.email}" is not a valid email address (${names.email})`;
     case 'not_text':
       return `${p.key}: must be a string, not ${Array.isArray(p.value) ? 'an array' : 'an object'}${names.file ? ` (${names.file})` : ''}`;
+    case 'control_char':
+      return `${p.key}: ${p.inKey ? 'the field name' : 'the answer'} holds the control character ${p.char}; control characters, line breaks and bidi overrides are not sent to the API`;
     case 'unknown_field':
       return `${p.key}: not a field of this trigger; ${p.suggestion ? `did you mean "${p.suggestion}"?` : `fields: ${p.fields.join(', ')}`}`;
     case 'email_differs':
@@ -107,7 +111,16 @@ export function checkResponses(
   const byName = new Map(trigger.fields.map((f) => [f.name, f]));
   const responses: Record<string, string> = {};
   for (const [key, value] of Object.entries(merged)) {
+    // The one rule for free text sent to the API (api/request-text.ts), before any other check of
+    // the answer. A field's own name and a select's own options are the server's words, sent back
+    // as it gave them (a hostile name stays answerable); only what the person typed is checked.
     const field = byName.get(key);
+    const inKey = field ? undefined : controlCharacterIn(key);
+    const char = inKey ?? (field?.options ? undefined : controlCharacterIn(value));
+    if (char) {
+      problems.push({ kind: 'control_char', key: inKey ? shownEscaped(key) : key, char, inKey: Boolean(inKey) });
+      continue;
+    }
     if (!field) {
       const fields = trigger.fields.map((f) => f.name);
       problems.push({ kind: 'unknown_field', key, suggestion: closest(key, fields), fields });

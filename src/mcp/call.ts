@@ -132,9 +132,23 @@ const notesText = (call: ToolCall, def: Pick<ToolDef, 'flags'>) =>
 /** A finished call: the document as structuredContent, the lines (and notes) as text. */
 export function replyResult(reply: ToolReply, call: ToolCall, def: Pick<ToolDef, 'flags'> = {}): CallToolResult {
   return {
-    content: [{ type: 'text', text: safeText([...reply.text, ...notesText(call, def)]) }],
+    content: [{ type: 'text', text: boundedText(safeText([...reply.text, ...notesText(call, def)])) }],
     structuredContent: reply.doc,
   };
+}
+
+/**
+ * The longest text content a result carries. The lists are paged (output.ts: PAGE), so only
+ * server text out of the ordinary (a trigger list of very long descriptions) reaches it.
+ */
+export const TEXT_MAX = 100_000;
+
+/** The text cut at a line break before TEXT_MAX, saying how much was left out and where the whole is. */
+export function boundedText(text: string): string {
+  if (text.length <= TEXT_MAX) return text;
+  const cut = text.lastIndexOf('\n', TEXT_MAX);
+  const at = cut > 0 ? cut : TEXT_MAX;
+  return `${text.slice(0, at)}\n… ${text.length - at} more characters left out (structuredContent holds the whole result)`;
 }
 
 /** Server text is data: every control and bidi character shown escaped (the lines themselves kept). */

@@ -15,8 +15,6 @@ import { q, shown } from './quote.js';
 
 /** At most this many days of free times are summarised in the text; structuredContent.days holds all. */
 export const DAYS_IN_TEXT = 31;
-/** At most this many meetings are listed in the text. */
-export const MEETINGS_IN_TEXT = 50;
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
@@ -220,19 +218,24 @@ export function routeText(doc: ReturnType<typeof routeDocument>, zone: string): 
   }
 }
 
-export function meetingsText(meetings: AnyMeetingView[], zone: string): string[] {
-  if (meetings.length === 0)
+export function meetingsText(
+  page: { meetings: AnyMeetingView[]; total: number; offset: number; nextOffset: number | null },
+  zone: string,
+): string[] {
+  const { meetings, total, offset, nextOffset } = page;
+  if (total === 0)
     return ['No meetings on record for this filter (the record holds meetings booked or moved through schedctl).'];
-  const listed = meetings.slice(0, MEETINGS_IN_TEXT);
+  if (meetings.length === 0) return [`${plural(total, 'meeting')} on record; none from offset ${offset} on.`];
+  const whole = offset === 0 && nextOffset === null;
   return [
-    `${plural(meetings.length, 'meeting')} on record (${zone}):`,
-    ...listed.map(
+    `${plural(total, 'meeting')} on record (${zone})${whole ? '' : `, ${offset + 1} to ${offset + meetings.length} listed`}:`,
+    ...meetings.map(
       (m) =>
         `- ${formatInZone(m.date, zone)}  ${shown(m.personEmail)}  ${m.title ? q(m.title) : shown(m.event)}  ${isGone(m) ? `gone (the API answered 404 to a move, ${formatInZone(m.goneAt, zone)}; it no longer has it)` : shown(m.status)}  ${m.id ? `meeting_id ${shown(m.id)}` : "(booked, but its id was never received: the booking's answer was lost; to move it, reschedule_meeting with the meeting_id from the scheduling app)"}`,
     ),
-    ...(meetings.length > listed.length
+    ...(nextOffset !== null
       ? [
-          `Left out: ${meetings.length - listed.length} later meetings (structuredContent.meetings lists them all; or narrow with email, event, from/to).`,
+          `Left out: ${total - nextOffset} later meetings: call list_meetings again with offset ${nextOffset} (and the same filter) for the next ones, or narrow with email, event, from/to.`,
         ]
       : []),
   ];

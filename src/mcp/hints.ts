@@ -64,7 +64,7 @@ export function toolHint(h: HintInput): string | undefined {
       return `no such event or scheduling link${event ? ` ${shown(event)}` : ''}: list_events lists the events${res ? '; check reservation_id too' : ''}`;
     case 'CONFLICT':
       if (h.tool === 'reschedule_meeting')
-        return "the meeting's host is not free at that time: look for a free time with find_slots on the meeting's event";
+        return "this meeting's host did not take that time (a move keeps the meeting's host; an event's free times are all its hosts', so find_slots may list times this host cannot take): pass a day or a part of one as start ('first friday', 'tuesday afternoon') to try its free times until the host accepts one (tries: how many, at most 20), or one of the times above; never one listed as refused";
       if (h.tool === 'route_lead')
         return "the workflow run's scheduling session ended: only if the person agrees to a new workflow run (it repeats the workflow's CRM writes), call route_lead again with the same arguments plus refire_on_conflict: true";
       return 'the scheduling session of the workflow run ended: only if the person agrees to a new run (it repeats CRM writes), call fire_trigger again with force: true, then find_slots with the new schedulingLinkId and book_meeting with the new execution_id';

@@ -68,6 +68,36 @@ const outcome = z
   })
   .describe("the workflow's outcome");
 
+/**
+ * The one bound of a list in an MCP result: at most PAGE.max items (PAGE.default unless the
+ * call says), in the structuredContent and in the text alike, with where the next page starts.
+ * A list whose items come from schedctl's record or the API grows without limit; a client's
+ * context does not (200 meetings were 150,000 characters).
+ */
+export const PAGE = { default: 50, max: 100 } as const;
+
+export interface Page<T> {
+  items: T[];
+  /** How many there are in all. */
+  total: number;
+  offset: number;
+  /** Where the next page starts; null: this was the last. */
+  nextOffset: number | null;
+}
+
+export function pageOf<T>(all: T[], offset = 0, limit: number = PAGE.default): Page<T> {
+  const items = all.slice(offset, offset + Math.min(limit, PAGE.max));
+  const end = offset + items.length;
+  return { items, total: all.length, offset, nextOffset: end < all.length ? end : null };
+}
+
+/** The paging fields of a bounded list's document. */
+const paging = {
+  total: z.number().int().describe('how many match in all'),
+  offset: z.number().int().describe('how many were skipped before this page'),
+  nextOffset: nullable(z.number().int()).describe('pass as offset for the next page; null: this was the last'),
+};
+
 export const OUTPUT = {
   list_triggers: z.object({ triggers: z.array(trigger) }),
   list_events: z.object({
@@ -143,22 +173,27 @@ export const OUTPUT = {
     alreadyBookedCode: z.string().optional(),
   }),
   list_meetings: z.object({
-    meetings: z.array(
-      z
-        .looseObject({
-          id: nullable(z.string()).describe('null: a booking known to exist after its answer was lost'),
-          date: time(),
-          personEmail: z.string(),
-          status: z.string(),
-          event: z.string().optional(),
-          title: nullable(z.string()).optional(),
-          goneAt: z
-            .string()
-            .optional()
-            .describe('when the API answered 404 NOT_FOUND for it: the server no longer has it (not upcoming)'),
-        })
-        .describe("a meeting in schedctl's local record"),
-    ),
+    meetings: z
+      .array(
+        z
+          .looseObject({
+            id: nullable(z.string()).describe('null: a booking known to exist after its answer was lost'),
+            date: time(),
+            personEmail: z.string(),
+            status: z.string(),
+            event: z.string().optional(),
+            title: nullable(z.string()).optional(),
+            goneAt: z
+              .string()
+              .optional()
+              .describe('when the API answered 404 NOT_FOUND for it: the server no longer has it (not upcoming)'),
+          })
+          .describe("a meeting in schedctl's local record"),
+      )
+      .describe(
+        `at most limit (default ${PAGE.default}, at most ${PAGE.max}) meetings, earliest first, from offset on`,
+      ),
+    ...paging,
   }),
   reschedule_meeting: z.looseObject(meetingShape),
 } satisfies Record<string, z.ZodObject>;

@@ -8,7 +8,7 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   ErrorCode,
   ListResourcesRequestSchema,
-  McpError,
+  ListResourceTemplatesRequestSchema,
   ReadResourceRequestSchema,
   type Resource,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -16,6 +16,9 @@ import type { Context } from '../context.js';
 import { listMeetings } from '../run/meetings/ls.js';
 import { newCall } from './call.js';
 import { clip } from './input.js';
+import { ProtocolError } from './protocol-error.js';
+import { PAGE } from './output.js';
+import { meetingsDocument } from './tools/read.js';
 
 export const RESOURCES = {
   upcoming: 'schedctl://meetings/upcoming',
@@ -33,8 +36,7 @@ const LIST = [
     name: 'upcoming-meetings',
     uri: RESOURCES.upcoming,
     title: 'Upcoming meetings on record',
-    description:
-      "The upcoming meetings booked or moved through schedctl with this profile (schedctl's local record: the API has no list operation). The same document as list_meetings. No API request.",
+    description: `The upcoming meetings booked or moved through schedctl with this profile (schedctl's local record: the API has no list operation). The same document as list_meetings: the first ${PAGE.default}, earliest first, with total and nextOffset (list_meetings with offset lists the rest). No API request.`,
     mimeType: 'application/json',
     annotations: { audience: ['user', 'assistant'], priority: 0.6 },
   },
@@ -42,8 +44,7 @@ const LIST = [
     name: 'all-meetings',
     uri: RESOURCES.all,
     title: 'All meetings on record',
-    description:
-      'Every meeting booked or moved through schedctl with this profile, past ones included (list_meetings with all: true). No API request.',
+    description: `Every meeting booked or moved through schedctl with this profile, past ones included: the first ${PAGE.default}, earliest first, with total and nextOffset (list_meetings with all: true and offset lists the rest). No API request.`,
     mimeType: 'application/json',
     annotations: { audience: ['user', 'assistant'], priority: 0.3 },
   },
@@ -65,15 +66,18 @@ export function registerResources(server: Server, base: Context): void {
   const meetings = async (uri: string, all: boolean) => {
     const { ctx } = newCall(base);
     const list = await listMeetings(ctx, all ? {} : { upcomingFrom: ctx.clock.now() });
-    return json(uri, { meetings: list });
+    // Bounded as list_meetings is: a resource is read whole into the client's context.
+    return json(uri, meetingsDocument(list));
   };
   const shownUri = (uri: string) => JSON.stringify(clip(uri, 200));
   server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: LIST }));
+  // No templates (every resource has a fixed URI); answered, as clients list them on connecting.
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: [] }));
   server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
     const { uri } = request.params;
     // Malformed (not an absolute URI): bad params. Well-formed but not ours: not found (-32002).
     if (!URL.canParse(uri))
-      throw new McpError(
+      throw new ProtocolError(
         ErrorCode.InvalidParams,
         `${shownUri(uri)} is not a URI (the resources are ${Object.values(RESOURCES).join(', ')})`,
       );
@@ -87,7 +91,7 @@ export function registerResources(server: Server, base: Context): void {
         return json(uri, await (await ctx.api()).listTriggers());
       }
       default:
-        throw new McpError(
+        throw new ProtocolError(
           RESOURCE_NOT_FOUND,
           `Resource not found: ${shownUri(uri)} (the resources are ${Object.values(RESOURCES).join(', ')})`,
           { uri: clip(uri, 200) },

@@ -18,7 +18,6 @@ import {
   CallToolRequestSchema,
   ErrorCode,
   ListToolsRequestSchema,
-  McpError,
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Context } from '../context.js';
@@ -28,6 +27,7 @@ import { sanitizeText } from '../ui/sanitize.js';
 import { VERSION } from '../version.js';
 import { errorResult, newCall, replyResult, type ProgressSink } from './call.js';
 import { clip, inputProblems, strictInput } from './input.js';
+import { ProtocolError } from './protocol-error.js';
 import { registerPrompts } from './prompts.js';
 import { registerResources } from './resources.js';
 import { toolSchema } from './schema.js';
@@ -97,7 +97,7 @@ function registerTools(server: Server, base: Context, timeReader: Promise<void>)
     const def = byName.get(request.params.name);
     // An unknown tool is a protocol error (the specification's example: -32602).
     if (!def)
-      throw new McpError(
+      throw new ProtocolError(
         ErrorCode.InvalidParams,
         `unknown tool ${JSON.stringify(clip(request.params.name, 80))}: tools/list lists the ${TOOLS.length} tools`,
       );

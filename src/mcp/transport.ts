@@ -63,11 +63,24 @@ export function paramsProblem(method: string, message: Record<string, unknown>):
   return said.length > 600 ? `${said.slice(0, 600)}…` : said;
 }
 
+/**
+ * An error answer's message without the "MCP error <code>: " the SDK's McpError writes into it:
+ * the client's McpError adds that prefix again, and a person read it twice. schedctl's own
+ * errors never carry it (./protocol-error.ts); this catches the SDK's (an invalid tools/call result).
+ */
+function unprefixed(message: JSONRPCMessage): JSONRPCMessage {
+  if (!('error' in message) || typeof message.error?.message !== 'string') return message;
+  const text = message.error.message.replace(/^MCP error -?\d+: /, '');
+  return text === message.error.message ? message : { ...message, error: { ...message.error, message: text } };
+}
+
 export class LineTransport implements Transport {
   onclose?: (() => void) | undefined;
   onerror?: ((error: Error) => void) | undefined;
   onmessage?: ((message: JSONRPCMessage) => void) | undefined;
-  private buffer = '';
+  /** The line being received: its pieces so far and their total length. */
+  private pending: string[] = [];
+  private pendingLength = 0;
   private started = false;
   /** A character split across two chunks is kept until its last byte arrives. */
   private readonly decoder = new StringDecoder('utf8');
@@ -82,22 +95,45 @@ export class LineTransport implements Transport {
   /** Until the client's initialize, only initialize and ping are answered (the specification's lifecycle). */
   private initialized = false;
 
+  /**
+   * Each chunk is scanned once, from its own start: the pending line is kept as its pieces and
+   * their length, never searched again, so a long line costs time in proportion to its length
+   * (re-scanning the accumulated buffer on every chunk made a 10 MB line cost seconds).
+   */
   private readonly onData = (chunk: Buffer | string) => {
-    this.buffer += typeof chunk === 'string' ? chunk : this.decoder.write(chunk);
+    const text = typeof chunk === 'string' ? chunk : this.decoder.write(chunk);
+    let start = 0;
     let nl: number;
-    while ((nl = this.buffer.indexOf('\n')) !== -1) {
-      const line = this.buffer.slice(0, nl).replace(/\r$/, '');
-      this.buffer = this.buffer.slice(nl + 1);
-      if (this.discarding) this.discarding = false;
-      else this.receive(line);
+    while ((nl = text.indexOf('\n', start)) !== -1) {
+      const piece = text.slice(start, nl);
+      start = nl + 1;
+      if (this.discarding) {
+        this.discarding = false;
+        continue;
+      }
+      const length = this.pendingLength + piece.length;
+      const line = this.pending.length ? this.pending.join('') + piece : piece;
+      this.pending = [];
+      this.pendingLength = 0;
+      if (length > MAX_LINE) this.tooLong();
+      else this.receive(line.replace(/\r$/, ''));
     }
-    if (this.buffer.length > MAX_LINE) {
-      this.buffer = '';
-      if (!this.discarding)
-        void this.reply(null, ErrorCode.InvalidRequest, `Invalid Request: a line longer than ${MAX_LINE} bytes`);
+    if (this.discarding || start === text.length) return;
+    const rest = start === 0 ? text : text.slice(start);
+    this.pending.push(rest);
+    this.pendingLength += rest.length;
+    if (this.pendingLength > MAX_LINE) {
+      // Answered now, once; the rest of the line is dropped as it arrives, up to its newline.
+      this.pending = [];
+      this.pendingLength = 0;
       this.discarding = true;
+      this.tooLong();
     }
   };
+
+  private tooLong(): void {
+    void this.reply(null, ErrorCode.InvalidRequest, `Invalid Request: a line longer than ${MAX_LINE} characters`);
+  }
 
   private readonly onError = (error: Error) => this.onerror?.(error);
 
@@ -155,7 +191,7 @@ export class LineTransport implements Transport {
   }
 
   send(message: JSONRPCMessage): Promise<void> {
-    return this.write(JSON.stringify(message));
+    return this.write(JSON.stringify(unprefixed(message)));
   }
 
   private write(json: string): Promise<void> {
@@ -169,7 +205,8 @@ export class LineTransport implements Transport {
     this.stdin.off('data', this.onData);
     this.stdin.off('error', this.onError);
     if (this.stdin.listenerCount('data') === 0) this.stdin.pause();
-    this.buffer = '';
+    this.pending = [];
+    this.pendingLength = 0;
     this.onclose?.();
   }
 }

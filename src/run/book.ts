@@ -3,7 +3,7 @@ import { workspaceOf } from './workspace.js';
 import type { Context } from '../context.js';
 import { leadFields } from '../domain/lead-fields.js';
 import { answeredFromLedger, bookSlot, resolvedAsBooked, type BookResult, SlotTakenError } from '../domain/booking.js';
-import { parseKeyValues, requireEmail, requireUuid } from '../domain/inputs.js';
+import { parseKeyValues, requireEmail, requirePlainAnswers, requirePlainText, requireUuid } from '../domain/inputs.js';
 import { parseTimeExpression } from '../domain/human-time.js';
 import { formatInZone, requireFuture, resolveZone } from '../domain/time.js';
 import { UsageError } from '../errors.js';
@@ -99,6 +99,7 @@ export async function parseBookOptions(
 ): Promise<{ request: BookRequest; zone: string }> {
   if (!event.trim())
     throw new UsageError('missing <event-or-link>: pass the event or scheduling link you fetched slots for');
+  requirePlainText(event, '<event-or-link>');
   const zone = resolveZone(opts.tz, '--tz');
   const need = (value: string | undefined, flag: string, what: string) => {
     if (value === undefined || value.trim() === '') throw new UsageError(`missing ${flag}: ${what}`);
@@ -124,16 +125,19 @@ export async function parseBookOptions(
     throw new UsageError(`too many --guest values (${guests.length}): at most ${MAX_GUESTS} guests`);
   const guestEmails = guests.map((g) => requireEmail(g, '--guest'));
   const leadTimezone = opts.leadTz !== undefined ? resolveZone(opts.leadTz, '--lead-tz') : undefined;
-  const responses = opts.response?.length ? parseKeyValues(opts.response, '--response') : undefined;
+  const responses = requirePlainAnswers(
+    opts.response?.length ? parseKeyValues(opts.response, '--response') : undefined,
+    '--response',
+  );
   const request: BookRequest = {
     startTime: start.toISOString(),
     reservationId,
     event,
     personEmail,
     ...leadFields({
-      firstName: opts.firstName,
-      lastName: opts.lastName,
-      phone: opts.phone,
+      firstName: requirePlainText(opts.firstName, '--first-name'),
+      lastName: requirePlainText(opts.lastName, '--last-name'),
+      phone: requirePlainText(opts.phone, '--phone'),
       guests: guestEmails,
       leadTimezone,
     }),

@@ -12,6 +12,7 @@ import { decide, type BookingIntent, type LeadRecord, type Verdict } from '../do
 import { SKEW_REPORT_MS } from '../domain/server-clock.js';
 import { formatInZone } from '../domain/time.js';
 import { CancelledError, LeadHasMeetingError, LeadOutcomeUnknownError } from '../errors.js';
+import { PATHS } from '../api/paths.js';
 import type { JournalEntry, LockWait, MeetingRecord, State } from '../state/index.js';
 import { describeHolder } from '../state/errors.js';
 import { isUnattributed, leadRecord } from '../state/ledger.js';
@@ -122,7 +123,7 @@ const blocks = (v: Verdict): boolean => v.kind === 'has_meeting' || v.kind === '
 /** One read of the API, for the Date header of its answer; whatever it answers (or fails) is not the point. */
 async function hearServer(ctx: Context): Promise<void> {
   try {
-    await (await ctx.http()).request({ method: 'GET', path: '/v1/triggers', safety: 'retry' });
+    await (await ctx.http()).request({ method: 'GET', path: PATHS.triggers, safety: 'retry' });
   } catch {
     // A refusal (401, 403) carries the Date header too; with no answer at all, the record decides.
   }

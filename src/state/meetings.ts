@@ -11,6 +11,7 @@ import type { Meeting } from '../api/schemas.js';
 import { leadId } from './identity.js';
 import { msOf } from './journal.js';
 import type { MeetingMove, MeetingRecord } from './schemas.js';
+import { withRefusal, type MoveRefusal } from '../domain/move-search.js';
 import type { Sql, SqlSource, SqlValue } from './sql/types.js';
 
 export type { MeetingMove, MeetingRecord };
@@ -193,6 +194,29 @@ export class Meetings {
         const held = await getMeeting(tx, scope, meetingId);
         if (!held) return undefined;
         const record: MeetingRecord = { ...held, goneAt: held.goneAt ?? at.toISOString() };
+        await putMeeting(tx, record);
+        return record;
+      },
+      { oneWrite: true },
+    );
+  }
+
+  /**
+   * This meeting's host refused a move to `refusal.startTime` (CONFLICT): kept in the record's
+   * body (no column: only the move that reads the record asks), lapsed ones dropped. A meeting
+   * not on record stays unrecorded (a refusal is no Meeting): undefined.
+   */
+  async recordRefusal(
+    scope: string,
+    meetingId: string,
+    refusal: MoveRefusal,
+    serverNow: Date,
+  ): Promise<MeetingRecord | undefined> {
+    return (await this.db()).transaction(
+      async (tx) => {
+        const held = await getMeeting(tx, scope, meetingId);
+        if (!held) return undefined;
+        const record: MeetingRecord = { ...held, refused: withRefusal(held.refused, refusal, serverNow) };
         await putMeeting(tx, record);
         return record;
       },

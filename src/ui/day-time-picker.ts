@@ -39,6 +39,8 @@ export interface DayTimeOptions {
   openDay?: string | undefined;
   /** The range the slots were looked up in: its days without a free time are listed as such. */
   range?: { from: Date; to: Date } | undefined;
+  /** Times refused for this choice (a move's host said no): listed on their day as refused, never pickable. */
+  refused?: readonly string[] | undefined;
 }
 
 type IO = { input: NodeJS.ReadableStream; output: NodeJS.WritableStream };
@@ -80,12 +82,14 @@ export async function pickDayThenTime(io: IO, o: DayTimeOptions): Promise<DayTim
       open = days.find((d) => d.day === chosen.slice(DAY.length))?.slots ?? [];
     }
     const times = open;
-    const dayName = times[0] ? DateTime.fromISO(times[0], { zone: o.zone }).toFormat('cccc d LLLL') : 'no free times';
+    const day = times[0] ?? refusedOn(o.openDay, o);
+    const dayName = day ? DateTime.fromISO(day, { zone: o.zone }).toFormat('cccc d LLLL') : 'no free times';
+    const refused = day ? (o.refused ?? []).filter((r) => dayKey(r, o.zone) === dayKey(day, o.zone)) : [];
     // A search, not a select: typing jumps by time (14, 2pm, 14:30, afternoon), never by position.
     const answer = await search<string>(
       {
         message: `${head} — ${dayName} (type a time: 14, 2pm, 14:30, afternoon)`,
-        source: (term) => timeChoices(term ?? '', times, o.zone),
+        source: (term) => timeChoices(term ?? '', times, o.zone, refused),
         pageSize: 14,
       },
       io,
@@ -100,18 +104,28 @@ function timeChoices(
   raw: string,
   times: string[],
   zone: string,
-): Array<{ name: string; value: string; short?: string } | Separator> {
+  refused: readonly string[] = [],
+): Array<{ name: string; value: string; short?: string; disabled?: string } | Separator> {
   const back = { name: '← other days', value: BACK, short: 'other days' };
-  const shown = times.filter((s) => timeMatches(raw, s, zone));
-  const list: Array<{ name: string; value: string; short?: string } | Separator> = shown.map((s) => ({
-    name: `${DateTime.fromISO(s, { zone }).toFormat('ccc d LLL')}  ${DateTime.fromISO(s, { zone }).toFormat('HH:mm')}`,
-    value: s,
-    short: fullTime(s, zone),
-  }));
-  if (shown.length === 0)
+  const label = (s: string) =>
+    `${DateTime.fromISO(s, { zone }).toFormat('ccc d LLL')}  ${DateTime.fromISO(s, { zone }).toFormat('HH:mm')}`;
+  const shown = [...times, ...refused]
+    .filter((s) => timeMatches(raw, s, zone))
+    .sort((a, b) => Date.parse(a) - Date.parse(b));
+  const list: Array<{ name: string; value: string; short?: string; disabled?: string } | Separator> = shown.map((s) =>
+    refused.includes(s)
+      ? { name: `${label(s)}  ·  refused by this meeting's host`, value: `refused:${s}`, disabled: ' ' }
+      : { name: label(s), value: s, short: fullTime(s, zone) },
+  );
+  if (!shown.some((s) => !refused.includes(s)))
     list.push(new Separator(`  (no free time at "${sanitizeText(raw.trim())}" on this day: type another, or go back)`));
   // Said first (Enter takes the first time): the way back is the last entry.
   return [new Separator('  ← other days: the last entry'), ...list, back];
+}
+
+/** A refused time on `day` (an open day whose every time was refused still opens, showing them). */
+function refusedOn(day: string | undefined, o: DayTimeOptions): string | undefined {
+  return day === undefined ? undefined : o.refused?.find((r) => dayKey(r, o.zone) === day);
 }
 
 /** Every day of the looked-up range: with its free times, or said to have none (never left out). */

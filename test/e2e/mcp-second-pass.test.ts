@@ -522,7 +522,12 @@ describe('mcp: protocol edges', () => {
     raw.send(
       JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'resources/read', params: { uri: 'schedctl://meetings/all' } }),
     );
-    expect(JSON.parse((await raw.answer(3)).result.contents[0].text)).toEqual({ meetings: [] });
+    expect(JSON.parse((await raw.answer(3)).result.contents[0].text)).toEqual({
+      meetings: [],
+      total: 0,
+      offset: 0,
+      nextOffset: null,
+    });
     await raw.close();
   });
 });

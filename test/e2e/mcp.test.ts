@@ -294,7 +294,7 @@ describe('mcp: errors are results, and nothing is booked unless asked', () => {
     }
     const before = (await t.sb.state()).requests.length;
     const listed = await s.call('list_meetings', { all: true });
-    expect(listed.doc).toEqual({ meetings: [] });
+    expect(listed.doc).toEqual({ meetings: [], total: 0, offset: 0, nextOffset: null });
     expect((await t.sb.state()).requests.length).toBe(before);
     expect((await t.sb.state()).meetings).toEqual([]);
   });

@@ -85,7 +85,7 @@ describe('reschedule', () => {
     });
   });
 
-  it('CONFLICT: the host is not free then, so pick another time from slots (exit 5)', async () => {
+  it("CONFLICT: the host is not free then; the event's nearest free times are offered, labelled as the event's (exit 5)", async () => {
     const m = await booked();
     const offGrid = new Date(Date.parse(m.free[0]!) + 7 * 60_000).toISOString();
     const r = await cli(['reschedule', m.id, '--start', offGrid, '--tz', 'America/New_York']);
@@ -96,19 +96,22 @@ describe('reschedule', () => {
       DateTime.fromISO(iso, { zone: 'America/New_York' }).toFormat('yyyy-MM-dd HH:mm ZZZZ');
     expect(r.stderr).toContain(`${local(offGrid)} is not available`);
     expect(r.stderr.replace(/--start \S+/g, '')).not.toMatch(/\d{4}-\d\d-\d\dT\d\d:\d\d/);
-    // The nearest free times are offered, as book does after SLOT_TAKEN.
-    const offered = [...r.stderr.matchAll(/^ {2}- free: (\d{4}-\d\d-\d\d \d\d:\d\d E[SD]T) {3}--start (\S+)$/gm)];
+    // The nearest free times are offered, as book does after SLOT_TAKEN: the event's (all its
+    // hosts'), said so, since this meeting's host may not take them all (issue 43).
+    const offered = [
+      ...r.stderr.matchAll(/^ {2}- free for the event: (\d{4}-\d\d-\d\d \d\d:\d\d E[SD]T) {3}--start (\S+)$/gm),
+    ];
     expect(offered.length, r.stderr).toBeGreaterThan(0);
     for (const [, shown, iso] of offered) expect(shown).toBe(local(iso!));
     expect(r.stderr).toContain(
-      `hint: move it to one of the nearest free times: schedctl reschedule ${m.id} --start <time>`,
+      `hint: these are the event's free times (all its hosts'); this meeting's host may not take all of them: schedctl reschedule ${m.id} --start <time>`,
     );
     const j = await cli(['reschedule', m.id, '--start', offGrid, '--json']);
     const error = j.json().error;
     expect(error).toMatchObject({ code: 'CONFLICT', status: 409 });
     // --json keeps ISO 8601.
     expect(error.message).toContain(offGrid);
-    expect(error.details.some((d: string) => /^free: \S+Z {3}--start \S+Z$/.test(d))).toBe(true);
+    expect(error.details.some((d: string) => /^free for the event: \S+Z {3}--start \S+Z$/.test(d))).toBe(true);
     expect((await t.sb.state()).meetings[0]!.date).toBe(m.date);
   });
 
@@ -205,19 +208,18 @@ describe('reschedule --email with several meetings on record', () => {
 });
 
 describe('a moment needs a time: a day without a time of day is never its midnight', () => {
-  it('reschedule --start tues without a terminal is refused (exit 2), naming the forms that work, before any request', async () => {
+  it('reschedule --start <a day> without a terminal tries the free times of that day (issue 43), never its midnight', async () => {
     const m = await booked();
-    const before = await t.sb.requestCount();
-    const r = await cli(['reschedule', '--email', 'lead@acme.example', '--start', 'tues', '--tz', 'UTC', '--json']);
-    expect(r.code, show(r)).toBe(2);
-    const error = r.json<{ error: { code: string; message: string; hint: string } }>().error;
-    expect(error.message).toMatch(
-      /^invalid --start "tues": a day without a time of day \(\d{4}-\d\d-\d\d\) is not one time$/,
-    );
-    expect(error.hint).toContain('"tues 15:00"');
-    expect(error.hint).toContain('"first tues"');
-    expect(await t.sb.requestCount()).toBe(before);
-    expect((await t.sb.state()).meetings.find((x) => x.id === m.id)!.date).toBe(m.date);
+    let day = DateTime.utc().plus({ days: 2 }).startOf('day');
+    while (day.weekday > 5) day = day.plus({ days: 1 });
+    const said = day.toFormat('ccc LLL d').toLowerCase();
+    const r = await cli(['reschedule', '--email', 'lead@acme.example', '--start', said, '--tz', 'UTC', '--json']);
+    expect(r.code, show(r)).toBe(0);
+    const moved = DateTime.fromISO(r.json().date, { zone: 'UTC' });
+    expect(moved.hasSame(day, 'day')).toBe(true);
+    expect(moved.toFormat('HH:mm')).not.toBe('00:00');
+    expect(r.json().tried).toEqual([{ startTime: r.json().date, answer: 'moved' }]);
+    expect((await t.sb.state()).meetings.find((x) => x.id === m.id)!.date).toBe(r.json().date);
   });
 
   it('book --start tomorrow and route --slot 2026-12-01 are refused the same way (exit 2)', async () => {

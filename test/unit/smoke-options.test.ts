@@ -39,3 +39,12 @@ describe('smoke flags', () => {
     expect(() => parseSmokeFlags(flags)).toThrow(message);
   });
 });
+
+describe('smoke --event: the path segment check', () => {
+  it('refuses "." and ".." before any check runs, naming --event', () => {
+    for (const event of ['.', '..'])
+      expect(() => parseSmokeFlags({ event })).toThrow(
+        `invalid --event "${event}": an id of "${event}" would name another endpoint`,
+      );
+  });
+});

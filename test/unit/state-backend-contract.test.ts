@@ -110,6 +110,35 @@ describe.each(backends)('the %s backend', (_name, makeStore) => {
     expect((await b.journal.all()).length).toBe(before + 16);
   });
 
+  it("keeps a meeting's refused move times in its record, lapsed ones dropped, and a move keeps them", async () => {
+    const [a, b] = [client(), client()];
+    const meeting = {
+      id: '6f1d0c1e-0000-4000-8000-00000000c0de',
+      eventId: '6f1d0c1e-0000-4000-8000-0000000e7e17',
+      title: 'Demo',
+      status: 'scheduled' as const,
+      date: '2031-03-05T10:00:00.000Z',
+      duration: 30,
+      meetingLink: null,
+      conferencingType: 'zoom' as const,
+      location: null,
+      personEmail: 'refused@example.com',
+      additionalAttendees: [],
+      cancellationReason: null,
+      createdAt: NOW.toISOString(),
+      updatedAt: NOW.toISOString(),
+    };
+    expect(await a.meetings.recordRefusal(SCOPE, meeting.id, { startTime: 'x', at: 'y' }, NOW)).toBeUndefined();
+    await a.meetings.record({ scope: SCOPE, meeting, source: 'booked', event: 'ev' });
+    const old = { startTime: '2031-03-05T11:00:00.000Z', at: '2031-03-01T10:00:00.000Z' };
+    const fresh = { startTime: '2031-03-05T12:00:00.000Z', at: '2031-03-01T11:59:00.000Z' };
+    await a.meetings.recordRefusal(SCOPE, meeting.id, old, new Date('2031-03-01T10:00:00.000Z'));
+    await b.meetings.recordRefusal(SCOPE, meeting.id, fresh, NOW);
+    expect((await b.meetings.get(SCOPE, meeting.id))?.refused).toEqual([fresh]);
+    await b.meetings.recordMove(SCOPE, meeting.id, { ...meeting, date: '2031-03-05T13:00:00.000Z' }, NOW);
+    expect((await a.meetings.get(SCOPE, meeting.id))?.refused).toEqual([fresh]);
+  });
+
   it('keeps the ledger rules the stores apply: a sent unknown attempt is open until its outcome is known', async () => {
     const [a, b] = [client(), client()];
     const entry = await a.journal.add(attempt(200, 'open@example.com'));

@@ -1,7 +1,7 @@
 /** find_slots and book_meeting: the CLI's `slots` and `book`, with the spec's lost-response rules. */
 import * as z from 'zod/v4';
 import { MAX_SLOTS_DAYS } from '../../limits.js';
-import { answers, BOUNDS, emailInput, idInput, LEAD_DETAILS, nonEmpty, timeInput, TZ } from './inputs.js';
+import { answers, BOUNDS, emailInput, idInput, LEAD_DETAILS, nonEmpty, plainText, timeInput, TZ } from './inputs.js';
 import { bookDocument, bookMeeting, parseBookOptions, type BookOutcome } from '../../run/book.js';
 import { workspaceOf } from '../../run/workspace.js';
 import type { Context } from '../../context.js';
@@ -170,7 +170,7 @@ export const bookMeetingTool = defineTool({
     email: emailInput("the lead's email"),
     execution_id: idInput("the fired trigger's executionId (links and resumes the workflow run)").optional(),
     ...LEAD_DETAILS,
-    responses: answers(z.string().max(BOUNDS.fieldValue)).optional().describe('answers to the event questions, by key'),
+    responses: answers(plainText(BOUNDS.fieldValue)).optional().describe('answers to the event questions, by key'),
     rebook: z
       .boolean()
       .optional()
@@ -185,6 +185,9 @@ export const bookMeetingTool = defineTool({
     email: '--email',
     execution_id: '--execution',
     guests: '--guest',
+    first_name: '--first-name',
+    last_name: '--last-name',
+    phone: '--phone',
     lead_tz: '--lead-tz',
     responses: '--response',
     tz: '--tz',

@@ -5,6 +5,7 @@
  * answers as many and as long as a trigger form holds. A refusal never echoes the value.
  */
 import * as z from 'zod/v4';
+import { controlCharacterIn, CONTROL_REFUSAL } from '../../api/request-text.js';
 import { MAX_GUESTS } from '../../limits.js';
 
 export const BOUNDS = {
@@ -27,6 +28,22 @@ export const BOUNDS = {
 
 export const bounded = (max: number) => z.string().max(max);
 
+/**
+ * Free text the API receives (a name, a phone, an answer and its key): the one rule of
+ * api/request-text.ts, checked with the schema, so the refusal names the argument and nothing is sent.
+ */
+export const plainText = (max: number) => z.string().max(max).check(refusePlain);
+
+function refusePlain(ctx: z.core.ParsePayload<unknown>): void {
+  const char = typeof ctx.value === 'string' ? controlCharacterIn(ctx.value) : undefined;
+  if (char)
+    ctx.issues.push({
+      code: 'custom',
+      input: ctx.value,
+      message: `holds the control character ${char}; ${CONTROL_REFUSAL}`,
+    });
+}
+
 /** A required id, slug or name: blank is refused by the schema, before any request. */
 export const nonEmpty = (description: string) => z.string().max(BOUNDS.id).trim().min(1).describe(description);
 
@@ -38,9 +55,9 @@ export const TRIGGER_INPUT = nonEmpty('trigger id or exact name (see list_trigge
 
 /** What a booking may say about the lead beside the email: book_meeting and route_lead take the same. */
 export const LEAD_DETAILS = {
-  first_name: bounded(BOUNDS.name).optional(),
-  last_name: bounded(BOUNDS.name).optional(),
-  phone: bounded(BOUNDS.phone).optional(),
+  first_name: plainText(BOUNDS.name).optional(),
+  last_name: plainText(BOUNDS.name).optional(),
+  phone: plainText(BOUNDS.phone).optional(),
   guests: z
     .array(z.string().max(BOUNDS.email))
     .max(MAX_GUESTS)

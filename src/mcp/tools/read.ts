@@ -4,7 +4,7 @@ import { resolveZone } from '../../domain/time.js';
 import { MAX_EVENTS_PAGE } from '../../limits.js';
 import { listMeetings, parseMeetingsFilter } from '../../run/meetings/ls.js';
 import { eventsText, eventText, meetingsText, triggersText } from '../format.js';
-import { OUTPUT } from '../output.js';
+import { OUTPUT, PAGE, pageOf } from '../output.js';
 import { ANNOTATIONS, BUDGET, defineTool } from '../tool.js';
 import { BOUNDS, emailInput, idInput, nonEmpty, timeInput, TZ } from './inputs.js';
 
@@ -75,7 +75,11 @@ export const listMeetingsTool = defineTool({
   name: 'list_meetings',
   title: 'List meetings on record',
   description:
-    "Lists the meetings booked or moved through schedctl with this profile, from schedctl's local record (the API has no list operation, so meetings booked elsewhere are not included). By default only upcoming ones; filter by the lead's email, the event or scheduling link (its id or slug; routed meetings too), words of the title, lead or event (text: all must occur, any case), or a from/to range (ISO 8601, or as people say them such as 'tomorrow' or 'next monday', read in tz); all: true includes past meetings and gone ones (goneAt: the API answered 404 to a move, it no longer has the meeting). An entry whose id is null is a booking known to exist after its answer was lost: its id was never received; move it with reschedule_meeting and the id from the scheduling app. Costs no API request, except one read for an event slug schedctl has not seen. Read-only.",
+    "Lists the meetings booked or moved through schedctl with this profile, from schedctl's local record (the API has no list operation, so meetings booked elsewhere are not included). By default only upcoming ones; filter by the lead's email, the event or scheduling link (its id or slug; routed meetings too), words of the title, lead or event (text: all must occur, any case), or a from/to range (ISO 8601, or as people say them such as 'tomorrow' or 'next monday', read in tz); all: true includes past meetings and gone ones (goneAt: the API answered 404 to a move, it no longer has the meeting). Earliest first, one page at a time: at most limit meetings (default " +
+    PAGE.default +
+    ', at most ' +
+    PAGE.max +
+    '); total says how many match, and nextOffset, passed back as offset, gives the next page. An entry whose id is null is a booking known to exist after its answer was lost: its id was never received; move it with reschedule_meeting and the id from the scheduling app. Costs no API request, except one read for an event slug schedctl has not seen. Read-only.',
   input: {
     email: emailInput("only this lead's meetings").optional(),
     event: idInput('only meetings of this event or scheduling link (its id or slug)').optional(),
@@ -88,16 +92,35 @@ export const listMeetingsTool = defineTool({
     to: timeInput('only meetings before this time (a date alone: through its end)').optional(),
     all: z.boolean().optional().describe('include past meetings and gone ones'),
     tz: TZ.describe('IANA time zone of from/to and of the times shown (default: the system zone)'),
-    limit: z.number().int().min(1).optional().describe('at most this many meetings, the first in time order'),
+    offset: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe('skip this many meetings (nextOffset of the previous call; default 0)'),
+    limit: z
+      .number()
+      .int()
+      .min(1)
+      .max(PAGE.max)
+      .optional()
+      .describe(`at most this many meetings, earliest first (default ${PAGE.default}, at most ${PAGE.max})`),
   },
-  flags: { email: '--email', from: '--from', to: '--to', tz: '--tz', limit: '--limit' },
+  flags: { email: '--email', from: '--from', to: '--to', tz: '--tz' },
   output: OUTPUT.list_meetings,
   annotations: ANNOTATIONS.local,
   async run({ ctx }, args) {
     const zone = resolveZone(args.tz, '--tz');
-    const filter = await parseMeetingsFilter(args, zone, ctx.clock.now());
-    const meetings = await listMeetings(ctx, filter);
-    // structuredContent is an object: the `meetings ls --json` array, under `meetings`.
-    return { doc: { meetings }, text: meetingsText(meetings, zone) };
+    const { limit, offset, ...filterArgs } = args;
+    const filter = await parseMeetingsFilter(filterArgs, zone, ctx.clock.now());
+    // structuredContent is an object: one page of the `meetings ls --json` array, under `meetings`.
+    const doc = meetingsDocument(await listMeetings(ctx, filter), offset, limit);
+    return { doc, text: meetingsText(doc, zone) };
   },
 });
+
+/** list_meetings' document (and the meetings resources'): one page of the meetings, and where the next starts. */
+export function meetingsDocument<T>(all: T[], offset?: number, limit?: number) {
+  const { items, ...page } = pageOf(all, offset, limit);
+  return { meetings: items, ...page };
+}

@@ -5,6 +5,7 @@
  */
 import type { Api } from '../../api/endpoints.js';
 import type { Context } from '../../context.js';
+import { offerable } from '../../domain/move-search.js';
 import { fetchSlots } from '../../domain/slots.js';
 import { dayKey, dayLabel, timeLabel } from '../../domain/time.js';
 import { CancelledError } from '../../errors.js';
@@ -26,12 +27,24 @@ export async function pickTime(
   zone: string,
   /** A part of the day the user named (--start "tue afternoon"): its free times are offered first. */
   within?: { from: Date; to: Date },
+  /**
+   * Times this meeting's host refused (epoch ms, not lapsed): never offered as free, listed on
+   * their day as refused. Asked after each slots answer, whose Date header tells the server's
+   * time their lapse is judged by. `openAt`: open at that day (a choice just refused).
+   */
+  marks: { refused?: () => Promise<ReadonlySet<number>>; openAt?: Date | undefined } = {},
 ): Promise<Date> {
   const { confirm } = await import('@inquirer/prompts');
   const io = { input: ctx.io.stdin, output: ctx.io.stderr };
   const now = ctx.clock.now();
   let from = within && within.from > now ? within.from : now;
   let openDay: string | undefined;
+  if (marks.openAt) {
+    // Back after a refusal: the times around the refused one, on its day.
+    const dayStart = new Date(marks.openAt.getTime() - DAY_MS);
+    from = dayStart > now ? dayStart : now;
+    openDay = dayKey(marks.openAt, zone);
+  }
   let reservationId: string | undefined;
   let range = within;
   // The meeting by what people know it by: its title, date and host, not its id.
@@ -40,13 +53,17 @@ export async function pickTime(
     const to = new Date(from.getTime() + DEFAULT_DAYS * DAY_MS);
     const page = await fetchSlots(api, m.event, { from, to, ...(reservationId ? { reservationId } : {}) });
     reservationId = page.reservationId;
+    const refused = (await marks.refused?.()) ?? new Set<number>();
     const extras = [{ name: `later times (from ${shortTime(to, zone)}) →`, value: LATER }];
     if (from > now) extras.push({ name: '← earlier times', value: EARLIER });
     const answer = await pickDayThenTime(io, {
       message: sanitizeText(`New time for ${name}`),
       zone,
       now,
-      slots: page.slots,
+      slots: offerable(page.slots, refused),
+      refused: [...refused]
+        .filter((t) => t >= from.getTime() && t < to.getTime())
+        .map((t) => new Date(t).toISOString()),
       extras,
       within: range,
       openDay,

@@ -4,7 +4,7 @@
  * required form fields are only known after listing the triggers (still before firing).
  */
 import { UsageError } from '../../errors.js';
-import { parseKeyValues, requireEmail } from '../../domain/inputs.js';
+import { parseKeyValues, requireEmail, requirePlainText } from '../../domain/inputs.js';
 import { parseTimeExpression, readTime } from '../../domain/human-time.js';
 import { requireFuture, resolveZone } from '../../domain/time.js';
 import { DEFAULT_DAYS, MAX_GUESTS, MAX_SLOTS_RANGE_DAYS } from '../../limits.js';
@@ -50,6 +50,8 @@ export async function parseRouteOptions(
   const trigger = o.trigger?.trim() || undefined;
   if (o.trigger !== undefined && !trigger) throw new UsageError('invalid --trigger "": pass a trigger id or name');
   const email = o.email !== undefined ? requireEmail(o.email, '--email') : undefined;
+  // Checked against the trigger's form (domain/triggers.ts checkResponses), before the fire:
+  // a field's name and a select's options are the server's words, which may hold anything.
   const fields = parseKeyValues(o.field ?? [], '--field');
   let slot: RouteFlags['slot'];
   if (o.slot !== undefined) {
@@ -82,9 +84,9 @@ export async function parseRouteOptions(
       email,
       fields,
       slot,
-      firstName: o.firstName,
-      lastName: o.lastName,
-      phone: o.phone,
+      firstName: requirePlainText(o.firstName, '--first-name'),
+      lastName: requirePlainText(o.lastName, '--last-name'),
+      phone: requirePlainText(o.phone, '--phone'),
       guests,
       yes: Boolean(o.yes),
       refire: Boolean(o.refire),

@@ -5,6 +5,7 @@
  * sanitizeText: inquirer writes messages and choices to the terminal as they are.
  * The hold countdown is measured on the server's clock (its Date header), as expiresAt is.
  */
+import { controlCharacterIn } from '../../api/request-text.js';
 import { confirm, input, search, select } from '@inquirer/prompts';
 import type { Trigger, TriggerField } from '../../api/schemas.js';
 import type { Target } from '../../config/target.js';
@@ -16,6 +17,14 @@ import { CancelledError } from '../../errors.js';
 import { MAX_GUESTS } from '../../limits.js';
 import { pickDayThenTime } from '../../ui/day-time-picker.js';
 import { sanitizeText as clean } from '../../ui/sanitize.js';
+
+/** The one rule for free text sent to the API (api/request-text.ts): the answer is asked again, never sent. */
+function plainAnswer(v: string): true | string {
+  const char = controlCharacterIn(v.trim());
+  return (
+    char === undefined || `it holds the control character ${char}: type it on one line, without control characters`
+  );
+}
 
 export function promptAsker(
   ctx: Context,
@@ -76,7 +85,10 @@ export function promptAsker(
         } else {
           answers[f.name] = (
             await input(
-              { message: label(f), validate: (v) => !f.required || v.trim() !== '' || `${clean(f.label)} is required` },
+              {
+                message: label(f),
+                validate: (v) => (f.required && v.trim() === '' ? `${clean(f.label)} is required` : plainAnswer(v)),
+              },
               io,
             )
           ).trim();
@@ -163,7 +175,8 @@ export function promptAsker(
       const details: GuestDetails = { guests: [] };
       if (!(await confirm({ message: 'Add guest details (name, phone, extra guests)?', default: false }, io)))
         return details;
-      const optional = async (message: string) => (await input({ message: `${message} (optional)` }, io)).trim();
+      const optional = async (message: string) =>
+        (await input({ message: `${message} (optional)`, validate: plainAnswer }, io)).trim();
       const firstName = await optional('First name');
       const lastName = await optional('Last name');
       const phone = await optional('Phone');

@@ -4,6 +4,7 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { pathSegment } from '../../api/paths.js';
 import { UsageError } from '../../errors.js';
 import { isValidEmail, parseKeyValues } from '../../domain/inputs.js';
 import type { SmokeInput, SmokeInputNames } from '../../domain/smoke/types.js';
@@ -33,6 +34,8 @@ export function parseSmokeFlags(flags: SmokeFlags): SmokeInput & { junit?: strin
   const input: SmokeInput & { junit?: string } = { book: Boolean(flags.book) };
   if (flags.event !== undefined) {
     if (flags.event.trim() === '') throw new UsageError('invalid --event "": expected an event id or slug');
+    // The one check of a path segment (api/paths.ts), here so that no check has run yet.
+    pathSegment(flags.event, '--event');
     input.event = flags.event;
   }
   if (flags.email !== undefined && !isValidEmail(flags.email)) {

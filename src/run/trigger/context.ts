@@ -1,6 +1,6 @@
 import type { FireRequest } from '../../api/schemas.js';
 import { closest } from '../../domain/closest.js';
-import { parseKeyValues } from '../../domain/inputs.js';
+import { parseKeyValues, requirePlainAnswers } from '../../domain/inputs.js';
 import { UsageError } from '../../errors.js';
 
 /** The spec's members of a fire's `context`. */
@@ -12,7 +12,7 @@ export const CONTEXT_KEYS = ['utmParams', 'gclid', 'pageUrl', 'referrer', 'userA
  */
 export function parseContext(pairs: string[]): FireRequest['context'] | undefined {
   if (pairs.length === 0) return undefined;
-  const raw = parseKeyValues(pairs, '--context');
+  const raw = requirePlainAnswers(parseKeyValues(pairs, '--context'), '--context');
   const context: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(raw)) {
     if (!(CONTEXT_KEYS as readonly string[]).includes(key)) {
