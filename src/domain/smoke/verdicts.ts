@@ -28,7 +28,12 @@ export function judgeAuth(r: ProbeResult<unknown>): AuthVerdict {
   if (r.unreachable)
     return {
       // Not a verdict on the key: it never reached the API.
-      check: { name, status: 'fail', latencyMs: r.latencyMs, detail: `API unreachable, the key was not tried: ${r.detail}` },
+      check: {
+        name,
+        status: 'fail',
+        latencyMs: r.latencyMs,
+        detail: `API unreachable, the key was not tried: ${r.detail}`,
+      },
       stop: API_UNREACHABLE,
     };
   if (r.status !== undefined && r.status < 500) {
