@@ -18,6 +18,7 @@ interface Report {
   ok: boolean;
   requests: number;
   checks: Check[];
+  unreachable?: true;
   error?: { code: string; message: string };
 }
 const check = (r: Report, name: string): Check => {

@@ -46,7 +46,7 @@ function journal(id = 'fire-1', fail: Partial<Record<keyof FireJournal, Error>> 
 /** An API whose fire leaves (its send hook runs) or not, then answers `answer` or throws it. */
 function api(answer: TriggerFireResult | Error, { leaves = true } = {}) {
   return {
-    fireTrigger: async (_id: string, _body: unknown, opts: { beforeSend?: () => Promise<void> } = {}) => {
+    fireTrigger: async (_id: string, _body: unknown, opts: { beforeSend?: () => Promise<unknown> } = {}) => {
       if (leaves) await opts.beforeSend?.();
       if (answer instanceof Error) throw answer;
       return answer;
