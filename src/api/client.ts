@@ -23,7 +23,7 @@ import ky, { HTTPError, TimeoutError } from 'ky';
 import type { ZodMiniType as ZodType } from './zod.js';
 import { redact, redactKeyLike } from '../config/mask.js';
 import type { Clock } from '../context.js';
-import { BadResponseError, CliError, NetworkError, OutcomeUnknownError } from '../errors.js';
+import { ApiError, BadResponseError, CliError, NetworkError, OutcomeUnknownError } from '../errors.js';
 import {
   describeFailure,
   errorFromResponse,
@@ -170,6 +170,20 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     options.onServerDate?.(date + 500);
   };
 
+  /**
+   * A base URL that ends in /v1 (copied from the API's docs, where every path starts with it) makes
+   * every path /v1/v1/…: a 404 that says only "no route". Said, with what to change.
+   */
+  const basePath = new URL(options.baseUrl).pathname.replace(/\/+$/, '');
+  const doubledPrefix = (error: Error, path: string): Error => {
+    if (!/\/v1$/i.test(basePath) || !path.startsWith('/v1/')) return error;
+    const status = error instanceof ApiError || error instanceof BadResponseError ? error.status : undefined;
+    if (status !== 404) return error;
+    const hint = `the base URL ends in /v1 and every API path starts with /v1 (this request went to ${basePath}${path}): drop the /v1 from --base-url, SCHEDCTL_BASE_URL or the profile's URL`;
+    if (error instanceof ApiError) return error.withHint(hint);
+    return new BadResponseError(error.message, { status, hint });
+  };
+
   async function request<T>(opts: RequestOptions<T>): Promise<T> {
     const url = new URL(options.baseUrl + opts.path);
     for (const [k, v] of Object.entries(opts.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
@@ -291,7 +305,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     } catch (error) {
       if (error instanceof HTTPError && isRedirect(error.response)) throw redirectError(error.response, label, once);
       if (error instanceof HTTPError)
-        return Promise.reject(await errorFromResponse(error.response, label, once, readBody));
+        return Promise.reject(doubledPrefix(await errorFromResponse(error.response, label, once, readBody), opts.path));
       if (error instanceof CliError) throw error;
       if (!reachedTransport) throw notSent(error, label);
       // The send hook refused to let the request leave (a lead lock lost): nothing was sent.

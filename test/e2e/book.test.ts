@@ -302,6 +302,10 @@ describe('book: every error code of the spec', () => {
     expect(human.stderr).toMatch(
       /Nearest free times \(reservation \S+ is still usable\):\n {2}\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC {3}--start \S+/,
     );
+    // The hint names the times too (issue 46): the nearest as the command to run.
+    expect(human.stderr).toMatch(
+      /^hint: the reservation is still usable: book the nearest free time with schedctl book quarterly-review --start \d{4}-\d{2}-\d{2}T\S+Z --reservation /m,
+    );
   });
 
   it('NO_HOST_AVAILABLE: a time no host can take, so pick another slot (exit 5)', async () => {
