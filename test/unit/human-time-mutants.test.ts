@@ -4,7 +4,7 @@
  * misspelt word, the hour and day-month ambiguities, the year a date without one falls in, and
  * when the parser of words is loaded. Every "now" is fixed here: no test depends on today.
  */
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   loadTimeExpressions,
   normalizeTimeWords,
@@ -228,27 +228,5 @@ describe('human time: messages and edge rules', async () => {
       expect(refusal('2026-03-29 02:30').message).toBe(message);
       await expect(readTime('2026-03-29 02:30', OPTS)).rejects.toThrow(message);
     });
-  });
-});
-
-describe('the parser of words loads only when an input needs it', () => {
-  it('loadTimeExpressionsFor leaves it unloaded for fixed forms and none, and loads it for words', async () => {
-    vi.resetModules();
-    const fresh = await import('../../src/domain/human-time.js');
-    const notUnderstood = /not a time schedctl understands/;
-    await fresh.loadTimeExpressionsFor([undefined, '2026-12-01T10:00:00Z', 'today', 'now']);
-    expect(() => fresh.parseLoadedTimeExpression('tomorrow 3pm', OPTS)).toThrow(notUnderstood);
-    expect(() => fresh.readLoadedTime('thu 15:00', OPTS)).toThrow(notUnderstood);
-    // A fixed form that is refused for another reason needs no parser either.
-    await fresh.loadTimeExpressionsFor(['2026-02-30']);
-    expect(() => fresh.parseLoadedTimeExpression('tomorrow 3pm', OPTS)).toThrow(notUnderstood);
-    await fresh.loadTimeExpressionsFor(['today', 'tomorrow 3pm']);
-    expect(fresh.parseLoadedTimeExpression('tomorrow 3pm', OPTS).toISOString()).toBe('2026-03-05T14:00:00.000Z');
-  });
-
-  it('readTime loads it on the first input the fixed forms do not read', async () => {
-    vi.resetModules();
-    const fresh = await import('../../src/domain/human-time.js');
-    expect(await fresh.readTime('thu 15:00', OPTS)).toEqual({ kind: 'instant', at: new Date('2026-03-05T14:00:00Z') });
   });
 });
