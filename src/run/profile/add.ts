@@ -61,7 +61,8 @@ export async function run(ctx: Context, [name = '']: string[], opts: AddOptions,
   const apiKey = await readKey(opts, ctx);
   // Saving is the point: a directory that cannot take the file is said before the key check's request.
   (await ctx.state()).assertLocalWritable();
-  const keyCheck: KeyCheck = opts.verify === false ? 'skipped' : await checkKey(ctx, name, { baseUrl, apiKey, rate, sandboxDefault });
+  const keyCheck: KeyCheck =
+    opts.verify === false ? 'skipped' : await checkKey(ctx, name, { baseUrl, apiKey, rate, sandboxDefault });
   const state = await ctx.state();
   const { profiles } = state;
   // The key's workspace is recorded before the profile is saved: a key saved but in no workspace
@@ -226,7 +227,9 @@ async function checkKey(
       });
     }
     if (error instanceof ApiError)
-      throw error.withHint(sandboxDefault ? `${notSaved}; ${nameYourApi}` : `${notSaved}; check --base-url, ${orNoVerify}`);
+      throw error.withHint(
+        sandboxDefault ? `${notSaved}; ${nameYourApi}` : `${notSaved}; check --base-url, ${orNoVerify}`,
+      );
     if (error instanceof NetworkError) {
       throw new NetworkError(`could not check the key: ${error.message}; ${notSaved}`, {
         hint: sandboxDefault ? nameYourApi : `check --base-url and that the API is reachable, ${orNoVerify}`,
