@@ -85,6 +85,18 @@ describe('item 10: messages that are true', () => {
       hint: expect.stringContaining(`is not a start time of intro-call: its meetings start every ${step} min`),
     });
     // A start on the grid that no host can take keeps the API's word and the usual hint.
+    await t.sb.fault({
+      method: 'POST',
+      path: '/v1/scheduling/meetings',
+      fault: 'status',
+      status: 409,
+      code: 'NO_HOST_AVAILABLE',
+    });
+    const onGrid = await cli([...bookSlotArgs('intro-call', s.slots[0]!, s.reservationId, 'a@acme.example'), '--json']);
+    expect(onGrid.code, show(onGrid)).toBe(5);
+    expect(onGrid.json<{ error: { hint: string } }>().error.hint).toMatch(
+      /^no host is free at that time: pick another slot/,
+    );
     expect((await cli(bookSlotArgs('intro-call', s.slots[0]!, s.reservationId, 'a@acme.example'))).code).toBe(0);
   });
 
