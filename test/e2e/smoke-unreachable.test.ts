@@ -110,14 +110,14 @@ describe('smoke when the API is down from the start', () => {
     const auth = check(report, 'auth');
     expect(auth.status).toBe('fail');
     expect(auth.detail).toBe(
-      'API unreachable, the key was not tried: could not reach the API for GET /v1/triggers (ECONNREFUSED); nothing was sent (4 tries, none connected)',
+      'API unreachable, the key was not checked: could not reach the API for GET /v1/triggers (ECONNREFUSED); nothing was sent (4 tries, none connected)',
     );
     expect(auth.detail).not.toMatch(/refused this (API )?key|key is refused/);
     const text = await smoke(`http://127.0.0.1:${await closedPort()}`);
     expect(text.stderr).toMatch(
       /^error: API unreachable: no smoke check could run \(4 tries, 0 sent\) \(SMOKE_FAILED\)$/m,
     );
-    expect(text.stderr).toMatch(/^hint: .*the key was not tried/m);
+    expect(text.stderr).toMatch(/^hint: .*the key was not checked/m);
     expect(text.stdout).toContain(
       'smoke FAILED (API unreachable): 0 passed, 1 failed, 6 skipped; 0 requests used (the API allows 30 per minute); 4 more tries could not connect',
     );

@@ -329,7 +329,7 @@ describe('smoke run: failures become checks', () => {
     // The tries are counted in the HTTP layer's message (failures.ts); the check says it is not about the key.
     expect(report.checks[0]).toMatchObject({
       status: 'fail',
-      detail: 'API unreachable, the key was not tried: could not reach http://api.test (ECONNREFUSED)',
+      detail: 'API unreachable, the key was not checked: could not reach http://api.test (ECONNREFUSED)',
     });
     expect(report.checks[1]!.detail).toBe('skipped: the API is unreachable');
     expect(report).toMatchObject({ requests: 0, tries: 3, unreachable: true });

@@ -24,7 +24,7 @@ export interface SmokeReport {
   requests: number;
   /** Every try the HTTP layer made, including those that never connected (refused, no such host): at least `requests`. */
   tries: number;
-  /** Present (true) when the API could not be reached at the first check: no check ran, the key was not tried. */
+  /** Present (true) when the API could not be reached at the first check: no check ran, the key was not checked. */
   unreachable?: true;
   /** Total time waited for the key's rate budget: the wait before the checks started, and during them. */
   rateWaitMs: number;

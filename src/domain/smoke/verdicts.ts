@@ -32,7 +32,7 @@ export function judgeAuth(r: ProbeResult<unknown>): AuthVerdict {
         name,
         status: 'fail',
         latencyMs: r.latencyMs,
-        detail: `API unreachable, the key was not tried: ${r.detail}`,
+        detail: `API unreachable, the key was not checked: ${r.detail}`,
       },
       stop: API_UNREACHABLE,
     };

@@ -21,7 +21,7 @@ export class SmokeFailedError extends CliError {
       EXIT.error,
       {
         hint: report.unreachable
-          ? 'check --base-url / the profile and that the API is up (for the local sandbox: `schedctl sandbox`); the key was not tried'
+          ? 'check --base-url / the profile and that the API is up (for the local sandbox: `schedctl sandbox`); the key was not checked'
           : 'see the DETAIL column (or "checks" with --json) for each failure',
       },
     );
