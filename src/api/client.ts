@@ -174,7 +174,8 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
    * A base URL that ends in /v1 (copied from the API's docs, where every path starts with it) makes
    * every path /v1/v1/…: a 404 that says only "no route". Said, with what to change.
    */
-  const basePath = new URL(options.baseUrl).pathname.replace(/\/+$/, '');
+  // A base URL that does not parse fails each request as "could not be sent" (notSent), not here.
+  const basePath = URL.canParse(options.baseUrl) ? new URL(options.baseUrl).pathname.replace(/\/+$/, '') : '';
   const doubledPrefix = (error: Error, path: string): Error => {
     if (!/\/v1$/i.test(basePath) || !path.startsWith('/v1/')) return error;
     const status = error instanceof ApiError || error instanceof BadResponseError ? error.status : undefined;
