@@ -45,7 +45,12 @@ export function buildProgram(ctx: Context, argv?: readonly string[]): Command {
   const program = new Command('schedctl')
     .description('Book, route and reschedule meetings through the Scheduling and Workflow Trigger API')
     .version(VERSION, '-v, --version', 'print the version')
-    .addOption(new Option('--json', 'print one JSON document on stdout (for scripts)'))
+    .addOption(
+      new Option(
+        '--json',
+        'print one JSON document on stdout, for scripts (a --file run: JSON Lines, one per row then a summary)',
+      ),
+    )
     .addOption(
       new Option('-p, --profile <name>', 'profile to use (default: SCHEDCTL_PROFILE, then the default profile)'),
     )

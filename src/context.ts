@@ -98,7 +98,9 @@ export function processIO(): IO {
       return Boolean(process.stdin.isTTY);
     },
     get stdoutColumns() {
-      return process.stdout.isTTY ? process.stdout.columns : undefined;
+      // A pty nobody gave a size (`script`, some CI runners, `docker exec` without -t's size)
+      // reports 0 columns: that is "unknown", not a terminal too narrow for anything.
+      return (process.stdout.isTTY && process.stdout.columns) || undefined;
     },
   };
 }

@@ -190,7 +190,8 @@ export class LeadOutcomeUnknownError extends CliError {
 
 /**
  * Several meetings match where one is needed (`reschedule --email` without a terminal): a line
- * each for people, and in `--json` an object each, with its id, so a script can pick one.
+ * each for people, and in `--json` an object each, with its id, so a script can pick one, and
+ * its `line` (the string every other error's `details` item is).
  */
 export class SeveralMeetingsError extends UsageError {
   constructor(
@@ -202,7 +203,8 @@ export class SeveralMeetingsError extends UsageError {
   }
   override toDocument(): ErrorDocument {
     const doc = super.toDocument();
-    doc.error.details = this.meetings.map(({ id, date, title, event }) => ({ id, date, title, event }));
+    // `line`: the text the person sees (what `details` holds everywhere else), beside the fields.
+    doc.error.details = this.meetings.map(({ id, date, title, event, line }) => ({ id, date, title, event, line }));
     return doc;
   }
 }

@@ -63,10 +63,21 @@ const RULES: Record<string, Rule> = {
           : `no event or scheduling link "${c.event}": list them with schedctl events ls`;
       case 'fire':
         return 'no such trigger in this workspace: list them with `schedctl triggers ls`';
-      default:
-        return c.workflowExecutionId
-          ? `check the event or link "${c.event}" (\`schedctl events ls\`) and the --execution id ${c.workflowExecutionId} (from \`schedctl trigger fire\`)`
-          : `check the event or link "${c.event}" (\`schedctl events ls\`)`;
+      default: {
+        // A booking's 404 does not say which of its ids the API did not find: each one given is named.
+        const unknown = [
+          `the event or link "${c.event}" (\`schedctl events ls\`)`,
+          ...(c.reservationId
+            ? [`the --reservation id ${c.reservationId} (a reservation comes from \`${slotsOf(c)}\`: fetch a new one)`]
+            : []),
+          ...(c.workflowExecutionId
+            ? [`the --execution id ${c.workflowExecutionId} (from \`schedctl trigger fire\`)`]
+            : []),
+        ];
+        return unknown.length === 1
+          ? `check ${unknown[0]}`
+          : `one of ${unknown.length} ids is unknown to the API: check ${unknown.slice(0, -1).join(', ')} and ${unknown.at(-1)}`;
+      }
     }
   },
   RESERVATION_EXPIRED: (c) =>
@@ -100,13 +111,19 @@ export function hintFor(code: string, context: HintContext): string | undefined 
   return RULES[code]?.(context);
 }
 
-/** SLOT_TAKEN on `book`, after looking up the nearest free times (fetched: the lookup worked). */
-export function slotTakenHint(c: HintContext, found: { fetched: boolean; nearest: number }): string {
+/**
+ * SLOT_TAKEN on `book`, after looking up the nearest free times (fetched: the lookup worked).
+ * The times themselves are in the hint (one line, wherever it is read: a terminal, --json's
+ * `error.hint` beside `nearestSlots`, an MCP result): the nearest as a command to run.
+ */
+export function slotTakenHint(c: HintContext, found: { fetched: boolean; nearest: readonly string[] }): string {
   const slots = `${slotsOf(c)} --reservation ${c.reservationId ?? '<id>'}`;
   if (!found.fetched) return hintFor('SLOT_TAKEN', c) ?? '';
-  if (found.nearest === 0) return `no free times within a week of it; fetch slots with: ${slots}`;
-  const again = `schedctl book ${c.event} --start <slot> --reservation ${c.reservationId} --email ${c.personEmail}`;
-  return `the reservation is still usable: book one of the nearest free times with ${again}`;
+  const [first, ...others] = found.nearest;
+  if (first === undefined) return `no free times within a week of it; fetch slots with: ${slots}`;
+  const again = `schedctl book ${c.event} --start ${first} --reservation ${c.reservationId} --email ${c.personEmail}`;
+  const rest = others.length ? `, or --start one of the other nearest free times: ${others.join(', ')}` : '';
+  return `the reservation is still usable: book the nearest free time with ${again}${rest}`;
 }
 
 /** `route` after CONFLICT without a terminal or --yes: how to fire again. */

@@ -101,7 +101,9 @@ export function timeoutMsOf(ctx: Context): number {
   const seconds = Number(raw);
   if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 3600) {
     const source = ctx.globals.timeout !== undefined ? '--timeout' : 'SCHEDCTL_TIMEOUT';
-    throw new UsageError(`invalid ${source} "${raw}": expected a number of seconds between 0 and 3600`);
+    throw new UsageError(
+      `invalid ${source} "${raw}": expected a number of seconds greater than 0 and at most 3600 (0 would give no time at all)`,
+    );
   }
   return Math.round(seconds * 1000);
 }

@@ -23,7 +23,7 @@ import ky, { HTTPError, TimeoutError } from 'ky';
 import type { ZodMiniType as ZodType } from './zod.js';
 import { redact, redactKeyLike } from '../config/mask.js';
 import type { Clock } from '../context.js';
-import { BadResponseError, CliError, NetworkError, OutcomeUnknownError } from '../errors.js';
+import { ApiError, BadResponseError, CliError, NetworkError, OutcomeUnknownError } from '../errors.js';
 import {
   describeFailure,
   errorFromResponse,
@@ -37,6 +37,7 @@ import {
   notSent,
   parseRetryAfter,
   redirectError,
+  type TryRecord,
   transportError,
   unreadableAnswer,
 } from './failures.js';
@@ -44,6 +45,7 @@ import { sanitizeText } from '../ui/sanitize.js';
 import type { RateBudget } from './rate-budget.js';
 import { asUnrepeatable, isCancelled } from './send-hook.js';
 import { formatSchemaIssues } from './zod.js';
+import { wireTry } from './transport.js';
 
 export type Safety = 'retry' | 'once';
 
@@ -116,6 +118,23 @@ const MAX_RETRIES = 3;
 /** A 429 is retried at most this often; the wait budget bounds the total time as well. */
 const MAX_RATE_LIMIT_RETRIES = 3;
 
+/**
+ * Whether a failed try was written to a connection. Our transport knows (wireTry); for another
+ * fetch, a failure that proves nothing left (refused, no such host) or schedctl's own refusal
+ * in the transport (a key that would travel in clear) sent nothing, and anything else may have.
+ */
+function wasSent(req: Request, error: unknown): boolean {
+  const wire = wireTry(req);
+  if (wire) return wire.sent;
+  return !(isNotConnected(error) || error instanceof CliError);
+}
+
+/** How a failed try ended, in a word: its error code, or `timed out` (ky aborts the try on its timeout). */
+function tryOutcome(error: unknown): string {
+  if (error instanceof TimeoutError || (error instanceof Error && error.name === 'AbortError')) return 'timed out';
+  return describeFailure(error);
+}
+
 export function createHttpClient(options: HttpClientOptions): HttpClient {
   const budgetMs = options.rateLimitBudgetMs ?? 90_000;
   const maxBody = options.maxBodyBytes ?? 5 * 1024 * 1024;
@@ -129,14 +148,17 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   let skewMs = 0;
   let rateWaitMs = 0;
   // Every try goes through here (ky calls fetch once per attempt): count it, and take back the
-  // ones that provably never left the machine.
-  const countingFetch = async (req: Request): Promise<Response> => {
+  // ones that never left the machine; `tries` (the request's own) hears how each one ended.
+  const countingFetch = async (req: Request, tries: TryRecord[]): Promise<Response> => {
     attempts++;
     try {
-      return await options.fetch(req);
+      const response = await options.fetch(req);
+      tries.push({ sent: true, outcome: `HTTP ${response.status}` });
+      return response;
     } catch (error) {
-      // schedctl's own refusal in the transport (a key that would travel in clear) sent nothing either.
-      if (isNotConnected(error) || error instanceof CliError) notConnected++;
+      const sent = wasSent(req, error);
+      if (!sent) notConnected++;
+      tries.push({ sent, outcome: tryOutcome(error) });
       throw error;
     }
   };
@@ -146,6 +168,21 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     if (!Number.isFinite(date)) return;
     skewMs = date + 500 - options.clock.now().getTime();
     options.onServerDate?.(date + 500);
+  };
+
+  /**
+   * A base URL that ends in /v1 (copied from the API's docs, where every path starts with it) makes
+   * every path /v1/v1/…: a 404 that says only "no route". Said, with what to change.
+   */
+  // A base URL that does not parse fails each request as "could not be sent" (notSent), not here.
+  const basePath = URL.canParse(options.baseUrl) ? new URL(options.baseUrl).pathname.replace(/\/+$/, '') : '';
+  const doubledPrefix = (error: Error, path: string): Error => {
+    if (!/\/v1$/i.test(basePath) || !path.startsWith('/v1/')) return error;
+    const status = error instanceof ApiError || error instanceof BadResponseError ? error.status : undefined;
+    if (status !== 404) return error;
+    const hint = `the base URL ends in /v1 and every API path starts with /v1 (this request went to ${basePath}${path}): drop the /v1 from --base-url, SCHEDCTL_BASE_URL or the profile's URL`;
+    if (error instanceof ApiError) return error.withHint(hint);
+    return new BadResponseError(error.message, { status, hint });
   };
 
   async function request<T>(opts: RequestOptions<T>): Promise<T> {
@@ -162,6 +199,8 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     const bodyAbort = new AbortController();
     // Whether any try reached the transport: a failure before that (a URL fetch refuses) sent nothing.
     let reachedTransport = false;
+    // What each try did, for the messages of a failure (transportError counts from them).
+    const tries: TryRecord[] = [];
 
     const client = ky.create({
       timeout: options.timeoutMs,
@@ -170,7 +209,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       signal: bodyAbort.signal,
       fetch: ((req: Request) => {
         reachedTransport = true;
-        return countingFetch(req);
+        return countingFetch(req, tries);
       }) as typeof fetch,
       headers: {
         authorization: `Bearer ${options.apiKey}`,
@@ -267,13 +306,13 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     } catch (error) {
       if (error instanceof HTTPError && isRedirect(error.response)) throw redirectError(error.response, label, once);
       if (error instanceof HTTPError)
-        return Promise.reject(await errorFromResponse(error.response, label, once, readBody));
+        return Promise.reject(doubledPrefix(await errorFromResponse(error.response, label, once, readBody), opts.path));
       if (error instanceof CliError) throw error;
       if (!reachedTransport) throw notSent(error, label);
       // The send hook refused to let the request leave (a lead lock lost): nothing was sent.
       const cause = (error as { cause?: unknown } | null)?.cause;
       if (cause instanceof CliError) throw cause;
-      throw transportError(error, label, once, options.timeoutMs);
+      throw transportError(error, label, once, options.timeoutMs, tries);
     }
     if (isRedirect(response)) throw redirectError(response, label, once);
     const text = await readBody(response).catch((error: unknown) => {

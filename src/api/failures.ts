@@ -184,8 +184,48 @@ export function notSent(error: unknown, label: string): CliError {
   });
 }
 
-export function transportError(error: unknown, label: string, once: boolean, timeoutMs: number): Error {
+/** What one try of a request did, as the HTTP layer saw it (client.ts keeps them, per request). */
+export interface TryRecord {
+  /** The request was written to a connection (it may have reached the server). */
+  sent: boolean;
+  /** How the try ended: `HTTP 503`, `ECONNRESET`, `timed out`, `ECONNREFUSED`. */
+  outcome: string;
+}
+
+/**
+ * The tries of one request in a few words, consecutive alike tries together:
+ * `4 tries: try 1 sent, then ECONNRESET; tries 2-4 not connected (ECONNREFUSED)`.
+ */
+export function describeTries(tries: readonly TryRecord[]): string {
+  const groups: Array<{ from: number; to: number; sent: boolean; outcome: string }> = [];
+  tries.forEach((t, i) => {
+    const last = groups.at(-1);
+    if (last && last.sent === t.sent && last.outcome === t.outcome) last.to = i + 1;
+    else groups.push({ from: i + 1, to: i + 1, sent: t.sent, outcome: t.outcome });
+  });
+  const parts = groups.map((g) => {
+    const which = g.from === g.to ? `try ${g.from}` : `tries ${g.from}-${g.to}`;
+    return g.sent ? `${which} sent, then ${g.outcome}` : `${which} not connected (${g.outcome})`;
+  });
+  return `${tries.length} ${tries.length === 1 ? 'try' : 'tries'}: ${parts.join('; ')}`;
+}
+
+/**
+ * A failure of the transport (no HTTP answer) as one typed error. `tries` are the request's
+ * tries so far, the failing one last: the message counts from them (a try sent and then reset is
+ * never "nothing was sent"); without them, from the error alone.
+ */
+export function transportError(
+  error: unknown,
+  label: string,
+  once: boolean,
+  timeoutMs: number,
+  tries: readonly TryRecord[] = [],
+): Error {
   if (error instanceof ApiError || error instanceof BadResponseError || error instanceof NetworkError) return error;
+  const anySent = tries.some((t) => t.sent);
+  // More than one try, or one that is not what the error alone would suggest: say each.
+  const counted = tries.length > 1 ? ` (${describeTries(tries)})` : '';
   const code = errorCode(error);
   if (!(error instanceof TimeoutError) && code && TLS_REFUSED.has(code)) {
     return new NetworkError(`the API's TLS certificate was not accepted for ${label} (${code}); nothing was sent`, {
@@ -203,7 +243,10 @@ export function transportError(error: unknown, label: string, once: boolean, tim
     });
   }
   if (!(error instanceof TimeoutError) && code && NOT_CONNECTED.has(code)) {
-    return new NetworkError(`could not reach the API for ${label} (${code}); nothing was sent`, {
+    const message = !anySent
+      ? `could not reach the API for ${label} (${code}); nothing was sent${tries.length > 1 ? ` (${tries.length} tries, none connected)` : ''}`
+      : `could not reach the API for ${label} (${code}) on its last try, after an earlier try was sent${counted}`;
+    return new NetworkError(message, {
       hint: 'check --base-url / the profile, your network or proxy settings; for the local sandbox run `schedctl sandbox`',
     });
   }
@@ -216,7 +259,7 @@ export function transportError(error: unknown, label: string, once: boolean, tim
       hint: 'do not repeat it blindly; check its result first',
     });
   }
-  return new NetworkError(`${label}: ${what}`, { hint: 'try again, or raise --timeout' });
+  return new NetworkError(`${label}: ${what}${counted}`, { hint: 'try again, or raise --timeout' });
 }
 
 function tunnelHint(tunnel: TunnelFailure): string {

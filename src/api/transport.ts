@@ -188,7 +188,21 @@ export async function preconnect(baseUrl: string, log?: (line: string) => void):
   }
 }
 
+/** What one try did on the wire: its connection came up; the request was written to it. */
+export interface WireTry {
+  connected: boolean;
+  sent: boolean;
+}
+const wireTries = new WeakMap<Request, WireTry>();
+/**
+ * What the try of `request` (the object given to nodeFetch) did on the wire, for the HTTP layer's
+ * count of requests sent and its messages; undefined for a request this transport never saw.
+ */
+export const wireTry = (request: Request): WireTry | undefined => wireTries.get(request);
+
 export async function nodeFetch(input: Request): Promise<Response> {
+  const onWire: WireTry = { connected: false, sent: false };
+  wireTries.set(input, onWire);
   const url = new URL(input.url);
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
     throw new TypeError(`unsupported protocol ${url.protocol}`);
@@ -234,8 +248,12 @@ export async function nodeFetch(input: Request): Promise<Response> {
       const handshaking = typeof tls.getPeerFinished === 'function' && tls.getPeerFinished() === undefined;
       const send = () => {
         if (req.destroyed) return;
+        onWire.connected = true;
         beforeSend().then(
-          () => req.end(body),
+          () => {
+            onWire.sent = true;
+            req.end(body);
+          },
           (error: unknown) => req.destroy(error as Error),
         );
       };

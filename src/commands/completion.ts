@@ -12,9 +12,12 @@ const SHELLS = ['bash', 'zsh', 'fish'];
 
 const INSTALL_HELP = `
 Install (then open a new shell):
-  bash  schedctl completion bash > ~/.local/share/bash-completion/completions/schedctl
-  zsh   schedctl completion zsh > ~/.zfunc/_schedctl   (~/.zfunc in $fpath before compinit)
-  fish  schedctl completion fish > ~/.config/fish/completions/schedctl.fish
+  bash  mkdir -p ~/.local/share/bash-completion/completions
+        schedctl completion bash > ~/.local/share/bash-completion/completions/schedctl
+  zsh   mkdir -p ~/.zfunc
+        schedctl completion zsh > ~/.zfunc/_schedctl   (~/.zfunc in $fpath before compinit)
+  fish  mkdir -p ~/.config/fish/completions
+        schedctl completion fish > ~/.config/fish/completions/schedctl.fish
 Profile names are completed by running the same binary (local config only, no network).`;
 
 export function completionCommand(ctx: Context): Command {

@@ -336,7 +336,7 @@ async function slotTaken(deps: BookDeps, request: BookRequest, error: ApiError):
       // The error still stands; the hint says how to look for slots by hand.
     }
   }
-  const hint = slotTakenHint(await hintContext(request, deps), { fetched, nearest: nearest.length });
+  const hint = slotTakenHint(await hintContext(request, deps), { fetched, nearest });
   return new SlotTakenError(error, nearest, request.reservationId, hint);
 }
 

@@ -470,3 +470,11 @@ function dayMonthAmbiguous(
     `write the month as a word (${monthFirst.toFormat('LLL d').toLowerCase()} or ${dayFirst.toFormat('LLL d').toLowerCase()}) or the date as ${monthFirst.toFormat('yyyy-MM-dd')}; accepted forms: ${timeForms(opts.zoneInput)}`,
   );
 }
+
+/**
+ * For tests only: forgets the loaded parser, as in a fresh process. The suite runs its files in
+ * shared workers (vitest `isolate: false`), so a test of when the parser loads starts from here.
+ */
+export function forgetTimeExpressions(): void {
+  chronoModule = undefined;
+}

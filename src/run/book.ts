@@ -6,7 +6,8 @@ import { answeredFromLedger, bookSlot, resolvedAsBooked, type BookResult, SlotTa
 import { parseKeyValues, requireEmail, requirePlainAnswers, requirePlainText, requireUuid } from '../domain/inputs.js';
 import { parseTimeExpression } from '../domain/human-time.js';
 import { formatInZone, requireFuture, resolveZone } from '../domain/time.js';
-import { UsageError } from '../errors.js';
+import { ApiError, UsageError } from '../errors.js';
+import { nearestSlots } from '../domain/slots.js';
 import { MAX_GUESTS } from '../limits.js';
 import type { MeetingRecord, State } from '../state/index.js';
 import { describeMeeting } from '../ui/meeting-view.js';
@@ -35,6 +36,8 @@ export async function run(ctx: Context, [event = '']: string[], opts: BookOption
     result = await bookMeeting(ctx, request, zone, Boolean(opts.rebook));
   } catch (error) {
     explainSlotTaken(error, ctx, zone);
+    if (error instanceof ApiError && error.code === 'NO_HOST_AVAILABLE')
+      throw await explainNoHost(ctx, request, error, zone);
     throw error;
   }
   const ui = await ctx.ui();
@@ -247,6 +250,40 @@ async function originOf(
     (await state.fires.byExecution(scope, executionId)) ?? (await state.outcomes.findExecution(scope, executionId));
   if (!fired) return undefined;
   return { triggerId: fired.triggerId, ...(fired.answersKey ? { answersKey: fired.answersKey } : {}) };
+}
+
+/**
+ * NO_HOST_AVAILABLE for a start off the event's grid (10:15 where meetings start every 30 min)
+ * is not "no host is free": the API answers both alike, so after the refusal (never before: a
+ * booking costs one request) the event's increment and the free times near the start are looked
+ * up, and an off-grid start is said as what it is, with the nearest free times. Any failure of
+ * the look-up leaves the API's answer as it was.
+ */
+async function explainNoHost(ctx: Context, request: BookRequest, error: ApiError, zone: string): Promise<ApiError> {
+  try {
+    const api = await ctx.api();
+    const target = Date.parse(request.startTime);
+    const from = new Date(Math.max(ctx.clock.now().getTime(), target - 7 * 86_400_000));
+    const to = new Date(target + 7 * 86_400_000);
+    const [detail, fresh] = await Promise.all([
+      api.getEvent(request.event),
+      api.slots(request.event, {
+        start: from.toISOString(),
+        end: to.toISOString(),
+        reservationId: request.reservationId,
+      }),
+    ]);
+    const step = detail.timeslotIncrement * 60_000;
+    const nearest = nearestSlots(fresh.slots, new Date(target), 3);
+    const anchor = nearest[0];
+    if (anchor === undefined || step <= 0 || (((target - Date.parse(anchor)) % step) + step) % step === 0) return error;
+    const times = nearest.map((s) => formatInZone(s, zone)).join(', ');
+    return error.withHint(
+      `${formatInZone(request.startTime, zone)} is not a start time of ${request.event}: its meetings start every ${detail.timeslotIncrement} min (the nearest free: ${times}); book one with --start ${anchor} --reservation ${request.reservationId}`,
+    );
+  } catch {
+    return error;
+  }
 }
 
 /** Human mode: list the nearest free times of a SLOT_TAKEN (the error line itself comes from the reporter). */

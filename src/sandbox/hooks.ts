@@ -12,6 +12,8 @@ export interface HookDeps {
   store: Store;
   faults: FaultBook;
   limiter: RateLimiter;
+  /** Ends every `delay` fault's wait in progress now; returns how many it ended. */
+  releaseDelays(): number;
 }
 
 const clockSchema = z.strictObject({ advanceSeconds: z.number().check(z.gte(0)) });
@@ -56,7 +58,7 @@ export function stateView(store: Store) {
 }
 
 export function handleHook(
-  { store, faults, limiter }: HookDeps,
+  { store, faults, limiter, releaseDelays }: HookDeps,
   method: string,
   path: string,
   rawBody: string | null,
@@ -72,6 +74,8 @@ export function handleHook(
         return ok({ faults: faults.list() });
       case 'POST /_sandbox/faults':
         return ok({ fault: faults.add(validate(faultInputSchema, body(), 'fault rule')) }, 201);
+      case 'POST /_sandbox/faults/release':
+        return ok({ released: releaseDelays() });
       case 'DELETE /_sandbox/faults':
         faults.clear();
         return ok({ faults: [] });

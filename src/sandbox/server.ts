@@ -53,14 +53,29 @@ function sendHtml(res: ServerResponse, status: number, html: string): void {
   res.end(html);
 }
 
-const sleep = (ms: number, timers: Set<NodeJS.Timeout>) =>
+/**
+ * A `delay` fault's wait: ends after `ms`, or at once when a test lets every held request go
+ * (`POST /_sandbox/faults/release`: `release` holds the resolvers of the waits in progress).
+ */
+const sleep = (ms: number, timers: Set<NodeJS.Timeout>, release: Set<() => void>) =>
   new Promise<void>((resolve) => {
-    const timer = setTimeout(() => {
+    const done = () => {
+      clearTimeout(timer);
       timers.delete(timer);
+      release.delete(done);
       resolve();
-    }, ms);
+    };
+    const timer = setTimeout(done, ms);
     timers.add(timer);
+    release.add(done);
   });
+
+/** Ends every `delay` in progress; how many there were. */
+function releaseAll(held: Set<() => void>): number {
+  const waits = [...held];
+  for (const done of waits) done();
+  return waits.length;
+}
 
 function faultReply(rule: FaultRule): Reply {
   const status = rule.status ?? 500;
@@ -87,6 +102,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const limiter = new RateLimiter(options.rateLimit ?? 30);
   const stalled = new Set<ServerResponse>();
   const timers = new Set<NodeJS.Timeout>();
+  const held = new Set<() => void>();
   let closing = false;
   let baseUrl = '';
 
@@ -112,7 +128,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     }
     // `delay` then works even if the client has gone away: the lost-response case.
     if (rule?.fault === 'delay') {
-      await sleep(rule.delayMs ?? 2000, timers);
+      await sleep(rule.delayMs ?? 2000, timers, held);
       stampDate(res);
     }
     if (closing) return void res.destroy();
@@ -147,7 +163,15 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       // Hooks answer loopback peers only; anyone else sees an ordinary 404.
       if (!LOOPBACK.has(req.socket.remoteAddress ?? ''))
         return send(res, errorReply(404, 'NOT_FOUND', `No route for ${req.method} ${url.pathname}.`));
-      return send(res, handleHook({ store, faults, limiter }, req.method ?? 'GET', url.pathname, rawBody));
+      return send(
+        res,
+        handleHook(
+          { store, faults, limiter, releaseDelays: () => releaseAll(held) },
+          req.method ?? 'GET',
+          url.pathname,
+          rawBody,
+        ),
+      );
     }
     if (url.pathname === '/v1' || url.pathname.startsWith('/v1/')) return serveV1(req, res, url, rawBody);
     const page = /^\/book\/([^/]+)$/.exec(url.pathname);
@@ -179,6 +203,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       closing = true;
       for (const timer of timers) clearTimeout(timer);
       timers.clear();
+      held.clear();
       for (const res of stalled) res.destroy();
       stalled.clear();
       store.commit();

@@ -302,6 +302,10 @@ describe('book: every error code of the spec', () => {
     expect(human.stderr).toMatch(
       /Nearest free times \(reservation \S+ is still usable\):\n {2}\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC {3}--start \S+/,
     );
+    // The hint names the times too (issue 46): the nearest as the command to run.
+    expect(human.stderr).toMatch(
+      /^hint: the reservation is still usable: book the nearest free time with schedctl book quarterly-review --start \d{4}-\d{2}-\d{2}T\S+Z --reservation /m,
+    );
   });
 
   it('NO_HOST_AVAILABLE: a time no host can take, so pick another slot (exit 5)', async () => {
@@ -309,10 +313,11 @@ describe('book: every error code of the spec', () => {
     const offGrid = new Date(Date.parse(s.slots[0]!) + 7 * 60_000).toISOString();
     const r = await book('intro-call', offGrid, s.reservationId, 'a@acme.example', ['--json']);
     expect(r.code, show(r)).toBe(5);
+    // Off the event's grid: said as not a start time (issue 46), with one to book instead.
     expect(r.json().error).toMatchObject({
       code: 'NO_HOST_AVAILABLE',
       status: 409,
-      hint: expect.stringContaining('pick another slot'),
+      hint: expect.stringMatching(/is not a start time of intro-call: .*; book one with --start \S+ --reservation/),
     });
   });
 

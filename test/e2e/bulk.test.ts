@@ -378,14 +378,21 @@ describe('route --from: sending', () => {
 
   it('a second run of the same file while one is working is refused (RUN_IN_PROGRESS, exit 5) and sends no row', async () => {
     const file = writeCsv(t.dir, 'leads.csv', LEAD_HEADER, leadRows('busy', 3));
-    // Keeps the first run on its first row for a while.
-    await t.sb.fault({ method: 'POST', path: '/v1/triggers/*', fault: 'delay', delayMs: 3000, count: 1 });
+    // Holds the first run on its first row's fire until the second run was refused (the sandbox
+    // lets it go then): the first run is still working when the second starts, however slow the
+    // machine (a delay of a fixed 3 s was not).
+    await t.sb.fault({ method: 'POST', path: '/v1/triggers/*', fault: 'delay', delayMs: 60_000, count: 1 });
     const first = spawnCli(t.sb, ['route', '--from', file, '--trigger', DEMO_TRIGGER, '--json'], { configDir: t.dir });
     // The run log is opened once its lock is held.
     await waitFor(() => runLogRecords(t.dir).length > 0 || first.exited(), 'the first run to start sending');
     const second = await route(file, ['--json']);
     expect(second.code, show(second)).toBe(5);
     expect(second.json<{ error: { code: string } }>().error.code).toBe('RUN_IN_PROGRESS');
+    // The first run's fire may not have reached the sandbox yet: let it go once it is held.
+    for (const deadline = Date.now() + 20_000; (await t.sb.releaseDelays()) === 0 && !first.exited();) {
+      if (Date.now() > deadline) throw new Error("timed out waiting for the first run's fire to be held");
+      await new Promise((done) => setTimeout(done, 20));
+    }
 
     const done = await first.done;
     expect(done.code, done.stderr).toBe(0);

@@ -11,7 +11,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BIN, baseEnv, registerSecret, runCli, show, tempDir } from '../helpers/cli.js';
-import { useSandbox } from '../helpers/sandbox.js';
+import { startTestSandbox, useSandbox } from '../helpers/sandbox.js';
 
 const t = useSandbox();
 
@@ -61,10 +61,13 @@ describe('profile add checks the key before saving it', () => {
     expect(saved()).toEqual(['sbx', 'reader']);
   });
 
-  it('refuses a key the API rejects (401): exit 3, one line, nothing saved', async () => {
+  it('refuses a key the API rejects (401): exit 3, one line after the line naming the URL checked, nothing saved', async () => {
     const r = await add('old', 'revoked');
     expect(r.code, show(r)).toBe(3);
-    expect(r.stderr.trim().split('\n'), show(r)).toHaveLength(1);
+    expect(r.stderr.trim().split('\n'), show(r)).toEqual([
+      `checking the key with GET /v1/triggers at ${t.sb.baseUrl}`,
+      expect.stringMatching(/^error: /),
+    ]);
     expect(r.stderr).toMatch(
       /^error: .*refused this API key, so profile "old" was not saved; .*\(INVALID_API_KEY, HTTP 401\)$/m,
     );
@@ -106,6 +109,47 @@ describe('profile add checks the key before saving it', () => {
     expect(off.stderr).toContain('not checked (--no-verify)');
     expect(saved()).toEqual(['later', 'offline']);
     expect(await t.sb.requestCount()).toBe(0);
+  });
+});
+
+describe('profile add without --base-url checks the key at the local sandbox, and says so', () => {
+  // The sandbox's default address. A test cannot own port 4010 on a shared machine: when it is
+  // free, a sandbox of this test listens there (the case of issue 46: a real key refused by a
+  // sandbox the user forgot was running); when it is taken, whatever answers there is what the
+  // command meets, and the line naming the URL and the pointer to --base-url must be there all the same.
+  const DEFAULT = 'http://127.0.0.1:4010';
+  let own: Awaited<ReturnType<typeof startTestSandbox>> | undefined;
+  afterEach(async () => {
+    await own?.close();
+    own = undefined;
+  });
+
+  it('names the URL before checking, and a refusal says it was the sandbox and that --base-url names your API', async () => {
+    own = await startTestSandbox({ port: 4010 }).catch(() => undefined);
+    const r = await runCli(['profile', 'add', 'prod', '--key-stdin'], {
+      configDir: t.dir,
+      input: 'sk_live_a_real_key_for_another_api_0123456789\n',
+    });
+    expect(r.code, show(r)).not.toBe(0);
+    const lines = r.stderr.trim().split('\n');
+    expect(lines[0], show(r)).toBe(
+      `checking the key with GET /v1/triggers at ${DEFAULT}, the local sandbox's address (no --base-url given)`,
+    );
+    expect(r.stderr).toMatch(/^hint: .*--base-url names your API/m);
+    expect(r.stderr).not.toContain('copied the whole key');
+    if (own) {
+      expect(r.code, show(r)).toBe(3);
+      expect(lines[1]).toBe(
+        `error: the local sandbox at ${DEFAULT} (no --base-url given) refused this API key, so profile "prod" was not saved (INVALID_API_KEY, HTTP 401)`,
+      );
+    }
+    expect(saved()).toEqual([]);
+  }, 30_000);
+
+  it('with --base-url the refusal is about the key, not the address', async () => {
+    const r = await add('old', 'revoked');
+    expect(r.stderr).toContain('check that you copied the whole key');
+    expect(r.stderr).not.toContain('local sandbox');
   });
 });
 

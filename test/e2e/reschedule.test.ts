@@ -198,7 +198,9 @@ describe('reschedule --email with several meetings on record', () => {
     const error = r.json<{ error: { message: string; details: Array<Record<string, string>> } }>().error;
     expect(error.message).toContain('2 upcoming meetings of lead@acme.example are on record');
     expect(error.details).toHaveLength(2);
-    for (const d of error.details) expect(Object.keys(d).sort()).toEqual(['date', 'event', 'id', 'title']);
+    // Each with its `line` too (issue 46): the string a person sees, what `details` holds for every other error.
+    for (const d of error.details) expect(Object.keys(d).sort()).toEqual(['date', 'event', 'id', 'line', 'title']);
+    for (const d of error.details) expect(d.line).toContain(d.id);
     expect(error.details.map((d) => d.id).sort()).toEqual([first.id, second.json().id].sort());
     // For people: a line each, with its id.
     expect(r.stderr).toContain(`  - `);

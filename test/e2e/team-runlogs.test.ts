@@ -120,9 +120,10 @@ describe('a bulk run resumed from another machine', () => {
     async () => {
       const a = on();
       const b = on();
-      // A's first fire answers in 3 s: A holds the run meanwhile.
-      await t.sb.fault({ method: 'POST', path: '/v1/triggers/*', fault: 'delay', delayMs: 3000, count: 1 });
-      const run = start(a, routeArgs(leadsOn(a, 'held', 3)));
+      // A's first fire is taken and never answered: A holds the run until it is killed below, however
+      // slow the machine (a delay that ends lets A finish and give the lock back before B looks).
+      await t.sb.fault({ method: 'POST', path: '/v1/triggers/*', fault: 'stall-after-commit', count: 1 });
+      const run = start(a, [...routeArgs(leadsOn(a, 'held', 3)), '--timeout', '600']);
       const pid = String(run.child.pid);
       expect(
         await until(

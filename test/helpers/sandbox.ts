@@ -13,6 +13,8 @@ export interface TestSandbox extends Sandbox {
   state(): Promise<SandboxState>;
   fault(rule: Record<string, unknown>): Promise<void>;
   clearFaults(): Promise<void>;
+  /** Lets every request a `delay` fault holds go on now (POST /_sandbox/faults/release): how many. */
+  releaseDelays(): Promise<number>;
   advance(seconds: number): Promise<void>;
   reset(): Promise<void>;
   /** Number of /v1 requests the sandbox has received so far. */
@@ -72,6 +74,7 @@ export async function startTestSandbox(options: SandboxOptions = {}): Promise<Te
     clearFaults: async () => {
       await hook('DELETE', '/_sandbox/faults');
     },
+    releaseDelays: async () => ((await hook('POST', '/_sandbox/faults/release')) as { released: number }).released,
     advance: async (seconds) => {
       await hook('POST', '/_sandbox/clock', { advanceSeconds: seconds });
     },

@@ -885,7 +885,8 @@ describe('bookSlot: SLOT_TAKEN', () => {
       '2031-03-07T09:00:00.000Z',
     ]);
     expect(st.hint).toBe(
-      `the reservation is still usable: book one of the nearest free times with schedctl book intro-call --start <slot> --reservation ${RES} --email ${LEAD}`,
+      // The times themselves, in the hint: the nearest as a command to run, then the others.
+      `the reservation is still usable: book the nearest free time with schedctl book intro-call --start 2031-03-03T13:00:00.000Z --reservation ${RES} --email ${LEAD}, or --start one of the other nearest free times: 2031-03-03T14:30:00.000Z, 2031-03-03T15:00:00.000Z, 2031-03-04T14:00:00.000Z, 2031-03-07T09:00:00.000Z`,
     );
     expect(st.toDocument()).toMatchObject({
       error: { code: 'SLOT_TAKEN', status: 409 },

@@ -6,6 +6,7 @@ import { findAll, parseXml } from './smoke-xml.js';
 const report: SmokeReport = {
   ok: false,
   requests: 5,
+  tries: 5,
   rateWaitMs: 0,
   checks: [
     { name: 'auth', status: 'pass', latencyMs: 12, detail: 'the API key is accepted' },
@@ -40,6 +41,7 @@ describe('JUnit report', () => {
     const waited: SmokeReport = {
       ok: true,
       requests: 4,
+      tries: 4,
       rateWaitMs: 2600,
       checks: [
         { name: 'auth', status: 'pass', latencyMs: 12, detail: 'ok' },

@@ -327,12 +327,13 @@ describe('smoke run: failures become checks', () => {
   it('stops when the API cannot be reached, counting no request that never connected', async () => {
     const down = new NetworkError('could not reach http://api.test (ECONNREFUSED)');
     const report = await run({}, { 'GET /v1/triggers': { answer: down, tries: 3, connected: false } }).report;
+    // The tries are counted in the HTTP layer's message (failures.ts); the check says it is not about the key.
     expect(report.checks[0]).toMatchObject({
       status: 'fail',
-      detail: 'could not reach http://api.test (ECONNREFUSED) (3 tries, none connected)',
+      detail: 'API unreachable, the key was not checked: could not reach http://api.test (ECONNREFUSED)',
     });
     expect(report.checks[1]!.detail).toBe('skipped: the API is unreachable');
-    expect(report.requests).toBe(0);
+    expect(report).toMatchObject({ requests: 0, tries: 3, unreachable: true });
   });
 
   it('lets the events list decide the key when the triggers answer proves nothing', async () => {
@@ -616,10 +617,10 @@ describe('smoke report', () => {
   });
 
   it('sums up the run in one line', () => {
-    expect(summaryLine({ ok: false, requests: 1, rateWaitMs: 0, checks })).toBe(
+    expect(summaryLine({ ok: false, requests: 1, tries: 1, rateWaitMs: 0, checks })).toBe(
       'smoke FAILED: 1 passed, 1 failed, 1 skipped; 1 request used (the API allows 30 per minute)',
     );
-    expect(summaryLine({ ok: true, requests: 4, rateWaitMs: 0, checks: [checks[0]!] })).toBe(
+    expect(summaryLine({ ok: true, requests: 4, tries: 4, rateWaitMs: 0, checks: [checks[0]!] })).toBe(
       'smoke passed: 1 passed, 0 failed, 0 skipped; 4 requests used (the API allows 30 per minute)',
     );
   });
@@ -627,7 +628,7 @@ describe('smoke report', () => {
   it('shows a wait for the rate budget beside the latency, and its total in the summary', () => {
     const waited: CheckResult[] = [{ name: 'slots', status: 'pass', latencyMs: 7, rateWaitMs: 2345, detail: 'ok' }];
     expect(tableRows(waited, plain)[0]![2]).toBe('7 ms (+2.3 s budget wait)');
-    expect(summaryLine({ ok: true, requests: 4, rateWaitMs: 3060, checks: waited })).toBe(
+    expect(summaryLine({ ok: true, requests: 4, tries: 4, rateWaitMs: 3060, checks: waited })).toBe(
       "smoke passed: 1 passed, 0 failed, 0 skipped; 4 requests used (the API allows 30 per minute); waited 3.1 s for the key's rate budget (not counted as latency)",
     );
   });
@@ -640,7 +641,7 @@ describe('smoke report', () => {
   });
 
   it('fails with the failed checks named, and the whole report as its JSON document', () => {
-    const report: SmokeReport = { ok: false, requests: 3, rateWaitMs: 0, checks };
+    const report: SmokeReport = { ok: false, requests: 3, tries: 3, rateWaitMs: 0, checks };
     const e = new SmokeFailedError(report);
     expect(e.message).toBe('1 smoke check failed: slots');
     expect(e.hint).toBe('see the DETAIL column (or "checks" with --json) for each failure');

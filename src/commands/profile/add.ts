@@ -20,7 +20,8 @@ Replacing:
   replaced is said, the old key masked.
 
 Key check:
-  Before saving, one GET /v1/triggers with the new key. A refused key (401) is not
+  Before saving, one GET /v1/triggers with the new key, at the URL it names on stderr
+  first (without --base-url: the local sandbox's). A refused key (401) is not
   saved (exit 3). A key without the triggers:read scope (403) is saved, with a note: it
   may still serve the scheduling commands. An unreachable server: nothing is saved
   (exit 1); pass --no-verify to save without checking.

@@ -62,7 +62,8 @@ export async function probe<T>(
     return {
       ok: false,
       ...timing(),
-      detail: describeFailure(error) + attempts(http.attempts - triesBefore, unreachable),
+      // A transport failure's message counts its tries itself (sent, reset, not connected: the HTTP layer's record).
+      detail: describeFailure(error) + (error instanceof NetworkError ? '' : attempts(http.attempts - triesBefore)),
       ...(error instanceof ApiError || (error instanceof BadResponseError && error.status !== undefined)
         ? { status: error.status as number }
         : {}),
@@ -83,13 +84,9 @@ export async function probe<T>(
   };
 }
 
-/**
- * The HTTP layer retries reads on 5xx and waits on 429: say so, since the latency includes it.
- * Tries that never connected sent nothing (and count as no request in the summary): say that.
- */
-function attempts(n: number, unreachable: boolean): string {
-  if (n <= 1) return '';
-  return unreachable ? ` (${n} tries, none connected)` : ` (after ${n} attempts)`;
+/** The HTTP layer retries reads on 5xx and waits on 429: say so, since the latency includes it. */
+function attempts(n: number): string {
+  return n <= 1 ? '' : ` (after ${n} attempts)`;
 }
 
 /** One line for the DETAIL column: what failed, with the API's code and, for a 403, the missing scope. */

@@ -29,11 +29,14 @@ export function problemLines(checks: CheckResult[]): string[] {
 
 export function summaryLine(report: SmokeReport): string {
   const count = (s: CheckResult['status']) => report.checks.filter((c) => c.status === s).length;
-  const verdict = report.ok ? 'smoke passed' : 'smoke FAILED';
+  const verdict = report.ok ? 'smoke passed' : report.unreachable ? 'smoke FAILED (API unreachable)' : 'smoke FAILED';
+  // Tries that never connected used none of the API's budget: counted apart, from the HTTP layer's record.
+  const notConnected = report.tries - report.requests;
+  const more = notConnected > 0 ? `; ${notConnected} more tr${notConnected === 1 ? 'y' : 'ies'} could not connect` : '';
   const waited = report.rateWaitMs
     ? `; waited ${seconds(report.rateWaitMs)} for the key's rate budget (not counted as latency)`
     : '';
-  return `${verdict}: ${count('pass')} passed, ${count('fail')} failed, ${count('skip')} skipped; ${report.requests} request${report.requests === 1 ? '' : 's'} used (the API allows 30 per minute)${waited}`;
+  return `${verdict}: ${count('pass')} passed, ${count('fail')} failed, ${count('skip')} skipped; ${report.requests} request${report.requests === 1 ? '' : 's'} used (the API allows 30 per minute)${more}${waited}`;
 }
 
 /** `0.4 s`, `12.0 s`: a wait for the budget, in the unit it is felt in. */

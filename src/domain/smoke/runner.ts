@@ -18,7 +18,7 @@ import { buildResponses, resolveTrigger } from '../triggers.js';
 import { formatInZone } from '../time.js';
 import { probe, type ProbeResult, type Timing } from './probe.js';
 import type { CheckResult, SmokeInput, SmokeInputNames, SmokeReport } from './types.js';
-import { cliMessage, describeOutcome, judgeAuth, overBudget } from './verdicts.js';
+import { API_UNREACHABLE, cliMessage, describeOutcome, judgeAuth, overBudget } from './verdicts.js';
 
 const SLOT_DAYS = 7;
 /** `1 slot`, `3 slots`. */
@@ -40,6 +40,7 @@ export async function runSmoke(
   { http, now, names, onBooked, zone = 'UTC' }: SmokeDeps,
 ): Promise<SmokeReport> {
   const sentBefore = http.sent;
+  const triesBefore = http.attempts;
   const checks: CheckResult[] = [];
   let meetingId: string | undefined;
 
@@ -87,7 +88,9 @@ export async function runSmoke(
   );
   let auth = judgeAuth(triggers);
   const rest = ['triggers.list', 'events.list', 'events.detail', 'slots', 'trigger.fire', 'booking'];
+  let unreachable = false;
   if (auth.stop) {
+    unreachable = auth.stop === API_UNREACHABLE;
     record(auth.check, false);
     for (const name of rest) skip(name, auth.stop);
     return finish();
@@ -314,6 +317,8 @@ export async function runSmoke(
     return {
       ok: checks.every((c) => c.status !== 'fail'),
       requests: http.sent - sentBefore,
+      tries: http.attempts - triesBefore,
+      ...(unreachable ? { unreachable: true as const } : {}),
       rateWaitMs,
       checks,
       ...(meetingId ? { meetingId } : {}),

@@ -20,8 +20,12 @@ export interface CheckResult {
 
 export interface SmokeReport {
   ok: boolean;
-  /** Requests sent, retries included (the API allows 30 per minute per key). */
+  /** Requests sent, retries included (the API allows 30 per minute per key): tries written to a connection. */
   requests: number;
+  /** Every try the HTTP layer made, including those that never connected (refused, no such host): at least `requests`. */
+  tries: number;
+  /** Present (true) when the API could not be reached at the first check: no check ran, the key was not checked. */
+  unreachable?: true;
   /** Total time waited for the key's rate budget: the wait before the checks started, and during them. */
   rateWaitMs: number;
   checks: CheckResult[];

@@ -12,6 +12,9 @@ export interface AuthVerdict {
   undecided?: boolean;
 }
 
+/** Why the checks after auth are skipped when the API cannot be reached. */
+export const API_UNREACHABLE = 'the API is unreachable';
+
 export function judgeAuth(r: ProbeResult<unknown>): AuthVerdict {
   const name = 'auth';
   if (r.ok || r.problems)
@@ -24,8 +27,14 @@ export function judgeAuth(r: ProbeResult<unknown>): AuthVerdict {
   }
   if (r.unreachable)
     return {
-      check: { name, status: 'fail', latencyMs: r.latencyMs, detail: r.detail },
-      stop: 'the API is unreachable',
+      // Not a verdict on the key: it never reached the API.
+      check: {
+        name,
+        status: 'fail',
+        latencyMs: r.latencyMs,
+        detail: `API unreachable, the key was not checked: ${r.detail}`,
+      },
+      stop: API_UNREACHABLE,
     };
   if (r.status !== undefined && r.status < 500) {
     return {

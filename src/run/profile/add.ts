@@ -53,12 +53,16 @@ export async function run(ctx: Context, [name = '']: string[], opts: AddOptions,
       `--state must not hold the database's password (the profile file is no place for it): ${redactStateUrl(stateUrl)}`,
       { hint: 'give it the way psql takes it: PGPASSWORD in the environment, or ~/.pgpass (0600)' },
     );
+  // Without --base-url the key is checked against (and saved for) the local sandbox's address: a key
+  // for a real API is refused there, and the messages must say that it was the sandbox that refused it.
+  const sandboxDefault = ctx.globals.baseUrl === undefined;
   const baseUrl = checkBaseUrl(ctx.globals.baseUrl ?? DEFAULT_BASE_URL, '--base-url');
   const replaced = await confirmReplace(ctx, name, Boolean(opts.force));
   const apiKey = await readKey(opts, ctx);
   // Saving is the point: a directory that cannot take the file is said before the key check's request.
   (await ctx.state()).assertLocalWritable();
-  const keyCheck: KeyCheck = opts.verify === false ? 'skipped' : await checkKey(ctx, name, { baseUrl, apiKey, rate });
+  const keyCheck: KeyCheck =
+    opts.verify === false ? 'skipped' : await checkKey(ctx, name, { baseUrl, apiKey, rate, sandboxDefault });
   const state = await ctx.state();
   const { profiles } = state;
   // The key's workspace is recorded before the profile is saved: a key saved but in no workspace
@@ -190,12 +194,21 @@ function joinedLine(j: WorkspaceJoin): string {
 async function checkKey(
   ctx: Context,
   name: string,
-  { baseUrl, apiKey, rate }: { baseUrl: string; apiKey: string; rate: number | undefined },
+  {
+    baseUrl,
+    apiKey,
+    rate,
+    sandboxDefault,
+  }: { baseUrl: string; apiKey: string; rate: number | undefined; sandboxDefault: boolean },
 ): Promise<KeyCheck> {
+  // Said before the request: which API judges the key (stderr; --json's stdout stays one document).
+  const where = sandboxDefault ? `${baseUrl}, the local sandbox's address (no --base-url given)` : baseUrl;
+  (await ctx.ui()).info(`checking the key with ${CHECK_REQUEST} at ${where}`);
   // Drawn from the new key's rate budget like any request: SCHEDCTL_RATE, else --rate.
   const api = await ctx.apiWith({ baseUrl, apiKey, rate: rateOf(ctx.env, { rate }) });
   const notSaved = `profile "${name}" was not saved`;
   const orNoVerify = 'or pass --no-verify to save it without checking';
+  const nameYourApi = `--base-url names your API (for example --base-url https://api.example.com); without it the key is checked against, and saved for, the local sandbox at ${DEFAULT_BASE_URL}`;
   try {
     await api.listTriggers();
     return 'passed';
@@ -205,13 +218,21 @@ async function checkKey(
       const { hint: _hint, details: _details, ...fields } = error.fields();
       throw new ApiError({
         ...fields,
-        message: `${baseUrl} refused this API key, so ${notSaved}; check that you copied the whole key`,
+        ...(sandboxDefault
+          ? {
+              message: `the local sandbox at ${baseUrl} (no --base-url given) refused this API key, so ${notSaved}`,
+              hint: `a key for your API needs its address: ${nameYourApi}`,
+            }
+          : { message: `${baseUrl} refused this API key, so ${notSaved}; check that you copied the whole key` }),
       });
     }
-    if (error instanceof ApiError) throw error.withHint(`${notSaved}; check --base-url, ${orNoVerify}`);
+    if (error instanceof ApiError)
+      throw error.withHint(
+        sandboxDefault ? `${notSaved}; ${nameYourApi}` : `${notSaved}; check --base-url, ${orNoVerify}`,
+      );
     if (error instanceof NetworkError) {
       throw new NetworkError(`could not check the key: ${error.message}; ${notSaved}`, {
-        hint: `check --base-url and that the API is reachable, ${orNoVerify}`,
+        hint: sandboxDefault ? nameYourApi : `check --base-url and that the API is reachable, ${orNoVerify}`,
         cause: error,
       });
     }
@@ -219,7 +240,7 @@ async function checkKey(
       throw new BadResponseError(`could not check the key: ${error.message}; ${notSaved}`, {
         ...(error.status !== undefined ? { status: error.status } : {}),
         ...(error.details ? { details: error.details } : {}),
-        hint: `is --base-url the API's address? ${orNoVerify}`,
+        hint: sandboxDefault ? nameYourApi : `is --base-url the API's address? ${orNoVerify}`,
       });
     }
     throw error;

@@ -12,12 +12,17 @@ export class SmokeFailedError extends CliError {
   readonly report: SmokeReport;
   constructor(report: SmokeReport) {
     const failed = report.checks.filter((c) => c.status === 'fail').map((c) => c.name);
+    // An API that cannot be reached is not a failed key: say what happened, not "auth failed".
     super(
       'SMOKE_FAILED',
-      `${failed.length} smoke check${failed.length === 1 ? '' : 's'} failed: ${failed.join(', ')}`,
+      report.unreachable
+        ? `API unreachable: no smoke check could run (${report.tries} ${report.tries === 1 ? 'try' : 'tries'}, ${report.requests} sent)`
+        : `${failed.length} smoke check${failed.length === 1 ? '' : 's'} failed: ${failed.join(', ')}`,
       EXIT.error,
       {
-        hint: 'see the DETAIL column (or "checks" with --json) for each failure',
+        hint: report.unreachable
+          ? 'check --base-url / the profile and that the API is up (for the local sandbox: `schedctl sandbox`); the key was not checked'
+          : 'see the DETAIL column (or "checks" with --json) for each failure',
       },
     );
     this.report = report;
