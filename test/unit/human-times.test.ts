@@ -3,6 +3,12 @@ import { displayZoneOf, humanTimes } from '../../src/ui/human-times.js';
 import { systemZone } from '../../src/domain/time.js';
 
 describe('humanTimes: times in messages for people', () => {
+  it("keeps a tool argument's value to pass back (start: …) as it is, and reads the rest", () => {
+    expect(humanTimes('free: 2026-12-02T20:00:00.000Z (start: 2026-12-02T20:00:00.000Z)', 'UTC')).toBe(
+      'free: 2026-12-02 20:00 UTC (start: 2026-12-02T20:00:00.000Z)',
+    );
+  });
+
   it('shows an instant in the zone, as the tables do', () => {
     expect(humanTimes('2026-12-02T20:00:00.000Z is not available', 'Europe/Berlin')).toBe(
       '2026-12-02 21:00 GMT+1 is not available',
