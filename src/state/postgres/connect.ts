@@ -20,25 +20,10 @@ export const loadPg = (): Promise<Pg> => (loaded ??= loadPgBundle());
 
 export { CONNECT_TIMEOUT_MS, QUERY_TIMEOUT_MS } from './client-config.js';
 
-/** The statements that end a transaction not waited for (unawaitedCommit), not sent yet. */
-export interface Tail {
-  text: string;
-  /** How many statements `text` holds (their answers come first in the step's). */
-  statements: number;
-}
-
-/**
- * A step on a pooled connection (lazyTransaction): `begun` once it sent BEGIN; `tail`, the end of
- * a transaction not waited for, to send in front of its first statement (then `tailSent`).
- */
+/** A step on a pooled connection (lazyTransaction): `begun` once it sent BEGIN. */
 export interface LazyStep {
   begun: boolean;
-  tail?: Tail | undefined;
-  tailSent?: boolean;
 }
-
-/** How long the end of a transaction not waited for waits for a step to go out with (ms). */
-const TAIL_MS = 2;
 
 export interface Database {
   readonly where: string;
@@ -55,14 +40,11 @@ export interface Database {
    */
   lazyTransaction<T>(work: (client: PoolClient, lazy: LazyStep) => Promise<T>): Promise<T>;
   /**
-   * A transaction whose last round trip (its COMMIT) the caller need not wait for: `work` sends
-   * BEGIN itself and returns its result with the statements that end the transaction (`commit`,
-   * one simple query's text of `statements` statements). The result is given at once; those
-   * statements go out in front of the next ledger step's first on that connection (one round
-   * trip for both: lazyTransaction's `tail`), or alone after TAIL_MS, or at end(), which waits
-   * for them. A failure of them is only seen by the database: the caller must do without it.
+   * One simple query of several statements (no parameters: values quoted by the client's
+   * escaping), on a connection of its own: the rows of each statement's answer. It may hold
+   * BEGIN … COMMIT; should a statement fail, the transaction is rolled back.
    */
-  unawaitedCommit<T>(work: (client: PoolClient) => Promise<{ result: T; commit: Tail }>): Promise<T>;
+  simple(text: string): Promise<unknown[][]>;
   query<R extends object = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<R[]>;
   /** A failure of the database as the error to show: names the URL without its password. */
   /** `notSent`: what this failure stopped from being sent, when something else was sent before. */
@@ -123,31 +105,6 @@ export function openDatabase(url: string, early?: EarlyConnection): Database {
   let pool: Promise<Pool> | undefined;
   let answered = false;
   const broken = new WeakSet<object>();
-  // Last round trips not waited for (unawaitedCommit), waited for by end().
-  const inFlight = new Set<Promise<void>>();
-  // The end of a transaction not waited for, and its connection (still taken from the pool).
-  let pendingTail: { client: PoolClient; tail: Tail; timer: NodeJS.Timeout } | undefined;
-  const takeTail = () => {
-    const t = pendingTail;
-    if (t) clearTimeout(t.timer);
-    pendingTail = undefined;
-    return t;
-  };
-  // Sent alone: the connection goes back to the pool once it is answered.
-  const flushTail = async (): Promise<void> => {
-    const t = takeTail();
-    if (!t) return;
-    const done = t.client.query(t.tail.text).then(
-      () => t.client.release(broken.has(t.client) || undefined),
-      // The server rolled it back or the connection failed: either way nothing is left open,
-      // and a connection that failed is not reused.
-      () => t.client.release(true),
-    );
-    inFlight.add(done);
-    void done.finally(() => inFlight.delete(done));
-    await done;
-  };
-
   // One already made (e.g. by ready(): a schema too new, with its own hint) is passed on as it is, not wrapped twice.
   const unavailable = (error: unknown, hint?: string, notSent?: string) =>
     error instanceof StateUnavailableError
@@ -189,56 +146,43 @@ export function openDatabase(url: string, early?: EarlyConnection): Database {
         p.on('connect', (client) => client.on('error', () => broken.add(client)));
         return p;
       })),
-    // Begun at once: the lazy one's BEGIN sent before `work` (after a pending tail, alone).
-    transaction: async (work) => {
-      await flushTail();
-      return db.lazyTransaction(async (client, lazy) => {
+    // Begun at once: BEGIN sent before `work`.
+    transaction: async (work) =>
+      db.lazyTransaction(async (client, lazy) => {
         lazy.begun = true;
         await client.query('BEGIN');
         return work(client);
-      });
-    },
+      }),
     async lazyTransaction(work) {
-      // A pending tail's connection is this step's: the tail goes out with its first statement.
-      const t = takeTail();
-      const client = t ? t.client : await (await db.pool()).connect();
-      const lazy: LazyStep = { begun: false, tail: t?.tail };
+      const client = await (await db.pool()).connect();
+      const lazy: LazyStep = { begun: false };
       try {
         const result = await work(client, lazy);
-        // A step that sent nothing still ends the tail's transaction, before its own COMMIT.
-        if (lazy.tail && !lazy.tailSent) await client.query(lazy.tail.text);
         if (lazy.begun) await client.query('COMMIT');
         answered = true;
         return result;
       } catch (error) {
-        // A failed query holding the tail may have left the tail's transaction open: ROLLBACK
-        // (a warning only, when nothing is open). A tail never sent is sent now.
-        if (lazy.begun || lazy.tailSent) await client.query('ROLLBACK').catch(() => broken.add(client));
-        else if (lazy.tail) await client.query(lazy.tail.text).catch(() => broken.add(client));
+        if (lazy.begun) await client.query('ROLLBACK').catch(() => broken.add(client));
         throw error;
       } finally {
         client.release(broken.has(client) || undefined);
       }
     },
-    async unawaitedCommit(work) {
-      await flushTail();
+    async simple(text) {
       const client = await (await db.pool()).connect();
-      let ending: { result: Awaited<ReturnType<typeof work>>['result']; commit: Tail };
       try {
-        ending = await work(client);
+        const answer = (await client.query(text)) as unknown as { rows: unknown[] } | Array<{ rows: unknown[] }>;
+        answered = true;
+        return (Array.isArray(answer) ? answer : [answer]).map((a) => a.rows);
       } catch (error) {
+        // A failed statement leaves an explicit transaction open (aborted): ended here (a warning only when none is).
         await client.query('ROLLBACK').catch(() => broken.add(client));
-        client.release(broken.has(client) || undefined);
         throw error;
+      } finally {
+        client.release(broken.has(client) || undefined);
       }
-      const timer = setTimeout(() => void flushTail().catch(() => {}), TAIL_MS);
-      timer.unref();
-      pendingTail = { client, tail: ending.commit, timer };
-      answered = true;
-      return ending.result;
     },
     async query(sql, params) {
-      await flushTail();
       const result = await (await db.pool()).query(sql, params);
       answered = true;
       return result.rows;
@@ -252,8 +196,6 @@ export function openDatabase(url: string, early?: EarlyConnection): Database {
     async end() {
       // The client has done real work: the code cache then holds what a command needs.
       if (answered) saveCodeCache();
-      await flushTail();
-      await Promise.all(inFlight);
       if (early && !early.taken) {
         // Its Terminate goes out now (Node flushes a write before it exits) and the process does
         // not wait for the server to close the socket: about 10 ms for a command that sent no

@@ -16,7 +16,7 @@ import { hasSentUnrepeatable } from '../../api/send-hook.js';
 import { isWrite, lastOf } from '../sql/last.js';
 import { ledgerTables } from '../sql/tables.js';
 import type { Sql, SqlValue } from '../sql/types.js';
-import { isConnectionFailure, QUERY_TIMEOUT_MS, type Database, type LazyStep } from './connect.js';
+import { isConnectionFailure, QUERY_TIMEOUT_MS, type Database } from './connect.js';
 import type { LedgerSpool, SpooledStatement } from './ledger-spool.js';
 
 const placeholders = new Map<string, string>();
@@ -70,11 +70,9 @@ export function clientSql(
     lazy?: { begun: boolean } | undefined;
     oneWrite?: boolean;
     asyncCommit?: boolean;
-    /** The step as lazyTransaction runs it: the end of a transaction not waited for to send first. */
-    step?: LazyStep | undefined;
   } = {},
 ): StepSql {
-  const { mirror, lazy, oneWrite = false, asyncCommit = false, step } = o;
+  const { mirror, lazy, oneWrite = false, asyncCommit = false } = o;
   let writes = 0;
   const pending: Array<{ text: string; params: readonly SqlValue[] }> = [];
   const counted = (text: string) => {
@@ -84,28 +82,18 @@ export function clientSql(
   const opening = () => (lazy && !lazy.begun ? ((lazy.begun = true), 'BEGIN; ') : '');
   // The end of a transaction block: asynchronous (StepOptions) when asked, for this transaction only.
   const commit = `; ${asyncCommit ? 'SET LOCAL synchronous_commit TO off; ' : ''}COMMIT`;
-  // A transaction not waited for (the rate budget's draw) ends in front of the step's first query.
-  const tailing = () => step?.tail !== undefined && !step.tailSent;
   const several = async (head: string, statements: ReadonlyArray<(typeof pending)[number]>, end = '') => {
-    const tail = tailing() ? step!.tail : undefined;
-    if (tail) step!.tailSent = true;
-    const text =
-      (tail ? `${tail.text}; ` : '') +
-      head +
-      statements.map((s) => withLiterals(client, s.text, s.params)).join('; ') +
-      end;
+    const text = head + statements.map((s) => withLiterals(client, s.text, s.params)).join('; ') + end;
     const answer = (await client.query(text)) as unknown as
       QueryResult<Record<string, unknown>> | Array<QueryResult<Record<string, unknown>>>;
-    const results = Array.isArray(answer) ? answer : [answer];
-    return tail ? results.slice(tail.statements) : results;
+    return Array.isArray(answer) ? answer : [answer];
   };
   const sawWritten = (statements: typeof pending) => {
     for (const s of statements) mirror?.saw(s.text, s.params, []);
   };
   const send = async (text: string, params: readonly SqlValue[], write: boolean) => {
     if (write) counted(text);
-    if (pending.length === 0 && !(write && lazy && !lazy.begun) && !tailing())
-      return client.query(toPg(text), params as SqlValue[]);
+    if (pending.length === 0 && !(write && lazy && !lazy.begun)) return client.query(toPg(text), params as SqlValue[]);
     const flushed = pending.splice(0);
     const results = await several(opening(), [...flushed, { text, params }]);
     sawWritten(flushed);
@@ -217,7 +205,6 @@ export function pgSql(deps: PgSqlDeps): Sql {
           lazy: single || oneWrite ? undefined : lazy,
           oneWrite,
           asyncCommit,
-          step: lazy,
         });
         const result = await work(tx);
         await tx.finish();
