@@ -12,7 +12,7 @@ import { importDocuments } from '../sql/documents.js';
 import type { Sql } from '../sql/types.js';
 import { tlsNote } from './client-config.js';
 import { openDatabase, type Database } from './connect.js';
-import type { EarlyConnection } from './early.js';
+import type { EarlyConnection } from './connect.js';
 import { LedgerSpool, type SpooledStatement } from './ledger-spool.js';
 import { holdAdvisory } from './locks.js';
 import { SchemaTooNewError, ensureSchema } from './schema.js';

@@ -4,12 +4,11 @@
  * transactions (idle connections do not keep the process alive) and one connection per lock
  * it holds (a session advisory lock lives and dies with its connection: locks.ts).
  */
-import type { ClientConfig, Pool, PoolClient } from 'pg';
+import type { Client, ClientConfig, Pool, PoolClient } from 'pg';
 import { parse as parseConnectionString } from 'pg-connection-string';
 import { hasSentUnrepeatable } from '../../api/send-hook.js';
 import { StateUnavailableError } from '../errors.js';
 import { clientConfigWith } from './client-config.js';
-import type { EarlyConnection, SpareConnection } from './early.js';
 import { loadBundledPg, loadPg as loadPgBundle, saveCodeCache } from './load-pg.js';
 import { refusalHint, tlsFileReason } from './refusals.js';
 import { passwordOf, redactStateUrl } from './url.js';
@@ -23,6 +22,39 @@ export { CONNECT_TIMEOUT_MS, QUERY_TIMEOUT_MS } from './client-config.js';
 /** A step on a pooled connection (lazyTransaction): `begun` once it sent BEGIN. */
 export interface LazyStep {
   begun: boolean;
+}
+
+/** The first connection, opened as soon as a command knows its state URL (early.ts). */
+export interface EarlyConnection {
+  readonly client: Client;
+  /** Its settings (client-config.ts): the pool's too, so the URL is read once. */
+  readonly config: ClientConfig;
+  /** Settles when the connection is up or has failed (never rejects unhandled). */
+  readonly connected: Promise<void>;
+  /** The schema version it asked for as soon as it was up (schema.ts); rejects when it failed. */
+  readonly schemaVersion: Promise<number | undefined>;
+  /** Set once the pool has taken it. */
+  taken: boolean;
+  /**
+   * A second connection opened at the same moment, when the command is one that will hold a
+   * session lock (a lead's or a meeting's: locks.ts takes it): the server starts both sessions
+   * at once, while the command loads, instead of the lock's after. Undefined when not asked for,
+   * or once taken.
+   */
+  spare: SpareConnection | undefined;
+  /**
+   * Keeps the process alive for it: called by whatever waits for it (the pool, the schema
+   * check), so that a pool that unref'd it while idle cannot leave such a wait behind.
+   */
+  use(): void;
+}
+
+export interface SpareConnection {
+  readonly client: Client;
+  /** Settles when the connection is up or has failed (never rejects unhandled). */
+  readonly connected: Promise<void>;
+  /** Whether it failed or ended before it was taken (its taker's listeners came too late for that). */
+  readonly gone: () => boolean;
 }
 
 export interface Database {

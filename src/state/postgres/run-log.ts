@@ -24,7 +24,8 @@ import {
 } from '../../bulk/run-log.js';
 import { CliError, EXIT } from '../../errors.js';
 import type { LockOwner } from '../lead-lock.js';
-import { holderSoon, isConnectionFailure, sessionClient, takeAndRecord, type Database } from './backend.js';
+import { isConnectionFailure, type Database } from './connect.js';
+import { holderSoon, sessionClient, takeAndRecord } from './locks.js';
 
 export interface PgRunLogDeps {
   db: Database;
