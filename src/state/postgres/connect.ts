@@ -31,8 +31,6 @@ export interface EarlyConnection {
   readonly config: ClientConfig;
   /** Settles when the connection is up or has failed (never rejects unhandled). */
   readonly connected: Promise<void>;
-  /** The schema version it asked for as soon as it was up (schema.ts); rejects when it failed. */
-  readonly schemaVersion: Promise<number | undefined>;
   /** Set once the pool has taken it. */
   taken: boolean;
   /**
@@ -84,8 +82,6 @@ export interface Database {
   end(): Promise<void>;
   /** The spare early connection (early.ts) for a session lock, once: undefined when there is none (left). */
   takeSpare(): SpareConnection | undefined;
-  /** The schema version the early connection asked for (early.ts), when there is one. */
-  readonly earlyVersion?: Promise<number | undefined> | undefined;
 }
 
 /**
@@ -150,10 +146,6 @@ export function openDatabase(url: string, early?: EarlyConnection): Database {
 
   const db: Database = {
     where,
-    get earlyVersion() {
-      early?.use();
-      return early?.schemaVersion;
-    },
     config,
     pool: () =>
       (pool ??= loadPg().then((pg) => {
@@ -263,6 +255,10 @@ export function describePgError(error: unknown, secret?: string): string {
   if (secret) text = text.split(secret).join('***');
   return text.replace(/\s+/g, ' ').trim();
 }
+
+/** Errors of a failed schema guard (schema.ts schemaGuard): another version (a division by zero) or no schema yet. */
+export const isGuardFailure = (error: unknown): boolean =>
+  ['22012', '42P01'].includes(String((error as { code?: unknown } | null)?.code));
 
 /** Did the database (or the way to it) fail, rather than refuse what was asked? */
 export function isConnectionFailure(error: unknown): boolean {

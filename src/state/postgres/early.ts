@@ -10,7 +10,6 @@ import type { Client } from 'pg';
 import type { EarlyConnection, SpareConnection } from './connect.js';
 import { clientConfigWith } from './client-config.js';
 import { loadBundledPg } from './load-pg.js';
-import { schemaVersion } from './schema.js';
 
 /**
  * Undefined when running from src/ (no bundle) or when the URL cannot be read (said later).
@@ -28,15 +27,11 @@ export function connectEarly(url: string, o: { spare?: boolean } = {}): EarlyCon
     // draw was under way. A command that never uses it ends it at its close (connect.ts end()).
     const connected = client.connect().then(() => {});
     connected.catch(() => {});
-    // Asked at once, answered while the command loads: ensureSchema then has nothing to wait for.
-    const version = connected.then(() => schemaVersion(client));
-    version.catch(() => {});
     const use = () => (client as unknown as { ref(): void }).ref();
     return {
       client,
       config,
       connected,
-      schemaVersion: version,
       taken: false,
       use,
       spare: o.spare ? openSpare(new pg.Client(config)) : undefined,

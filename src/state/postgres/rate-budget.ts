@@ -20,7 +20,7 @@ import {
   type BudgetStore,
   type DrawRule,
 } from '../../api/rate-budget.js';
-import type { Database } from './connect.js';
+import { isConnectionFailure, isGuardFailure, type Database } from './connect.js';
 
 /** The database's clock in epoch ms, as a column `t`: every machine's budget runs on it. */
 const DB_NOW = 'round(extract(epoch from clock_timestamp()) * 1000)::float8 AS t';
@@ -71,20 +71,44 @@ SELECT state, t FROM found; COMMIT`;
 }
 
 export function pgBudgetStore(
-  backend: { db: Database; ready: () => Promise<void>; where: string },
+  backend: {
+    db: Database;
+    ready: () => Promise<void>;
+    where: string;
+    /** The schema check in front of the command's first statement (backend.ts), when this draw is it. */
+    takeGuard?: () => string | undefined;
+    guardAnswered?: (passed: boolean) => void;
+  },
   budgetId: string,
   now: () => number,
 ): BudgetStore {
   const id = checkedId(budgetId);
   const { db } = backend;
   const row = `INSERT INTO schedctl_rate_budgets (budget_id, state) VALUES ('${id}', '{"sent":[]}')`;
+  // The guard's answer first. Passed: the draw's answers behind it. Failed (another version, no
+  // schema yet, no answer): the full check, then the draw again, alone.
+  const guarded = async (guard: string, text: string): Promise<unknown[][]> => {
+    try {
+      const answers = await db.simple(`${guard}; ${text}`);
+      backend.guardAnswered?.(true);
+      return answers.slice(1);
+    } catch (error) {
+      const passed = !isGuardFailure(error) && !isConnectionFailure(error);
+      backend.guardAnswered?.(passed);
+      if (passed) throw error;
+      await backend.ready();
+      return db.simple(text);
+    }
+  };
   return sharedOrMemory(`${backend.where} (rate budget ${budgetId.slice(0, 12)})`, now, async (change, rule) => {
-    await backend.ready();
+    const guard = rule ? backend.takeGuard?.() : undefined;
+    if (guard === undefined) await backend.ready();
     if (rule) {
       for (let tries = 0; ; tries++) {
-        // BEGIN, SET, the draw's answer, COMMIT.
-        const found = (await db.simple(drawSql(id, rule)))[2]?.[0] as
-          { state: unknown; t: number | string } | undefined;
+        // BEGIN, SET, the draw's answer, COMMIT: behind the schema guard when this is the command's first statement.
+        const text = drawSql(id, rule);
+        const answers = guard !== undefined && tries === 0 ? await guarded(guard, text) : await db.simple(text);
+        const found = answers[2]?.[0] as { state: unknown; t: number | string } | undefined;
         if (found) {
           const state = budgetStateOf(found.state);
           return { result: change(state, dbTime(found.t)), state };
