@@ -156,7 +156,7 @@ export function openDatabase(url: string, early?: EarlyConnection): Database {
         const p = new pg.Pool({
           ...config,
           // One connection: a command's steps are one after another, and the few that overlap
-          // (a lead's record read, a rate budget's COMMIT still in flight) take a round trip
+          // (a lead's record read beside a rate budget draw) take a round trip
           // more in turn, where each further connection would cost the server a backend's start
           // and its caches warmed again. A step never asks the pool while it holds a connection.
           max: 1,
