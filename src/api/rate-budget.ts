@@ -64,7 +64,26 @@ export interface BudgetStore {
   readonly where: string;
   /** How to clear the budget at once, for the hint of RateBudgetWaitError (default: delete `where`). */
   readonly clear?: string;
-  update<T>(change: (state: BudgetState, t: number) => T, debug: ((line: string) => void) | undefined): Promise<T>;
+  /**
+   * `draw`: `change` is the draw rule (DrawRule) with these numbers, so a store may apply it where
+   * the state is (the team database does it in one statement: one round trip, no lock held
+   * across the network) and run `change` on the state it found, for the same outcome.
+   */
+  update<T>(
+    change: (state: BudgetState, t: number) => T,
+    debug: ((line: string) => void) | undefined,
+    draw?: DrawRule,
+  ): Promise<T>;
+}
+
+/**
+ * The draw, as a store may apply it itself: drop the draws older than `spanMs` and a block that
+ * has passed (cap one more than MAX_BLOCK_MS ahead), then, unless blocked or `limit` draws are
+ * left, add one at the store's instant.
+ */
+export interface DrawRule {
+  limit: number;
+  spanMs: number;
 }
 
 export interface DrawOptions {
@@ -167,6 +186,7 @@ export function createRateBudget(options: RateBudgetOptions): RateBudget {
           return { waitMs: Math.max(blockedMs, freeAt - t, 1), used: state.sent.length };
         },
         opts.debug,
+        { limit, spanMs: span },
       );
       if (outcome.drawn !== undefined) {
         opts.debug?.(`rate budget: request ${outcome.used} of ${limit} in the last ${windowMs / 1000} s (${file})`);
@@ -252,17 +272,21 @@ function fileStore(file: string, staleMs: number, now: () => number): BudgetStor
 export function sharedOrMemory(
   where: string,
   now: () => number,
-  shared: <T>(change: (state: BudgetState, t: number) => T) => Promise<{ result: T; state: BudgetState }>,
+  shared: <T>(
+    change: (state: BudgetState, t: number) => T,
+    draw?: DrawRule,
+  ) => Promise<{ result: T; state: BudgetState }>,
 ): BudgetStore {
   let memory: BudgetState = { sent: [] };
   let degraded = false;
   async function update<T>(
     change: (state: BudgetState, t: number) => T,
     debug: ((line: string) => void) | undefined,
+    draw?: DrawRule,
   ): Promise<T> {
     if (!degraded) {
       try {
-        const { result, state } = await shared(change);
+        const { result, state } = await shared(change, draw);
         memory = { ...state, sent: [...state.sent] };
         return result;
       } catch (error) {

@@ -93,52 +93,25 @@ describe('a state URL in messages', () => {
   });
 });
 
-describe('a transaction whose COMMIT is not waited for (the rate budget draw)', () => {
-  it('gives its result before the COMMIT is answered, keeps its row locked until then, and end() waits for it', async () => {
+describe('several statements in one round trip (Database.simple: the rate budget draw)', () => {
+  it("gives each statement's rows, in order", async () => {
     const url = await pg.createDatabase();
-    const setup = openDatabase(url);
-    await setup.query('CREATE TABLE t (id int PRIMARY KEY, n int NOT NULL)');
-    await setup.query('INSERT INTO t VALUES (1, 0)');
-    // A gate: the last round trip first waits for an advisory lock this session holds.
-    const gate = new Client({ connectionString: url });
-    await gate.connect();
-    await gate.query('SELECT pg_advisory_lock(42)');
     const db = openDatabase(url);
-    const result = await db.unawaitedCommit(async (client) => {
-      const r = (await client.query('BEGIN; SELECT n FROM t WHERE id = 1 FOR UPDATE')) as unknown as {
-        rows: { n: number }[];
-      }[];
-      const commit = {
-        text: 'SELECT pg_advisory_xact_lock(42); UPDATE t SET n = n + 1 WHERE id = 1; COMMIT',
-        statements: 3,
-      };
-      return { result: r[1]?.rows[0]?.n, commit };
-    });
-    // Given while the COMMIT waits at the gate: nothing committed yet.
-    expect(result).toBe(0);
-    expect((await setup.query<{ n: number }>('SELECT n FROM t WHERE id = 1'))[0]?.n).toBe(0);
-    // Another session taking the row waits for that COMMIT, then reads what it wrote.
-    const other = openDatabase(url);
-    const read = other.transaction(
-      async (c) => (await c.query<{ n: number }>('SELECT n FROM t WHERE id = 1 FOR UPDATE')).rows[0]?.n,
-    );
-    const ended = db.end();
-    await gate.query('SELECT pg_advisory_unlock(42)');
-    await ended;
-    expect(await read).toBe(1);
-    await Promise.all([other.end(), setup.end(), gate.end()]);
+    await db.query('CREATE TABLE t (id int PRIMARY KEY, n int NOT NULL)');
+    expect(
+      await db.simple('BEGIN; INSERT INTO t VALUES (1, 5) RETURNING n; SELECT count(*)::int AS c FROM t; COMMIT'),
+    ).toEqual([[], [{ n: 5 }], [{ c: 1 }], []]);
+    await db.end();
   });
 
-  it('rolls back and gives the error when the work fails before its COMMIT', async () => {
+  it('rolls back a transaction whose statement fails, gives the error, and the connection goes on', async () => {
     const url = await pg.createDatabase();
     const db = openDatabase(url);
     await db.query('CREATE TABLE t (id int PRIMARY KEY)');
-    await expect(
-      db.unawaitedCommit(async (client) => {
-        await client.query('BEGIN; INSERT INTO t VALUES (1)');
-        throw new Error('changed its mind');
-      }),
-    ).rejects.toThrow('changed its mind');
+    await expect(db.simple('BEGIN; INSERT INTO t VALUES (1); INSERT INTO t VALUES (1); COMMIT')).rejects.toThrow(
+      /duplicate key/,
+    );
+    // The pool's one connection: not left in an aborted transaction.
     expect(await db.query('SELECT * FROM t')).toEqual([]);
     await db.end();
   });

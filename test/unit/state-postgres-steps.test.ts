@@ -234,50 +234,6 @@ describe('a ledger step on the team database', () => {
     expect(await rows('together-b')).toEqual([]);
   });
 
-  it("sends the end of a transaction not waited for (a budget's draw) in front of the next step's first statement", async () => {
-    await backend.db.query("INSERT INTO probe (k, v, n) VALUES ('tail', 'counter', 0)");
-    const draw = () =>
-      backend.db.unawaitedCommit(async (client) => {
-        const [, r] = (await client.query("BEGIN; SELECT n FROM probe WHERE k = 'tail' FOR UPDATE")) as unknown as [
-          unknown,
-          { rows: { n: string }[] },
-        ];
-        return {
-          result: Number(r.rows[0]!.n),
-          commit: { text: "UPDATE probe SET n = n + 1 WHERE k = 'tail'; COMMIT", statements: 2 },
-        };
-      });
-    // The next step's read goes out behind it, in the same query: it sees the draw's write, and its own answer.
-    expect(await draw()).toBe(0);
-    expect(await sql.get<{ n: string }>('SELECT n FROM probe WHERE k = ?', ['tail'])).toEqual({ n: '1' });
-    // Behind a write step, and a gathered read of two statements.
-    expect(await draw()).toBe(1);
-    await sql.transaction(async (tx) => {
-      tx.defer('INSERT INTO probe (k, v) VALUES (?, ?)', ['tail-2', 'x']);
-    });
-    expect(await draw()).toBe(2);
-    expect(
-      await Promise.all([
-        sql.get<{ n: string }>('SELECT n FROM probe WHERE k = ?', ['tail']),
-        sql.get<{ v: string }>('SELECT v FROM probe WHERE k = ?', ['tail-2']),
-      ]),
-    ).toEqual([{ n: '3' }, { v: 'x' }]);
-    // A step that fails after it: the draw's end has landed all the same, and the connection goes on.
-    expect(await draw()).toBe(3);
-    await expect(
-      sql.transaction(async (tx) => {
-        await tx.run('INSERT INTO probe (k, v) VALUES (?, ?)', ['tail-2', 'again']);
-      }),
-    ).rejects.toThrow(/duplicate key/);
-    expect(await sql.get<{ n: string }>('SELECT n FROM probe WHERE k = ?', ['tail'])).toEqual({ n: '4' });
-    // No step after it: it goes alone a moment later; and before any other use of the pool.
-    expect(await draw()).toBe(4);
-    await new Promise((r) => setTimeout(r, 50));
-    expect(await rows('tail')).toEqual([{ v: 'counter', n: '5' }]);
-    expect(await draw()).toBe(5);
-    expect(await rows('tail')).toEqual([{ v: 'counter', n: '6' }]);
-  });
-
   it('reads a table a page at a time, every row once in key order (state push and pull)', async () => {
     await insertPageRows(sql, 5);
     const keys = async (table: string, key: (r: Record<string, unknown>) => string) => {

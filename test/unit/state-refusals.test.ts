@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { setHolderCommand, holderCommand } from '../../src/state/holder-command.js';
-import { clientConfigWith, tlsNote } from '../../src/state/postgres/client-config.js';
+import { clientConfigWith, TLS_CURVES, tlsNote } from '../../src/state/postgres/client-config.js';
 import { refusalHint, tlsFileReason } from '../../src/state/postgres/refusals.js';
 import { parse } from 'pg-connection-string';
 
@@ -63,12 +63,22 @@ describe('tlsNote: the TLS mode in schedctl words', () => {
     process.on('warning', onWarning);
     try {
       const config = clientConfigWith(parse, 'postgres://u@h/db?sslmode=require');
-      expect(config.ssl).toEqual({});
+      expect(config.ssl).toEqual({ ecdhCurve: TLS_CURVES });
       expect(config.host).toBe('h');
     } finally {
       process.off('warning', onWarning);
     }
     expect(warnings.filter((w) => w.includes('SECURITY WARNING'))).toEqual([]);
+  });
+
+  it("offers P-256 first with TLS (PostgreSQL's default curve: no HelloRetryRequest), and leaves a URL without TLS alone", () => {
+    expect(TLS_CURVES.split(':')[0]).toBe('P-256');
+    const ca = clientConfigWith(parse, 'postgres://u@h/db?sslmode=verify-full&ssl=true');
+    expect(ca.ssl).toMatchObject({ ecdhCurve: TLS_CURVES });
+    expect(clientConfigWith(parse, 'postgres://u@h/db?ssl=true').ssl).toEqual({ ecdhCurve: TLS_CURVES });
+    expect(clientConfigWith(parse, 'postgres://u@h/db?sslmode=disable').ssl).toBe(false);
+    // No sslmode in the URL: pg reads PGSSLMODE itself (ssl left undefined).
+    expect(clientConfigWith(parse, 'postgres://u@h/db').ssl).toBeUndefined();
   });
 });
 

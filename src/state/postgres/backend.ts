@@ -11,11 +11,10 @@ import { DEFAULT_LOCK_TIMING } from '../lock.js';
 import { importDocuments } from '../sql/documents.js';
 import type { Sql } from '../sql/types.js';
 import { tlsNote } from './client-config.js';
-import { openDatabase, type Database } from './connect.js';
-import type { EarlyConnection } from './early.js';
+import { isConnectionFailure, openDatabase, type Database, type EarlyConnection } from './connect.js';
 import { LedgerSpool, type SpooledStatement } from './ledger-spool.js';
-import { holdAdvisory } from './locks.js';
-import { SchemaTooNewError, ensureSchema } from './schema.js';
+import { holdAdvisory, holderSoon, sessionClient, takeAndRecord } from './locks.js';
+import { SchemaTooNewError, ensureSchema, schemaGuard } from './schema.js';
 import { LegacySpool } from './spool.js';
 import { onClient, pgSql } from './sql.js';
 import { recordWriter, tooNewHint, versionBefore } from './writer.js';
@@ -64,6 +63,14 @@ export interface PostgresBackend extends LedgerBackend {
   readonly runSpoolDir: string;
   /** The schema is there and current, what the spool kept moved in (once per process). */
   ready(): Promise<void>;
+  /**
+   * The schema check to send in front of the command's first statement, instead of a round trip
+   * of its own (schemaGuard): undefined once asked or answered, or when what a spool kept must
+   * move in first. Whoever takes it says how it went (guardAnswered) before anything else runs.
+   */
+  takeGuard(): string | undefined;
+  /** `true`: the guard passed, the schema is current. `false`: it failed (or its answer was lost): the full check runs. */
+  guardAnswered(passed: boolean): void;
 }
 
 export function postgresBackend(o: PostgresBackendOptions): PostgresBackend {
@@ -76,6 +83,9 @@ export function postgresBackend(o: PostgresBackendOptions): PostgresBackend {
   const runSpoolDir = join(spoolDir, 'runs');
   const warned = new Set<string>();
   let readied: Promise<void> | undefined;
+  /** The guard, sent and not answered yet: ready() waits for its answer. */
+  let guardInFlight: { answered: Promise<boolean>; settle: (passed: boolean) => void } | undefined;
+  let guardTaken = false;
   /** When the schema check was answered (each process asks it once), on the monotonic clock. */
   let readiedAt = 0;
   let sql: Sql | undefined;
@@ -83,7 +93,7 @@ export function postgresBackend(o: PostgresBackendOptions): PostgresBackend {
   async function prepare(): Promise<void> {
     try {
       const before = await versionBefore(db);
-      const now = await ensureSchema(db);
+      const now = await ensureSchema(db, before);
       readiedAt = performance.now();
       // This schedctl made or migrated the schema: it says which version it is (writer.ts).
       if (before !== now) await recordWriter(db);
@@ -150,11 +160,37 @@ export function postgresBackend(o: PostgresBackendOptions): PostgresBackend {
     legacySpool,
     runSpoolDir,
     ready: () =>
-      (readied ??= prepare().catch((error: unknown) => {
+      (readied ??= (
+        guardInFlight ? guardInFlight.answered.then((passed) => (passed ? undefined : prepare())) : prepare()
+      ).catch((error: unknown) => {
         readied = undefined; // a later use may find the database back
         throw error;
       })),
-    sql: async () => (sql ??= pgSql({ db, ready: () => backend.ready(), spool, onKept })),
+    takeGuard() {
+      if (guardTaken || readied) return undefined;
+      guardTaken = true;
+      // What a spool kept moves in before anything else: the full check does that.
+      if (legacySpool.held() || spool.pending().length > 0 || existsSync(runSpoolDir)) return undefined;
+      let settle!: (passed: boolean) => void;
+      const answered = new Promise<boolean>((resolve) => (settle = resolve));
+      guardInFlight = { answered, settle };
+      return schemaGuard();
+    },
+    guardAnswered(passed) {
+      if (passed) readiedAt = performance.now();
+      guardInFlight?.settle(passed);
+      guardInFlight = undefined;
+      if (passed) readied ??= Promise.resolve();
+    },
+    sql: async () =>
+      (sql ??= pgSql({
+        db,
+        ready: () => backend.ready(),
+        takeGuard: () => backend.takeGuard(),
+        guardAnswered: (passed) => backend.guardAnswered(passed),
+        spool,
+        onKept,
+      })),
     async assertWritable() {
       await backend.ready();
       // The schema check was answered a moment ago (a command's start): the database is there,
@@ -172,6 +208,8 @@ export function postgresBackend(o: PostgresBackendOptions): PostgresBackend {
     },
     runLogs: async () =>
       (await import('./run-log.js')).pgRunLogs({
+        locks: { holderSoon, sessionClient, takeAndRecord },
+        isConnectionFailure,
         db,
         ready: () => backend.ready(),
         spoolDir: runSpoolDir,

@@ -40,6 +40,9 @@ export function tlsNote(url: string, env: NodeJS.ProcessEnv = process.env): stri
   return `note: ${said}: schedctl encrypts the connection and verifies the server's certificate (signed by a CA this machine trusts, or by the file in sslrootcert) and its host name, as sslmode=verify-full does, with no fall-back to plain text; write sslmode=verify-full to say so (with sslrootcert=<CA file> for a private CA; docs/team-state.md#tls)`;
 }
 
+/** The key exchange groups TLS offers, in order (clientConfigWith says why P-256 first). */
+export const TLS_CURVES = 'P-256:X25519:P-384';
+
 export function clientConfigWith(parse: (url: string) => unknown, url: string): ClientConfig {
   // pg treats these modes as verify-full and prints a raw warning saying so: parsed as
   // verify-full (the same settings, no warning), and said in schedctl's words (tlsNote).
@@ -51,8 +54,15 @@ export function clientConfigWith(parse: (url: string) => unknown, url: string): 
   const fromUrl = Object.fromEntries(
     Object.entries(parsed).filter(([, v]) => v !== '' && v !== undefined && v !== null),
   );
+  const ssl = fromUrl.ssl;
   return {
     ...(fromUrl as ClientConfig),
+    // TLS offers P-256 first: PostgreSQL up to 17 takes that curve only (ssl_ecdh_curve =
+    // prime256v1 by default), and a client offering X25519 first is asked again (a TLS 1.3
+    // HelloRetryRequest): one round trip more per connection (npm run bench:team).
+    ...(ssl === true || (typeof ssl === 'object' && ssl !== null)
+      ? { ssl: { ...(typeof ssl === 'object' ? ssl : {}), ecdhCurve: TLS_CURVES } }
+      : {}),
     // libpq's order: the URL's password, PGPASSWORD, then the password file (~/.pgpass or
     // PGPASSFILE), read here: pg's own reading of it is deprecated and says so on stderr.
     // pg calls it with the connection's parameters (its types say no argument).

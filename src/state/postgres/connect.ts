@@ -4,12 +4,11 @@
  * transactions (idle connections do not keep the process alive) and one connection per lock
  * it holds (a session advisory lock lives and dies with its connection: locks.ts).
  */
-import type { ClientConfig, Pool, PoolClient } from 'pg';
+import type { Client, ClientConfig, Pool, PoolClient } from 'pg';
 import { parse as parseConnectionString } from 'pg-connection-string';
 import { hasSentUnrepeatable } from '../../api/send-hook.js';
 import { StateUnavailableError } from '../errors.js';
 import { clientConfigWith } from './client-config.js';
-import type { EarlyConnection, SpareConnection } from './early.js';
 import { loadBundledPg, loadPg as loadPgBundle, saveCodeCache } from './load-pg.js';
 import { refusalHint, tlsFileReason } from './refusals.js';
 import { passwordOf, redactStateUrl } from './url.js';
@@ -20,25 +19,41 @@ export const loadPg = (): Promise<Pg> => (loaded ??= loadPgBundle());
 
 export { CONNECT_TIMEOUT_MS, QUERY_TIMEOUT_MS } from './client-config.js';
 
-/** The statements that end a transaction not waited for (unawaitedCommit), not sent yet. */
-export interface Tail {
-  text: string;
-  /** How many statements `text` holds (their answers come first in the step's). */
-  statements: number;
-}
-
-/**
- * A step on a pooled connection (lazyTransaction): `begun` once it sent BEGIN; `tail`, the end of
- * a transaction not waited for, to send in front of its first statement (then `tailSent`).
- */
+/** A step on a pooled connection (lazyTransaction): `begun` once it sent BEGIN. */
 export interface LazyStep {
   begun: boolean;
-  tail?: Tail | undefined;
-  tailSent?: boolean;
 }
 
-/** How long the end of a transaction not waited for waits for a step to go out with (ms). */
-const TAIL_MS = 2;
+/** The first connection, opened as soon as a command knows its state URL (early.ts). */
+export interface EarlyConnection {
+  readonly client: Client;
+  /** Its settings (client-config.ts): the pool's too, so the URL is read once. */
+  readonly config: ClientConfig;
+  /** Settles when the connection is up or has failed (never rejects unhandled). */
+  readonly connected: Promise<void>;
+  /** Set once the pool has taken it. */
+  taken: boolean;
+  /**
+   * A second connection opened at the same moment, when the command is one that will hold a
+   * session lock (a lead's or a meeting's: locks.ts takes it): the server starts both sessions
+   * at once, while the command loads, instead of the lock's after. Undefined when not asked for,
+   * or once taken.
+   */
+  spare: SpareConnection | undefined;
+  /**
+   * Keeps the process alive for it: called by whatever waits for it (the pool, the schema
+   * check), so that a pool that unref'd it while idle cannot leave such a wait behind.
+   */
+  use(): void;
+}
+
+export interface SpareConnection {
+  readonly client: Client;
+  /** Settles when the connection is up or has failed (never rejects unhandled). */
+  readonly connected: Promise<void>;
+  /** Whether it failed or ended before it was taken (its taker's listeners came too late for that). */
+  readonly gone: () => boolean;
+}
 
 export interface Database {
   readonly where: string;
@@ -55,14 +70,11 @@ export interface Database {
    */
   lazyTransaction<T>(work: (client: PoolClient, lazy: LazyStep) => Promise<T>): Promise<T>;
   /**
-   * A transaction whose last round trip (its COMMIT) the caller need not wait for: `work` sends
-   * BEGIN itself and returns its result with the statements that end the transaction (`commit`,
-   * one simple query's text of `statements` statements). The result is given at once; those
-   * statements go out in front of the next ledger step's first on that connection (one round
-   * trip for both: lazyTransaction's `tail`), or alone after TAIL_MS, or at end(), which waits
-   * for them. A failure of them is only seen by the database: the caller must do without it.
+   * One simple query of several statements (no parameters: values quoted by the client's
+   * escaping), on a connection of its own: the rows of each statement's answer. It may hold
+   * BEGIN … COMMIT; should a statement fail, the transaction is rolled back.
    */
-  unawaitedCommit<T>(work: (client: PoolClient) => Promise<{ result: T; commit: Tail }>): Promise<T>;
+  simple(text: string): Promise<unknown[][]>;
   query<R extends object = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<R[]>;
   /** A failure of the database as the error to show: names the URL without its password. */
   /** `notSent`: what this failure stopped from being sent, when something else was sent before. */
@@ -70,8 +82,6 @@ export interface Database {
   end(): Promise<void>;
   /** The spare early connection (early.ts) for a session lock, once: undefined when there is none (left). */
   takeSpare(): SpareConnection | undefined;
-  /** The schema version the early connection asked for (early.ts), when there is one. */
-  readonly earlyVersion?: Promise<number | undefined> | undefined;
 }
 
 /**
@@ -123,31 +133,6 @@ export function openDatabase(url: string, early?: EarlyConnection): Database {
   let pool: Promise<Pool> | undefined;
   let answered = false;
   const broken = new WeakSet<object>();
-  // Last round trips not waited for (unawaitedCommit), waited for by end().
-  const inFlight = new Set<Promise<void>>();
-  // The end of a transaction not waited for, and its connection (still taken from the pool).
-  let pendingTail: { client: PoolClient; tail: Tail; timer: NodeJS.Timeout } | undefined;
-  const takeTail = () => {
-    const t = pendingTail;
-    if (t) clearTimeout(t.timer);
-    pendingTail = undefined;
-    return t;
-  };
-  // Sent alone: the connection goes back to the pool once it is answered.
-  const flushTail = async (): Promise<void> => {
-    const t = takeTail();
-    if (!t) return;
-    const done = t.client.query(t.tail.text).then(
-      () => t.client.release(broken.has(t.client) || undefined),
-      // The server rolled it back or the connection failed: either way nothing is left open,
-      // and a connection that failed is not reused.
-      () => t.client.release(true),
-    );
-    inFlight.add(done);
-    void done.finally(() => inFlight.delete(done));
-    await done;
-  };
-
   // One already made (e.g. by ready(): a schema too new, with its own hint) is passed on as it is, not wrapped twice.
   const unavailable = (error: unknown, hint?: string, notSent?: string) =>
     error instanceof StateUnavailableError
@@ -161,10 +146,6 @@ export function openDatabase(url: string, early?: EarlyConnection): Database {
 
   const db: Database = {
     where,
-    get earlyVersion() {
-      early?.use();
-      return early?.schemaVersion;
-    },
     config,
     pool: () =>
       (pool ??= loadPg().then((pg) => {
@@ -175,7 +156,7 @@ export function openDatabase(url: string, early?: EarlyConnection): Database {
         const p = new pg.Pool({
           ...config,
           // One connection: a command's steps are one after another, and the few that overlap
-          // (a lead's record read, a rate budget's COMMIT still in flight) take a round trip
+          // (a lead's record read beside a rate budget draw) take a round trip
           // more in turn, where each further connection would cost the server a backend's start
           // and its caches warmed again. A step never asks the pool while it holds a connection.
           max: 1,
@@ -189,56 +170,43 @@ export function openDatabase(url: string, early?: EarlyConnection): Database {
         p.on('connect', (client) => client.on('error', () => broken.add(client)));
         return p;
       })),
-    // Begun at once: the lazy one's BEGIN sent before `work` (after a pending tail, alone).
-    transaction: async (work) => {
-      await flushTail();
-      return db.lazyTransaction(async (client, lazy) => {
+    // Begun at once: BEGIN sent before `work`.
+    transaction: async (work) =>
+      db.lazyTransaction(async (client, lazy) => {
         lazy.begun = true;
         await client.query('BEGIN');
         return work(client);
-      });
-    },
+      }),
     async lazyTransaction(work) {
-      // A pending tail's connection is this step's: the tail goes out with its first statement.
-      const t = takeTail();
-      const client = t ? t.client : await (await db.pool()).connect();
-      const lazy: LazyStep = { begun: false, tail: t?.tail };
+      const client = await (await db.pool()).connect();
+      const lazy: LazyStep = { begun: false };
       try {
         const result = await work(client, lazy);
-        // A step that sent nothing still ends the tail's transaction, before its own COMMIT.
-        if (lazy.tail && !lazy.tailSent) await client.query(lazy.tail.text);
         if (lazy.begun) await client.query('COMMIT');
         answered = true;
         return result;
       } catch (error) {
-        // A failed query holding the tail may have left the tail's transaction open: ROLLBACK
-        // (a warning only, when nothing is open). A tail never sent is sent now.
-        if (lazy.begun || lazy.tailSent) await client.query('ROLLBACK').catch(() => broken.add(client));
-        else if (lazy.tail) await client.query(lazy.tail.text).catch(() => broken.add(client));
+        if (lazy.begun) await client.query('ROLLBACK').catch(() => broken.add(client));
         throw error;
       } finally {
         client.release(broken.has(client) || undefined);
       }
     },
-    async unawaitedCommit(work) {
-      await flushTail();
+    async simple(text) {
       const client = await (await db.pool()).connect();
-      let ending: { result: Awaited<ReturnType<typeof work>>['result']; commit: Tail };
       try {
-        ending = await work(client);
+        const answer = (await client.query(text)) as unknown as { rows: unknown[] } | Array<{ rows: unknown[] }>;
+        answered = true;
+        return (Array.isArray(answer) ? answer : [answer]).map((a) => a.rows);
       } catch (error) {
+        // A failed statement leaves an explicit transaction open (aborted): ended here (a warning only when none is).
         await client.query('ROLLBACK').catch(() => broken.add(client));
-        client.release(broken.has(client) || undefined);
         throw error;
+      } finally {
+        client.release(broken.has(client) || undefined);
       }
-      const timer = setTimeout(() => void flushTail().catch(() => {}), TAIL_MS);
-      timer.unref();
-      pendingTail = { client, tail: ending.commit, timer };
-      answered = true;
-      return ending.result;
     },
     async query(sql, params) {
-      await flushTail();
       const result = await (await db.pool()).query(sql, params);
       answered = true;
       return result.rows;
@@ -252,8 +220,6 @@ export function openDatabase(url: string, early?: EarlyConnection): Database {
     async end() {
       // The client has done real work: the code cache then holds what a command needs.
       if (answered) saveCodeCache();
-      await flushTail();
-      await Promise.all(inFlight);
       if (early && !early.taken) {
         // Its Terminate goes out now (Node flushes a write before it exits) and the process does
         // not wait for the server to close the socket: about 10 ms for a command that sent no
@@ -289,6 +255,10 @@ export function describePgError(error: unknown, secret?: string): string {
   if (secret) text = text.split(secret).join('***');
   return text.replace(/\s+/g, ' ').trim();
 }
+
+/** Errors of a failed schema guard (schema.ts schemaGuard): another version (a division by zero) or no schema yet. */
+export const isGuardFailure = (error: unknown): boolean =>
+  ['22012', '42P01'].includes(String((error as { code?: unknown } | null)?.code));
 
 /** Did the database (or the way to it) fail, rather than refuse what was asked? */
 export function isConnectionFailure(error: unknown): boolean {

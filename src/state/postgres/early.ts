@@ -6,42 +6,10 @@
  * connection. Opening it never fails a command: any failure is left to the first real use,
  * which then says it; a command that never uses it ends it when it closes.
  */
-import type { Client, ClientConfig } from 'pg';
+import type { Client } from 'pg';
+import type { EarlyConnection, SpareConnection } from './connect.js';
 import { clientConfigWith } from './client-config.js';
 import { loadBundledPg } from './load-pg.js';
-import { schemaVersion } from './schema.js';
-
-export interface EarlyConnection {
-  readonly client: Client;
-  /** Its settings (client-config.ts): the pool's too, so the URL is read once. */
-  readonly config: ClientConfig;
-  /** Settles when the connection is up or has failed (never rejects unhandled). */
-  readonly connected: Promise<void>;
-  /** The schema version it asked for as soon as it was up (schema.ts); rejects when it failed. */
-  readonly schemaVersion: Promise<number | undefined>;
-  /** Set once the pool has taken it. */
-  taken: boolean;
-  /**
-   * A second connection opened at the same moment, when the command is one that will hold a
-   * session lock (a lead's or a meeting's: locks.ts takes it): the server starts both sessions
-   * at once, while the command loads, instead of the lock's after. Undefined when not asked for,
-   * or once taken.
-   */
-  spare: SpareConnection | undefined;
-  /**
-   * Keeps the process alive for it: called by whatever waits for it (the pool, the schema
-   * check), so that a pool that unref'd it while idle cannot leave such a wait behind.
-   */
-  use(): void;
-}
-
-export interface SpareConnection {
-  readonly client: Client;
-  /** Settles when the connection is up or has failed (never rejects unhandled). */
-  readonly connected: Promise<void>;
-  /** Whether it failed or ended before it was taken (its taker's listeners came too late for that). */
-  readonly gone: () => boolean;
-}
 
 /**
  * Undefined when running from src/ (no bundle) or when the URL cannot be read (said later).
@@ -59,15 +27,11 @@ export function connectEarly(url: string, o: { spare?: boolean } = {}): EarlyCon
     // draw was under way. A command that never uses it ends it at its close (connect.ts end()).
     const connected = client.connect().then(() => {});
     connected.catch(() => {});
-    // Asked at once, answered while the command loads: ensureSchema then has nothing to wait for.
-    const version = connected.then(() => schemaVersion(client));
-    version.catch(() => {});
     const use = () => (client as unknown as { ref(): void }).ref();
     return {
       client,
       config,
       connected,
-      schemaVersion: version,
       taken: false,
       use,
       spare: o.spare ? openSpare(new pg.Client(config)) : undefined,

@@ -24,7 +24,10 @@ import {
 } from '../../bulk/run-log.js';
 import { CliError, EXIT } from '../../errors.js';
 import type { LockOwner } from '../lead-lock.js';
-import { holderSoon, isConnectionFailure, sessionClient, takeAndRecord, type Database } from './backend.js';
+// Types only: what runs of them comes from the backend (PgRunLogDeps), so that this module, loaded
+// on demand, shares no module with the backend's chunk (test/perf/bundle-layout.test.ts).
+import type { Database } from './connect.js';
+import type { holderSoon, sessionClient, takeAndRecord } from './locks.js';
 
 export interface PgRunLogDeps {
   db: Database;
@@ -33,13 +36,22 @@ export interface PgRunLogDeps {
   /** `<config dir>/team-spool/runs`: records kept while the database failed. */
   spoolDir: string;
   warn?: ((line: string) => void) | undefined;
+  /** The session locks (locks.ts) and connect.ts's isConnectionFailure, from the backend. */
+  locks: { holderSoon: typeof holderSoon; sessionClient: typeof sessionClient; takeAndRecord: typeof takeAndRecord };
+  isConnectionFailure: (error: unknown) => boolean;
 }
 
 /** The lock's name: `run <workspace> <key>` (like a lead's: subject, workspace, what). */
 export const runLockName = (id: RunLogId): string => `run ${id.workspace} ${id.key}`;
 
 export function pgRunLogs(deps: PgRunLogDeps): RunLogStore {
-  const { db } = deps;
+  const { db, isConnectionFailure } = deps;
+  const { sessionClient } = deps.locks;
+  const take = async (client: Client, name: string): Promise<void> => {
+    // At once, or refused naming who holds it (never waits: the other run may take hours).
+    if (!(await deps.locks.takeAndRecord(client, name)))
+      throw new RunInProgressError(await deps.locks.holderSoon(client, name));
+  };
   const failure = (error: unknown, notSent?: string): Error =>
     error instanceof Error && 'exitCode' in error ? error : db.unavailable(error, undefined, notSent);
   return {
@@ -118,11 +130,6 @@ export function pgRunLogs(deps: PgRunLogDeps): RunLogStore {
       };
     },
   };
-}
-
-/** Takes the run's lock at once, or refuses naming who holds it (never waits: the other run may take hours). */
-async function take(client: Client, name: string): Promise<void> {
-  if (!(await takeAndRecord(client, name))) throw new RunInProgressError(await holderSoon(client, name));
 }
 
 export class RunInProgressError extends CliError {

@@ -89,11 +89,20 @@ export async function schemaVersion(client: Pick<PoolClient, 'query'>): Promise<
   }
 }
 
+/**
+ * A statement that fails the simple query it leads, and so every statement after it, unless the
+ * schema is this schedctl's version: a division by zero for another version, "no such table"
+ * before any schema. Sent in front of a command's first statement (backend.ts takeGuard), it
+ * spares the command the check's own round trip; on its failure the full check runs (migrating,
+ * or refusing a newer schema), then the statement again.
+ */
+export const schemaGuard = (): string =>
+  `SELECT 1 / (SELECT count(*) FROM schedctl_meta WHERE key = 'schema_version' AND value = '${SCHEMA_VERSION}')::int AS schema_ok`;
+
 /** Makes sure the schema is there and current; resolves to its version. One query when it is. */
-export async function ensureSchema(db: Database): Promise<number> {
-  const pool = await db.pool();
-  // The early connection's answer when it has one (early.ts), else asked now.
-  const found = await (db.earlyVersion ?? Promise.reject(new Error('none'))).catch(() => schemaVersion(pool));
+export async function ensureSchema(db: Database, known: number | undefined | 'ask' = 'ask'): Promise<number> {
+  // `known`: the version the caller asked already (versionBefore), else asked now.
+  const found = known === 'ask' ? await schemaVersion(await db.pool()) : known;
   if (found !== undefined && found > SCHEMA_VERSION) throw new SchemaTooNewError(found);
   if (found === SCHEMA_VERSION) return found;
   return db.transaction(async (client) => {

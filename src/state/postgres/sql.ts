@@ -16,7 +16,7 @@ import { hasSentUnrepeatable } from '../../api/send-hook.js';
 import { isWrite, lastOf } from '../sql/last.js';
 import { ledgerTables } from '../sql/tables.js';
 import type { Sql, SqlValue } from '../sql/types.js';
-import { isConnectionFailure, QUERY_TIMEOUT_MS, type Database, type LazyStep } from './connect.js';
+import { isConnectionFailure, isGuardFailure, QUERY_TIMEOUT_MS, type Database } from './connect.js';
 import type { LedgerSpool, SpooledStatement } from './ledger-spool.js';
 
 const placeholders = new Map<string, string>();
@@ -42,6 +42,9 @@ export interface PgSqlDeps {
   db: Database;
   /** The schema is there and current, what the spool kept applied (once per process). */
   ready: () => Promise<void>;
+  /** The schema check to send in front of the first statement, and how it went (backend.ts). */
+  takeGuard?: () => string | undefined;
+  guardAnswered?: (passed: boolean) => void;
   spool: LedgerSpool;
   /** Told when a step is kept on this machine instead (what it kept). */
   onKept: (error: unknown, statements: SpooledStatement[]) => void;
@@ -70,11 +73,11 @@ export function clientSql(
     lazy?: { begun: boolean } | undefined;
     oneWrite?: boolean;
     asyncCommit?: boolean;
-    /** The step as lazyTransaction runs it: the end of a transaction not waited for to send first. */
-    step?: LazyStep | undefined;
+    /** A statement to send in front of the step's first (the schema guard): `sent` once it was. */
+    guard?: { text: string; sent: boolean } | undefined;
   } = {},
 ): StepSql {
-  const { mirror, lazy, oneWrite = false, asyncCommit = false, step } = o;
+  const { mirror, lazy, oneWrite = false, asyncCommit = false, guard } = o;
   let writes = 0;
   const pending: Array<{ text: string; params: readonly SqlValue[] }> = [];
   const counted = (text: string) => {
@@ -84,27 +87,22 @@ export function clientSql(
   const opening = () => (lazy && !lazy.begun ? ((lazy.begun = true), 'BEGIN; ') : '');
   // The end of a transaction block: asynchronous (StepOptions) when asked, for this transaction only.
   const commit = `; ${asyncCommit ? 'SET LOCAL synchronous_commit TO off; ' : ''}COMMIT`;
-  // A transaction not waited for (the rate budget's draw) ends in front of the step's first query.
-  const tailing = () => step?.tail !== undefined && !step.tailSent;
+  const guarding = () => guard !== undefined && !guard.sent;
   const several = async (head: string, statements: ReadonlyArray<(typeof pending)[number]>, end = '') => {
-    const tail = tailing() ? step!.tail : undefined;
-    if (tail) step!.tailSent = true;
-    const text =
-      (tail ? `${tail.text}; ` : '') +
-      head +
-      statements.map((s) => withLiterals(client, s.text, s.params)).join('; ') +
-      end;
+    const first = guarding() ? `${guard!.text}; ` : '';
+    if (first) guard!.sent = true;
+    const text = first + head + statements.map((s) => withLiterals(client, s.text, s.params)).join('; ') + end;
     const answer = (await client.query(text)) as unknown as
       QueryResult<Record<string, unknown>> | Array<QueryResult<Record<string, unknown>>>;
     const results = Array.isArray(answer) ? answer : [answer];
-    return tail ? results.slice(tail.statements) : results;
+    return first ? results.slice(1) : results;
   };
   const sawWritten = (statements: typeof pending) => {
     for (const s of statements) mirror?.saw(s.text, s.params, []);
   };
   const send = async (text: string, params: readonly SqlValue[], write: boolean) => {
     if (write) counted(text);
-    if (pending.length === 0 && !(write && lazy && !lazy.begun) && !tailing())
+    if (pending.length === 0 && !(write && lazy && !lazy.begun) && !guarding())
       return client.query(toPg(text), params as SqlValue[]);
     const flushed = pending.splice(0);
     const results = await several(opening(), [...flushed, { text, params }]);
@@ -154,7 +152,7 @@ export function clientSql(
     async finish() {
       const flushed = pending.splice(0);
       if (flushed.length === 0) {
-        if (lazy?.begun) await client.query(commit.slice(2));
+        if (lazy?.begun) await several('', [], commit.slice(2));
       } else if (!lazy || (!lazy.begun && flushed.length === 1 && !asyncCommit)) {
         // Without a transaction block, or the step's one write: a statement is atomic by itself.
         await several('', flushed);
@@ -208,21 +206,42 @@ export function pgSql(deps: PgSqlDeps): Sql {
     oneWrite = false,
     asyncCommit = false,
   ): Promise<R> {
-    try {
-      if (stalled && Date.now() < stalled.until) throw stalled.error;
-      await deps.ready();
-      return await db.lazyTransaction(async (client, lazy) => {
+    const run = (guard?: { text: string; sent: boolean }) =>
+      db.lazyTransaction(async (client, lazy) => {
         const tx = clientSql(db.where, client, {
           mirror,
           lazy: single || oneWrite ? undefined : lazy,
           oneWrite,
           asyncCommit,
-          step: lazy,
+          guard,
         });
         const result = await work(tx);
         await tx.finish();
         return result;
       });
+    try {
+      if (stalled && Date.now() < stalled.until) throw stalled.error;
+      // The command's first statement carries the schema check (backend.ts takeGuard).
+      const text = deps.takeGuard?.();
+      if (text === undefined) {
+        await deps.ready();
+        return await run();
+      }
+      const guard = { text, sent: false };
+      try {
+        const result = await run(guard);
+        deps.guardAnswered?.(guard.sent);
+        return result;
+      } catch (error) {
+        // An error after the guard's answer came from a statement behind it: the guard passed.
+        const passed = guard.sent && !isGuardFailure(error) && !isConnectionFailure(error);
+        deps.guardAnswered?.(passed);
+        if (passed || !guard.sent) throw error;
+        // Another version, no schema yet, or no answer: the full check (migrating, or refusing a
+        // newer schema), then the step again: nothing of it ran behind the failed guard.
+        await deps.ready();
+        return await run();
+      }
     } catch (error) {
       if (isTimeout(error) && error !== stalled?.error) stalled = { error, until: Date.now() + QUERY_TIMEOUT_MS };
       if (!write || !hasSentUnrepeatable() || !isKeepable(error)) throw asFailure(error);

@@ -9,9 +9,9 @@ import { VERSION } from '../../version.js';
 import type { Database } from './connect.js';
 import { schemaVersion, type SchemaTooNewError } from './schema.js';
 
-/** The schema's version before ensureSchema (the early connection's answer when there is one: no round trip more). */
+/** The schema's version before ensureSchema (given to it: asked once). */
 export async function versionBefore(db: Database): Promise<number | undefined> {
-  return (db.earlyVersion ?? Promise.reject(new Error('none'))).catch(async () => schemaVersion(await db.pool()));
+  return schemaVersion(await db.pool());
 }
 
 /** Says in the schema which schedctl made or migrated it (only then: a write per command would cost a round trip). */
