@@ -5,10 +5,10 @@ import type { LedgerBackend } from '../backend.js';
 import { assertWritable } from '../disk.js';
 import { EVENTS_FILE, FIRES_FILE, JOURNAL_FILE, MEETINGS_FILE, OUTCOMES_FILE } from '../files.js';
 import { JsonFile } from '../json-file.js';
-import { holdLead, holdLock, meetingLockFile } from '../lead-lock.js';
+import { holdLead, holdLock, lockHome, meetingLockFile } from '../lead-lock.js';
 import type { LockTiming } from '../lock.js';
 import { countDocuments, importDocuments, type LedgerDocuments } from '../sql/documents.js';
-import { releaseLedger, sqliteLedger } from '../sqlite/engine.js';
+import { LEDGER_DB, releaseLedger, sqliteLedger } from '../sqlite/engine.js';
 import { DOCUMENT_FILES } from '../sqlite/migrate.js';
 import type { Sql } from '../sql/types.js';
 
@@ -29,11 +29,12 @@ export function localBackend(
     where: dir,
     sql: async () => ledger,
     assertWritable: async () => assertWritable(dir),
+    // Beside the ledger's real file: one claim per lead per ledger, whichever directory reaches it.
     hold: (subject, work, onWait) =>
       subject.kind === 'lead'
-        ? holdLead(dir, leadTiming, subject, work, onWait)
+        ? holdLead(lockHome(join(dir, LEDGER_DB), dir), leadTiming, subject, work, onWait)
         : holdLock(
-            meetingLockFile(dir, subject.scope, subject.id),
+            meetingLockFile(lockHome(join(dir, LEDGER_DB), dir), subject.scope, subject.id),
             leadTiming,
             { label: `meeting ${subject.id}`, onWait },
             work,
