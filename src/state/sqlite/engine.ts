@@ -18,7 +18,17 @@ import { ensureDir } from '../disk.js';
 import { DAMAGED_LEDGER, StateFileError, StateLockError, StateWriteError } from '../errors.js';
 import type { Sql, SqlValue } from '../sql/types.js';
 import { isWrite, lastOf } from '../sql/last.js';
-import { migrate, type MigrateOptions } from './migrate.js';
+import { documentsBeside, placeStandIns, putDocumentsAside } from './documents-beside.js';
+import {
+  formatLedgerId,
+  LEDGER_ID_MARK,
+  newLedgerId,
+  readLedgerMark,
+  refusal,
+  writeLedgerMark,
+  type LedgerMark,
+} from './ledger-mark.js';
+import { inTransaction, LEDGER_TABLES, migrate, SQLITE_SCHEMA_VERSION, type MigrateOptions } from './migrate.js';
 
 export const LEDGER_DB = 'ledger.db';
 
@@ -208,6 +218,12 @@ export class SqliteLedger implements Sql {
   /** The database file, made (and migrated) on the first write; before it, an empty ledger when there is no file. */
   private async open(write: boolean): Promise<DatabaseSync> {
     if (this.db) return this.db;
+    // A ledger was here: a missing or emptied file is refused, never made anew (ledger-mark.ts).
+    const mark = this.guard(() => readLedgerMark(this.dir));
+    if (!existsSync(this.where)) {
+      const gone = refusal(this.where, mark, { kind: 'missing' });
+      if (gone) throw gone;
+    }
     if (!write && !existsSync(this.where)) {
       // The documents of a schedctl from before the tables read from memory too: a read-only
       // directory is read as it is, and the first write moves them into the file.
@@ -232,7 +248,8 @@ export class SqliteLedger implements Sql {
     // The busy timeout is migrate()'s first statement.
     const db = this.guard(() => new DatabaseSync(this.where));
     try {
-      await migrate(db, this.where, this.opts);
+      await migrate(db, this.where, { ...this.opts, emptied: () => refusal(this.where, mark, { kind: 'empty' }) });
+      await this.settle(db, mark);
     } catch (error) {
       db.close();
       // A database this run made and could not fill (a damaged ledger document, a full disk) is
@@ -248,6 +265,88 @@ export class SqliteLedger implements Sql {
     this.statements.clear();
     this.db = db;
     return db;
+  }
+
+  /**
+   * After the schema is current: every table there (else the file is damaged), the ledger the one
+   * this config directory marked, documents beside it moved in, its identity and mark written,
+   * and stand-ins where the documents of an older schedctl would be (documents-beside.ts).
+   */
+  private async settle(db: DatabaseSync, mark: LedgerMark | undefined): Promise<void> {
+    const tables = new Set(
+      (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((r) => r.name),
+    );
+    const missing = LEDGER_TABLES.filter((t) => !tables.has(t));
+    if (missing.length)
+      throw new StateFileError(
+        this.where,
+        'ledger database',
+        `its table${missing.length > 1 ? 's' : ''} ${missing.join(', ')} ${missing.length > 1 ? 'are' : 'is'} missing`,
+        DAMAGED_LEDGER,
+      );
+    const idOf = () => {
+      const row = db.prepare('SELECT at_ms FROM schedctl_ledger_marks WHERE mark = ?').get(LEDGER_ID_MARK) as
+        | { at_ms: number }
+        | undefined;
+      return row ? formatLedgerId(Number(row.at_ms)) : undefined;
+    };
+    let ledgerId = idOf();
+    const refused = refusal(this.where, mark, { kind: 'ledger', ledgerId, schemaVersion: SQLITE_SCHEMA_VERSION });
+    if (refused) throw refused;
+    if (documentsBeside(this.dir).length) await this.moveInBeside(db);
+    else if (ledgerId === undefined) this.writeIn(db, () => giveIdentity(db));
+    ledgerId = idOf();
+    if (ledgerId === undefined) return; // not writable (a read-only file): nothing to mark yet
+    if (mark?.ledgerId !== ledgerId || mark.schemaVersion !== SQLITE_SCHEMA_VERSION)
+      writeLedgerMark(this.dir, { ledgerId, schemaVersion: SQLITE_SCHEMA_VERSION });
+    placeStandIns(this.dir);
+  }
+
+  /**
+   * Ledger documents beside a ledger that has its tables (written by an older schedctl later, or
+   * before this ledger.db existed): moved in under the migration's rules, records already in the
+   * tables staying as they are, in one transaction; then put aside, stand-ins in their place.
+   * Their records of before workspaces are attributed again (the attribution's marks dropped).
+   */
+  private async moveInBeside(db: DatabaseSync): Promise<void> {
+    const importer = this.opts.importDocuments;
+    if (!importer) return;
+    db.exec('BEGIN IMMEDIATE');
+    try {
+      if (documentsBeside(this.dir).length) {
+        await importer(inTransaction(db, this.where), true);
+        db.exec("DELETE FROM schedctl_ledger_marks WHERE mark LIKE 'legacy-records:%'");
+      }
+      giveIdentity(db);
+      db.exec('COMMIT');
+    } catch (error) {
+      try {
+        db.exec('ROLLBACK');
+      } catch {
+        // Already rolled back.
+      }
+      throw error;
+    }
+    const aside = putDocumentsAside(this.dir);
+    if (aside.moved.length)
+      this.opts.warn?.(
+        `note: ledger documents beside ${this.where} (${aside.moved.join(', ')}, written by an older schedctl?) were moved into it; the files are kept in ${aside.aside}`,
+      );
+  }
+
+  /** One small write in a transaction of its own; a file that cannot be written is left as it is. */
+  private writeIn(db: DatabaseSync, f: () => void): void {
+    try {
+      db.exec('BEGIN IMMEDIATE');
+      f();
+      db.exec('COMMIT');
+    } catch {
+      try {
+        db.exec('ROLLBACK');
+      } catch {
+        // Not begun, or already rolled back.
+      }
+    }
   }
 
   /** Runs `f`, turning what SQLite or the file system reports into the state's own errors (naming the file). */
@@ -286,6 +385,14 @@ export class SqliteLedger implements Sql {
         return error;
     }
   }
+}
+
+/** Gives the ledger an identity if it has none (ledger-mark.ts), inside the caller's transaction. */
+function giveIdentity(db: DatabaseSync): void {
+  db.prepare('INSERT INTO schedctl_ledger_marks (mark, at_ms) VALUES (?, ?) ON CONFLICT (mark) DO NOTHING').run(
+    LEDGER_ID_MARK,
+    newLedgerId(),
+  );
 }
 
 /** Creates the file (0600) if it is not there; whether this call created it. */
