@@ -21,7 +21,7 @@ import { describe, expect, it } from 'vitest';
 import { StateFileError } from '../../src/state/errors.js';
 import { EVENTS_FILE, FIRES_FILE, JOURNAL_FILE, MEETINGS_FILE, OUTCOMES_FILE } from '../../src/state/files.js';
 import { openState } from '../../src/state/index.js';
-import { parseStateText } from '../../src/state/json-file.js';
+import { parseStateText, type FileKind } from '../../src/state/json-file.js';
 import { legacyMark } from '../../src/state/legacy-records.js';
 import { leadRecord } from '../../src/state/ledger.js';
 import { countDocuments, countTables, type LedgerDocuments } from '../../src/state/sql/documents.js';
@@ -136,7 +136,7 @@ describe('the ledger mark (ledger-mark.ts)', () => {
 });
 
 describe('stand-ins (documents-beside.ts)', () => {
-  const KINDS = {
+  const KINDS: Record<string, FileKind<unknown>> = {
     'journal.json': JOURNAL_FILE,
     'meetings.json': MEETINGS_FILE,
     'outcomes.json': OUTCOMES_FILE,
@@ -146,7 +146,7 @@ describe('stand-ins (documents-beside.ts)', () => {
 
   it("are refused by the previous version's reading of the documents (its schemas, unchanged), naming the upgrade where the path can carry it", () => {
     for (const name of DOCUMENT_FILES) {
-      const kind = KINDS[name as keyof typeof KINDS];
+      const kind = KINDS[name]!;
       expect(() => parseStateText(standInText(name), kind, `/c/${name}`), name).toThrow(StateFileError);
     }
     expect(() => parseStateText(standInText('meetings.json'), MEETINGS_FILE, '/c/meetings.json')).toThrow(
