@@ -42,7 +42,10 @@ describe('two config directories on one ledger file', () => {
         );
         for (const r of runs) expect(r.code, describeRun(r)).toBe(0);
         const statuses = runs.map((r) => (jsonOf(r) as { status: string }).status);
-        expect(statuses.filter((s) => s === 'booked'), statuses.join()).toHaveLength(1);
+        expect(
+          statuses.filter((s) => s === 'booked'),
+          statuses.join(),
+        ).toHaveLength(1);
         const meetings = (await t.sb.state()).meetings.filter((m) => m.personEmail === email);
         expect(meetings).toHaveLength(1);
       }

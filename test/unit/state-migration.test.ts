@@ -33,9 +33,11 @@ describe('the local documents move into SQLite', () => {
       ),
     ]);
     // In their place, stand-ins an older schedctl refuses (documents-beside.ts), and the ledger's mark.
-    expect(readdirSync(dir).filter((f) => f.endsWith('.json')).sort()).toEqual(
-      [...Object.values(FILE_OF), 'ledger-id.json'].sort(),
-    );
+    expect(
+      readdirSync(dir)
+        .filter((f) => f.endsWith('.json'))
+        .sort(),
+    ).toEqual([...Object.values(FILE_OF), 'ledger-id.json'].sort());
     for (const file of Object.values(FILE_OF)) expect(isStandIn(join(dir, file)), file).toBe(true);
     expect(readdirSync(join(dir, 'ledger-documents-before-sqlite')).sort()).toEqual(Object.values(FILE_OF).sort());
     // The same answers as the documents gave: a lead's attempts (case-folded), legacy outcomes by their key.

@@ -274,7 +274,9 @@ export class SqliteLedger implements Sql {
    */
   private async settle(db: DatabaseSync, mark: LedgerMark | undefined): Promise<void> {
     const tables = new Set(
-      (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((r) => r.name),
+      (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map(
+        (r) => r.name,
+      ),
     );
     const missing = LEDGER_TABLES.filter((t) => !tables.has(t));
     if (missing.length)
@@ -286,8 +288,7 @@ export class SqliteLedger implements Sql {
       );
     const idOf = () => {
       const row = db.prepare('SELECT at_ms FROM schedctl_ledger_marks WHERE mark = ?').get(LEDGER_ID_MARK) as
-        | { at_ms: number }
-        | undefined;
+        { at_ms: number } | undefined;
       return row ? formatLedgerId(Number(row.at_ms)) : undefined;
     };
     let ledgerId = idOf();

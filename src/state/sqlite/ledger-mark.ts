@@ -80,9 +80,7 @@ export function removeLedgerMark(dir: string): void {
 
 /** What the ledger file looks like, as the mark judges it. */
 export type LedgerFound =
-  | { kind: 'missing' }
-  | { kind: 'empty' }
-  | { kind: 'ledger'; ledgerId: string | undefined; schemaVersion: number };
+  { kind: 'missing' } | { kind: 'empty' } | { kind: 'ledger'; ledgerId: string | undefined; schemaVersion: number };
 
 /**
  * Why the file where the marked ledger was cannot be used, or undefined when it can. A ledger
