@@ -99,6 +99,10 @@ export class SqliteLedger implements Sql {
   private readonly statements = new Map<string, StatementSync>();
   /** One statement or transaction at a time on the connection: an async step never interleaves another's. */
   private queue: Promise<unknown> = Promise.resolve();
+  /** How long steps refused one after another have waited for another process's lock (untilFree). */
+  private spentMs = 0;
+  /** The busy timeout set on the open connection. */
+  private busySet: number | undefined;
 
   constructor(
     private readonly dir: string,
@@ -153,6 +157,7 @@ export class SqliteLedger implements Sql {
     this.db?.close();
     this.blank?.close();
     this.db = this.blank = undefined;
+    this.busySet = undefined;
     this.statements.clear();
   }
 
@@ -180,17 +185,44 @@ export class SqliteLedger implements Sql {
    * another process opens, migrates or recovers the database: `begin` (opening, BEGIN, a statement
    * on its own, none of which has changed anything when it is refused) is tried again, with short
    * pauses, until the busy timeout has passed.
+   *
+   * One wait per lock held, not one per step: steps refused one after another (a command's reads
+   * asked together, then its fallback read) share one busy timeout, so a lock held by another
+   * process costs a command about busyMs in all, as the docs say, not busyMs per step. A step that
+   * gets through gives the next its whole wait again.
    */
   private async untilFree<T>(begin: () => Promise<T>): Promise<T> {
-    const deadline = Date.now() + this.opts.busyMs;
+    const start = Date.now();
+    const deadline = start + this.remainingMs();
+    this.busyTimeout(this.remainingMs());
     for (let pause = 10; ; pause = Math.min(2 * pause, 200)) {
       try {
-        return await begin();
+        const result = await begin();
+        this.spentMs = 0;
+        return result;
       } catch (error) {
-        if (!(error instanceof StateLockError) || Date.now() >= deadline) throw error;
+        if (!(error instanceof StateLockError)) throw error;
+        if (Date.now() >= deadline) {
+          this.spentMs += Date.now() - start;
+          throw error;
+        }
+        this.busyTimeout(deadline - Date.now());
         await new Promise((resolve) => setTimeout(resolve, pause));
       }
     }
+  }
+
+  /** What is left of the wait for another process's lock, for the next step (untilFree). */
+  remainingMs(): number {
+    return Math.max(0, this.opts.busyMs - this.spentMs);
+  }
+
+  /** SQLite's own wait inside one statement, kept within what is left (the open connection's; a new one gets it in migrate). */
+  private busyTimeout(ms: number): void {
+    const value = Math.max(0, Math.round(ms));
+    if (!this.db || value === this.busySet) return;
+    this.db.exec(`PRAGMA busy_timeout = ${value}`);
+    this.busySet = value;
   }
 
   private serial<T>(write: boolean, f: (db: DatabaseSync) => T): Promise<T> {
@@ -248,7 +280,14 @@ export class SqliteLedger implements Sql {
     // The busy timeout is migrate()'s first statement.
     const db = this.guard(() => new DatabaseSync(this.where));
     try {
-      await migrate(db, this.where, { ...this.opts, emptied: () => refusal(this.where, mark, { kind: 'empty' }) });
+      // The wait left for this step, not the whole busy timeout (untilFree).
+      const busyMs = this.remainingMs();
+      await migrate(db, this.where, {
+        ...this.opts,
+        busyMs,
+        emptied: () => refusal(this.where, mark, { kind: 'empty' }),
+      });
+      this.busySet = Math.max(0, Math.round(busyMs));
       await this.settle(db, mark);
     } catch (error) {
       db.close();
