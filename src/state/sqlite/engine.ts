@@ -13,6 +13,7 @@
  */
 import { closeSync, existsSync, openSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { ensureDir } from '../disk.js';
 import { DAMAGED_LEDGER, StateFileError, StateLockError, StateWriteError } from '../errors.js';
@@ -103,6 +104,8 @@ export class SqliteLedger implements Sql {
   private spentMs = 0;
   /** The busy timeout set on the open connection. */
   private busySet: number | undefined;
+  /** The open connection is read-only (a command that only reads a file it cannot write). */
+  private readOnly = false;
 
   constructor(
     private readonly dir: string,
@@ -158,6 +161,7 @@ export class SqliteLedger implements Sql {
     this.blank?.close();
     this.db = this.blank = undefined;
     this.busySet = undefined;
+    this.readOnly = false;
     this.statements.clear();
   }
 
@@ -249,7 +253,15 @@ export class SqliteLedger implements Sql {
 
   /** The database file, made (and migrated) on the first write; before it, an empty ledger when there is no file. */
   private async open(write: boolean): Promise<DatabaseSync> {
-    if (this.db) return this.db;
+    if (this.db && !(write && this.readOnly)) return this.db;
+    if (this.db) {
+      // Opened read-only for the reads before it; a write needs the file opened for writing.
+      this.db.close();
+      this.db = undefined;
+      this.readOnly = false;
+      this.busySet = undefined;
+      this.statements.clear();
+    }
     // A ledger was here: a missing or emptied file is refused, never made anew (ledger-mark.ts).
     const mark = this.guard(() => readLedgerMark(this.dir));
     if (!existsSync(this.where)) {
@@ -272,6 +284,20 @@ export class SqliteLedger implements Sql {
       }
       return this.blank;
     }
+    if (write) return this.openForWriting(mark);
+    try {
+      return await this.openForWriting(mark);
+    } catch (error) {
+      // A command that only reads, on a file or directory it cannot write (mode 0444, a read-only
+      // mount): it reads the file as it is, opened read-only.
+      if (!(error instanceof StateWriteError)) throw error;
+      const db = await this.openReadOnly(mark);
+      if (!db) throw error;
+      return db;
+    }
+  }
+
+  private async openForWriting(mark: LedgerMark | undefined): Promise<DatabaseSync> {
     const { DatabaseSync } = await loadSqlite();
     ensureDir(this.dir);
     // Made by this process only if it created the file (O_EXCL): two processes opening a new
@@ -307,11 +333,65 @@ export class SqliteLedger implements Sql {
   }
 
   /**
+   * The file opened read-only, for a command that only reads it and cannot write it; undefined
+   * when reading it needs a write first (a migration, documents beside it to move in). Without
+   * the right to make its -shm file beside it (a read-only directory), as an immutable file:
+   * nothing with this process's rights can be writing it.
+   */
+  private async openReadOnly(mark: LedgerMark | undefined): Promise<DatabaseSync | undefined> {
+    const { DatabaseSync } = await loadSqlite();
+    const tryOpen = (where: string | URL): DatabaseSync => {
+      const db = new DatabaseSync(where, { readOnly: true });
+      try {
+        db.prepare('SELECT count(*) FROM sqlite_master').get();
+        return db;
+      } catch (error) {
+        db.close();
+        throw error;
+      }
+    };
+    let db: DatabaseSync;
+    try {
+      db = tryOpen(this.where);
+    } catch (error) {
+      const code = ((error as { errcode?: number }).errcode ?? 0) & 0xff;
+      if (code !== READONLY && code !== CANTOPEN) throw this.failure(error);
+      db = this.guard(() => tryOpen(new URL(`${pathToFileURL(this.where).href}?immutable=1`)));
+    }
+    try {
+      const { version, tables } = db
+        .prepare(
+          'SELECT (SELECT user_version FROM pragma_user_version) AS version, (SELECT count(*) FROM sqlite_master) AS tables',
+        )
+        .get() as { version: number; tables: number };
+      if (Number(version) === 0 && Number(tables) === 0) {
+        const emptied = refusal(this.where, mark, { kind: 'empty' });
+        if (emptied) throw emptied;
+      }
+      if (Number(version) !== SQLITE_SCHEMA_VERSION || documentsBeside(this.dir).length) {
+        db.close();
+        return undefined;
+      }
+      await migrate(db, this.where, { ...this.opts, busyMs: this.remainingMs() });
+      await this.settle(db, mark, true);
+    } catch (error) {
+      db.close();
+      throw this.failure(error);
+    }
+    this.blank?.close();
+    this.blank = undefined;
+    this.statements.clear();
+    this.db = db;
+    this.readOnly = true;
+    return db;
+  }
+
+  /**
    * After the schema is current: every table there (else the file is damaged), the ledger the one
    * this config directory marked, documents beside it moved in, its identity and mark written,
    * and stand-ins where the documents of an older schedctl would be (documents-beside.ts).
    */
-  private async settle(db: DatabaseSync, mark: LedgerMark | undefined): Promise<void> {
+  private async settle(db: DatabaseSync, mark: LedgerMark | undefined, readOnly = false): Promise<void> {
     const tables = new Set(
       (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map(
         (r) => r.name,
@@ -333,6 +413,8 @@ export class SqliteLedger implements Sql {
     let ledgerId = idOf();
     const refused = refusal(this.where, mark, { kind: 'ledger', ledgerId, schemaVersion: SQLITE_SCHEMA_VERSION });
     if (refused) throw refused;
+    // Read-only: nothing to move in (openReadOnly checked), nothing written.
+    if (readOnly) return;
     if (documentsBeside(this.dir).length) await this.moveInBeside(db);
     else if (ledgerId === undefined) this.writeIn(db, () => giveIdentity(db));
     ledgerId = idOf();
