@@ -35,6 +35,7 @@ export function redactKeyLike(text: string): string {
 
 /** `scheme:` and its slashes (the WHATWG parser takes `http:u@h`, `http:/u@h`, `http:\\u@h` too), then the authority. */
 // Leading spaces and control characters: the parser strips them, so they hide nothing.
+// eslint-disable-next-line no-control-regex -- matching control characters is the point.
 const AUTHORITY = /^([\x00-\x20]*[a-z][a-z0-9+.-]*:[/\\]*)([^/?#\\]*)/i;
 
 /** A URL as it may be shown: anything that could be userinfo replaced by `***`. */
@@ -42,6 +43,7 @@ export function showUrl(raw: string): string {
   const m = AUTHORITY.exec(raw);
   if (!m) return raw;
   const [whole, scheme = '', authority = ''] = m;
+  // eslint-disable-next-line no-control-regex -- as above.
   const shownScheme = scheme.replace(/^[\x00-\x20]+/, '');
   return `${shownScheme}${showAuthority(authority, /^postgres(ql)?:/i.test(shownScheme))}${raw.slice(whole.length)}`;
 }
