@@ -357,3 +357,41 @@ async function oneMeetingPerLead(state: ReturnType<typeof open>, docs: LedgerDoc
     expect(['has_meeting', 'unknown_attempt']).toContain(verdict.kind);
   }
 }
+
+describe('state reset-ledger (ledger-reset.ts)', () => {
+  it('sets the file there aside with its -wal and -shm (nothing deleted), drops the mark, makes a new ledger', async () => {
+    const { resetLedger } = await import('../../src/state/sqlite/ledger-reset.js');
+    const dir = tmp('reset');
+    await made(dir);
+    const before = readLedgerMark(dir)!.ledgerId;
+    writeFileSync(join(dir, 'ledger.db'), '');
+    writeFileSync(join(dir, 'ledger.db-wal'), 'w');
+    writeFileSync(join(dir, 'ledger.db-shm'), 's');
+    const state = open(dir);
+    const at = new Date('2031-03-01T12:00:00.123Z');
+    const done = await resetLedger(dir, async () => (await state.backend()).sql(), at);
+    const aside = join(dir, 'ledger.db.before-reset-2031-03-01T12-00-00-123Z');
+    expect(done).toEqual({
+      ledger: join(dir, 'ledger.db'),
+      ledgerId: expect.stringMatching(/^[0-9a-f]{12}$/),
+      setAside: [aside, `${aside}-wal`, `${aside}-shm`],
+    });
+    expect(done.ledgerId).not.toBe(before);
+    expect(readFileSync(`${aside}-wal`, 'utf8')).toBe('w');
+    expect(readFileSync(`${aside}-shm`, 'utf8')).toBe('s');
+    expect(statSync(aside).size).toBe(0);
+    expect(readLedgerMark(dir)?.ledgerId).toBe(done.ledgerId);
+    expect(await state.meetings.list(WS)).toEqual([]);
+    await state.close();
+  });
+
+  it('with no file there: sets nothing aside, makes the ledger', async () => {
+    const { resetLedger } = await import('../../src/state/sqlite/ledger-reset.js');
+    const dir = tmp('reset-none');
+    const state = open(dir);
+    const done = await resetLedger(dir, async () => (await state.backend()).sql(), NOW);
+    expect(done.setAside).toEqual([]);
+    expect(existsSync(join(dir, 'ledger.db'))).toBe(true);
+    await state.close();
+  });
+});
