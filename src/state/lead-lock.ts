@@ -83,7 +83,10 @@ const OWNER = 'owner.json';
  */
 export function lockHome(ledger: string, fallback: string): string {
   try {
-    return dirname(realpathSync(ledger));
+    const home = dirname(realpathSync(ledger));
+    // The same directory as the config directory (reached through a symlink of its own, say):
+    // named as the user named it, in messages and for the tests that look.
+    return home === realpathSync(fallback) ? fallback : home;
   } catch {
     return fallback;
   }

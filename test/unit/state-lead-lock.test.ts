@@ -213,8 +213,12 @@ describe('lockHome: the claim belongs to the ledger file', () => {
     const other = mkdtempSync(join(tmpdir(), 'lock-home-'));
     writeFileSync(join(real, 'ledger.db'), '');
     symlinkSync(join(real, 'ledger.db'), join(other, 'ledger.db'));
-    expect(lockHome(join(real, 'ledger.db'), 'fallback')).toBe(real);
-    expect(lockHome(join(other, 'ledger.db'), 'fallback')).toBe(real);
+    expect(lockHome(join(real, 'ledger.db'), other)).toBe(real);
+    expect(lockHome(join(other, 'ledger.db'), other)).toBe(real);
     expect(lockHome(join(other, 'missing.db'), 'fallback')).toBe('fallback');
+    // Its own directory, reached through a symlink: named as given.
+    const link = `${other}-link`;
+    symlinkSync(real, link);
+    expect(lockHome(join(link, 'ledger.db'), link)).toBe(link);
   });
 });
