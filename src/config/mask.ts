@@ -42,10 +42,10 @@ const AUTHORITY = /^([\x00-\x20]*[a-z][a-z0-9+.-]*:[/\\]*)([^/?#\\]*)/i;
 export function showUrl(raw: string): string {
   const m = AUTHORITY.exec(raw);
   if (!m) return raw;
-  const [whole, scheme = '', authority = ''] = m;
+  const [whole, scheme, authority] = m as unknown as [string, string, string];
   // eslint-disable-next-line no-control-regex -- as above.
-  const shownScheme = scheme.replace(/^[\x00-\x20]+/, '');
-  return `${shownScheme}${showAuthority(authority, /^postgres(ql)?:/i.test(shownScheme))}${raw.slice(whole.length)}`;
+  const shownScheme = scheme.replace(/[\x00-\x20]/g, '');
+  return `${shownScheme}${showAuthority(authority, /postgres(ql)?:/i.test(shownScheme))}${raw.slice(whole.length)}`;
 }
 
 /**
@@ -54,19 +54,18 @@ export function showUrl(raw: string): string {
  */
 function showAuthority(authority: string, keepUser: boolean): string {
   // The last `@` or `%40`: a password may hold either; the host never does.
-  const at = /^(.*)(@|%40)/is.exec(authority);
+  const at = /(.*)(@|%40)/is.exec(authority);
   if (at) {
-    const user = at[1] ?? '';
+    const user = at[1] as string;
     const shown = keepUser && !/:|%3a|@|%40/i.test(user) ? user : '***';
     return `${shown}@${authority.slice(at[0].length)}`;
   }
   // A `:` (or `%3A`) followed by anything but a port: `u:secret` with the `@` left out, or lost.
-  const bracket = authority.startsWith('[') ? authority.indexOf(']') + 1 : 0;
-  const colon = /:|%3a/i.exec(authority.slice(bracket));
-  if (!colon) return authority;
-  const after = authority.slice(bracket + colon.index + colon[0].length);
-  if (/^\d*$/.test(after)) return authority;
-  return `${authority.slice(0, bracket + colon.index)}:***`;
+  // An IPv6 literal's colons are its own: judged without it.
+  const rest = authority.replace(/^\[[^\]]*\]/, '');
+  const colon = /:|%3a/i.exec(rest);
+  if (!colon || /^\d*$/.test(rest.slice(colon.index + colon[0].length))) return authority;
+  return `${authority.slice(0, authority.length - rest.length + colon.index)}:***`;
 }
 
 /** Whether the text of a URL has anything that showUrl would not show. */
@@ -74,7 +73,8 @@ export const hidesSomething = (raw: string): boolean => showUrl(raw) !== raw;
 
 /** Whether the authority, as text, holds an `@` or a percent-encoded one (`%40`): userinfo, however the parser reads it. */
 export function hasAtInAuthority(raw: string): boolean {
-  return /@|%40/i.test(AUTHORITY.exec(raw)?.[2] ?? '');
+  const m = AUTHORITY.exec(raw);
+  return m !== null && /@|%40/i.test(m[2] as string);
 }
 
 /** Anything in `text` that looks like a URL (a scheme and slashes, or http(s): alone), shown as showUrl shows it. */

@@ -6,6 +6,7 @@
  */
 import {
   existsSync,
+  mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
@@ -99,6 +100,9 @@ describe('the ledger mark (ledger-mark.ts)', () => {
       '{"ledgerId":"0123456789ab","schemaVersion":"3"}',
       '{"ledgerId":"0123456789ab","schemaVersion":3.5}',
       '{"schemaVersion":3}',
+      '{"ledgerId":123456789012,"schemaVersion":3}',
+      '5',
+      '{"ledgerId":"0123456789ab"}',
     ])
       expect(parseMark(text), text).toBeUndefined();
   });
@@ -125,8 +129,8 @@ describe('the ledger mark (ledger-mark.ts)', () => {
       /^\/c\/ledger\.db is not a readable schedctl ledger database file \(it is missing: this config directory's ledger \(id 0000000000aa, \/c\/ledger-id\.json\) was here\): restore it from a backup, or run `schedctl state reset-ledger --yes`/,
     );
     expect(refusal(where, mark, { kind: 'empty' })?.message).toContain('(it is empty: ');
-    expect(refusal(where, mark, { kind: 'ledger', ledgerId: '0000000000bb', schemaVersion: 3 })?.message).toContain(
-      'it is another ledger (id 0000000000bb), not this config directory',
+    expect(refusal(where, mark, { kind: 'ledger', ledgerId: '0000000000bb', schemaVersion: 3 })?.message).toBe(
+      "/c/ledger.db is not a readable schedctl ledger database file (it is another ledger (id 0000000000bb), not this config directory's ledger (id 0000000000aa, /c/ledger-id.json)): it was not changed; restore it from a backup, or run `schedctl state reset-ledger --yes` to start a new, empty ledger (its meetings and attempts then no longer keep a lead from a second booking)",
     );
     expect(refusal(where, mark, { kind: 'ledger', ledgerId: '0000000000aa', schemaVersion: 3 })).toBeUndefined();
     // A ledger of before identities is this one.
@@ -173,6 +177,13 @@ describe('stand-ins (documents-beside.ts)', () => {
     expect(isStandIn(join(dir, 'x.json'))).toBe(false);
     writeFileSync(join(dir, 'y.json'), 'null');
     expect(isStandIn(join(dir, 'y.json'))).toBe(false);
+    writeFileSync(join(dir, 'z.json'), '5');
+    expect(isStandIn(join(dir, 'z.json'))).toBe(false);
+    // One document among stand-ins: not all in place.
+    expect(standInsInPlace(dir)).toBe(false);
+    expect(JSON.parse(standInText('journal.json')).ledgerMovedInto).toBe('ledger.db');
+    // Any other name: the journal's shape.
+    expect(JSON.parse(standInText('other.json'))).toMatchObject({ entries: expect.any(String) });
   });
 
   it('put documents aside (a later one beside an earlier with the time in its name), stand-ins in their place', () => {
@@ -383,6 +394,26 @@ describe('state reset-ledger (ledger-reset.ts)', () => {
     expect(readLedgerMark(dir)?.ledgerId).toBe(done.ledgerId);
     expect(await state.meetings.list(WS)).toEqual([]);
     await state.close();
+  });
+
+  it('a file it cannot set aside is STATE_WRITE, naming it', async () => {
+    const { resetLedger } = await import('../../src/state/sqlite/ledger-reset.js');
+    const dir = tmp('reset-blocked');
+    await made(dir);
+    const aside = join(dir, 'ledger.db.before-reset-2031-03-01T12-00-00-000Z');
+    mkdirSync(join(aside, 'full'), { recursive: true });
+    await expect(
+      resetLedger(
+        dir,
+        async () => {
+          throw new Error('not reached');
+        },
+        NOW,
+      ),
+    ).rejects.toMatchObject({
+      code: 'STATE_WRITE',
+      message: expect.stringContaining(`cannot write ${join(dir, 'ledger.db')}`),
+    });
   });
 
   it('with no file there: sets nothing aside, makes the ledger', async () => {

@@ -5,7 +5,7 @@
  * withoutUserinfo, checkBaseUrl's and refuseUserinfo's refusals, the state URL's redactStateUrl.
  */
 import { describe, expect, it } from 'vitest';
-import { hasAtInAuthority, redactUrls, showUrl } from '../../src/config/mask.js';
+import { hasAtInAuthority, maskKey, redact, redactKeyLike, redactUrls, showUrl } from '../../src/config/mask.js';
 import { checkBaseUrl, hasUserinfo, refuseUserinfo, withoutUserinfo } from '../../src/config/target.js';
 import { redactStateUrl } from '../../src/state/postgres/url.js';
 
@@ -102,5 +102,35 @@ describe('no URL with userinfo is ever quoted, in any spelling', () => {
       'see http://***@h and https://ok.example/x, not a:b@c',
     );
     expect(redactUrls('no url at 10:30, x@acme.example')).toBe('no url at 10:30, x@acme.example');
+  });
+});
+
+describe('the masks beside it (config/mask.ts)', () => {
+  it('maskKey keeps a leading prefix and the last four of a key of 12 or more', () => {
+    expect(maskKey('sk_123456789')).toBe('sk_…6789');
+    expect(maskKey('sk_12345678')).toBe('sk_…');
+    expect(maskKey('12sk_abcdefghij')).toBe('…ghij');
+    expect(maskKey('abcde_fghijklmn')).toBe('…klmn');
+    expect(maskKey('SK_LIVE_abcdefgh')).toBe('SK_…efgh');
+  });
+  it('redact masks every secret of four characters or more, everywhere it is', () => {
+    expect(redact('abc and abcd, abcd', ['abc', 'abcd'])).toBe('abc and …, …');
+    expect(redact('x sk_live_0123456789ab y', ['sk_live_0123456789ab'])).toBe('x sk_…89ab y');
+  });
+  it('redactKeyLike masks anything shaped like a key, not a word that merely contains sk_', () => {
+    expect(redactKeyLike("unknown option '--token=sk_live_0123456789ab'")).toBe("unknown option '--token=sk_…89ab'");
+    expect(redactKeyLike('ask_me and sk_ alone')).toBe('ask_me and sk_ alone');
+    expect(redactKeyLike('no key')).toBe('no key');
+  });
+  it('showUrl: leading spaces and controls go; a postgresql role stays; an IPv6 literal is the host', () => {
+    expect(showUrl('  \u0001http://u:p@h')).toBe('http://***@h');
+    expect(showUrl('postgresql://role@h/d')).toBe('postgresql://role@h/d');
+    expect(showUrl('postgresql://role:pw@h/d')).toBe('postgresql://***@h/d');
+    expect(showUrl('http://[::1]')).toBe('http://[::1]');
+    expect(showUrl('http://[::1]:4010/x')).toBe('http://[::1]:4010/x');
+    expect(showUrl('http://[::1]x:secret')).toBe('http://[::1]x:***');
+    expect(showUrl('http://h%3Asecret/p')).toBe('http://h:***/p');
+    expect(hasAtInAuthority('http://h/%40')).toBe(false);
+    expect(hasAtInAuthority('http://a%40h')).toBe(true);
   });
 });

@@ -21,7 +21,7 @@ export async function run(ctx: Context, _args: string[], opts: { yes?: boolean }
   ui.print(
     sanitizeText(
       [
-        `Started a new, empty ledger at ${done.ledger} (id ${done.ledgerId ?? 'unknown'}).`,
+        `Started a new, empty ledger at ${done.ledger} (id ${done.ledgerId}).`,
         done.setAside.length
           ? `The former files are kept: ${done.setAside.join(', ')}.`
           : 'There was no ledger file to set aside.',

@@ -41,15 +41,16 @@ const REFUSED: Record<string, [string, unknown]> = {
 
 /** The text of the stand-in for the document `name`. */
 export function standInText(name: string): string {
-  const [key, value] = REFUSED[name] ?? ['entries', UPGRADE];
+  // Any other name gets the journal's shape: a string where a list is wanted.
+  const [key, value] = REFUSED[name] ?? REFUSED['journal.json']!;
   return `${JSON.stringify({ [key]: value, [STAND_IN_FIELD]: 'ledger.db', note: UPGRADE }, null, 2)}\n`;
 }
 
 /** Whether the file at `path` is a stand-in this version left (not a document to move in). */
 export function isStandIn(path: string): boolean {
   try {
-    const json = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown> | null;
-    return typeof json === 'object' && json !== null && typeof json[STAND_IN_FIELD] === 'string';
+    // `null`, a number or a string: no field; null throws, and counts as no stand-in too.
+    return typeof (JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>)[STAND_IN_FIELD] === 'string';
   } catch {
     return false;
   }

@@ -38,7 +38,7 @@ export function readLedgerMark(dir: string): LedgerMark | undefined {
   const path = markPath(dir);
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = String(readFileSync(path));
   } catch (error) {
     const code = errnoCode(error);
     if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
@@ -52,14 +52,17 @@ export function readLedgerMark(dir: string): LedgerMark | undefined {
 const MARK_ADVICE = `it was not changed; restore it from a backup, or run \`${RESET_COMMAND}\` to start a new ledger`;
 
 export function parseMark(text: string): LedgerMark | undefined {
+  let json: Partial<Record<keyof LedgerMark, unknown>>;
   try {
-    const json = JSON.parse(text) as Partial<LedgerMark> | null;
-    if (typeof json?.ledgerId !== 'string' || !/^[0-9a-f]{12}$/.test(json.ledgerId)) return undefined;
-    if (typeof json.schemaVersion !== 'number' || !Number.isInteger(json.schemaVersion)) return undefined;
-    return { ledgerId: json.ledgerId, schemaVersion: json.schemaVersion };
+    // Object(): `null` or a number reads as an object without the fields.
+    json = Object(JSON.parse(text));
   } catch {
     return undefined;
   }
+  const { ledgerId, schemaVersion } = json;
+  if (typeof ledgerId !== 'string' || !/^[0-9a-f]{12}$/.test(ledgerId) || !Number.isInteger(schemaVersion))
+    return undefined;
+  return { ledgerId, schemaVersion: schemaVersion as number };
 }
 
 /**

@@ -16,19 +16,13 @@ export interface LedgerReset {
   /** The new ledger's file. */
   ledger: string;
   /** Its identity (12 hex digits). */
-  ledgerId: string | undefined;
+  ledgerId: string;
   /** Where the former files went (empty when there were none). */
   setAside: string[];
 }
 
-const exists = (path: string): boolean => {
-  try {
-    lstatSync(path);
-    return true;
-  } catch {
-    return false;
-  }
-};
+/** There, as a file or a link (a dangling symlink too: it is set aside like the rest). */
+const exists = (path: string): boolean => lstatSync(path, { throwIfNoEntry: false }) !== undefined;
 
 /** Sets the ledger there aside, then `open` (a write through the store) makes the new one. */
 export async function resetLedger(dir: string, open: () => Promise<Sql>, now: Date): Promise<LedgerReset> {
@@ -51,5 +45,6 @@ export async function resetLedger(dir: string, open: () => Promise<Sql>, now: Da
   removeLedgerMark(dir);
   // An empty transaction makes the file, its schema, identity and mark.
   await (await open()).transaction(async () => undefined);
-  return { ledger: where, ledgerId: readLedgerMark(dir)?.ledgerId, setAside };
+  // Written by that first write (its directory is writable: the files were just moved in it).
+  return { ledger: where, ledgerId: readLedgerMark(dir)!.ledgerId, setAside };
 }
