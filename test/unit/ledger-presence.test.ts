@@ -280,6 +280,47 @@ describe('a ledger that was there stays there', () => {
     await state.close();
   });
 
+  it('two tables missing are named both', async () => {
+    const dir = tmp('dropped-two');
+    await made(dir);
+    const db = new DatabaseSync(join(dir, 'ledger.db'));
+    db.exec('DROP TABLE schedctl_meetings; DROP TABLE schedctl_fires');
+    db.close();
+    const state = open(dir);
+    expect((await failure(state.meetings.list(WS))).message).toContain(
+      '(its tables schedctl_meetings, schedctl_fires are missing)',
+    );
+    await state.close();
+  });
+
+  it('a mark of an older schema version is brought up to date; a current one is not rewritten', async () => {
+    const dir = tmp('mark-version');
+    await made(dir);
+    const { ledgerId } = readLedgerMark(dir)!;
+    writeLedgerMark(dir, { ledgerId, schemaVersion: 2 });
+    const state = open(dir);
+    expect(await state.meetings.list(WS)).toEqual([]);
+    await state.close();
+    expect(readLedgerMark(dir)).toEqual({ ledgerId, schemaVersion: 3 });
+    const before = statSync(join(dir, LEDGER_MARK_FILE)).mtimeMs;
+    writeFileSync(join(dir, LEDGER_MARK_FILE), `${JSON.stringify({ ledgerId, schemaVersion: 3 })} `);
+    const again = open(dir);
+    expect(await again.meetings.list(WS)).toEqual([]);
+    await again.close();
+    // Left as it was (the trailing space says so): nothing to write.
+    expect(readFileSync(join(dir, LEDGER_MARK_FILE), 'utf8').endsWith('} ')).toBe(true);
+    expect(before).toBeGreaterThan(0);
+  });
+
+  it('documents beside are moved in without a warn callback too', async () => {
+    const dir = tmp('no-warn');
+    await made(dir);
+    writeDocuments(dir, documents(3));
+    const state = openState(dir, { now: () => NOW });
+    expect(await countTables(await (await state.backend()).sql())).toEqual(countDocuments(documents(3)));
+    await state.close();
+  });
+
   it('a ledger made before identities gets one, and its mark, on first use', async () => {
     const dir = tmp('before-ids');
     await made(dir);
