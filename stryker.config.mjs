@@ -16,6 +16,8 @@ export default {
     'src/config/target.ts',
     // Where the config directory (profiles and ledger) is.
     'src/config/paths.ts',
+    // How a key and a URL are shown: never a secret.
+    'src/config/mask.ts',
     // Types only: nothing to mutate.
     '!src/domain/route/types.ts',
     '!src/domain/smoke/types.ts',

@@ -3,7 +3,7 @@
  * the small command-definition modules load here; each action imports what it needs.
  */
 import { Command, CommanderError, Option } from 'commander';
-import { redactKeyLike } from './config/mask.js';
+import { redactKeyLike, redactUrls } from './config/mask.js';
 import { createContext, type Context } from './context.js';
 import { VERSION } from './version.js';
 import { profileCommand } from './commands/profile/index.js';
@@ -66,7 +66,7 @@ export function buildProgram(ctx: Context, argv?: readonly string[]): Command {
     .configureOutput({
       writeOut: (s) => ctx.io.stdout.write(s),
       // Commander's errors echo the argument they reject; a key given as one must not be printed back.
-      writeErr: (s) => ctx.io.stderr.write(redactKeyLike(s)),
+      writeErr: (s) => ctx.io.stderr.write(redactUrls(redactKeyLike(s))),
     });
 
   // The global flags that take a value, from the program's own options (never a second list).
@@ -91,7 +91,7 @@ export function buildProgram(ctx: Context, argv?: readonly string[]): Command {
     cmd.configureOutput({
       writeOut: (s) => ctx.io.stdout.write(s),
       // Commander's errors echo the argument they reject; a key given as one must not be printed back.
-      writeErr: (s) => ctx.io.stderr.write(redactKeyLike(s)),
+      writeErr: (s) => ctx.io.stderr.write(redactUrls(redactKeyLike(s))),
     });
     cmd.showSuggestionAfterError(true);
     // addCommand() does not pass help settings down. Each command's help names the global flags
@@ -158,7 +158,7 @@ export async function main(argv: string[], ctx: Context = createContext()): Prom
  * its own (`suggestion`, with a hint), not a line inside the message.
  */
 export function usageDocument(raw: string): { code: 'USAGE'; message: string; suggestion?: string; hint?: string } {
-  const text = redactKeyLike(raw.replace(/^error: /, '').trim());
+  const text = redactUrls(redactKeyLike(raw.replace(/^error: /, '').trim()));
   const m = /\s*\(Did you mean ([^?]+)\?\)$/.exec(text);
   if (!m) return { code: 'USAGE', message: text };
   const suggestion = m[1]!.trim();

@@ -1,5 +1,5 @@
 /** Turns any thrown error into the documented output and exit code. */
-import { redact, redactKeyLike } from './config/mask.js';
+import { redact, redactKeyLike, redactUrls } from './config/mask.js';
 import type { Context } from './context.js';
 import type { Target } from './config/target.js';
 import { ApiError, EXIT, isCliError, type ErrorDocument } from './errors.js';
@@ -38,7 +38,8 @@ export function reportError(error: unknown, ctx: Context, json: boolean, zone?: 
   const secrets = [ctx.env.SCHEDCTL_API_KEY ?? '', ...ctx.secrets];
   // The keys in use, and anything key-shaped: a server may echo back an argument that was
   // a different key pasted by mistake (`schedctl events show sk_live_…`).
-  const clean = (s: string) => redactKeyLike(redact(s, secrets));
+  // And any URL's userinfo, in any spelling (config/show-url.ts): the last net under every message.
+  const clean = (s: string) => redactUrls(redactKeyLike(redact(s, secrets)));
   let doc: ErrorDocument;
   let exitCode: number;
   // Ctrl-C at a prompt: the person knows what they did; exit 130 without an error line.

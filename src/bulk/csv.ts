@@ -22,7 +22,16 @@ export interface CsvRecord {
 
 type State = 'fieldStart' | 'unquoted' | 'quoted' | 'quoteInQuoted' | 'afterQuoted';
 
-export async function* readCsvRecords(text: AsyncIterable<string>): AsyncGenerator<CsvRecord> {
+/** How long a cell and a row may be (input.ts, INPUT_LIMITS): past them, the record is an error and is not kept. */
+export interface CsvLimits {
+  cellChars: number;
+  rowChars: number;
+}
+
+export async function* readCsvRecords(
+  text: AsyncIterable<string>,
+  limits: CsvLimits = { cellChars: Infinity, rowChars: Infinity },
+): AsyncGenerator<CsvRecord> {
   let state: State = 'fieldStart';
   let fields: string[] = [];
   let field = '';
@@ -32,10 +41,23 @@ export async function* readCsvRecords(text: AsyncIterable<string>): AsyncGenerat
   let error: string | undefined;
   let pendingCr = false;
   let first = true;
+  /** Characters of the record so far (its separators too): past the row limit, nothing more is kept. */
+  let rowChars = 0;
   const out: CsvRecord[] = [];
 
+  /** Appends to the field, within the limits: memory stays bounded whatever one line holds. */
+  const grow = (s: string) => {
+    rowChars += s.length;
+    if (rowChars > limits.rowChars) {
+      fail(`the row is longer than ${limits.rowChars} characters`);
+      field = '';
+    } else if (field.length + s.length > limits.cellChars) {
+      fail(`field ${fields.length + 1} is longer than ${limits.cellChars} characters`);
+      field = '';
+    } else if (error === undefined) field += s;
+  };
   const endField = () => {
-    fields.push(field);
+    if (error === undefined) fields.push(field);
     field = '';
   };
   const endRecord = () => {
@@ -45,11 +67,14 @@ export async function* readCsvRecords(text: AsyncIterable<string>): AsyncGenerat
     if (!empty) out.push(error === undefined ? { line: recordLine, fields } : { line: recordLine, fields, error });
     fields = [];
     error = undefined;
+    rowChars = 0;
     state = 'fieldStart';
   };
   /** A comma ends the field, a line break the record: true when `c` was one of them. */
   const separates = (c: string): boolean => {
     if (c === ',') {
+      rowChars++;
+      if (rowChars > limits.rowChars) fail(`the row is longer than ${limits.rowChars} characters`);
       endField();
       state = 'fieldStart';
       return true;
@@ -76,14 +101,14 @@ export async function* readCsvRecords(text: AsyncIterable<string>): AsyncGenerat
         pendingCr = false;
         if (c === '\n') {
           // The LF of a CRLF: the line was counted at the CR.
-          if (state === 'quoted') field += '\n';
+          if (state === 'quoted') grow('\n');
           continue;
         }
       }
       if (c === '\r') {
         pendingCr = true;
         if (state === 'quoted') {
-          field += '\r';
+          grow('\r');
           line++;
           continue;
         }
@@ -92,14 +117,14 @@ export async function* readCsvRecords(text: AsyncIterable<string>): AsyncGenerat
       if (state === 'quoted') {
         if (c === '"') state = 'quoteInQuoted';
         else {
-          field += c;
+          grow(c);
           if (c === '\n') line++;
         }
         continue;
       }
       if (state === 'quoteInQuoted') {
         if (c === '"') {
-          field += '"';
+          grow('"');
           state = 'quoted';
           continue;
         }
@@ -121,7 +146,7 @@ export async function* readCsvRecords(text: AsyncIterable<string>): AsyncGenerat
         }
         state = 'unquoted';
       }
-      if (!separates(c)) field += c;
+      if (!separates(c)) grow(c);
     }
     // Records are handed out per chunk, so memory holds one chunk's records at most.
     yield* out.splice(0);

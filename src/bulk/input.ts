@@ -22,6 +22,14 @@ import { readCsvRecords } from './csv.js';
 
 export type InputFormat = 'csv' | 'jsonl';
 
+/**
+ * How long one cell and one row of a bulk file may be: a value as long as a form answer and a
+ * guest list hold with room to spare, a row of many such. Past them the row is invalid (exit 2
+ * naming its line, before anything is sent), and its text is not kept: one 50 MB cell is read in
+ * chunks and dropped, never held whole.
+ */
+export const INPUT_LIMITS = { cellChars: 4096, rowChars: 131_072 } as const;
+
 export interface InputRecord {
   /** The physical line (1-based) the row starts on: the row's id in results and run logs. */
   line: number;
@@ -52,8 +60,8 @@ export async function* readRows(
 ): AsyncGenerator<InputRow> {
   const chunks = decode(source as AsyncIterable<string | Buffer | Uint8Array>);
   const { format, text } = opts.format ? { format: opts.format, text: chunks } : await sniff(chunks);
-  if (format === 'jsonl') yield* readJsonLines(text);
-  else yield* readCsv(text);
+  if (format === 'jsonl') yield* readJsonLines(text, INPUT_LIMITS);
+  else yield* readCsv(text, INPUT_LIMITS);
 }
 
 /** sha256 (hex) of a file, streamed: the identity of an input for resumable runs. */
@@ -115,9 +123,9 @@ async function sniff(chunks: AsyncGenerator<string>): Promise<{ format: InputFor
   return { format, text: replay() };
 }
 
-async function* readCsv(text: AsyncIterable<string>): AsyncGenerator<InputRow> {
+async function* readCsv(text: AsyncIterable<string>, limits: Limits): AsyncGenerator<InputRow> {
   let header: string[] | undefined;
-  for await (const rec of readCsvRecords(text)) {
+  for await (const rec of readCsvRecords(text, limits)) {
     if (!header) {
       if (rec.error) throw new UsageError(`the CSV header (line ${rec.line}) cannot be read: ${rec.error}`);
       header = rec.fields.map((name) => name.trim());
@@ -161,18 +169,32 @@ function checkHeader(header: string[], line: number): void {
   }
 }
 
-async function* readJsonLines(text: AsyncIterable<string>): AsyncGenerator<InputRow> {
+type Limits = { readonly cellChars: number; readonly rowChars: number };
+
+async function* readJsonLines(text: AsyncIterable<string>, limits: Limits): AsyncGenerator<InputRow> {
   let line = 0;
   let partial = '';
+  // The line being read is past the row limit: the rest of it is skipped, not kept.
+  let over = false;
+  const tooLong = `the row is longer than ${limits.rowChars} characters`;
   for await (const chunk of text) {
-    const parts = (partial + chunk).split('\n');
-    partial = parts.pop() ?? '';
-    for (const part of parts) yield* jsonRow(part, ++line);
+    for (let start = 0; ;) {
+      const nl = chunk.indexOf('\n', start);
+      const piece = nl === -1 ? chunk.slice(start) : chunk.slice(start, nl);
+      if (!over && partial.length + piece.length > limits.rowChars) [over, partial] = [true, ''];
+      else if (!over) partial += piece;
+      if (nl === -1) break;
+      line++;
+      if (over) yield { line, error: tooLong };
+      else yield* jsonRow(partial, line, limits);
+      [over, partial, start] = [false, '', nl + 1];
+    }
   }
-  if (partial !== '') yield* jsonRow(partial, ++line);
+  if (over) yield { line: ++line, error: tooLong };
+  else if (partial !== '') yield* jsonRow(partial, ++line, limits);
 }
 
-function* jsonRow(raw: string, line: number): Generator<InputRow> {
+function* jsonRow(raw: string, line: number, limits: Limits): Generator<InputRow> {
   const text = (line === 1 ? raw.replace(/^\uFEFF/, '') : raw).trim();
   if (text === '') return;
   let value: unknown;
@@ -196,6 +218,7 @@ function* jsonRow(raw: string, line: number): Generator<InputRow> {
       problems.push(
         `"${key}" holds ${Array.isArray(v) ? 'an array with a nested value' : 'an object'}; values must be text, numbers or lists of them`,
       );
+    else if (text.length > limits.cellChars) problems.push(`"${key}" is longer than ${limits.cellChars} characters`);
     else record[key] = text;
   }
   if (problems.length > 0) yield { line, error: problems.join('; ') };

@@ -38,6 +38,7 @@ export const RUNNERS = {
   smoke: () => import('../run/smoke.js'),
   'state/pull': () => import('../run/state/pull.js'),
   'state/push': () => import('../run/state/push.js'),
+  'state/reset-ledger': () => import('../run/state/reset-ledger.js'),
   'state/status': () => import('../run/state/status.js'),
   'state/unlock': () => import('../run/state/unlock.js'),
   'trigger/fire': () => import('../run/trigger/fire.js'),

@@ -7,7 +7,7 @@
  *   base URL = --base-url > --profile's URL > SCHEDCTL_BASE_URL > the profile's > the local sandbox
  */
 import { ConfigError, UsageError } from '../errors.js';
-import { maskKey } from './mask.js';
+import { hasAtInAuthority, hidesSomething, maskKey, showUrl } from './mask.js';
 import { legacyScope, workspaceId } from '../state/identity.js';
 import type { Profile } from '../state/index.js';
 
@@ -205,6 +205,9 @@ const USERINFO = /^([a-z][a-z0-9+.-]*:[/\\]*)[^/?#\\]*@/i;
 /** Whether a base URL carries a user name or password in any spelling the URL parser accepts. */
 export function hasUserinfo(raw: string): boolean {
   if (USERINFO.test(raw.trim())) return true;
+  // A percent-encoded `@` where userinfo would be (`http://u:pw%40host`): the parser sees no
+  // userinfo (nor a URL), but the text holds what its author meant as a password.
+  if (hasAtInAuthority(raw.trim())) return true;
   try {
     const url = new URL(raw);
     return url.username !== '' || url.password !== '';
@@ -239,7 +242,7 @@ export function refuseUserinfo(raw: string, source: string): void {
  */
 export function withoutUserinfo(raw: string): string {
   const text = raw.trim();
-  if (USERINFO.test(text)) return text.replace(USERINFO, '$1***@');
+  if (USERINFO.test(text) || hidesSomething(text)) return showUrl(text);
   if (!hasUserinfo(text)) return raw;
   // The parser found userinfo the text does not show plainly (a tab inside it, a control
   // character in front): show the parse, without it.
@@ -257,12 +260,12 @@ export function checkBaseUrl(raw: string, source: string): string {
     url = new URL(raw);
   } catch {
     throw new UsageError(
-      `invalid base URL "${raw}" (from ${source}): expected an absolute URL such as https://api.example.com`,
+      `invalid base URL "${showUrl(raw)}" (from ${source}): expected an absolute URL such as https://api.example.com`,
     );
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     throw new UsageError(
-      `invalid base URL "${raw}" (from ${source}): the scheme must be https:// (or http:// for a local sandbox)`,
+      `invalid base URL "${showUrl(raw)}" (from ${source}): the scheme must be https:// (or http:// for a local sandbox)`,
     );
   }
   if (url.protocol === 'http:' && !LOOPBACK.test(url.hostname)) {
@@ -272,7 +275,7 @@ export function checkBaseUrl(raw: string, source: string): string {
     );
   }
   if (url.search || url.hash) {
-    throw new UsageError(`invalid base URL "${raw}" (from ${source}): it must not carry a query or fragment`);
+    throw new UsageError(`invalid base URL "${showUrl(raw)}" (from ${source}): it must not carry a query or fragment`);
   }
   return url.toString().replace(/\/+$/, '');
 }

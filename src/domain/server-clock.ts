@@ -1,7 +1,8 @@
 /**
- * Whose clock says whether a meeting is over (shared/ledger-rules.md, "Whose clock"): the
- * server's. Every answer of the API carries its time (the Date header); a local clock that is
- * wrong must never make a booked lead look free. Pure: unit-tested and mutation-tested.
+ * Whose clock says whether a meeting is over (shared/ledger-rules.md, "Whose clock"): both. Every
+ * answer of the API carries its time (the Date header); neither a local clock that is wrong nor a
+ * server whose Date is wrong (by mistake or on purpose: +400 days, year 9999) may make a booked
+ * lead look free. Pure: unit-tested and mutation-tested.
  */
 
 /** A local clock further than this from the server's is reported (once per command). */
@@ -17,17 +18,17 @@ export interface ClockReading {
 }
 
 /**
- * The "now" the ledger judges meetings by. With the server's time known in this command: that
- * time (this clock plus the measured skew). Before it is known, a meeting is over only when both
- * this machine's clock and the last server time on record say so: the earlier of the two. (The
- * server's time on record is in the past, so it can only keep a meeting upcoming longer, never
- * end one early; a local clock ahead of the server is thereby outvoted.) With neither: this clock.
+ * The "now" the ledger judges meetings by: a meeting is over only when both this machine's clock
+ * and the server's say so, so the earlier of the two. The server's time is this clock plus the
+ * skew measured in this command or, before it is known, the last server time on record (in the
+ * past, so it can only keep a meeting upcoming longer). A server ahead of this clock is outvoted
+ * by it, as a local clock ahead of the server is by the server: a lead waits, at worst, for the
+ * slower clock. With neither server reading: this clock.
  */
 export function ledgerNow(r: ClockReading): Date {
   const local = r.local.getTime();
-  if (finite(r.skewMs)) return new Date(local + r.skewMs);
-  if (finite(r.lastServerMs)) return new Date(Math.min(local, r.lastServerMs));
-  return new Date(local);
+  const server = finite(r.skewMs) ? local + r.skewMs : r.lastServerMs;
+  return new Date(finite(server) ? Math.min(local, server) : local);
 }
 
 const finite = (n: number | undefined): n is number => Number.isFinite(n);
@@ -74,5 +75,5 @@ export function skewNotice(serverMs: number, localMs: number): SkewNotice {
 /** The one line said on stderr. */
 export function describeSkew(n: SkewNotice, api: string): string {
   const ahead = n.aheadSeconds > 0;
-  return `this machine's clock is ${formatDuration(n.aheadSeconds * 1000)} ${ahead ? 'ahead of' : 'behind'} the server's (${api} says ${n.serverTime}); schedctl judges whether meetings are over by the server's time`;
+  return `this machine's clock is ${formatDuration(n.aheadSeconds * 1000)} ${ahead ? 'ahead of' : 'behind'} the server's (${api} says ${n.serverTime}); a meeting counts as over only when both clocks say so`;
 }

@@ -6,6 +6,10 @@
  * name, made with an atomic mkdir) holding `owner.json`: who holds it (pid, host, user, the
  * command, since when) and a token only the holder knows.
  *
+ * The claim belongs to the ledger, not to the config directory that reaches it: `leads/` is
+ * beside the ledger's real file (lockHome), so two config directories whose ledger.db is one file
+ * (a symlink, a shared home) take turns on one lead.
+ *
  * Deterministic by design, whatever the clocks say:
  * - a lock whose holder is a live process on this host is never taken over: a run that was
  *   stopped (Ctrl-Z, a paused container) keeps it, and the waiter says who holds it;
@@ -17,9 +21,18 @@
  *   whose lock was taken over (forced, or by a race of two takers) sends nothing.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { hostname, userInfo } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { ensureDir } from './disk.js';
 import { LeadBusyError, LeadLockLostError, StateWriteError, errnoCode } from './errors.js';
 import { holderCommand } from './holder-command.js';
@@ -62,6 +75,22 @@ export interface HoldOptions {
 }
 
 const OWNER = 'owner.json';
+
+/**
+ * The directory whose `leads/` holds the locks of the ledger file `ledger`: the one its real path
+ * is in (symlinks resolved, each time: the file may have been made meanwhile). A ledger not made
+ * yet: the directory it will be made in (`fallback`, the config directory).
+ */
+export function lockHome(ledger: string, fallback: string): string {
+  try {
+    const home = dirname(realpathSync(ledger));
+    // The same directory as the config directory (reached through a symlink of its own, say):
+    // named as the user named it, in messages and for the tests that look.
+    return home === realpathSync(fallback) ? fallback : home;
+  } catch {
+    return fallback;
+  }
+}
 
 export function lockFileOf(dir: string, scope: string, key: string): string {
   const id = createHash('sha256').update(`${scope}\n${key}`).digest('hex').slice(0, 32);

@@ -6,12 +6,13 @@
  */
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bookSlotArgs, demoRouteFirstArgs } from '../helpers/args.js';
 import { show, type RunResult } from '../helpers/cli.js';
 import { useSandbox } from '../helpers/sandbox.js';
 import { skewedClockEnv } from '../helpers/skewed-clock.js';
 import { formatDuration } from '../../src/domain/server-clock.js';
+import { startDateForwarder, type DateForwarder } from '../helpers/date-forwarder.js';
 
 const DAY = 86_400_000;
 const WEEK_S = 7 * 86_400;
@@ -127,19 +128,25 @@ describe('a local clock ahead of the server', () => {
 });
 
 describe('a server clock ahead of ours', () => {
-  it('a meeting the server says is over no longer blocks the lead; the skew is said', async () => {
+  it('a meeting is over only when both clocks say so: the server alone ahead frees no lead; both ahead do', async () => {
     const email = 'server-ahead@acme.example';
-    await routed(email);
-    // Three weeks on, by the server's clock only: the meeting is over there.
+    const first = await routed(email);
+    // Three weeks on, by the server's clock only: this machine's clock says the meeting is upcoming.
     await t.sb.advance(21 * 86_400);
-    const again = await cli([...demoRouteFirstArgs(email, 'apac'), '--json', '--days', '35']);
-    expect(again.code, show(again)).toBe(0);
-    expect(again.json()).toMatchObject({ status: 'booked' });
-    const aheadSeconds = again.json().clockSkew.aheadSeconds as number;
-    expect(again.stderr).toContain(skewLine(aheadSeconds));
-    // Three weeks behind, less the time the answer took to arrive (at most a minute on any machine).
+    const refused = await cli([...demoRouteFirstArgs(email, 'apac'), '--json', '--days', '35']);
+    expect(refused.code, show(refused)).toBe(5);
+    expect(refused.json().error).toMatchObject({ code: 'LEAD_HAS_MEETING' });
+    expect(refused.json().error.message).toContain(first.id);
+    // The skew as measured (21 days less the time the answer took: any machine's speed).
+    const aheadSeconds = refused.json().clockSkew.aheadSeconds as number;
+    expect(refused.stderr).toContain(skewLine(aheadSeconds));
     expect(aheadSeconds).toBeLessThanOrEqual(-21 * 86_400 + 60);
     expect(aheadSeconds).toBeGreaterThanOrEqual(-21 * 86_400 - 1);
+    expect(await meetingsOf(email)).toHaveLength(1);
+    // This clock three weeks on too: both say it is over.
+    const again = await cli([...demoRouteFirstArgs(email, 'apac'), '--json', '--days', '35'], skewedClockEnv(21 * DAY));
+    expect(again.code, show(again)).toBe(0);
+    expect(again.json()).toMatchObject({ status: 'booked' });
     expect(await meetingsOf(email)).toHaveLength(2);
   });
 
@@ -148,5 +155,47 @@ describe('a server clock ahead of ours', () => {
     expect(r.code, show(r)).toBe(0);
     expect(r.stderr).not.toContain('clock');
     expect(r.json().clockSkew).toBeUndefined();
+  });
+});
+
+describe('behind a forwarder that rewrites the Date header', () => {
+  let fwd: DateForwarder;
+  beforeAll(async () => {
+    fwd = await startDateForwarder(t.sb.baseUrl);
+  });
+  afterAll(async () => fwd?.close());
+  const via = (args: string[]) => cli(args, { SCHEDCTL_BASE_URL: fwd.baseUrl });
+  const shifted = (ms: number) => () => new Date(Date.now() + ms).toUTCString();
+  const dates: [string, () => string | undefined][] = [
+    ['+1 day', shifted(DAY)],
+    ['+10 days', shifted(10 * DAY)],
+    ['+400 days', shifted(400 * DAY)],
+    ['year 9999', () => 'Fri, 31 Dec 9999 23:59:59 GMT'],
+    ['a two-digit year (2049)', () => 'Friday, 31-Dec-49 23:59:59 GMT'],
+    ['-30 days', shifted(-30 * DAY)],
+    ['1970', () => 'Thu, 01 Jan 1970 00:00:00 GMT'],
+    ['missing', () => undefined],
+    ['garbage', () => 'not a date at all'],
+  ];
+
+  it('a route of a lead with an upcoming meeting never books a second one, whatever the Date says', async () => {
+    const email = 'forwarded-date@acme.example';
+    fwd.setDate((d) => d);
+    const booked = await via([...demoRouteFirstArgs(email, 'emea'), '--json']);
+    expect(booked.code, show(booked)).toBe(0);
+    const id = booked.json().meeting.id as string;
+    for (const [name, date] of dates) {
+      fwd.setDate(date);
+      const r = await via([...demoRouteFirstArgs(email, 'apac'), '--json', '--days', '21']);
+      expect(r.code, `${name}\n${show(r)}`).toBe(5);
+      expect(r.json().error, name).toMatchObject({ code: 'LEAD_HAS_MEETING' });
+      expect(r.json().error.message).toContain(id);
+      expect(await meetingsOf(email), name).toHaveLength(1);
+    }
+    // And the record written by those answers (the latest server time, 9999 among them) frees nobody later.
+    fwd.setDate((d) => d);
+    const later = await via([...demoRouteFirstArgs(email, 'apac'), '--json', '--days', '21']);
+    expect(later.code, show(later)).toBe(5);
+    expect(await meetingsOf(email)).toHaveLength(1);
   });
 });

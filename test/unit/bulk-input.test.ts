@@ -8,6 +8,7 @@ import {
   contentHash,
   formatOf,
   hashingPassThrough,
+  INPUT_LIMITS,
   type InputFormat,
   type InputRow,
   readRows,
@@ -176,5 +177,51 @@ describe('content hash', () => {
     for await (const row of readRows(hashing, { format: 'csv' })) got.push(row);
     expect(got).toHaveLength(2);
     expect(hashing.digest()).toBe(expected);
+  });
+});
+
+describe('cell and row limits (INPUT_LIMITS): an oversize row is an error naming its line, never held whole', () => {
+  const { cellChars, rowChars } = INPUT_LIMITS;
+  const big = (n: number) => 'x'.repeat(n);
+  /** The text in chunks of 1000 characters, as a stream delivers it. */
+  const chunked = (text: string) =>
+    Array.from({ length: Math.ceil(text.length / 1000) }, (_, i) => text.slice(i * 1000, (i + 1) * 1000));
+
+  it('CSV: a cell at the limit reads; one past it is a row error; the rows around it still read', async () => {
+    const text = `email,notes\na@x.com,${big(cellChars)}\nb@x.com,${big(cellChars + 1)}\nc@x.com,"${big(cellChars + 1)}"\nd@x.com,ok\n`;
+    const got = await rows(chunked(text), 'csv');
+    expect(got.map((r) => r.line)).toEqual([2, 3, 4, 5]);
+    expect(got[0]?.record?.notes).toHaveLength(cellChars);
+    expect(got[1]).toEqual({ line: 3, error: `field 2 is longer than ${cellChars} characters` });
+    expect(got[2]).toEqual({ line: 4, error: `field 2 is longer than ${cellChars} characters` });
+    expect(got[3]?.record).toEqual({ email: 'd@x.com', notes: 'ok' });
+  });
+
+  it('CSV: a row past the row limit (many cells within theirs) is a row error', async () => {
+    const cells = Math.ceil(rowChars / 1000) + 1;
+    const header = Array.from({ length: cells }, (_, i) => `c${i}`).join(',');
+    const row = Array.from({ length: cells }, () => big(999)).join(',');
+    const got = await rows(chunked(`${header}\n${row}\n${Array(cells).fill('y').join(',')}\n`), 'csv');
+    expect(got[0]).toEqual({ line: 2, error: `the row is longer than ${rowChars} characters` });
+    expect(got[1]?.record?.c0).toBe('y');
+    // Commas alone count too.
+    const commas = await rows(`a\n${','.repeat(rowChars + 1)}\n`, 'csv');
+    expect(commas[0]).toEqual({ line: 2, error: `the row is longer than ${rowChars} characters` });
+  });
+
+  it('JSON Lines: a line past the row limit is skipped as an error, a cell past its limit too; the next lines read', async () => {
+    const long = JSON.stringify({ email: 'a@x.com', notes: big(rowChars) });
+    const cell = JSON.stringify({ email: 'b@x.com', notes: big(cellChars + 1) });
+    const ok = JSON.stringify({ email: 'c@x.com', notes: big(cellChars) });
+    const got = await rows(chunked(`${long}\n${cell}\n${ok}\n${long}`), 'jsonl');
+    expect(got).toEqual([
+      { line: 1, error: `the row is longer than ${rowChars} characters` },
+      { line: 2, error: `"notes" is longer than ${cellChars} characters` },
+      { line: 3, record: { email: 'c@x.com', notes: big(cellChars) } },
+      { line: 4, error: `the row is longer than ${rowChars} characters` },
+    ]);
+    // A line exactly at the limit reads.
+    const exact = JSON.stringify({ e: big(rowChars - 10) }).slice(0, rowChars);
+    expect((await rows(exact, 'jsonl'))[0]?.line).toBe(1);
   });
 });

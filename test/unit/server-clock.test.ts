@@ -22,10 +22,15 @@ const T = Date.parse('2031-03-03T08:00:00Z');
 const DAY = 86_400_000;
 const local = new Date(T);
 
-describe('ledgerNow: the server decides what is over', () => {
-  it('is the server time once heard in this command, whichever way this clock is off', () => {
+describe('ledgerNow: a meeting is over only when both clocks say so', () => {
+  it('is the earlier of this clock and the server time heard in this command', () => {
     expect(ledgerNow({ local, skewMs: -DAY }).getTime()).toBe(T - DAY);
-    expect(ledgerNow({ local, skewMs: DAY }).getTime()).toBe(T + DAY);
+    // A server ahead (by mistake or on purpose) is outvoted by this clock: it frees no lead.
+    expect(ledgerNow({ local, skewMs: DAY }).getTime()).toBe(T);
+    expect(ledgerNow({ local, skewMs: 400 * DAY }).getTime()).toBe(T);
+    expect(ledgerNow({ local, skewMs: Date.parse('9999-12-31T23:59:59Z') - T }).getTime()).toBe(T);
+    expect(ledgerNow({ local, skewMs: 1 }).getTime()).toBe(T);
+    expect(ledgerNow({ local, skewMs: -1 }).getTime()).toBe(T - 1);
     expect(ledgerNow({ local, skewMs: 0, lastServerMs: T - 5 * DAY }).getTime()).toBe(T);
     expect(ledgerNow({ local, skewMs: -DAY, lastServerMs: T + DAY }).getTime()).toBe(T - DAY);
   });
@@ -81,7 +86,7 @@ describe('skew reports', () => {
       aheadSeconds: 86_400,
     });
     expect(describeSkew(ahead, 'https://api.example.com')).toBe(
-      "this machine's clock is 1 d ahead of the server's (https://api.example.com says 2031-03-03T08:00:00.000Z); schedctl judges whether meetings are over by the server's time",
+      "this machine's clock is 1 d ahead of the server's (https://api.example.com says 2031-03-03T08:00:00.000Z); a meeting counts as over only when both clocks say so",
     );
     expect(describeSkew(skewNotice(T, T), 'x')).toContain("clock is 0 s behind the server's");
     const behind = skewNotice(T + 90_400, T);

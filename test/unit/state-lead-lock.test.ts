@@ -202,3 +202,23 @@ describe('holdLead: one booking of a lead at a time', () => {
     expect(readOwner(lockDir)?.token).toBe('other');
   });
 });
+
+describe('lockHome: the claim belongs to the ledger file', () => {
+  it('is the directory of the real file, symlinks resolved; the fallback when the file is not there', async () => {
+    const { mkdtempSync, writeFileSync, symlinkSync, realpathSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { lockHome } = await import('../../src/state/lead-lock.js');
+    const real = realpathSync(mkdtempSync(join(tmpdir(), 'lock-home-')));
+    const other = mkdtempSync(join(tmpdir(), 'lock-home-'));
+    writeFileSync(join(real, 'ledger.db'), '');
+    symlinkSync(join(real, 'ledger.db'), join(other, 'ledger.db'));
+    expect(lockHome(join(real, 'ledger.db'), other)).toBe(real);
+    expect(lockHome(join(other, 'ledger.db'), other)).toBe(real);
+    expect(lockHome(join(other, 'missing.db'), 'fallback')).toBe('fallback');
+    // Its own directory, reached through a symlink: named as given.
+    const link = `${other}-link`;
+    symlinkSync(real, link);
+    expect(lockHome(join(link, 'ledger.db'), link)).toBe(link);
+  });
+});

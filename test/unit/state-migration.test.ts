@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { StateTooNewError } from '../../src/state/errors.js';
 import { openState } from '../../src/state/index.js';
 import { APPLICATION_ID, SQLITE_SCHEMA_VERSION } from '../../src/state/sqlite/migrate.js';
+import { isStandIn } from '../../src/state/sqlite/documents-beside.js';
 import { countDocuments, countTables, type LedgerDocuments } from '../../src/state/sql/documents.js';
 import { documents, FILE_OF, LEGACY, NOW, WS } from '../helpers/ledger-documents.js';
 
@@ -31,7 +32,13 @@ describe('the local documents move into SQLite', () => {
         /^note: the ledger moved into .*ledger\.db; its former files \(journal\.json, meetings\.json, outcomes\.json, fires\.json, events\.json\) are kept in .*ledger-documents-before-sqlite$/,
       ),
     ]);
-    expect(readdirSync(dir).filter((f) => f.endsWith('.json'))).toEqual([]);
+    // In their place, stand-ins an older schedctl refuses (documents-beside.ts), and the ledger's mark.
+    expect(
+      readdirSync(dir)
+        .filter((f) => f.endsWith('.json'))
+        .sort(),
+    ).toEqual([...Object.values(FILE_OF), 'ledger-id.json'].sort());
+    for (const file of Object.values(FILE_OF)) expect(isStandIn(join(dir, file)), file).toBe(true);
     expect(readdirSync(join(dir, 'ledger-documents-before-sqlite')).sort()).toEqual(Object.values(FILE_OF).sort());
     // The same answers as the documents gave: a lead's attempts (case-folded), legacy outcomes by their key.
     expect((await state.journal.ofLead(WS, 'lead1@example.com')).map((e) => e.id)).toEqual(['a1']);
@@ -110,7 +117,10 @@ describe('a ledger database schedctl cannot use', () => {
     expect(await state.events.of(WS, ['demo'])).toEqual({});
     expect(readdirSync(dir)).toEqual([]);
     await state.journal.remove('none');
-    expect(readdirSync(dir).filter((f) => !f.startsWith('ledger.db-'))).toEqual(['ledger.db']);
+    expect(readdirSync(dir).filter((f) => !f.startsWith('ledger.db-') && !isStandIn(join(dir, f)))).toEqual([
+      'ledger-id.json',
+      'ledger.db',
+    ]);
     expect(statSync(join(dir, 'ledger.db')).mode & 0o777).toBe(0o600);
   });
 });

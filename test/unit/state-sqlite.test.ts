@@ -606,3 +606,37 @@ describe('unmigrated: whether a database is still as made (nobody has migrated i
     expect(unmigrated(DatabaseSync, text)).toBe(false);
   });
 });
+
+describe('SqliteLedger: one wait per lock held, not one per step', () => {
+  it('steps refused one after another share one busy timeout; a step that gets through restores it', async () => {
+    const dir = freshDir();
+    const l = ledger(dir, { busyMs: 400 });
+    await l.run(ALIAS, ['w', 'a', 'e']);
+    l.close();
+    expect(l.remainingMs()).toBe(400);
+    // Another process holding the file in EXCLUSIVE locking mode: readers wait too.
+    const child = spawn(
+      process.execPath,
+      [
+        '--no-warnings',
+        '-e',
+        `const { DatabaseSync } = require('node:sqlite');
+         const db = new DatabaseSync(process.argv[1]);
+         db.exec("PRAGMA locking_mode=EXCLUSIVE; BEGIN EXCLUSIVE; UPDATE schedctl_ledger_marks SET at_ms = at_ms");
+         console.log('held');
+         process.stdin.once('data', () => { db.exec('COMMIT'); db.close(); process.exit(0); });`,
+        join(dir, 'ledger.db'),
+      ],
+      { stdio: ['pipe', 'pipe', 'inherit'] },
+    );
+    await new Promise<void>((resolve) => child.stdout!.once('data', () => resolve()));
+    const reader = ledger(dir, { busyMs: 400 });
+    for (let i = 0; i < 3; i++) expect((await rejection(reader.all(ALIASES))).code).toBe('STATE_LOCK');
+    // The first waited the whole 400 ms; the two after it had nothing left to wait.
+    expect(reader.remainingMs()).toBe(0);
+    child.stdin!.write('go\n');
+    await new Promise((resolve) => child.once('exit', resolve));
+    expect(await reader.all(ALIASES)).toEqual([{ alias: 'a' }]);
+    expect(reader.remainingMs()).toBe(400);
+  });
+});

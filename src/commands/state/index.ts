@@ -39,6 +39,18 @@ export function stateCommand(ctx: Context): Command {
         .action(runs(ctx, 'state/pull')),
     )
     .addCommand(
+      new Command('reset-ledger')
+        .description(
+          "start a new, empty local ledger where one was (missing, emptied, another's): the file there is kept aside, never deleted",
+        )
+        .option('--yes', 'do it (required: the meetings and attempts on record then no longer guard the leads)')
+        .addHelpText(
+          'after',
+          '\nThe way past the refusal of a missing, emptied or other ledger.db (docs/ledger.md#a-ledger-that-was-there-stays-there).\n--json prints {ledger, ledgerId, setAside: [<file>]}.',
+        )
+        .action(runs(ctx, 'state/reset-ledger')),
+    )
+    .addCommand(
       new Command('unlock')
         .description(
           "release a lead's lock held by a stuck run (like `terraform force-unlock`): that run is cut off from the team state",

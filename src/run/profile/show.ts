@@ -1,3 +1,4 @@
+import { showUrl } from '../../config/mask.js';
 import { resolveProfileName } from '../../config/target.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
@@ -42,7 +43,8 @@ async function showView(ctx: Context, name: string | undefined): Promise<ShowVie
   const ws = await workspaceView(await ctx.state(), profile);
   return {
     ...profileView(chosen, profile, defaultProfile === chosen),
-    workspace: ws.id,
+    // Its id begins with the URL: shown as every URL is (config/mask.ts).
+    workspace: showUrl(ws.id),
     configFile: store.path,
     workspaceKeys: ws.keys,
     workspaceNames: ws.names,

@@ -1,4 +1,4 @@
-import { maskKey } from '../../config/mask.js';
+import { maskKey, showUrl } from '../../config/mask.js';
 import { withoutUserinfo } from '../../config/target.js';
 import { UsageError } from '../../errors.js';
 import { workspaceId } from '../../state/identity.js';
@@ -27,7 +27,8 @@ export function profileView(name: string, profile: Profile, isDefault: boolean):
     baseUrl: withoutUserinfo(profile.baseUrl),
     key: maskKey(profile.apiKey),
     isDefault,
-    workspace: workspaceId(profile),
+    // Its id begins with the URL: shown the same way.
+    workspace: showUrl(workspaceId(profile)),
     ...(profile.state ? { state: redactStateUrl(profile.state) } : {}),
   };
 }

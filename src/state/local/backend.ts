@@ -1,15 +1,14 @@
 /** The default backend: the config directory's SQLite ledger, and locks across this machine's processes. */
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LedgerBackend } from '../backend.js';
 import { assertWritable } from '../disk.js';
 import { EVENTS_FILE, FIRES_FILE, JOURNAL_FILE, MEETINGS_FILE, OUTCOMES_FILE } from '../files.js';
-import { JsonFile } from '../json-file.js';
-import { holdLead, holdLock, meetingLockFile } from '../lead-lock.js';
+import { JsonFile, type FileKind } from '../json-file.js';
+import { holdLead, holdLock, lockHome, meetingLockFile } from '../lead-lock.js';
 import type { LockTiming } from '../lock.js';
 import { countDocuments, importDocuments, type LedgerDocuments } from '../sql/documents.js';
-import { releaseLedger, sqliteLedger } from '../sqlite/engine.js';
-import { DOCUMENT_FILES } from '../sqlite/migrate.js';
+import { LEDGER_DB, releaseLedger, sqliteLedger } from '../sqlite/engine.js';
+import { documentsBeside, isStandIn } from '../sqlite/documents-beside.js';
 import type { Sql } from '../sql/types.js';
 
 export function localBackend(
@@ -20,8 +19,9 @@ export function localBackend(
 ): LedgerBackend {
   const ledger = sqliteLedger(dir, {
     busyMs: timing.waitMs,
-    hasDocuments: () => DOCUMENT_FILES.some((name) => existsSync(join(dir, name))),
-    importDocuments: (sql) => importLocalDocuments(sql, readLocalDocuments(dir, timing)),
+    // Documents, not the stand-ins this version leaves in their place (documents-beside.ts).
+    hasDocuments: () => documentsBeside(dir).length > 0,
+    importDocuments: (sql, keep = false) => importLocalDocuments(sql, readLocalDocuments(dir, timing), keep),
     warn,
   });
   return {
@@ -29,11 +29,12 @@ export function localBackend(
     where: dir,
     sql: async () => ledger,
     assertWritable: async () => assertWritable(dir),
+    // Beside the ledger's real file: one claim per lead per ledger, whichever directory reaches it.
     hold: (subject, work, onWait) =>
       subject.kind === 'lead'
-        ? holdLead(dir, leadTiming, subject, work, onWait)
+        ? holdLead(lockHome(join(dir, LEDGER_DB), dir), leadTiming, subject, work, onWait)
         : holdLock(
-            meetingLockFile(dir, subject.scope, subject.id),
+            meetingLockFile(lockHome(join(dir, LEDGER_DB), dir), subject.scope, subject.id),
             leadTiming,
             { label: `meeting ${subject.id}`, onWait },
             work,
@@ -44,17 +45,22 @@ export function localBackend(
   };
 }
 
-/** The ledger documents of a schedctl from before the tables, validated (a damaged one is refused, naming it). */
+/**
+ * The ledger documents of a schedctl from before the tables, validated (a damaged one is refused,
+ * naming it); a stand-in reads as an empty document.
+ */
 export function readLocalDocuments(dir: string, timing: LockTiming): LedgerDocuments {
+  const read = <T>(kind: FileKind<T>): T =>
+    isStandIn(join(dir, kind.name)) ? kind.empty() : new JsonFile(dir, kind, timing).readNow();
   return {
-    journal: new JsonFile(dir, JOURNAL_FILE, timing).readNow(),
-    meetings: new JsonFile(dir, MEETINGS_FILE, timing).readNow(),
-    outcomes: new JsonFile(dir, OUTCOMES_FILE, timing).readNow(),
-    fires: new JsonFile(dir, FIRES_FILE, timing).readNow(),
-    events: new JsonFile(dir, EVENTS_FILE, timing).readNow(),
+    journal: read(JOURNAL_FILE),
+    meetings: read(MEETINGS_FILE),
+    outcomes: read(OUTCOMES_FILE),
+    fires: read(FIRES_FILE),
+    events: read(EVENTS_FILE),
   };
 }
 
-async function importLocalDocuments(sql: Sql, docs: LedgerDocuments) {
-  return { read: countDocuments(docs), written: await importDocuments(sql, docs, false) };
+async function importLocalDocuments(sql: Sql, docs: LedgerDocuments, keep: boolean) {
+  return { read: countDocuments(docs), written: await importDocuments(sql, docs, keep) };
 }

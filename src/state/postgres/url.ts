@@ -4,6 +4,7 @@
  * and ~/.pgpass, as for psql; `postgres://` alone takes everything from them. A password is
  * never printed: messages name the URL without it. Pure: no I/O, cheap to import.
  */
+import { showUrl } from '../../config/mask.js';
 import { UsageError } from '../../errors.js';
 
 const SCHEMES = new Set(['postgres:', 'postgresql:']);
@@ -14,7 +15,8 @@ export function redactStateUrl(url: string): string {
     const u = new URL(url);
     u.password = '';
     u.searchParams.delete('password');
-    return u.toString();
+    // And a user name that holds one (`u%3Apw@`), in config/mask.ts's one way of showing a URL.
+    return showUrl(u.toString());
   } catch {
     return '(an unreadable state URL)';
   }

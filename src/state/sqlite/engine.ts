@@ -13,12 +13,23 @@
  */
 import { closeSync, existsSync, openSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { ensureDir } from '../disk.js';
 import { DAMAGED_LEDGER, StateFileError, StateLockError, StateWriteError } from '../errors.js';
 import type { Sql, SqlValue } from '../sql/types.js';
 import { isWrite, lastOf } from '../sql/last.js';
-import { migrate, type MigrateOptions } from './migrate.js';
+import { documentsBeside, placeStandIns, putDocumentsAside } from './documents-beside.js';
+import {
+  formatLedgerId,
+  LEDGER_ID_MARK,
+  newLedgerId,
+  readLedgerMark,
+  refusal,
+  writeLedgerMark,
+  type LedgerMark,
+} from './ledger-mark.js';
+import { inTransaction, LEDGER_TABLES, migrate, SQLITE_SCHEMA_VERSION, type MigrateOptions } from './migrate.js';
 
 export const LEDGER_DB = 'ledger.db';
 
@@ -89,6 +100,12 @@ export class SqliteLedger implements Sql {
   private readonly statements = new Map<string, StatementSync>();
   /** One statement or transaction at a time on the connection: an async step never interleaves another's. */
   private queue: Promise<unknown> = Promise.resolve();
+  /** How long steps refused one after another have waited for another process's lock (untilFree). */
+  private spentMs = 0;
+  /** The busy timeout set on the open connection. */
+  private busySet: number | undefined;
+  /** The open connection is read-only (a command that only reads a file it cannot write). */
+  private readOnly = false;
 
   constructor(
     private readonly dir: string,
@@ -143,6 +160,8 @@ export class SqliteLedger implements Sql {
     this.db?.close();
     this.blank?.close();
     this.db = this.blank = undefined;
+    this.busySet = undefined;
+    this.readOnly = false;
     this.statements.clear();
   }
 
@@ -170,17 +189,44 @@ export class SqliteLedger implements Sql {
    * another process opens, migrates or recovers the database: `begin` (opening, BEGIN, a statement
    * on its own, none of which has changed anything when it is refused) is tried again, with short
    * pauses, until the busy timeout has passed.
+   *
+   * One wait per lock held, not one per step: steps refused one after another (a command's reads
+   * asked together, then its fallback read) share one busy timeout, so a lock held by another
+   * process costs a command about busyMs in all, as the docs say, not busyMs per step. A step that
+   * gets through gives the next its whole wait again.
    */
   private async untilFree<T>(begin: () => Promise<T>): Promise<T> {
-    const deadline = Date.now() + this.opts.busyMs;
+    const start = Date.now();
+    const deadline = start + this.remainingMs();
+    this.busyTimeout(this.remainingMs());
     for (let pause = 10; ; pause = Math.min(2 * pause, 200)) {
       try {
-        return await begin();
+        const result = await begin();
+        this.spentMs = 0;
+        return result;
       } catch (error) {
-        if (!(error instanceof StateLockError) || Date.now() >= deadline) throw error;
+        if (!(error instanceof StateLockError)) throw error;
+        if (Date.now() >= deadline) {
+          this.spentMs += Date.now() - start;
+          throw error;
+        }
+        this.busyTimeout(deadline - Date.now());
         await new Promise((resolve) => setTimeout(resolve, pause));
       }
     }
+  }
+
+  /** What is left of the wait for another process's lock, for the next step (untilFree). */
+  remainingMs(): number {
+    return Math.max(0, this.opts.busyMs - this.spentMs);
+  }
+
+  /** SQLite's own wait inside one statement, kept within what is left (the open connection's; a new one gets it in migrate). */
+  private busyTimeout(ms: number): void {
+    const value = Math.max(0, Math.round(ms));
+    if (!this.db || value === this.busySet) return;
+    this.db.exec(`PRAGMA busy_timeout = ${value}`);
+    this.busySet = value;
   }
 
   private serial<T>(write: boolean, f: (db: DatabaseSync) => T): Promise<T> {
@@ -207,7 +253,21 @@ export class SqliteLedger implements Sql {
 
   /** The database file, made (and migrated) on the first write; before it, an empty ledger when there is no file. */
   private async open(write: boolean): Promise<DatabaseSync> {
-    if (this.db) return this.db;
+    if (this.db && !(write && this.readOnly)) return this.db;
+    if (this.db) {
+      // Opened read-only for the reads before it; a write needs the file opened for writing.
+      this.db.close();
+      this.db = undefined;
+      this.readOnly = false;
+      this.busySet = undefined;
+      this.statements.clear();
+    }
+    // A ledger was here: a missing or emptied file is refused, never made anew (ledger-mark.ts).
+    const mark = this.guard(() => readLedgerMark(this.dir));
+    if (!existsSync(this.where)) {
+      const gone = refusal(this.where, mark, { kind: 'missing' });
+      if (gone) throw gone;
+    }
     if (!write && !existsSync(this.where)) {
       // The documents of a schedctl from before the tables read from memory too: a read-only
       // directory is read as it is, and the first write moves them into the file.
@@ -224,6 +284,20 @@ export class SqliteLedger implements Sql {
       }
       return this.blank;
     }
+    if (write) return this.openForWriting(mark);
+    try {
+      return await this.openForWriting(mark);
+    } catch (error) {
+      // A command that only reads, on a file or directory it cannot write (mode 0444, a read-only
+      // mount): it reads the file as it is, opened read-only.
+      if (!(error instanceof StateWriteError)) throw error;
+      const db = await this.openReadOnly(mark);
+      if (!db) throw error;
+      return db;
+    }
+  }
+
+  private async openForWriting(mark: LedgerMark | undefined): Promise<DatabaseSync> {
     const { DatabaseSync } = await loadSqlite();
     ensureDir(this.dir);
     // Made by this process only if it created the file (O_EXCL): two processes opening a new
@@ -232,7 +306,15 @@ export class SqliteLedger implements Sql {
     // The busy timeout is migrate()'s first statement.
     const db = this.guard(() => new DatabaseSync(this.where));
     try {
-      await migrate(db, this.where, this.opts);
+      // The wait left for this step, not the whole busy timeout (untilFree).
+      const busyMs = this.remainingMs();
+      await migrate(db, this.where, {
+        ...this.opts,
+        busyMs,
+        emptied: () => refusal(this.where, mark, { kind: 'empty' }),
+      });
+      this.busySet = Math.max(0, Math.round(busyMs));
+      await this.settle(db, mark);
     } catch (error) {
       db.close();
       // A database this run made and could not fill (a damaged ledger document, a full disk) is
@@ -248,6 +330,145 @@ export class SqliteLedger implements Sql {
     this.statements.clear();
     this.db = db;
     return db;
+  }
+
+  /**
+   * The file opened read-only, for a command that only reads it and cannot write it; undefined
+   * when reading it needs a write first (a migration, documents beside it to move in). Without
+   * the right to make its -shm file beside it (a read-only directory), as an immutable file:
+   * nothing with this process's rights can be writing it.
+   */
+  private async openReadOnly(mark: LedgerMark | undefined): Promise<DatabaseSync | undefined> {
+    const { DatabaseSync } = await loadSqlite();
+    const tryOpen = (where: string | URL): DatabaseSync => {
+      const db = new DatabaseSync(where, { readOnly: true });
+      try {
+        db.prepare('SELECT count(*) FROM sqlite_master').get();
+        return db;
+      } catch (error) {
+        db.close();
+        throw error;
+      }
+    };
+    let db: DatabaseSync;
+    try {
+      db = tryOpen(this.where);
+    } catch (error) {
+      const code = ((error as { errcode?: number }).errcode ?? 0) & 0xff;
+      if (code !== READONLY && code !== CANTOPEN) throw this.failure(error);
+      db = this.guard(() => tryOpen(new URL(`${pathToFileURL(this.where).href}?immutable=1`)));
+    }
+    try {
+      const { version, tables } = db
+        .prepare(
+          'SELECT (SELECT user_version FROM pragma_user_version) AS version, (SELECT count(*) FROM sqlite_master) AS tables',
+        )
+        .get() as { version: number; tables: number };
+      if (Number(version) === 0 && Number(tables) === 0) {
+        const emptied = refusal(this.where, mark, { kind: 'empty' });
+        if (emptied) throw emptied;
+      }
+      if (Number(version) !== SQLITE_SCHEMA_VERSION || documentsBeside(this.dir).length) {
+        db.close();
+        return undefined;
+      }
+      await migrate(db, this.where, { ...this.opts, busyMs: this.remainingMs() });
+      await this.settle(db, mark, true);
+    } catch (error) {
+      db.close();
+      throw this.failure(error);
+    }
+    this.blank?.close();
+    this.blank = undefined;
+    this.statements.clear();
+    this.db = db;
+    this.readOnly = true;
+    return db;
+  }
+
+  /**
+   * After the schema is current: every table there (else the file is damaged), the ledger the one
+   * this config directory marked, documents beside it moved in, its identity and mark written,
+   * and stand-ins where the documents of an older schedctl would be (documents-beside.ts).
+   */
+  private async settle(db: DatabaseSync, mark: LedgerMark | undefined, readOnly = false): Promise<void> {
+    const tables = new Set(
+      (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map(
+        (r) => r.name,
+      ),
+    );
+    const missing = LEDGER_TABLES.filter((t) => !tables.has(t));
+    if (missing.length)
+      throw new StateFileError(
+        this.where,
+        'ledger database',
+        `its table${missing.length > 1 ? 's' : ''} ${missing.join(', ')} ${missing.length > 1 ? 'are' : 'is'} missing`,
+        DAMAGED_LEDGER,
+      );
+    const idOf = () => {
+      const row = db.prepare('SELECT at_ms FROM schedctl_ledger_marks WHERE mark = ?').get(LEDGER_ID_MARK) as
+        { at_ms: number } | undefined;
+      return row ? formatLedgerId(Number(row.at_ms)) : undefined;
+    };
+    let ledgerId = idOf();
+    const refused = refusal(this.where, mark, { kind: 'ledger', ledgerId, schemaVersion: SQLITE_SCHEMA_VERSION });
+    if (refused) throw refused;
+    // Read-only: nothing to move in (openReadOnly checked), nothing written.
+    if (readOnly) return;
+    if (documentsBeside(this.dir).length) await this.moveInBeside(db);
+    else if (ledgerId === undefined) this.writeIn(db, () => giveIdentity(db));
+    ledgerId = idOf();
+    if (ledgerId === undefined) return; // not writable (a read-only file): nothing to mark yet
+    if (mark?.ledgerId !== ledgerId || mark.schemaVersion !== SQLITE_SCHEMA_VERSION)
+      writeLedgerMark(this.dir, { ledgerId, schemaVersion: SQLITE_SCHEMA_VERSION });
+    placeStandIns(this.dir);
+  }
+
+  /**
+   * Ledger documents beside a ledger that has its tables (written by an older schedctl later, or
+   * before this ledger.db existed): moved in under the migration's rules, records already in the
+   * tables staying as they are, in one transaction; then put aside, stand-ins in their place.
+   * Their records of before workspaces are attributed again (the attribution's marks dropped).
+   */
+  private async moveInBeside(db: DatabaseSync): Promise<void> {
+    const importer = this.opts.importDocuments;
+    if (!importer) return;
+    db.exec('BEGIN IMMEDIATE');
+    try {
+      if (documentsBeside(this.dir).length) {
+        await importer(inTransaction(db, this.where), true);
+        db.exec("DELETE FROM schedctl_ledger_marks WHERE mark LIKE 'legacy-records:%'");
+      }
+      giveIdentity(db);
+      db.exec('COMMIT');
+    } catch (error) {
+      try {
+        db.exec('ROLLBACK');
+      } catch {
+        // Already rolled back.
+      }
+      throw error;
+    }
+    const aside = putDocumentsAside(this.dir);
+    if (aside.moved.length)
+      this.opts.warn?.(
+        `note: ledger documents beside ${this.where} (${aside.moved.join(', ')}, written by an older schedctl?) were moved into it; the files are kept in ${aside.aside}`,
+      );
+  }
+
+  /** One small write in a transaction of its own; a file that cannot be written is left as it is. */
+  private writeIn(db: DatabaseSync, f: () => void): void {
+    try {
+      db.exec('BEGIN IMMEDIATE');
+      f();
+      db.exec('COMMIT');
+    } catch {
+      try {
+        db.exec('ROLLBACK');
+      } catch {
+        // Not begun, or already rolled back.
+      }
+    }
   }
 
   /** Runs `f`, turning what SQLite or the file system reports into the state's own errors (naming the file). */
@@ -286,6 +507,14 @@ export class SqliteLedger implements Sql {
         return error;
     }
   }
+}
+
+/** Gives the ledger an identity if it has none (ledger-mark.ts), inside the caller's transaction. */
+function giveIdentity(db: DatabaseSync): void {
+  db.prepare('INSERT INTO schedctl_ledger_marks (mark, at_ms) VALUES (?, ?) ON CONFLICT (mark) DO NOTHING').run(
+    LEDGER_ID_MARK,
+    newLedgerId(),
+  );
 }
 
 /** Creates the file (0600) if it is not there; whether this call created it. */

@@ -5,7 +5,6 @@
  * also moves in the ledger documents of a schedctl from before the tables (journal.json,
  * meetings.json, …), in the same transaction, then puts those files aside.
  */
-import { existsSync, mkdirSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
 import { DocumentsNotMovedError, FOREIGN_LEDGER, StateFileError, StateTooNewError } from '../errors.js';
@@ -13,6 +12,10 @@ import type { LedgerCounts } from '../sql/documents.js';
 import { ledgerTables, runTables, workspaceKeyTables } from '../sql/tables.js';
 import { lastOf } from '../sql/last.js';
 import type { Sql, SqlValue } from '../sql/types.js';
+import { DOCUMENT_FILES, DOCUMENTS_ASIDE, putDocumentsAside } from './documents-beside.js';
+import { LEDGER_ID_MARK, newLedgerId } from './ledger-mark.js';
+
+export { DOCUMENT_FILES, DOCUMENTS_ASIDE };
 
 /** "SCHD": this file is a schedctl ledger. */
 export const APPLICATION_ID = 0x53434844;
@@ -27,19 +30,24 @@ const MIGRATIONS: Record<number, string[]> = {
 };
 export const SQLITE_SCHEMA_VERSION = 3;
 
-/** The JSON ledger documents of a schedctl from before the tables. */
-export const DOCUMENT_FILES = ['journal.json', 'meetings.json', 'outcomes.json', 'fires.json', 'events.json'];
-/** Where those are put once moved in. */
-export const DOCUMENTS_ASIDE = 'ledger-documents-before-sqlite';
+/** Every table the schema has: a ledger missing one is damaged (STATE_FILE), not a bug of ours. */
+export const LEDGER_TABLES: readonly string[] = Object.values(MIGRATIONS)
+  .flat()
+  .flatMap((sql) => /^\s*CREATE TABLE (\w+)/.exec(sql)?.[1] ?? []);
 
 export interface MigrateOptions {
   busyMs: number;
   /** Whether the config directory holds ledger documents to move in. */
   hasDocuments: () => boolean;
   /** Moves them into the tables (in the migration's transaction); resolves to what was read and written. */
-  importDocuments: ((sql: Sql) => Promise<{ read: LedgerCounts; written: LedgerCounts }>) | undefined;
+  importDocuments: ((sql: Sql, keep?: boolean) => Promise<{ read: LedgerCounts; written: LedgerCounts }>) | undefined;
   /** Told once, on stderr: where the documents were put. */
   warn?: ((line: string) => void) | undefined;
+  /**
+   * A ledger was here (ledger-mark.ts): a file with no schema is one emptied, refused with this
+   * error rather than made anew.
+   */
+  emptied?: (() => Error | undefined) | undefined;
 }
 
 /** Makes the schema current (or refuses the file); moves the documents in on the first migration. */
@@ -47,6 +55,10 @@ export async function migrate(db: DatabaseSync, path: string, o: MigrateOptions,
   db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.round(o.busyMs))}`);
   const found = check(db, path);
   if (found === SQLITE_SCHEMA_VERSION) return;
+  if (found === 0) {
+    const emptied = o.emptied?.();
+    if (emptied) throw emptied;
+  }
   // Outside a transaction (SQLite refuses it inside one); it stays set in the file.
   if (!inMemory) db.exec('PRAGMA journal_mode = WAL');
   db.exec('BEGIN IMMEDIATE');
@@ -54,6 +66,12 @@ export async function migrate(db: DatabaseSync, path: string, o: MigrateOptions,
     // Another process may have migrated while this one waited for the write lock.
     const now = check(db, path);
     for (let v = now + 1; v <= SQLITE_SCHEMA_VERSION; v++) for (const sql of MIGRATIONS[v] ?? []) db.exec(sql);
+    // The ledger's identity (ledger-mark.ts), made with it; a ledger of before identities gets one here too.
+    if (!inMemory)
+      db.prepare('INSERT INTO schedctl_ledger_marks (mark, at_ms) VALUES (?, ?) ON CONFLICT (mark) DO NOTHING').run(
+        LEDGER_ID_MARK,
+        newLedgerId(),
+      );
     let moved = false;
     if (now === 0 && o.importDocuments && o.hasDocuments()) {
       const { read, written } = await o.importDocuments(inTransaction(db, path));
@@ -66,7 +84,13 @@ export async function migrate(db: DatabaseSync, path: string, o: MigrateOptions,
     db.exec(`PRAGMA application_id = ${APPLICATION_ID}`);
     db.exec(`PRAGMA user_version = ${SQLITE_SCHEMA_VERSION}`);
     db.exec('COMMIT');
-    if (moved && !inMemory) putDocumentsAside(path, o.warn);
+    if (moved && !inMemory) {
+      const aside = putDocumentsAside(join(path, '..'));
+      if (aside.moved.length)
+        o.warn?.(
+          `note: the ledger moved into ${path}; its former files (${aside.moved.join(', ')}) are kept in ${aside.aside}`,
+        );
+    }
   } catch (error) {
     try {
       db.exec('ROLLBACK');
@@ -110,23 +134,4 @@ export function inTransaction(db: DatabaseSync, where: string): Sql {
     transaction: (work) => work(sql),
   };
   return sql;
-}
-
-/** The documents moved in go to a directory beside the database: kept, never read again. */
-function putDocumentsAside(path: string, warn: ((line: string) => void) | undefined): void {
-  const dir = join(path, '..');
-  const aside = join(dir, DOCUMENTS_ASIDE);
-  const moved: string[] = [];
-  for (const name of DOCUMENT_FILES) {
-    if (!existsSync(join(dir, name))) continue;
-    try {
-      mkdirSync(aside, { recursive: true, mode: 0o700 });
-      renameSync(join(dir, name), join(aside, name));
-      moved.push(name);
-    } catch {
-      // The records are in the database already; a file left in place is never read again.
-    }
-  }
-  if (moved.length)
-    warn?.(`note: the ledger moved into ${path}; its former files (${moved.join(', ')}) are kept in ${aside}`);
 }
