@@ -82,6 +82,17 @@ export class ServerClock {
     return this.skews.has(normaliseBaseUrl(baseUrl));
   }
 
+  /**
+   * The server's time now, as heard in this command (this clock before it is heard): what a
+   * move's refusals are stamped and lapse by. Not the ledger's now (the earlier of both clocks,
+   * which guards a booked lead): a refusal that lapses early costs one more refused try, never a
+   * second meeting, so the server's word alone is enough here.
+   */
+  serverNow(baseUrl: string): Date {
+    const skewMs = this.skews.get(normaliseBaseUrl(baseUrl)) ?? 0;
+    return new Date(this.o.localNow().getTime() + skewMs);
+  }
+
   /** The now the ledger judges meetings of the API at `baseUrl` by. */
   ledgerNow(baseUrl: string): Date {
     return ledgerNow(this.reading(baseUrl));

@@ -51,7 +51,7 @@ export function parseTries(raw: string | number | undefined, name = '--tries'): 
 
 /** The server's "now" for the API this command talks to (the refusals' lapse is judged by it). */
 export async function serverNow(ctx: Context): Promise<Date> {
-  return serverClockOf(ctx).ledgerNow((await ctx.target()).baseUrl);
+  return serverClockOf(ctx).serverNow((await ctx.target()).baseUrl);
 }
 
 /** The refused times of this meeting, not lapsed, as the server's clock says now. */
