@@ -7,8 +7,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createRateBudget } from '../../src/api/rate-budget.js';
+import { forgetSentForTests } from '../../src/api/send-hook.js';
 import { postgresBackend } from '../../src/state/postgres/backend.js';
 import { pgBudgetStore } from '../../src/state/postgres/rate-budget.js';
 import { SCHEMA_VERSION } from '../../src/state/postgres/schema.js';
@@ -19,6 +20,9 @@ const dir = mkdtempSync(join(tmpdir(), 'pg-guard-'));
 beforeAll(async () => {
   pg = await startPostgres();
 }, 60_000);
+// The suite's workers share modules between files (isolate: false): a test file before this one
+// may have marked a request sent, and a failed step would then go to the mirror, not refuse.
+beforeEach(() => forgetSentForTests());
 afterAll(async () => {
   await pg?.destroy();
   rmSync(dir, { recursive: true, force: true });
