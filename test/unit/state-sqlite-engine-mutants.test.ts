@@ -120,6 +120,30 @@ describe.skipIf(!canFreeze)('a ledger file this process cannot write, read by a 
     db.close();
   });
 
+  it('read from memory while there was no file, then from the file another process made (opened read-only)', async () => {
+    const dir = freshDir();
+    const l = ledger(dir);
+    expect(await l.all(ALIASES)).toEqual([]);
+    await made(dir);
+    freeze(join(dir, LEDGER_DB));
+    // The statement prepared on the empty ledger in memory is not the file's.
+    expect(await l.all(ALIASES)).toEqual([{ alias: 'a' }]);
+  });
+
+  it('the connection opened for writing after read-only reads is taken for a writable one from then on', async () => {
+    const dir = freshDir();
+    await made(dir);
+    freeze(join(dir, LEDGER_DB));
+    const l = ledger(dir, { busyMs: 1500 });
+    expect(await l.all(ALIASES)).toEqual([{ alias: 'a' }]);
+    execFileSync('chattr', ['-i', join(dir, LEDGER_DB)], { stdio: 'ignore' });
+    await l.run(ALIAS, ['w', 'b', 'e2']);
+    await l.run('PRAGMA busy_timeout = 10');
+    // A write now runs on that connection: not opened again (which would set the busy timeout anew).
+    await l.run(ALIAS, ['w', 'c', 'e3']);
+    expect(Object.values((await l.get<object>('PRAGMA busy_timeout')) ?? {})[0]).toBe(10);
+  });
+
   it('in a directory where not even its -shm file can be made: read as an immutable file', async () => {
     const dir = freshDir();
     await made(dir);
