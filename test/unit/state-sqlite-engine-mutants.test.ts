@@ -8,12 +8,12 @@
  * cannot, those tests are skipped.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { StateFileError, StateWriteError } from '../../src/state/errors.js';
+import { StateFileError, StateLockError, StateWriteError } from '../../src/state/errors.js';
 import { LEDGER_DB, SqliteLedger, type SqliteOptions } from '../../src/state/sqlite/engine.js';
 import { DOCUMENT_FILES } from '../../src/state/sqlite/documents-beside.js';
 import { readLedgerMark } from '../../src/state/sqlite/ledger-mark.js';
@@ -288,5 +288,114 @@ describe("the busy timeout on the open connection (SQLite's own wait)", () => {
     await l.run(ALIAS, ['w', 'a', 'e1']);
     expect(l.remainingMs()).toBe(0);
     expect(await busyTimeout(l)).toBe(0);
+  });
+});
+
+describe("SQLite's result codes, as the state's errors naming the file (thrown by the first write's import)", () => {
+  /** The first write's migration failing with `thrown` (through the import of documents, a seam the engine offers). */
+  const firstWriteFailing = async (thrown: unknown, busyMs = 2000) => {
+    const dir = freshDir();
+    const e = await rejection(
+      ledger(dir, {
+        busyMs,
+        hasDocuments: () => true,
+        importDocuments: async () => {
+          throw thrown;
+        },
+      }).run(ALIAS, ['w', 'a', 'e1']),
+    );
+    return { e, path: join(dir, LEDGER_DB), dir };
+  };
+
+  it.each([
+    [5, 'database is locked'],
+    [6, 'database table is locked'],
+    [5 | (1 << 8), 'database is locked (recovery)'],
+  ])('%i: STATE_LOCK; the file it made is left (another process may be filling it)', async (errcode, errstr) => {
+    // A lock is waited for (tried again) up to the busy timeout: a short one.
+    const { e, path } = await firstWriteFailing({ errcode, errstr }, 30);
+    expect(e).toBeInstanceOf(StateLockError);
+    expect(e.message).toContain(`the ledger database ${path}`);
+    expect(existsSync(path)).toBe(true);
+  });
+
+  it.each([
+    [26, 'file is not a database'],
+    [11, 'database disk image is malformed'],
+    [11 | (1 << 8), 'malformed (vtab)'],
+  ])('%i: STATE_FILE naming the file and the reason', async (errcode, errstr) => {
+    const { e, path } = await firstWriteFailing({ errcode, errstr });
+    expect(e).toBeInstanceOf(StateFileError);
+    expect(e.message).toContain(`${path} is not a readable schedctl ledger database file (${errstr})`);
+  });
+
+  it.each([
+    [13, 'ENOSPC'],
+    [8, 'EACCES'],
+    [3, 'EACCES'],
+    [14, 'EACCES'],
+    [8 | (3 << 8), 'EACCES'],
+    [10, 'EIO'],
+    [10 | (12 << 8), 'EIO'],
+  ])('%i: STATE_WRITE naming the file, as %s', async (errcode, code) => {
+    const { e, path, dir } = await firstWriteFailing({ errcode, errstr: 'what SQLite said' });
+    expect(e).toBeInstanceOf(StateWriteError);
+    expect(e.message).toBe(`cannot write ${path} (${code}: what SQLite said): nothing was saved`);
+    // Made by this run and never filled: not left behind.
+    expect(existsSync(path)).toBe(false);
+    expect(existsSync(dir)).toBe(true);
+  });
+
+  it('the reason is the message when SQLite gave no errstr, and said so when neither', async () => {
+    expect((await firstWriteFailing({ errcode: 26, message: 'its message' })).e.message).toContain('(its message)');
+    expect((await firstWriteFailing({ errcode: 26 })).e.message).toContain('(unknown error)');
+  });
+
+  it('any other result code is passed on as it is, and so is a file system error of no code or an ERR_ code', async () => {
+    for (const thrown of [
+      { errcode: 1, errstr: 'SQL logic error' },
+      { errcode: 19, errstr: 'constraint failed' },
+      Object.assign(new Error('a bug'), { code: 'ERR_INVALID_ARG_TYPE' }),
+      Object.assign(new Error('no code'), { code: 42 }),
+    ])
+      expect((await firstWriteFailing(thrown)).e).toBe(thrown);
+  });
+
+  it('a file system refusal (a code not ERR_): STATE_WRITE naming the file', async () => {
+    const { e, path } = await firstWriteFailing(Object.assign(new Error('no space left'), { code: 'ENOSPC' }));
+    expect(e).toBeInstanceOf(StateWriteError);
+    expect(e.message).toBe(`cannot write ${path} (ENOSPC: no space left): nothing was saved`);
+  });
+});
+
+describe('the ledger in memory before the first write, and documents beside a file with nothing to move them', () => {
+  const NONE = { journal: 0, meetings: 0, outcomes: 0, fires: 0, events: 0 };
+
+  it('is made once and read again; one that could not be made is made again by the next read', async () => {
+    const dir = freshDir();
+    let imports = 0;
+    const l = ledger(dir, {
+      hasDocuments: () => true,
+      importDocuments: async () => {
+        if (++imports === 1) throw new StateFileError(join(dir, 'journal.json'), 'journal', 'damaged');
+        return { read: NONE, written: NONE };
+      },
+    });
+    expect(await rejection(l.all(ALIASES))).toBeInstanceOf(StateFileError);
+    expect(await l.all(ALIASES)).toEqual([]);
+    expect(await l.get(ALIASES)).toBeUndefined();
+    expect(imports).toBe(2);
+    expect(existsSync(join(dir, LEDGER_DB))).toBe(false);
+  });
+
+  it('documents beside a ledger file are left where they are when there is nothing to move them with', async () => {
+    const dir = freshDir();
+    await made(dir);
+    const beside = join(dir, DOCUMENT_FILES[0]!);
+    writeFileSync(beside, '{}');
+    const l = ledger(dir);
+    expect(await l.all(ALIASES)).toEqual([{ alias: 'a' }]);
+    await l.run(ALIAS, ['w', 'b', 'e2']);
+    expect(readFileSync(beside, 'utf8')).toBe('{}');
   });
 });
