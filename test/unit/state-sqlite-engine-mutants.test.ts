@@ -144,6 +144,18 @@ describe.skipIf(!canFreeze)('a ledger file this process cannot write, read by a 
     expect(Object.values((await l.get<object>('PRAGMA busy_timeout')) ?? {})[0]).toBe(10);
   });
 
+  it('opened read-only with the busy timeout set, and nothing written beside it (no stand-in, no mark)', async () => {
+    const dir = freshDir();
+    await made(dir);
+    const standIn = join(dir, DOCUMENT_FILES[1]!);
+    rmSync(standIn);
+    freeze(join(dir, LEDGER_DB));
+    const l = ledger(dir, { busyMs: 1500 });
+    expect(Object.values((await l.get<object>('PRAGMA busy_timeout')) ?? {})[0]).toBe(1500);
+    expect(await l.all(ALIASES)).toEqual([{ alias: 'a' }]);
+    expect(existsSync(standIn)).toBe(false);
+  });
+
   it('in a directory where not even its -shm file can be made: read as an immutable file', async () => {
     const dir = freshDir();
     await made(dir);
@@ -397,5 +409,15 @@ describe('the ledger in memory before the first write, and documents beside a fi
     expect(await l.all(ALIASES)).toEqual([{ alias: 'a' }]);
     await l.run(ALIAS, ['w', 'b', 'e2']);
     expect(readFileSync(beside, 'utf8')).toBe('{}');
+  });
+});
+
+describe('the first write', () => {
+  it('makes the config directory the ledger is in when it is not there yet', async () => {
+    const dir = join(freshDir(), 'config', 'schedctl');
+    const l = ledger(dir);
+    await l.run(ALIAS, ['w', 'a', 'e1']);
+    expect(await l.all(ALIASES)).toEqual([{ alias: 'a' }]);
+    expect(existsSync(join(dir, LEDGER_DB))).toBe(true);
   });
 });
