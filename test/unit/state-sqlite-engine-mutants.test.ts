@@ -271,6 +271,7 @@ describe('loading node:sqlite (loadSqlite)', () => {
 });
 
 describe("the busy timeout on the open connection (SQLite's own wait)", () => {
+  const NONE = { journal: 0, meetings: 0, outcomes: 0, fires: 0, events: 0 };
   const busyTimeout = async (l: SqliteLedger) => Object.values((await l.get<object>('PRAGMA busy_timeout')) ?? {})[0];
 
   it('is the busy timeout, rounded, once the file is open', async () => {
@@ -293,6 +294,41 @@ describe("the busy timeout on the open connection (SQLite's own wait)", () => {
     await l.run('PRAGMA busy_timeout = 20');
     await l.transaction((tx) => tx.run(ALIAS, ['w', 'b', 'e2']));
     expect(await busyTimeout(l)).toBe(20);
+  });
+
+  it('after a lock waited out to the end, the next step has no wait left; the step after it gets the whole wait again', async () => {
+    const dir = freshDir();
+    let locked = true;
+    const l = ledger(dir, {
+      busyMs: 300,
+      hasDocuments: () => true,
+      importDocuments: async () => {
+        if (locked) throw { errcode: 5, errstr: 'database is locked' };
+        return { read: NONE, written: NONE };
+      },
+    });
+    expect(await rejection(l.run(ALIAS, ['w', 'a', 'e1']))).toBeInstanceOf(StateLockError);
+    expect(l.remainingMs()).toBe(0);
+    locked = false;
+    // Opened (and migrated) with what was left of the wait: nothing.
+    expect(await busyTimeout(l)).toBe(0);
+    expect(l.remainingMs()).toBe(300);
+    expect(await busyTimeout(l)).toBe(300);
+  });
+
+  it.skipIf(!canFreeze)('a connection closed after read-only reads opens for writing as a writable one', async () => {
+    const dir = freshDir();
+    await made(dir);
+    freeze(join(dir, LEDGER_DB));
+    const l = ledger(dir, { busyMs: 1500 });
+    expect(await l.all(ALIASES)).toEqual([{ alias: 'a' }]);
+    l.close();
+    execFileSync('chattr', ['-i', join(dir, LEDGER_DB)], { stdio: 'ignore' });
+    expect(await l.all(ALIASES)).toEqual([{ alias: 'a' }]);
+    await l.run('PRAGMA busy_timeout = 10');
+    // A write runs on that connection: not opened again (which would set the busy timeout anew).
+    await l.run(ALIAS, ['w', 'b', 'e2']);
+    expect(await busyTimeout(l)).toBe(10);
   });
 
   it('a ledger with no wait left waits not at all: never a negative timeout', async () => {
