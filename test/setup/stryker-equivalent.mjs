@@ -11,11 +11,19 @@
  *   StateLockError at the deadline; asserting the pause would be a timing assertion.
  * - `sleep(ms)`: the same pause; without it the loop retries at once until the deadline.
  * - `attempt++` in the retry loop: feeds only backoff().
+ *
+ * src/state/sqlite/engine.ts:
+ * - `pause = Math.min(2 * pause, 200)` in untilFree's retry loop: the pause between two tries of
+ *   a step another process's lock refused. Any pause still ends with the step done or the lock
+ *   error at the same deadline.
  */
 import { PluginKind, declareClassPlugin } from '@stryker-mutator/api/plugin';
 
 const TIMING_ONLY =
   'timing only (src/state/lock.ts): changes how long a lock wait pauses between tries, never its outcome; see test/setup/stryker-equivalent.mjs';
+
+const TIMING_ONLY_ENGINE =
+  'timing only (src/state/sqlite/engine.ts): changes how long a step waits between tries for a lock, never its outcome or deadline; see test/setup/stryker-equivalent.mjs';
 
 class SchedctlEquivalentIgnorer {
   shouldIgnore(path) {
@@ -43,6 +51,16 @@ class SchedctlEquivalentIgnorer {
     ) {
       return TIMING_ONLY;
     }
+    // for (let pause = 10; ; pause = Math.min(2 * pause, 200)) { ... setTimeout(resolve, pause) ... }
+    if (
+      node.type === 'AssignmentExpression' &&
+      node.left.type === 'Identifier' &&
+      node.left.name === 'pause' &&
+      path.key === 'update' &&
+      path.parentPath?.node.type === 'ForStatement' &&
+      path.parentPath.get('body').toString().includes('setTimeout(resolve, pause)')
+    )
+      return TIMING_ONLY_ENGINE;
     return undefined;
   }
 }
