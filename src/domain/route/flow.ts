@@ -131,17 +131,7 @@ export async function runRoute(deps: RouteDeps): Promise<RouteResult> {
       // Its meeting on record (its id learnt since, by a move): answered with that meeting.
       const held = attempt.meetingId ? await deps.meetings?.get?.(scope, attempt.meetingId) : undefined;
       if (held && held.goneAt === undefined && held.status !== 'canceled')
-        return {
-          ...base,
-          status: 'already_booked',
-          executionId: attempt.workflowExecutionId ?? '',
-          outcome: { type: 'scheduler' },
-          reused: true,
-          meeting: held,
-          slot: held.date,
-          reservationId: null,
-          alreadyBookedCode: 'ON_RECORD',
-        };
+        return onRecord(base, held, attempt.workflowExecutionId ?? '');
       return resolvedResult(
         base,
         attempt.workflowExecutionId ?? '',
@@ -192,17 +182,7 @@ export async function runRoute(deps: RouteDeps): Promise<RouteResult> {
   const verdict = await deps.guard?.({ trigger, email, answersKey: key, asked: early?.guard });
   if (verdict?.kind === 'repeat') {
     const held = verdict.meeting;
-    return {
-      ...base,
-      status: 'already_booked',
-      executionId: '',
-      outcome: { type: 'scheduler' },
-      reused: true,
-      meeting: held,
-      slot: held.date,
-      reservationId: null,
-      alreadyBookedCode: 'ON_RECORD',
-    };
+    return onRecord(base, held, '');
   }
   // Booked, but not on record (the meetings record could not be written): the server says so again.
   const bookedBefore =
@@ -434,6 +414,25 @@ async function fire(
   );
   deps.notify({ type: 'fired', executionId: result.executionId, outcome: result.outcome });
   return result;
+}
+
+/** A lead's meeting on record answers the route: nothing fired or booked (ON_RECORD is schedctl's code, not the API's). */
+function onRecord(
+  base: Pick<RouteResult, 'trigger' | 'email' | 'responses' | 'refires' | 'guests'>,
+  meeting: Meeting,
+  executionId: string,
+): RouteResult {
+  return {
+    ...base,
+    status: 'already_booked',
+    executionId,
+    outcome: { type: 'scheduler' },
+    reused: true,
+    meeting,
+    slot: meeting.date,
+    reservationId: null,
+    alreadyBookedCode: 'ON_RECORD',
+  };
 }
 
 /** The result of re-sending an earlier run's lost booking attempt. */
