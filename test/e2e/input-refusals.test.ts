@@ -6,11 +6,11 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { bookSlotArgs, demoFireArgs, demoRouteFirstArgs, DEMO_TRIGGER } from '../helpers/args.js';
 import { writeCsv } from '../helpers/bulk-run.js';
 import { show } from '../helpers/cli.js';
-import { type McpSession, shown, startMcp } from '../helpers/mcp-client.js';
+import { shown, useMcpSessions } from '../helpers/mcp-client.js';
 import { useSandbox } from '../helpers/sandbox.js';
 
 const t = useSandbox();
@@ -20,21 +20,7 @@ const cli = (args: string[]) => t.sb.cli(args, { configDir: t.dir });
 const sent = async () => (await t.sb.state()).requests.map((q) => `${q.method} ${q.path}`);
 const changes = async () => (await sent()).filter((s) => !s.startsWith('GET '));
 
-const sessions: McpSession[] = [];
-afterEach(async () => {
-  for (const s of sessions.splice(0)) {
-    await s.close();
-    expect(s.protocolErrors, `client errors\nstderr:\n${s.stderr()}`).toEqual([]);
-  }
-});
-async function mcp(): Promise<McpSession> {
-  const s = await startMcp({
-    configDir: t.dir,
-    env: { SCHEDCTL_API_KEY: t.sb.keys.full, SCHEDCTL_BASE_URL: t.sb.baseUrl },
-  });
-  sessions.push(s);
-  return s;
-}
+const mcp = useMcpSessions(t);
 
 describe('control characters in free text are refused before anything is sent (CLI)', () => {
   it.each([

@@ -5,30 +5,16 @@
  * reads as the earliest free time; a protocol error's message carries the code once.
  */
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEMO_TRIGGER } from '../helpers/args.js';
 import { leadRows, writeCsv } from '../helpers/bulk-run.js';
 import { show } from '../helpers/cli.js';
-import { type McpSession, shown, startMcp } from '../helpers/mcp-client.js';
+import { shown, useMcpSessions } from '../helpers/mcp-client.js';
 import { useSandbox } from '../helpers/sandbox.js';
 
 const t = useSandbox();
 
-const sessions: McpSession[] = [];
-afterEach(async () => {
-  for (const s of sessions.splice(0)) {
-    await s.close();
-    expect(s.protocolErrors, `client errors\nstderr:\n${s.stderr()}`).toEqual([]);
-  }
-});
-async function mcp(): Promise<McpSession> {
-  const s = await startMcp({
-    configDir: t.dir,
-    env: { SCHEDCTL_API_KEY: t.sb.keys.full, SCHEDCTL_BASE_URL: t.sb.baseUrl },
-  });
-  sessions.push(s);
-  return s;
-}
+const mcp = useMcpSessions(t);
 
 describe('list_meetings and the meetings resources are bounded, with a way to page', () => {
   it('60 meetings on record: 50 in structuredContent and text, total and nextOffset; offset pages; the resource is bounded alike', async () => {

@@ -8,9 +8,9 @@
 import { DateTime } from 'luxon';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { show } from '../helpers/cli.js';
-import { type McpSession, rawMcp, shown, startMcp, type ToolResult } from '../helpers/mcp-client.js';
+import { type McpSession, rawMcp, shown, type ToolResult, useMcpSessions } from '../helpers/mcp-client.js';
 import { useSandbox } from '../helpers/sandbox.js';
 
 const t = useSandbox();
@@ -20,22 +20,7 @@ const FIRE = '/v1/triggers/*';
 const TRIGGER = 'Inbound demo request';
 const FIELDS = { company: 'Acme', region: 'emea' };
 
-const sessions: McpSession[] = [];
-afterEach(async () => {
-  for (const s of sessions.splice(0)) {
-    await s.close();
-    expect(s.protocolErrors, `client errors\nstderr:\n${s.stderr()}`).toEqual([]);
-  }
-});
-
-async function mcp(): Promise<McpSession> {
-  const s = await startMcp({
-    configDir: t.dir,
-    env: { SCHEDCTL_API_KEY: t.sb.keys.full, SCHEDCTL_BASE_URL: t.sb.baseUrl },
-  });
-  sessions.push(s);
-  return s;
-}
+const mcp = useMcpSessions(t);
 
 const ok = (r: ToolResult, what = '') => {
   expect(r.isError, `${what}\n${shown(r)}`).toBe(false);

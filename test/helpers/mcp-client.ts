@@ -10,7 +10,9 @@ import { createInterface } from 'node:readline';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
+import { afterEach, expect } from 'vitest';
 import { assertNoSecrets, baseEnv, BIN } from './cli.js';
+import type { SandboxFixture } from './sandbox.js';
 
 export interface McpSession {
   client: Client;
@@ -158,4 +160,26 @@ export function rawMcp(opts: { configDir: string; env?: Record<string, string | 
 /** A message for expect(): what the tool answered. */
 export function shown(r: ToolResult): string {
   return `isError ${r.isError}\ntext:\n${r.text}\nstructuredContent:\n${JSON.stringify(r.raw.structuredContent, null, 2)}\n_meta:\n${JSON.stringify(r.raw._meta ?? null)}`;
+}
+
+/**
+ * MCP sessions on the fixture's sandbox with its full key, each closed after its test with no
+ * protocol error seen by the client: `const mcp = useMcpSessions(t)`, then `await mcp()`.
+ */
+export function useMcpSessions(t: SandboxFixture): () => Promise<McpSession> {
+  const sessions: McpSession[] = [];
+  afterEach(async () => {
+    for (const s of sessions.splice(0)) {
+      await s.close();
+      expect(s.protocolErrors, `client errors\nstderr:\n${s.stderr()}`).toEqual([]);
+    }
+  });
+  return async () => {
+    const s = await startMcp({
+      configDir: t.dir,
+      env: { SCHEDCTL_API_KEY: t.sb.keys.full, SCHEDCTL_BASE_URL: t.sb.baseUrl },
+    });
+    sessions.push(s);
+    return s;
+  };
 }
