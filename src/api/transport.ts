@@ -17,18 +17,25 @@
  * trust store at start, and tls.connect uses it (for the API over the tunnel and for an
  * https:// proxy alike).
  */
-import * as http from 'node:http';
+import type * as Http from 'node:http';
 import { connect as netConnect, isIP } from 'node:net';
 import { Readable } from 'node:stream';
 import { getProxyForUrl } from 'proxy-from-env';
 import { ConfigError, EXIT, UsageError } from '../errors.js';
 import { beforeSend, isUnrepeatable } from './send-hook.js';
-import { connectionKey, withWarmConnections } from './warm.js';
+import { connectionKey, REUSE_UNREPEATABLE_MS, withWarmConnections } from './warm.js';
 
 type Https = typeof import('node:https');
-type WarmAgent = http.Agent & { warm: import('./warm.js').WarmConnections };
+// node:http through getBuiltinModule, not `import`: the ES module facade of node:http reads every
+// export, and its WebSocket/MessageEvent getters load undici, about 40 ms of CPU at every start
+// (a command that sends nothing paid it too).
+const http = process.getBuiltinModule('node:http');
+type WarmAgent = Http.Agent & {
+  warm: import('./warm.js').WarmConnections;
+  dropIdle(maxIdleMs: number, now?: number): number;
+};
 interface Wire {
-  request: typeof http.request;
+  request: typeof Http.request;
   agent: WarmAgent;
   /** Opens a connection the way the agent would (TLS for https), for `preconnect`. */
   open(host: string, port: number): import('node:net').Socket;
@@ -158,8 +165,8 @@ export function proxySecrets(proxy: URL): string[] {
 
 // One agent per proxy URL (like the one `plain` and `secure` wire): its tunnels are kept
 // alive and reused by the requests that follow.
-const tunnels = new Map<string, Promise<http.Agent>>();
-function tunnelAgentFor(proxy: URL): Promise<http.Agent> {
+const tunnels = new Map<string, Promise<Http.Agent>>();
+function tunnelAgentFor(proxy: URL): Promise<Http.Agent> {
   let agent = tunnels.get(proxy.href);
   if (!agent) {
     agent = import('./proxy-tunnel.js').then(({ ProxyTunnelAgent }) => new ProxyTunnelAgent(proxy));
@@ -218,8 +225,11 @@ export async function nodeFetch(input: Request): Promise<Response> {
   // tunnel agent (agent-base) tells http from https by it.
   const agent = proxy ? await tunnelAgentFor(proxy) : wire.agent;
   signal.throwIfAborted();
-  if (!proxy && isUnrepeatable())
+  if (!proxy && isUnrepeatable()) {
     wire.agent.warm.discard('a request that must not be repeated gets a connection of its own');
+    // Nor a kept-alive one the server may be closing as the request is written (warm.ts).
+    wire.agent.dropIdle(REUSE_UNREPEATABLE_MS);
+  }
 
   return new Promise<Response>((resolve, reject) => {
     const req = wire.request(url, { method: input.method, headers, agent }, (res) => {
@@ -264,7 +274,7 @@ export async function nodeFetch(input: Request): Promise<Response> {
   });
 }
 
-function toResponse(res: http.IncomingMessage, method: string): Response {
+function toResponse(res: Http.IncomingMessage, method: string): Response {
   const status = res.statusCode ?? 0;
   const headers = new Headers();
   for (const [name, value] of Object.entries(res.headers)) {

@@ -90,10 +90,52 @@ export class WarmConnections {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a mixin's base class must take any constructor arguments (TypeScript's rule for mixins).
 type AgentClass = new (...args: any[]) => Agent;
 
+/**
+ * How long a kept-alive connection may have been idle and still carry a request that must not
+ * be repeated. A server closes an idle connection when its keep-alive timeout ends (Node's
+ * default: 5 s, announced as `Keep-Alive: timeout=5`; others announce nothing), and a request
+ * written into it as it closes fails with ECONNRESET, which for a booking or a move reads as a
+ * lost answer. The steps of one command follow each other within this time (fire, slots,
+ * book); a booking after a prompt or an MCP call seconds after the last one opens its own.
+ */
+export const REUSE_UNREPEATABLE_MS = 1000;
+
 /** An Agent (http or https) whose first connection to an origin may be one opened ahead. */
 export function withWarmConnections<A extends AgentClass>(Base: A) {
   return class extends Base {
     readonly warm = new WarmConnections();
+    /** When each kept-alive connection was last handed back (the agent's 'free' event). */
+    readonly #idleSince = new WeakMap<Socket, number>();
+
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a mixin's constructor takes its base's arguments.
+    constructor(...args: any[]) {
+      super(...args);
+      this.on('free', (socket: Socket) => this.#idleSince.set(socket, Date.now()));
+    }
+
+    /**
+     * Closes the kept-alive connections idle longer than `maxIdleMs` (removing them from the
+     * agent's free list at once, not when their 'close' event comes), so that the next request
+     * opens a new one; returns how many were closed.
+     */
+    dropIdle(maxIdleMs: number, now: number = Date.now()): number {
+      let dropped = 0;
+      for (const sockets of Object.values(this.freeSockets)) {
+        if (!sockets) continue;
+        for (let i = sockets.length - 1; i >= 0; i--) {
+          const socket = sockets[i] as Socket;
+          if (now - (this.#idleSince.get(socket) ?? 0) <= maxIdleMs) continue;
+          sockets.splice(i, 1);
+          socket.destroy();
+          dropped++;
+        }
+      }
+      if (dropped)
+        this.warm.log?.(
+          `closed ${dropped} kept-alive connection(s) idle over ${maxIdleMs} ms: a request that must not be repeated opens its own`,
+        );
+      return dropped;
+    }
 
     override createConnection(
       options: ClientRequestArgs,

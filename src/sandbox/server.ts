@@ -2,7 +2,7 @@
  * The sandbox HTTP server: `startSandbox(options)` in-process, or through
  * `schedctl sandbox` (see main.ts). Node's `http` only; no framework.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { FaultBook } from './faults.js';
 import { handleHook } from './hooks.js';
@@ -10,6 +10,10 @@ import { errorReply, readBody, send, serialise, type Reply } from './http.js';
 import { RateLimiter } from './ratelimit.js';
 import { handleV1, identifyKey } from './router.js';
 import { Store } from './store.js';
+
+// Not `import … from 'node:http'`: its ES module facade loads undici (its WebSocket getters),
+// about 40 ms of CPU at the start of `schedctl sandbox` (transport.ts says the same).
+const { createServer } = process.getBuiltinModule('node:http');
 import type { FaultRule, RequestLogEntry, SandboxKeys } from './types.js';
 
 export type * from './types.js';

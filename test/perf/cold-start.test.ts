@@ -150,6 +150,27 @@ describe('cold start', () => {
     expect(inputs.filter((i) => /node_modules\/(ajv|ajv-formats|when-exit)\//.test(i))).toEqual([]);
   });
 
+  it("a command that sends nothing never loads undici (node:http's ES module facade would)", () => {
+    const out = join(newLog(), '..', 'internals-profile.json');
+    const r = spawnSync(
+      process.execPath,
+      ['-r', join(root, 'test/helpers/record-internals.cjs'), join(root, 'bin/schedctl.js'), 'profile', 'ls', '--json'],
+      {
+        env: {
+          PATH: process.env.PATH,
+          SCHEDCTL_INTERNALS_OUT: out,
+          SCHEDCTL_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'schedctl-cold-')),
+        },
+        encoding: 'utf8',
+      },
+    );
+    expect(r.status, r.stderr).toBe(0);
+    const loaded = JSON.parse(readFileSync(out, 'utf8')) as string[];
+    // The evidence is real: the command ran its ES modules.
+    expect(loaded.some((m) => m.includes('internal/modules/esm/'))).toBe(true);
+    expect(loaded.filter((m) => m.includes('undici'))).toEqual([]);
+  });
+
   it('a request over http:// loads neither TLS, the sandbox nor the proxy agent', async () => {
     const sandbox = await startSandbox({ rateLimit: 0 });
     try {
@@ -157,7 +178,9 @@ describe('cold start', () => {
         SCHEDCTL_BASE_URL: sandbox.baseUrl,
         SCHEDCTL_API_KEY: sandbox.keys.full,
       });
-      expect(urls).toContain('node:http');
+      // node:http comes through process.getBuiltinModule (transport.ts), not the loader: the
+      // evidence that the list is real is the bundle's own chunks.
+      expect(urls.some((u) => u.includes('/dist/esm/'))).toBe(true);
       expect(urls).not.toContain('node:https');
       expect(urls.filter((u) => u.includes('/dist/sandbox'))).toEqual([]);
       // The CONNECT tunnel's agent loads only when a proxy variable names a proxy for the API.

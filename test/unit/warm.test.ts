@@ -1,7 +1,13 @@
 import { once } from 'node:events';
 import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { WARM_MS, WarmConnections, connectionKey } from '../../src/api/warm.js';
+import {
+  REUSE_UNREPEATABLE_MS,
+  WARM_MS,
+  WarmConnections,
+  connectionKey,
+  withWarmConnections,
+} from '../../src/api/warm.js';
 
 let server: Server | undefined;
 const accepted: Socket[] = [];
@@ -88,5 +94,64 @@ describe('connections opened ahead', () => {
   it('names IPv6 origins without brackets, as the HTTP agent does', () => {
     expect(connectionKey('[::1]', 8080)).toBe('::1:8080');
     expect(connectionKey('::1', '8080')).toBe('::1:8080');
+  });
+});
+
+describe('kept-alive connections and requests that must not be repeated', () => {
+  /** An HTTP server that counts the connections it accepts, and a warm agent's GET to it. */
+  async function httpServer() {
+    const http = await import('node:http');
+    const connections: Socket[] = [];
+    const web = http.createServer((_req, res) => res.end('ok'));
+    web.on('connection', (s: Socket) => connections.push(s));
+    web.listen(0, '127.0.0.1');
+    await once(web, 'listening');
+    const { port } = web.address() as AddressInfo;
+    const agent = new (withWarmConnections(http.Agent))({ keepAlive: true });
+    const get = () =>
+      new Promise<void>((resolve, reject) => {
+        http
+          .get({ host: '127.0.0.1', port, agent }, (res) => {
+            res.resume();
+            res.on('end', resolve);
+          })
+          .on('error', reject);
+      });
+    // The agent hands the socket back on the next tick after the response ends.
+    const freed = () => new Promise<void>((r) => setImmediate(r));
+    const close = () => {
+      agent.destroy();
+      web.closeAllConnections();
+      return new Promise<void>((r) => web.close(() => r()));
+    };
+    return { agent, get, freed, connections, close };
+  }
+
+  it('keeps a connection idle for less than the limit (the steps of one command share it)', async () => {
+    const s = await httpServer();
+    try {
+      await s.get();
+      await s.freed();
+      expect(s.agent.dropIdle(REUSE_UNREPEATABLE_MS)).toBe(0);
+      await s.get();
+      expect(s.connections).toHaveLength(1);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it(`closes one idle for more than ${REUSE_UNREPEATABLE_MS} ms, so the next request opens its own`, async () => {
+    const s = await httpServer();
+    try {
+      await s.get();
+      await s.freed();
+      const later = Date.now() + REUSE_UNREPEATABLE_MS + 1;
+      expect(s.agent.dropIdle(REUSE_UNREPEATABLE_MS, later)).toBe(1);
+      expect(Object.values(s.agent.freeSockets).flat()).toHaveLength(0);
+      await s.get();
+      expect(s.connections).toHaveLength(2);
+    } finally {
+      await s.close();
+    }
   });
 });
