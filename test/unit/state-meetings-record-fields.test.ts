@@ -7,7 +7,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Meeting } from '../../src/api/schemas.js';
 import { openState, type State } from '../../src/state/index.js';
 import { Meetings, putMeeting, whoAmI } from '../../src/state/meetings.js';
@@ -39,6 +39,8 @@ let state: State;
 beforeEach(() => {
   state = openState(mkdtempSync(join(tmpdir(), 'meetings-fields-')), { now: () => NOW });
 });
+// The ledger's connection is shared by the process (one per file): closed, not left to the next test file.
+afterEach(() => state.close());
 const sql = async () => (await state.backend()).sql();
 const book = (m: Meeting, over: { triggerName?: string; event?: string } = {}) =>
   state.meetings.record({ scope: S, meeting: m, source: 'booked', event: over.event ?? 'intro-call', ...over });
