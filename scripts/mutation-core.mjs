@@ -49,18 +49,11 @@ const CORE = [
 ];
 const MIN_SCORE = 90;
 /**
- * Files below MIN_SCORE this round, each held at the score measured on 2026-11-28 (e801ee6) so
- * it cannot fall further: the record's new fields (gone, refusals, trigger name) in meetings.ts,
- * and issue 44's presence mark, documents beside the ledger and migration changes, landed with
- * end-to-end tests but without the fast unit tests that kill their mutants. An open gap, not a
- * new bar: bring each back to MIN_SCORE and delete its line.
+ * A file below MIN_SCORE may be held for one round at the score it was measured at (so it cannot
+ * fall further), named here as an open gap until tests bring it back to MIN_SCORE: none is now.
+ * (Issue 44's four files held here on e801ee6 reached 90% or more with their unit tests.)
  */
-const HELD_BELOW = {
-  'src/state/meetings.ts': 84,
-  'src/state/sqlite/migrate.ts': 80,
-  'src/state/sqlite/ledger-mark.ts': 85,
-  'src/state/sqlite/documents-beside.ts': 64,
-};
+const HELD_BELOW = {};
 
 const reportPath = resolve(process.argv[2] ?? 'reports/mutation/mutation.json');
 let report;
