@@ -51,8 +51,6 @@ const DEFAULT_RATE = 30;
 
 /** Commands that hold a lead's or a meeting's lock (a team state opens its connection early). */
 const LOCKING_COMMANDS = new Set(['route', 'book', 'reschedule']);
-/** Commands that check the state is usable before they send anything (a team state checks its schema at once). */
-const CHECKING_COMMANDS = new Set(['route', 'book']);
 
 export function openStateOf(ctx: Context): State {
   // What this run's lock holder records say it is (never the command's values).
@@ -64,7 +62,6 @@ export function openStateOf(ctx: Context): State {
     stateUrl: async () => stateUrlFrom(ctx, await state.profiles.snapshot()),
     warn: (line) => ctx.io.stderr.write(`${sanitizeText(line)}\n`),
     lockSoon: LOCKING_COMMANDS.has(ctx.invocation?.path[0] ?? ''),
-    checkSoon: CHECKING_COMMANDS.has(ctx.invocation?.path[0] ?? ''),
   });
   return state;
 }

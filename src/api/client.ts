@@ -83,6 +83,8 @@ export interface HttpClient {
    * time waited (0 without a budget).
    */
   waitForBudget?(n: number, onWait?: (ms: number, left: number, limit: number) => void): Promise<number>;
+  /** The next `n` requests go one after another: the budget draws them at once (RateBudget.drawAhead). */
+  drawAhead?(n: number): void;
 }
 
 export interface HttpClientOptions {
@@ -106,7 +108,8 @@ export interface HttpClientOptions {
    * The key's rate budget shared by every schedctl process (rate-budget.ts): each try draws
    * from it before it goes out, and a 429's Retry-After is written to it for everyone.
    */
-  budget?: Pick<RateBudget, 'draw' | 'recordRetryAfter'> & Partial<Pick<RateBudget, 'waitForRoom' | 'limit'>>;
+  budget?: Pick<RateBudget, 'draw' | 'recordRetryAfter'> &
+    Partial<Pick<RateBudget, 'waitForRoom' | 'limit' | 'drawAhead'>>;
   /** Each answer's server time (its Date header, + 500 ms: the header has whole seconds), in ms since the epoch. */
   onServerDate?: ((serverMs: number) => void) | undefined;
   /** Test-only (SCHEDCTL_TEST_RETRY_BASE_MS): the first retry's backoff, doubling each time; unset, ky's 300 ms. */
@@ -396,6 +399,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     get rateWaitMs() {
       return rateWaitMs;
     },
+    drawAhead: (n) => options.budget?.drawAhead?.(n),
     waitForBudget: async (n, onWait) => {
       const { budget } = options;
       if (!budget?.waitForRoom) return 0;

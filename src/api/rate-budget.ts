@@ -84,7 +84,20 @@ export interface BudgetStore {
 export interface DrawRule {
   limit: number;
   spanMs: number;
+  /**
+   * Draws wanted at once (default 1): when there is room for one, up to this many are taken,
+   * the first at the store's instant, the others `aheadMs` after it (spares: see drawAhead).
+   */
+  count?: number;
+  aheadMs?: number;
 }
+
+/**
+ * How long the spare draws of a batch (RateBudget.drawAhead) stay usable, and how far after the
+ * batch's instant they are stamped: a spare is never counted as leaving the window before the
+ * request it stands for does (the 1 s margin covers the answer's way back from the store).
+ */
+export const AHEAD_MS = 5000;
 
 export interface DrawOptions {
   /** Give up (RateBudgetWaitError) rather than wait longer than this in total. */
@@ -100,6 +113,13 @@ export interface RateBudget {
   readonly limit: number;
   /** Waits until the key's budget has room, then takes one request from it. Resolves to the instant drawn. */
   draw(opts?: DrawOptions): Promise<number>;
+  /**
+   * The command knows it will send `n` requests one after another: the next draw takes up to
+   * `n` at once (one round trip to a shared store instead of `n`), as many as there is room
+   * for; the next draws within AHEAD_MS use the spares without asking the store. A spare
+   * left unused stays counted (an estimate on the safe side); a 429 drops them.
+   */
+  drawAhead(n: number): void;
   /** A 429 said to wait `seconds`: every process on this key waits at least that long. */
   recordRetryAfter(seconds: number, opts?: Pick<DrawOptions, 'debug'>): Promise<void>;
   /**
@@ -152,7 +172,8 @@ export function msAgoInUse(
 ): number[] {
   const span = (options.windowMs ?? 60_000) + (options.marginMs ?? 1000);
   const blocked = (state.blockedUntil ?? 0) - t;
-  const ago = state.sent.map((s) => t - s).filter((a) => a >= 0 && a < span);
+  // A spare of a batch is stamped ahead (AHEAD_MS): counted as drawn now.
+  const ago = state.sent.map((s) => Math.max(0, t - s)).filter((a) => a < span);
   // A 429's wait blocks the whole budget: as if it were full until then.
   return blocked > 0 ? [...ago, ...Array.from({ length: 1000 }, () => span - blocked)] : ago;
 }
@@ -169,27 +190,47 @@ export function createRateBudget(options: RateBudgetOptions): RateBudget {
   // is not overtaken (an overdraw), at the cost of a 5 s wait after a crash inside the lock.
   const store = options.store ?? fileStore(file, options.lockStaleMs ?? 5000, now);
 
+  /** Requests the next draw takes at once (drawAhead), and the spares of the last batch. */
+  let ahead = 1;
+  let spares: { left: number; at: number; until: number } | undefined;
+
   async function draw(opts: DrawOptions = {}): Promise<number> {
+    if (spares && spares.left > 0 && now() < spares.until) {
+      spares.left -= 1;
+      opts.debug?.(`rate budget: a request drawn ahead with the last draw (${spares.left} left)`);
+      return spares.at;
+    }
+    spares = undefined;
+    const count = ahead;
+    ahead = 1;
     let waited = 0;
     for (;;) {
       const outcome = await store.update(
-        (state, t): { drawn: number; used: number } | { drawn?: undefined; waitMs: number; used: number } => {
+        (
+          state,
+          t,
+        ): { drawn: number; used: number; spare: number } | { drawn?: undefined; waitMs: number; used: number } => {
           prune(state, t);
           const blockedMs = (state.blockedUntil ?? 0) - t;
           const full = state.sent.length >= limit;
           if (blockedMs <= 0 && !full) {
-            state.sent.push(t);
-            return { drawn: t, used: state.sent.length };
+            // The same as the store's statement (DrawRule): one at t, the spares AHEAD_MS after it.
+            const spare = Math.min(count, limit - state.sent.length) - 1;
+            state.sent.push(t, ...Array.from({ length: spare }, () => t + AHEAD_MS));
+            return { drawn: t, used: state.sent.length, spare };
           }
           // Room comes when enough of the oldest draws have left the window.
           const freeAt = full ? (state.sent[state.sent.length - limit] ?? t) + span : t;
           return { waitMs: Math.max(blockedMs, freeAt - t, 1), used: state.sent.length };
         },
         opts.debug,
-        { limit, spanMs: span },
+        { limit, spanMs: span, count, aheadMs: AHEAD_MS },
       );
       if (outcome.drawn !== undefined) {
-        opts.debug?.(`rate budget: request ${outcome.used} of ${limit} in the last ${windowMs / 1000} s (${file})`);
+        opts.debug?.(
+          `rate budget: request ${outcome.used} of ${limit} in the last ${windowMs / 1000} s (${file})${outcome.spare > 0 ? `, ${outcome.spare} more drawn ahead` : ''}`,
+        );
+        if (outcome.spare > 0) spares = { left: outcome.spare, at: outcome.drawn, until: now() + AHEAD_MS };
         return outcome.drawn;
       }
       const { waitMs, used } = outcome;
@@ -206,6 +247,8 @@ export function createRateBudget(options: RateBudgetOptions): RateBudget {
 
   async function recordRetryAfter(seconds: number, opts: Pick<DrawOptions, 'debug'> = {}): Promise<void> {
     if (!Number.isFinite(seconds) || seconds <= 0) return;
+    // Blocked: what was drawn ahead may not be sent before the block ends.
+    spares = undefined;
     await store.update((state, t) => {
       prune(state, t);
       state.blockedUntil = Math.max(state.blockedUntil ?? 0, t + Math.min(seconds * 1000, MAX_BLOCK_MS));
@@ -245,7 +288,10 @@ export function createRateBudget(options: RateBudgetOptions): RateBudget {
       state.blockedUntil = t + MAX_BLOCK_MS;
   }
 
-  return { file, draw, recordRetryAfter, waitForRoom, limit };
+  const drawAhead = (n: number) => {
+    ahead = Math.max(1, Math.min(Math.floor(n) || 1, limit));
+  };
+  return { file, draw, drawAhead, recordRetryAfter, waitForRoom, limit };
 }
 
 /**

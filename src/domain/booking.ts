@@ -28,7 +28,7 @@ export type BookResult =
 
 export interface BookDeps {
   api: Pick<Api, 'book' | 'slots'>;
-  journal: Pick<Journal, 'begin' | 'markSent' | 'update' | 'remove' | 'path'>;
+  journal: Pick<Journal, 'begin' | 'markSent' | 'update' | 'remove' | 'path'> & Partial<Pick<Journal, 'ledger'>>;
   /** The record of meetings booked through schedctl (meetings ls, "not twice by accident"). */
   meetings?: Pick<Meetings, 'record'>;
   scope: string;
@@ -42,9 +42,10 @@ export interface BookDeps {
   fireAgain?: (workflowExecutionId: string, email: string) => Promise<string | undefined>;
   /**
    * The remembered scheduler outcomes: a workflow run whose meeting is booked is used up,
-   * so its outcome is forgotten (a later fire for that lead then needs no confirmation).
+   * so its outcome is forgotten (a later fire for that lead then needs no confirmation); on a
+   * booking, in the journal's step that settles its attempt (the same ledger: Journal.update's usedUp).
    */
-  outcomes?: { forgetExecution(scope: string, executionId: string): Promise<unknown> };
+  outcomes?: { forgetExecution(scope: string, executionId: string): Promise<unknown>; readonly ledger?: unknown };
   /**
    * On SLOT_TAKEN, look up the nearest free times (one slots request) for the error's hint.
    * The route wizard turns this off: it refreshes the whole page itself.
@@ -271,28 +272,34 @@ async function recordBooked(
     const learn = deps.learnEvent;
     await step('the event alias', () => learn(request.event, meeting.eventId));
   }
-  await step(`the journal entry in ${journal.path}`, async () => {
-    await journal.update(
-      attempt.id,
-      {
-        outcome: 'booked',
-        meetingId: meeting.id,
-        startTime: meeting.date,
-        eventId: meeting.eventId,
-        updatedAt: now,
-      },
-      attempt,
-      { answered: true },
-    );
-    // An earlier lost attempt never reached the server: had it booked, this one would have been refused.
-    for (const e of before) if (e.outcome !== 'booked') await journal.remove(e.id);
-  });
-  if (request.workflowExecutionId) {
-    const executionId = request.workflowExecutionId;
+  // The attempt settled and, last, the workflow run's remembered outcome used up: one step (they
+  // land together) when the outcomes are kept in the journal's ledger; else a step of their own.
+  const executionId = request.workflowExecutionId;
+  const together = deps.outcomes?.ledger !== undefined && deps.outcomes.ledger === journal.ledger;
+  const usedUp = executionId && together ? { scope, executionId } : undefined;
+  await step(
+    `the journal entry in ${journal.path}${usedUp ? ' and the end of its remembered trigger outcome' : ''}`,
+    async () => {
+      await journal.update(
+        attempt.id,
+        {
+          outcome: 'booked',
+          meetingId: meeting.id,
+          startTime: meeting.date,
+          eventId: meeting.eventId,
+          updatedAt: now,
+        },
+        attempt,
+        { answered: true, usedUp },
+      );
+      // An earlier lost attempt never reached the server: had it booked, this one would have been refused.
+      for (const e of before) if (e.outcome !== 'booked') await journal.remove(e.id);
+    },
+  );
+  if (executionId && !usedUp)
     await step('the end of its remembered trigger outcome', async () =>
       deps.outcomes?.forgetExecution(scope, executionId),
     );
-  }
   return warnings;
 }
 

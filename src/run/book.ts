@@ -163,9 +163,11 @@ export async function bookMeeting(
 ): Promise<BookOutcome> {
   const target = await ctx.target();
   const state = await ctx.state();
-  // The attempt is journaled before it is sent: refuse before any request when it cannot be.
-  await state.assertWritable();
+  // The workspace first: on a team state its read carries the schema check, and assertWritable
+  // stands on that fresh answer. The attempt is journaled before it is sent: refuse before any
+  // request when it cannot be.
   const scope = await workspaceOf(ctx);
+  await state.assertWritable();
   // Checking the record and booking run as the only schedctl booking this lead (state/lead-lock.ts):
   // a parallel run for the same lead waits, then finds this one's meeting on record.
   const waiting = leadWaitPrinter(ctx, request.personEmail);

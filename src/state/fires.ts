@@ -60,7 +60,7 @@ export class Fires {
 
   /** Records a fire about to be sent; prunes fires prepared over 90 days ago. */
   async prepare(fire: NewFire): Promise<FireEntry> {
-    const entry: FireEntry = { id: randomUUID(), ...fire, preparedAt: this.now().toISOString(), state: 'prepared' };
+    const entry = this.newEntry(fire);
     // Both deferred: on a team state the step is one round trip (BEGIN, both, COMMIT). Its
     // commit is asynchronous: marking the fire sent, before it is, is not (StepOptions).
     return (await this.db()).transaction(
@@ -71,6 +71,25 @@ export class Fires {
       },
       { asyncCommit: true },
     );
+  }
+
+  /** A fire about to be sent, not written yet: recordSent writes it whole, right before it is sent. */
+  newEntry(fire: NewFire): FireEntry {
+    return { id: randomUUID(), ...fire, preparedAt: this.now().toISOString(), state: 'prepared' };
+  }
+
+  /**
+   * Records a fire as sent, right before its bytes leave (nothing of it written before: a fire
+   * that never leaves needs no record), with the pruning of fires prepared over 90 days ago: on
+   * a team state one round trip (BEGIN, both, COMMIT), committed synchronously.
+   */
+  async recordSent(entry: FireEntry): Promise<FireEntry> {
+    const next: FireEntry = { ...entry, state: 'sent', sentAt: this.now().toISOString() };
+    return (await this.db()).transaction(async (tx) => {
+      tx.defer('DELETE FROM schedctl_fires WHERE prepared_ms < ?', [this.now().getTime() - KEEP_DAYS * DAY_MS]);
+      await tx.last(...fireWrite(next));
+      return next;
+    });
   }
 
   /** `known`: the fire as this process last wrote it (Journal.update says why it then needs no read). */

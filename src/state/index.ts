@@ -98,8 +98,6 @@ export interface StateOptions {
    * connection is opened with the first (postgres/early.ts).
    */
   lockSoon?: boolean;
-  /** The command checks the state before it sends anything (assertWritable): a team state asks its schema at once. */
-  checkSoon?: boolean;
 }
 
 export interface State {
@@ -157,11 +155,8 @@ export function openState(dir: string, opts: StateOptions): State {
       // only with a team state; the backend's own modules are in this chunk (backend.ts says why).
       const early = connectEarly(url, { spare: opts.lockSoon === true });
       const team = postgresBackend({ url, dir, now: opts.now, leadWaitMs: leadTiming.waitMs, warn: opts.warn, early });
-      // A command that checks the state is usable before it sends anything (assertWritable:
-      // route, book) starts its schema check now, overlapping what it loads. Any other sends the
-      // check in front of its first statement (backend.ts takeGuard), no round trip of its own.
-      // A failure is said by the first use that needs the database.
-      if (opts.checkSoon === true) team.ready().catch(() => {});
+      // The schema check goes in front of the command's first statement (backend.ts takeGuard):
+      // no round trip of its own. A failure is said by the first use that needs the database.
       return team;
     })());
   // Where the ledger is, for messages: the local database until a team state is chosen.

@@ -63,12 +63,22 @@ function outcomeWrite(scope: string, r: RememberedOutcome, keep = false): [strin
   ];
 }
 
+/** The remembered outcome of a workflow run removed: used up by the booking it made. */
+export function usedUpWrite(scope: string, executionId: string): [string, SqlValue[]] {
+  return ['DELETE FROM schedctl_outcomes WHERE workspace = ? AND execution_id = ?', [scope, executionId]];
+}
+
 export class Outcomes {
   constructor(
     private readonly db: SqlSource,
     protected readonly now: () => Date,
     private readonly where: () => string = () => 'the ledger',
   ) {}
+
+  /** The ledger this store keeps its rows in: stores on the same one may share a step (Journal.update's usedUp). */
+  get ledger(): SqlSource {
+    return this.db;
+  }
 
   get path(): string {
     return `${this.where()} (outcomes)`;
@@ -149,7 +159,8 @@ export class Outcomes {
   }
 
   /**
-   * Forgets the outcome of this workflow run (used up by a booking, or its session ended). What
+   * Forgets the outcome of this workflow run (used up by a booking, or its session ended; a
+   * booking's own step takes usedUpWrite instead, Journal.update). What
    * an answered request did: its commit need not wait for the disk (StepOptions.asyncCommit).
    */
   async forgetExecution(scope: string, executionId: string): Promise<RememberedOutcome | undefined> {
@@ -157,12 +168,8 @@ export class Outcomes {
       await this.db()
     ).transaction(
       async (tx) =>
-        (
-          await tx.last<Row>(
-            'DELETE FROM schedctl_outcomes WHERE workspace = ? AND execution_id = ? RETURNING workspace, body',
-            [scope, executionId],
-          )
-        ).rows,
+        (await tx.last<Row>(`${usedUpWrite(scope, executionId)[0]} RETURNING workspace, body`, [scope, executionId]))
+          .rows,
       { asyncCommit: true },
     );
     return row && outcomeOf(row);

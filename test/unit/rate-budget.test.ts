@@ -8,6 +8,7 @@ import {
   createRateBudget,
   type RateBudgetOptions,
   MAX_BLOCK_MS,
+  AHEAD_MS,
   RateBudgetWaitError,
 } from '../../src/api/rate-budget.js';
 
@@ -234,5 +235,35 @@ describe('rate budget: waiting for room for a whole run (smoke)', () => {
     const budget = make(tempDir(), { limit: 1, windowMs: 10_000 });
     await budget.draw();
     await expect(budget.waitForRoom(1, { maxWaitMs: 5000 })).rejects.toBeInstanceOf(RateBudgetWaitError);
+  });
+});
+
+describe('rate budget: a batch drawn ahead (a route knows its four requests)', () => {
+  it('takes the batch with one draw; the spares serve the next draws within AHEAD_MS, then the store is asked again', async () => {
+    const dir = tempDir();
+    const { clock, make } = fakeTime();
+    const a = make(dir, { limit: 10 });
+    a.drawAhead(3);
+    const t0 = await a.draw();
+    const file = JSON.parse(readFileSync(budgetFile(dir, BASE, KEY), 'utf8')) as { sent: number[] };
+    // Counted on the safe side: the spares until AHEAD_MS after the batch's instant.
+    expect(file.sent).toEqual([t0, t0 + AHEAD_MS, t0 + AHEAD_MS]);
+    clock.t += 100;
+    expect(await a.draw()).toBe(t0);
+    clock.t += AHEAD_MS;
+    // The last spare has lapsed: a draw of its own.
+    expect(await a.draw()).toBe(clock.t);
+    expect((JSON.parse(readFileSync(budgetFile(dir, BASE, KEY), 'utf8')) as { sent: number[] }).sent).toHaveLength(4);
+  });
+
+  it('drops the spares on a Retry-After: nothing drawn ahead is sent before the block ends', async () => {
+    const dir = tempDir();
+    const { clock, make } = fakeTime();
+    const a = make(dir);
+    a.drawAhead(4);
+    await a.draw();
+    await a.recordRetryAfter(2);
+    await a.draw();
+    expect(clock.waits).toEqual([2000]);
   });
 });

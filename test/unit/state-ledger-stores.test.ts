@@ -75,6 +75,20 @@ describe('Fires', () => {
     expect(await f.unanswered(S, 'lead@acme.example')).toEqual([]);
   });
 
+  it('writes nothing for a new entry; records it whole as sent (one step, old fires pruned) before it leaves', async () => {
+    const f = fires();
+    clock = new Date(NOW.getTime() - 91 * DAY);
+    const old = await f.prepare(newFire('old@acme.example'));
+    clock = NOW;
+    const entry = f.newEntry(newFire());
+    expect(entry).toMatchObject({ scope: S, state: 'prepared', preparedAt: NOW.toISOString() });
+    expect(await fireRows()).toEqual([`${old.id} ${S} prepared`]);
+    const sent = await f.recordSent(entry);
+    expect(sent).toMatchObject({ id: entry.id, state: 'sent', sentAt: NOW.toISOString() });
+    expect(await fireRows()).toEqual([`${entry.id} ${S} sent`]);
+    expect(await f.unanswered(S, 'lead@acme.example', 't1')).toEqual([expect.objectContaining({ id: entry.id })]);
+  });
+
   it('prunes fires prepared over 90 days ago when it prepares one, and keeps younger ones', async () => {
     const f = fires();
     clock = new Date(NOW.getTime() - 91 * DAY);

@@ -6,7 +6,7 @@
  * must never go past the limit.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRateBudget, MAX_BLOCK_MS, type BudgetState } from '../../src/api/rate-budget.js';
+import { AHEAD_MS, createRateBudget, MAX_BLOCK_MS, type BudgetState } from '../../src/api/rate-budget.js';
 import { openDatabase, type Database } from '../../src/state/postgres/connect.js';
 import { pgBudgetStore } from '../../src/state/postgres/rate-budget.js';
 import { ensureSchema } from '../../src/state/postgres/schema.js';
@@ -129,6 +129,25 @@ describe('a draw on the team state', () => {
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(LIMIT);
     expect((await stored(id)).sent).toHaveLength(LIMIT);
     await Promise.all(others.map((o) => o.end()));
+  });
+
+  it('draws a batch (drawAhead) in one round trip: the spares stamped AHEAD_MS later, no more than there is room for', async () => {
+    const id = newId();
+    const { b, trips } = budget(id);
+    await b.draw();
+    const before = trips();
+    b.drawAhead(4);
+    const t = await b.draw();
+    expect(trips()).toBe(before + 1);
+    // Room for 2 of the 4 (LIMIT 3, one drawn): the one asked for at t, one spare AHEAD_MS after it.
+    const { sent } = await stored(id);
+    expect(sent).toHaveLength(LIMIT);
+    expect(sent.filter((s) => s === t + AHEAD_MS)).toHaveLength(1);
+    expect(await b.draw()).toBe(t);
+    expect(trips()).toBe(before + 1);
+    // The spare used, the window full: the next draw asks the database, and finds no room.
+    await expect(b.draw({ maxWaitMs: 0 })).rejects.toThrow(/spent/);
+    expect(trips()).toBe(before + 2);
   });
 
   it("a 429's block and a wait for room still read and write the row (in a transaction)", async () => {

@@ -7,21 +7,26 @@ export function fireJournalOf(
   fire: { scope: string; triggerId: string; email: string; answersKey: string },
 ): FireJournal {
   // The fire as this fire's steps last wrote it: each next step writes over it without a read.
+  // Written first when marked sent (recordSent): a fire that never leaves leaves no record.
   let known: FireEntry | undefined;
+  let written = false;
   return {
-    prepare: async () => {
-      known = await state.fires.prepare({
+    prepare: () => {
+      known = state.fires.newEntry({
         scope: fire.scope,
         triggerId: fire.triggerId,
         personEmail: fire.email,
         answersKey: fire.answersKey,
       });
-      return known.id;
+      return Promise.resolve(known.id);
     },
     markSent: async (id) => {
-      known = await state.fires.markSent(id, known);
+      if (known?.id !== id) throw new Error(`fire ${id} was not prepared by this journal`);
+      written = true;
+      known = await state.fires.recordSent(known);
     },
     answered: (id, result) => state.fires.answered(id, result.executionId, result.outcome.type, known),
-    forget: (id) => state.fires.forget(id),
+    // A fire never marked sent was never written: nothing to forget.
+    forget: (id) => (written ? state.fires.forget(id) : Promise.resolve()),
   };
 }

@@ -38,8 +38,8 @@ const int = (n: number) => {
 };
 
 /**
- * The draw rule (api/rate-budget.ts: prune, then draw if not blocked and not full) as one
- * statement. It returns the row as it found it (locked: FOR UPDATE waits for a draw under way,
+ * The draw rule (api/rate-budget.ts: prune, then draw if not blocked and not full, with the
+ * spares of a batch `aheadMs` later when `count` asks for more than one) as one statement. It returns the row as it found it (locked: FOR UPDATE waits for a draw under way,
  * then reads its result) and the instant; no row when the key has none yet. A stored state
  * that is not one (a cache: budgetStateOf resets it) is read as empty, as budgetStateOf does.
  * Its COMMIT is asynchronous (it waits for no disk): a budget is an estimate, kept as this
@@ -64,7 +64,9 @@ found AS (
 drawn AS (
   UPDATE schedctl_rate_budgets SET updated_at = now(), state = jsonb_build_object('sent',
       CASE WHEN f.blocked IS NULL AND jsonb_array_length(f.sent) < ${int(rule.limit)}
-        THEN f.sent || to_jsonb(f.t) ELSE f.sent END)
+        THEN f.sent || to_jsonb(f.t) || coalesce((SELECT jsonb_agg(s.v) FROM (SELECT f.t + ${int(rule.aheadMs ?? 0)} AS v
+          FROM generate_series(2, least(${int(rule.count ?? 1)}, ${int(rule.limit)} - jsonb_array_length(f.sent)))) s), '[]'::jsonb)
+        ELSE f.sent END)
     || CASE WHEN f.blocked IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('blockedUntil', f.blocked) END
   FROM found f WHERE budget_id = '${id}' RETURNING 1)
 SELECT state, t FROM found; COMMIT`;
