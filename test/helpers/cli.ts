@@ -56,6 +56,11 @@ export function baseEnv(configDir: string): Record<string, string> {
     NO_COLOR: '1',
     CI: 'true',
     TZ: 'UTC',
+    // One V8 code cache for the run's CLI processes (Node's module compile cache, under the run's
+    // temporary directory): each of the suite's ~1,800 starts then skips parsing the bundle again,
+    // about a tenth of a command's CPU. What a process does is unchanged; a directory it cannot
+    // write (a test's other user) only means no cache, silently.
+    NODE_COMPILE_CACHE: join(tmpdir(), 'node-compile-cache'),
     ...fakedClock(),
   };
 }
