@@ -8,6 +8,7 @@ import {
   requireFuture,
   resolveZone,
   serverNow,
+  systemZone,
   timeForms,
   timeLabel,
 } from '../../src/domain/time.js';
@@ -21,6 +22,21 @@ describe('resolveZone', () => {
     expect(resolveZone('utc', '--tz')).toBe('UTC');
     // The system zone, exactly (TZ is honored; the test run sets none, so it is the machine's).
     expect(resolveZone(undefined, '--tz')).toBe(new Intl.DateTimeFormat().resolvedOptions().timeZone);
+  });
+  it('reads the system zone from TZ: UTC without asking Intl, any other zone as Intl has it', () => {
+    const before = process.env.TZ;
+    try {
+      process.env.TZ = 'Europe/Berlin';
+      expect(systemZone()).toBe('Europe/Berlin');
+      process.env.TZ = 'UTC';
+      expect(systemZone()).toBe('UTC');
+      // Not a zone: Node runs in UTC without a name, and so does schedctl.
+      process.env.TZ = 'America/New York';
+      expect(systemZone()).toBe('UTC');
+    } finally {
+      if (before === undefined) delete process.env.TZ;
+      else process.env.TZ = before;
+    }
   });
   it('rejects an unknown zone naming the flag', () => {
     expect(() => resolveZone('Mars/Olympus', '--lead-tz')).toThrow(/--lead-tz/);
