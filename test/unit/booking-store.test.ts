@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { Meeting } from '../../src/api/schemas.js';
+import { meetingFixture } from '../helpers/meeting.js';
 import { UsageError } from '../../src/errors.js';
 import {
   answersKey,
@@ -286,23 +287,8 @@ describe('remembered outcomes and workspaces', () => {
 });
 
 describe('meetings record', () => {
-  const meeting = (over: Partial<Meeting> = {}): Meeting => ({
-    id: 'm1',
-    eventId: 'ev-uuid',
-    title: 'Intro',
-    status: 'scheduled',
-    date: '2031-03-05T10:00:00.000Z',
-    duration: 30,
-    meetingLink: null,
-    conferencingType: 'zoom',
-    location: null,
-    personEmail: LEAD,
-    additionalAttendees: [],
-    cancellationReason: null,
-    createdAt: NOW.toISOString(),
-    updatedAt: NOW.toISOString(),
-    ...over,
-  });
+  const meeting = (over: Partial<Meeting> = {}): Meeting =>
+    meetingFixture('m1', NOW, { eventId: 'ev-uuid', date: '2031-03-05T10:00:00.000Z', personEmail: LEAD, ...over });
 
   it('keeps how a meeting was routed when a later refresh does not say', async () => {
     await state.meetings.record({

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { BookRequest, Meeting, SlotsRequest, SlotsResult } from '../../src/api/schemas.js';
+import { meetingFixture } from '../helpers/meeting.js';
 import {
   ALREADY_BOOKED_CODES,
   bookSlot,
@@ -44,23 +45,8 @@ const request = (extra: Partial<BookRequest> = {}): BookRequest => ({
   ...extra,
 });
 
-const meetingFor = (over: Partial<Meeting> = {}): Meeting => ({
-  id: MEETING_ID,
-  eventId: 'ev',
-  title: 'Intro',
-  status: 'scheduled',
-  date: START,
-  duration: 15,
-  meetingLink: null,
-  conferencingType: 'zoom',
-  location: null,
-  personEmail: LEAD,
-  additionalAttendees: [],
-  cancellationReason: null,
-  createdAt: NOW.toISOString(),
-  updatedAt: NOW.toISOString(),
-  ...over,
-});
+const meetingFor = (over: Partial<Meeting> = {}): Meeting =>
+  meetingFixture(MEETING_ID, NOW, { eventId: 'ev', date: START, duration: 15, personEmail: LEAD, ...over });
 const meeting = meetingFor();
 
 const apiError = (code: string, status = 409, details?: string[]) =>

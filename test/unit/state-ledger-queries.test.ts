@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { Meeting } from '../../src/api/schemas.js';
+import { meetingFixture } from '../helpers/meeting.js';
 import { openState, type JournalEntry, type State } from '../../src/state/index.js';
 import { findPrior, Journal, msOf, otherOfSameBooking, putAttempt } from '../../src/state/journal.js';
 import { currentUser } from '../../src/state/lead-lock.js';
@@ -43,23 +44,7 @@ const entry = (over: Partial<JournalEntry> = {}): JournalEntry => ({
   sentAt: NOW.toISOString(),
   ...over,
 });
-const meeting = (id: string, over: Partial<Meeting> = {}): Meeting => ({
-  id,
-  eventId: '11111111-1111-4111-8111-111111111111',
-  title: 'Intro',
-  status: 'scheduled',
-  date: '2031-03-02T10:00:00.000Z',
-  duration: 30,
-  meetingLink: null,
-  conferencingType: 'zoom',
-  location: null,
-  personEmail: 'lead@acme.example',
-  additionalAttendees: [],
-  cancellationReason: null,
-  createdAt: NOW.toISOString(),
-  updatedAt: NOW.toISOString(),
-  ...over,
-});
+const meeting = (id: string, over: Partial<Meeting> = {}): Meeting => meetingFixture(id, NOW, over);
 const sql = async () => (await state.backend()).sql();
 
 describe('findPrior: the earlier attempt of this booking', () => {

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Meeting } from '../../src/api/schemas.js';
+import { meetingFixture } from '../helpers/meeting.js';
 import { openState, type State } from '../../src/state/index.js';
 import { Meetings, putMeeting, whoAmI } from '../../src/state/meetings.js';
 import type { Sql } from '../../src/state/sql/types.js';
@@ -17,23 +18,8 @@ const NOW = new Date('2031-03-01T12:00:00.000Z');
 const S = 'https://api.example.com#key:0123456789abcdef';
 const EVENT = '11111111-1111-4111-8111-111111111111';
 const LEAD = 'lead@acme.example';
-const meeting = (id: string, over: Partial<Meeting> = {}): Meeting => ({
-  id,
-  eventId: EVENT,
-  title: 'Intro',
-  status: 'scheduled',
-  date: '2031-03-02T10:00:00.000Z',
-  duration: 30,
-  meetingLink: null,
-  conferencingType: 'zoom',
-  location: null,
-  personEmail: LEAD,
-  additionalAttendees: [],
-  cancellationReason: null,
-  createdAt: NOW.toISOString(),
-  updatedAt: NOW.toISOString(),
-  ...over,
-});
+const meeting = (id: string, over: Partial<Meeting> = {}): Meeting =>
+  meetingFixture(id, NOW, { eventId: EVENT, personEmail: LEAD, ...over });
 
 let state: State;
 beforeEach(() => {

@@ -11,28 +11,14 @@ import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { openState, type State } from '../../src/state/index.js';
 import type { Meeting } from '../../src/api/schemas.js';
+import { meetingFixture } from '../helpers/meeting.js';
 import { usePostgres } from '../helpers/postgres.js';
 
 const NOW = new Date('2031-03-01T12:00:00.000Z');
 const WS = 'https://api.example.com#key:0123456789abcdef';
 const HOLD_MS = 10_000;
 
-const meeting = (id: string, email: string): Meeting => ({
-  id,
-  eventId: '11111111-1111-4111-8111-111111111111',
-  title: 'Intro',
-  status: 'scheduled',
-  date: '2031-03-02T10:00:00.000Z',
-  duration: 30,
-  meetingLink: null,
-  conferencingType: 'zoom',
-  location: null,
-  personEmail: email,
-  additionalAttendees: [],
-  cancellationReason: null,
-  createdAt: NOW.toISOString(),
-  updatedAt: NOW.toISOString(),
-});
+const meeting = (id: string, email: string): Meeting => meetingFixture(id, NOW, { personEmail: email });
 
 async function bookLead(state: State, email: string, id: string): Promise<void> {
   await state.holdLead({ scope: WS, email }, async (held) => {
