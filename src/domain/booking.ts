@@ -18,6 +18,8 @@ import { ApiError, NetworkError, OutcomeUnknownError, type ErrorDocument } from 
 import { hintFor, slotTakenHint, type HintContext } from '../hints.js';
 import type { Journal, JournalEntry, Meetings } from '../state/index.js';
 import { sameLead } from '../state/identity.js';
+import { usedUpWrite } from '../state/outcomes.js';
+import { writeTogether, type Write } from '../state/together.js';
 import { fetchSlots, nearestSlots } from './slots.js';
 
 export type { BookRequest };
@@ -28,9 +30,9 @@ export type BookResult =
 
 export interface BookDeps {
   api: Pick<Api, 'book' | 'slots'>;
-  journal: Pick<Journal, 'begin' | 'markSent' | 'update' | 'remove' | 'path'> & Partial<Pick<Journal, 'ledger'>>;
+  journal: Pick<Journal, 'begin' | 'update' | 'remove' | 'path'> & Partial<Pick<Journal, 'ledger' | 'updateWrite'>>;
   /** The record of meetings booked through schedctl (meetings ls, "not twice by accident"). */
-  meetings?: Pick<Meetings, 'record'>;
+  meetings?: Pick<Meetings, 'record'> & Partial<Pick<Meetings, 'recordWrite' | 'ledger'>>;
   scope: string;
   now: () => Date;
   /** How the lead was routed, kept with the attempt and the meeting (route). */
@@ -58,6 +60,8 @@ export interface BookDeps {
   assertHeld?: (() => void | Promise<void>) | undefined;
   /** Learns which eventId the event argument names (the ledger's event aliases). */
   learnEvent?: ((event: string, eventId: string) => Promise<unknown>) | undefined;
+  /** learnEvent as a write for the booking's one step (state/together.ts), when the aliases share the journal's ledger. */
+  learnEventWrite?: ((event: string, eventId: string) => Write | undefined) | undefined;
 }
 
 /** After a lost response, these answers to a retry mean the first request booked (spec rules 2-4). */
@@ -104,55 +108,56 @@ export function answeredFromLedger(attempt: JournalEntry): BookResult {
 
 export async function bookSlot(deps: BookDeps, request: BookRequest): Promise<BookResult> {
   const { api, journal, scope } = deps;
-  // Written before sending (and under the journal's lock together with the look-up of an
-  // earlier attempt): even if schedctl is killed mid-request, the attempt is on record.
-  const {
-    prior,
-    attempt,
-    earlier = [],
-  } = await journal.begin({
+  const entry = {
     scope,
     event: request.event,
     reservationId: request.reservationId,
     workflowExecutionId: request.workflowExecutionId ?? null,
     personEmail: request.personEmail,
     startTime: request.startTime,
-    outcome: 'unknown',
+    outcome: 'unknown' as const,
     request: { ...request },
     ...(deps.origin?.triggerId ? { triggerId: deps.origin.triggerId } : {}),
     ...(deps.origin?.answersKey ? { answersKey: deps.origin.answersKey } : {}),
-  });
-  // The booking's other attempts whose outcome is still unknown: settled with the prior.
-  const open = earlier.filter((e) => e.outcome === 'unknown');
+  };
+  // The attempt is written, already marked sent, right before the booking's bytes leave, in one
+  // step with the look-up of an earlier attempt (under the journal's lock): even if schedctl is
+  // killed mid-request, it is on record. Killed before the bytes left, the attempt re-sent by a
+  // re-run is answered as the first send would have been: cautious, never a second booking.
+  let begun: Awaited<ReturnType<typeof journal.begin>> | undefined;
+  // A transport that never reports sending (no beforeSend) gets it written once answered.
+  const begin = async (sent: boolean) => (begun ??= await journal.begin(entry, { sent }));
   let sent = false;
-  // The attempt as this booking last wrote it: its next writes need no read (Journal.update).
-  let known = attempt;
   let meeting: Meeting;
   try {
     meeting = await api.book(request, {
       beforeSend: async () => {
         // Both at once (the lock's session and the ledger are two connections on a team state).
-        // A lock found lost stops the send all the same: this attempt is then removed below, its
-        // mark with it (were that to fail, a sent mark on an attempt never sent is only cautious).
-        const [held, marked] = await Promise.allSettled([deps.assertHeld?.(), journal.markSent(attempt.id, known)]);
+        // A lock found lost stops the send all the same: the attempt is then removed below.
+        const [held, began] = await Promise.allSettled([deps.assertHeld?.(), begin(true)]);
         if (held.status === 'rejected') throw held.reason;
-        if (marked.status === 'rejected') throw marked.reason;
-        known = marked.value ?? known;
+        if (began.status === 'rejected') throw began.reason;
         sent = true;
       },
     });
   } catch (error) {
-    if (error instanceof OutcomeUnknownError && sent) {
+    if (error instanceof OutcomeUnknownError && sent && begun) {
       // How it was lost decides what a retry's answer can prove (shared/ledger-rules.md).
-      await journal.update(attempt.id, { lostBy: error.lostBy }, known).catch(() => undefined);
+      await journal.update(begun.attempt.id, { lostBy: error.lostBy }, begun.attempt).catch(() => undefined);
       throw lostResponse(error, journal.path);
     }
     // Refused, or it never left the machine: this attempt booked nothing.
+    if (!(error instanceof ApiError)) {
+      if (begun) await journal.remove(begun.attempt.id);
+      // No answer in time, but the request never left (the ledger's write was still waiting, say
+      // on a stalled team database): say so, not exit 7.
+      if (error instanceof OutcomeUnknownError) throw notSentInTime(error);
+      throw error;
+    }
+    const { prior, attempt, earlier = [] } = await begin(false);
     await journal.remove(attempt.id);
-    // No answer in time, but the request never left (its attempt was not marked sent yet: the
-    // ledger's write was still waiting, say on a stalled team database): say so, not exit 7.
-    if (error instanceof OutcomeUnknownError) throw notSentInTime(error);
-    if (!(error instanceof ApiError)) throw error;
+    // The booking's other attempts whose outcome is still unknown: settled with the prior.
+    const open = earlier.filter((e) => e.outcome === 'unknown');
     if (prior && disproves(error.code, request, prior)) {
       // The run never booked (it would have answered CONFLICT): its unknown attempt booked nothing either.
       if (prior.outcome === 'unknown') await journal.remove(prior.id);
@@ -179,10 +184,13 @@ export async function bookSlot(deps: BookDeps, request: BookRequest): Promise<Bo
       hintFor(error.code, { ...(await hintContext(request, deps, error.code)), details: error.details }),
     );
   }
+  const { prior, attempt, earlier = [] } = await begin(false);
+  // The booking's other attempts whose outcome is still unknown: settled with the prior.
+  const open = earlier.filter((e) => e.outcome === 'unknown');
   return {
     status: 'booked',
     meeting,
-    warnings: await recordBooked(deps, request, known, [...(prior ? [prior] : []), ...open], meeting),
+    warnings: await recordBooked(deps, request, attempt, [...(prior ? [prior] : []), ...open], meeting),
   };
 }
 
@@ -251,22 +259,46 @@ async function recordBooked(
     }
   };
   const now = deps.now().toISOString();
+  const settled = {
+    outcome: 'booked' as const,
+    meetingId: meeting.id,
+    startTime: meeting.date,
+    eventId: meeting.eventId,
+    updatedAt: now,
+  };
+  const toRecord = {
+    scope,
+    meeting,
+    source: 'booked' as const,
+    event: request.event,
+    triggerId: deps.origin?.triggerId,
+    triggerName: deps.origin?.triggerName,
+    answersKey: deps.origin?.answersKey,
+  };
+  const executionId = request.workflowExecutionId;
+  // An earlier lost attempt never reached the server: had it booked, this one would have been refused.
+  const removeBefore = async () => {
+    for (const e of before) if (e.outcome !== 'booked') await journal.remove(e.id);
+  };
+  // Every record in one step (one round trip on a team state), all or nothing, when the stores
+  // share the journal's ledger: what an answered request did (StepOptions.asyncCommit). Lost, the
+  // attempt stays sent with its outcome unknown and a re-run resolves it without booking again.
+  const together = togetherWrites(deps, attempt, settled, toRecord, executionId);
+  if (together) {
+    try {
+      await writeTogether(journal.ledger!, together, { asyncCommit: true });
+      await step(`the journal entry in ${journal.path}`, removeBefore);
+      return warnings;
+    } catch {
+      // Each on its own below, so that what can be kept is (and each failure is named).
+    }
+  }
   // The meeting first, the outcome last: a process killed between two steps leaves the attempt
   // `unknown` (a re-run resolves it) or the meeting on record (a re-run finds it); never a run
   // that is `booked` with no record and no outcome, which a re-run would fire and book again.
   if (deps.meetings) {
     const meetings = deps.meetings;
-    await step('the meeting in the local record (schedctl meetings ls)', () =>
-      meetings.record({
-        scope,
-        meeting,
-        source: 'booked',
-        event: request.event,
-        triggerId: deps.origin?.triggerId,
-        triggerName: deps.origin?.triggerName,
-        answersKey: deps.origin?.answersKey,
-      }),
-    );
+    await step('the meeting in the local record (schedctl meetings ls)', () => meetings.record(toRecord));
   }
   if (deps.learnEvent) {
     const learn = deps.learnEvent;
@@ -274,26 +306,13 @@ async function recordBooked(
   }
   // The attempt settled and, last, the workflow run's remembered outcome used up: one step (they
   // land together) when the outcomes are kept in the journal's ledger; else a step of their own.
-  const executionId = request.workflowExecutionId;
-  const together = deps.outcomes?.ledger !== undefined && deps.outcomes.ledger === journal.ledger;
-  const usedUp = executionId && together ? { scope, executionId } : undefined;
+  const sameLedger = deps.outcomes?.ledger !== undefined && deps.outcomes.ledger === journal.ledger;
+  const usedUp = executionId && sameLedger ? { scope, executionId } : undefined;
   await step(
     `the journal entry in ${journal.path}${usedUp ? ' and the end of its remembered trigger outcome' : ''}`,
     async () => {
-      await journal.update(
-        attempt.id,
-        {
-          outcome: 'booked',
-          meetingId: meeting.id,
-          startTime: meeting.date,
-          eventId: meeting.eventId,
-          updatedAt: now,
-        },
-        attempt,
-        { answered: true, usedUp },
-      );
-      // An earlier lost attempt never reached the server: had it booked, this one would have been refused.
-      for (const e of before) if (e.outcome !== 'booked') await journal.remove(e.id);
+      await journal.update(attempt.id, settled, attempt, { answered: true, usedUp });
+      await removeBefore();
     },
   );
   if (executionId && !usedUp)
@@ -301,6 +320,32 @@ async function recordBooked(
       deps.outcomes?.forgetExecution(scope, executionId),
     );
   return warnings;
+}
+
+/**
+ * A confirmed booking's records as one step's writes (the meeting first, the outcome used up
+ * last), or undefined when a store keeps its rows elsewhere or cannot write that way.
+ */
+function togetherWrites(
+  deps: BookDeps,
+  attempt: JournalEntry,
+  settled: Partial<JournalEntry>,
+  toRecord: Parameters<Meetings['record']>[0],
+  executionId: string | undefined,
+): Write[] | undefined {
+  const { journal, meetings, outcomes, learnEvent, learnEventWrite } = deps;
+  const ledger = journal.ledger;
+  if (!ledger || !journal.updateWrite) return undefined;
+  if (meetings && (!meetings.recordWrite || meetings.ledger !== ledger)) return undefined;
+  if (learnEvent && !learnEventWrite) return undefined;
+  const usedUp = executionId;
+  if (usedUp && outcomes && outcomes.ledger !== ledger) return undefined;
+  return [
+    meetings?.recordWrite!(toRecord),
+    learnEventWrite?.(toRecord.event, toRecord.meeting.eventId),
+    ...(usedUp && outcomes ? [{ statement: usedUpWrite(toRecord.scope, usedUp) }] : []),
+    journal.updateWrite(attempt, settled),
+  ].filter((w): w is Write => w !== undefined);
 }
 
 function lostResponse(error: OutcomeUnknownError, journalPath: string | undefined): OutcomeUnknownError {

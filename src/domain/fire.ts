@@ -9,6 +9,7 @@ import type { FireRequest, Trigger, TriggerFireResult } from '../api/schemas.js'
 import { ApiError, CliError, EXIT, OutcomeUnknownError, type ErrorDocument } from '../errors.js';
 import { hintFor } from '../hints.js';
 import { StateWriteError } from '../state/errors.js';
+import type { Write } from '../state/together.js';
 
 /**
  * The fires journal's side of a fire (state/fires.ts): written before it is sent, marked sent
@@ -19,26 +20,34 @@ export interface FireJournal {
   markSent(id: string): Promise<void>;
   answered(id: string, result: TriggerFireResult): Promise<void>;
   forget(id: string): Promise<void>;
+  /** `answered` as writes for the step that remembers the fire's outcome (state/together.ts): one step for both. */
+  answeredWrites?(result: TriggerFireResult): Write[];
 }
+
+/** Remembers a fire's outcome, in one step with the writes given (the fire's answer), or throws. */
+export type RememberOutcome = (result: TriggerFireResult, along: Write[]) => Promise<unknown>;
 
 export async function fireTrigger(
   api: Pick<Api, 'fireTrigger'>,
   trigger: Trigger,
   body: FireRequest,
   journal?: FireJournal,
+  /**
+   * Remembers the outcome, with the fire's answer in the same step when the journal offers its
+   * writes (one round trip on a team state); a failure is FiredNotRecordedError (rememberFired).
+   */
+  remember?: RememberOutcome,
 ): Promise<TriggerFireResult> {
   const id = await journal?.prepare();
   let sent = false;
+  let result: TriggerFireResult;
   try {
-    const result = await api.fireTrigger(trigger.id, body, {
+    result = await api.fireTrigger(trigger.id, body, {
       beforeSend: async () => {
         if (journal && id) await journal.markSent(id);
         sent = true;
       },
     });
-    // The run started: a failure to write that down must not hide it (the caller prints the run).
-    if (journal && id) await journal.answered(id, result).catch(() => undefined);
-    return result;
   } catch (error) {
     if (journal && id && !(error instanceof OutcomeUnknownError && sent))
       await journal.forget(id).catch(() => undefined);
@@ -55,6 +64,20 @@ export async function fireTrigger(
       throw error.withHint(hintFor(error.code, { operation: 'fire', trigger, details: error.details }));
     throw error;
   }
+  // The run started: a failure to write its answer down must not hide it (the caller prints the run).
+  const answered = () => (journal && id ? journal.answered(id, result).catch(() => undefined) : undefined);
+  const along = journal && id && remember ? journal.answeredWrites?.(result) : undefined;
+  if (!along) await answered();
+  if (remember) {
+    try {
+      await rememberFired(trigger, result, () => remember(result, along ?? []));
+    } catch (error) {
+      // The answer on its own, then: the fire is not left looking unanswered.
+      if (along) await answered();
+      throw error;
+    }
+  }
+  return result;
 }
 
 /**

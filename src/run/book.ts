@@ -229,6 +229,7 @@ export async function bookMeeting(
           origin: await originOf(state, scope, request.workflowExecutionId),
           assertHeld: () => held.assertHeld(),
           learnEvent: (event, eventId) => state.events.learn(scope, event, eventId),
+          learnEventWrite: (event, eventId) => state.events.learnWrite(scope, event, eventId),
         },
         request,
       );

@@ -169,6 +169,7 @@ export async function routeParsed(ctx: Context, parsed: ParsedRouteOptions, o: R
         }),
       assertHeld: held ? () => held.assertHeld() : undefined,
       learnEvent: (event, eventId) => state.events.learn(scope, event, eventId),
+      learnEventWrite: (event, eventId) => state.events.learnWrite(scope, event, eventId),
       fireJournal: (trigger, email, answersKey) =>
         fireJournalOf(state, { scope, triggerId: trigger.id, email, answersKey }),
       unansweredFires: (trigger, email) => state.fires.unanswered(scope, email, trigger.id),

@@ -6,6 +6,7 @@
 import { eventAliasKey } from './identity.js';
 import { put } from './records.js';
 import type { Sql, SqlSource } from './sql/types.js';
+import type { Write } from './together.js';
 
 export async function putAlias(sql: Sql, scope: string, alias: string, eventId: string, keep = false): Promise<number> {
   return sql.run(
@@ -39,16 +40,32 @@ export class EventAliases {
     return out;
   }
 
-  /** Learns that `alias` names `eventId` here; writes only what is new. */
-  async learn(scope: string, alias: string, eventId: string): Promise<void> {
-    const key = eventAliasKey(alias);
-    const id = eventId.toLowerCase();
-    if (key === id) return;
-    const db = await this.db();
-    const held = await db.get<{ event_id: string }>(
-      'SELECT event_id FROM schedctl_event_aliases WHERE workspace = ? AND alias = ?',
-      [scope, key],
-    );
-    if (held?.event_id !== id) await putAlias(db, scope, key, id);
+  /** Learns that `alias` names `eventId` here; writes only what is new (and says whether it did). */
+  async learn(scope: string, alias: string, eventId: string): Promise<boolean> {
+    const write = learnWrite(scope, alias, eventId);
+    return write !== undefined && (await (await this.db()).run(...write.statement)) > 0;
   }
+
+  /** `learn` as a write for a shared step (together.ts), on this store's ledger. */
+  learnWrite(scope: string, alias: string, eventId: string): Write | undefined {
+    return learnWrite(scope, alias, eventId);
+  }
+}
+
+/**
+ * `learn` as a write for a shared step (together.ts): one statement, no read first (an alias
+ * already naming that event is left as it is); none when the alias is the event's id itself.
+ */
+export function learnWrite(scope: string, alias: string, eventId: string): Write | undefined {
+  const key = eventAliasKey(alias);
+  const id = eventId.toLowerCase();
+  if (key === id) return undefined;
+  return {
+    statement: [
+      `INSERT INTO schedctl_event_aliases (workspace, alias, event_id) VALUES (?, ?, ?)
+     ON CONFLICT (workspace, alias) DO UPDATE SET event_id = excluded.event_id
+     WHERE schedctl_event_aliases.event_id <> excluded.event_id`,
+      [scope, key, id],
+    ],
+  };
 }

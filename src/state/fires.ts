@@ -10,6 +10,7 @@ import { leadId } from './identity.js';
 import { msOf } from './journal.js';
 import type { FireEntry } from './schemas.js';
 import type { Sql, SqlSource, SqlValue } from './sql/types.js';
+import type { Write } from './together.js';
 
 export type { FireEntry };
 export type NewFire = Pick<FireEntry, 'scope' | 'triggerId' | 'personEmail' | 'answersKey'>;
@@ -51,6 +52,12 @@ export function fireWrite(f: FireEntry, keep = false, sameWorkspace = false): [s
 }
 
 export const putFire = (sql: Sql, f: FireEntry, keep = false): Promise<number> => sql.run(...fireWrite(f, keep));
+
+/** Earlier fires of this one's lead and trigger whose answers were lost: settled by its answer. */
+const earlierOf = (f: FireEntry, id: string): [string, SqlValue[]] => [
+  `DELETE FROM schedctl_fires WHERE workspace = ? AND lead = ? AND trigger_id = ? AND state = 'sent' AND id <> ?`,
+  [f.scope, leadId(f.personEmail), f.triggerId, id],
+];
 
 export class Fires {
   constructor(
@@ -104,18 +111,13 @@ export class Fires {
   async answered(id: string, executionId: string, outcomeType: string, known?: FireEntry): Promise<void> {
     const at = this.now().toISOString();
     const db = await this.db();
-    const earlierOf = (f: FireEntry): [string, SqlValue[]] => [
-      `DELETE FROM schedctl_fires WHERE workspace = ? AND lead = ? AND trigger_id = ? AND state = 'sent' AND id <> ?`,
-      [f.scope, leadId(f.personEmail), f.triggerId, id],
-    ];
     if (known?.id === id) {
       // As this process last wrote it: no read, the step one round trip (its writes with the COMMIT).
+      const [earlier, fire] = this.answeredWrites(known, executionId, outcomeType);
       const written = await db.transaction(
         async (tx) => {
-          tx.defer(...earlierOf(known));
-          return tx.last(
-            ...fireWrite({ ...known, state: 'answered', answeredAt: at, executionId, outcomeType }, false, true),
-          );
+          void tx.defer(...earlier!.statement);
+          return tx.last(...fire!.statement);
         },
         { asyncCommit: true },
       );
@@ -126,11 +128,33 @@ export class Fires {
         const held = await getFire(tx, id);
         if (!held) return;
         // Deferred: sent with the COMMIT, in one round trip.
-        tx.defer(...earlierOf(held));
+        tx.defer(...earlierOf(held, id));
         tx.defer(...fireWrite({ ...held, state: 'answered', answeredAt: at, executionId, outcomeType }));
       },
       { asyncCommit: true },
     );
+  }
+
+  /**
+   * `answered` of a fire as this process last wrote it (`known`), as writes for a shared step
+   * (together.ts: the step remembering its outcome); when the fire's row changed nothing (moved
+   * to another workspace since), `answered` reads and writes it after the step.
+   */
+  answeredWrites(known: FireEntry, executionId: string, outcomeType: string): Write[] {
+    const answer = {
+      ...known,
+      state: 'answered' as const,
+      answeredAt: this.now().toISOString(),
+      executionId,
+      outcomeType,
+    };
+    return [
+      { statement: earlierOf(known, known.id) },
+      {
+        statement: fireWrite(answer, false, true),
+        otherwise: () => this.answered(known.id, executionId, outcomeType),
+      },
+    ];
   }
 
   /** A fire refused, or one that never left the machine: it started nothing. */

@@ -15,6 +15,7 @@ import { usedUpWrite } from './outcomes.js';
 import { sameEmail } from './records.js';
 import type { JournalEntry } from './schemas.js';
 import type { Sql, SqlSource, SqlValue } from './sql/types.js';
+import type { Write } from './together.js';
 
 export type { JournalEntry };
 export type JournalOutcome = JournalEntry['outcome'];
@@ -136,26 +137,37 @@ export class Journal {
    */
   async begin(
     entry: NewAttempt,
+    o: {
+      /**
+       * Written already marked sent (right before its bytes leave: domain/booking.ts), the step
+       * then committed synchronously, as a mark of a request sent must be (StepOptions).
+       */
+      sent?: boolean;
+    } = {},
   ): Promise<{ prior: JournalEntry | undefined; attempt: JournalEntry; earlier: JournalEntry[] }> {
-    const attempt: JournalEntry = { id: randomUUID(), ...entry, attemptedAt: this.now().toISOString(), sentAt: null };
+    const at = this.now().toISOString();
+    const attempt: JournalEntry = { id: randomUUID(), ...entry, attemptedAt: at, sentAt: o.sent ? at : null };
     // One round trip on a team state: the prune and the attempt deferred, the look-up last, all
-    // with the COMMIT. The look-up sees the new attempt, which findPrior and otherOfSameBooking
-    // pass over (never sent). The prior's other attempts, a rare second look-up, come after. The
-    // commit is asynchronous: marking the attempt sent, before it is, is not (StepOptions).
+    // with the COMMIT. The look-up sees the new attempt, which is passed over here. The prior's
+    // other attempts, a rare second look-up, come after. Not yet sent, the commit is
+    // asynchronous: marking the attempt sent, before it is, is not (StepOptions).
     const db = await this.db();
     const candidates = await db.transaction(
       async (tx) => {
         // Booked entries stay (reschedule needs them); an unreadable date (null) is kept rather than guessed old.
-        tx.defer(`DELETE FROM schedctl_attempts WHERE outcome <> 'booked' AND touched_ms < ?`, [
+        void tx.defer(`DELETE FROM schedctl_attempts WHERE outcome <> 'booked' AND touched_ms < ?`, [
           this.now().getTime() - KEEP_DAYS * DAY_MS,
         ]);
-        tx.defer(...attemptWrite(attempt));
+        void tx.defer(...attemptWrite(attempt));
         return (await tx.last<Row>(...ofBookingQuery(entry.scope, entry))).rows.map(entryOf);
       },
-      { asyncCommit: true },
+      { asyncCommit: !o.sent },
     );
-    const prior = findPrior(candidates, entry.scope, entry);
-    const earlier = prior ? (await ofBooking(db, prior.scope, prior)).filter((e) => otherOfSameBooking(prior, e)) : [];
+    const others = (list: JournalEntry[]) => list.filter((e) => e.id !== attempt.id);
+    const prior = findPrior(others(candidates), entry.scope, entry);
+    const earlier = prior
+      ? others(await ofBooking(db, prior.scope, prior)).filter((e) => otherOfSameBooking(prior, e))
+      : [];
     return { prior, attempt, earlier };
   }
 
@@ -209,6 +221,18 @@ export class Journal {
       },
       { oneWrite: !usedUp },
     );
+  }
+
+  /**
+   * `update` of an attempt as this process last wrote it (`known`), as a write for a shared step
+   * (together.ts): written over its row; when that changed nothing (the row moved to another
+   * workspace since), read and patched after the step, as `update` does.
+   */
+  updateWrite(known: JournalEntry, patch: JournalPatch): Write {
+    return {
+      statement: attemptWrite({ ...known, ...patch }, false, true),
+      otherwise: () => this.update(known.id, patch),
+    };
   }
 
   async remove(id: string): Promise<boolean> {

@@ -13,6 +13,7 @@ import { msOf } from './journal.js';
 import type { MeetingMove, MeetingRecord } from './schemas.js';
 import { withRefusal, type MoveRefusal } from '../domain/move-search.js';
 import type { Sql, SqlSource, SqlValue } from './sql/types.js';
+import type { Write } from './together.js';
 
 export type { MeetingMove, MeetingRecord };
 export type MeetingSource = MeetingRecord['source'];
@@ -105,6 +106,24 @@ function meetingWrite(m: MeetingRecord, keep = false): [string, SqlValue[]] {
 }
 export { putMeeting };
 
+/** The record of a meeting the server answered with, over the one held (its first source, recordedAt, history and origin kept). */
+function recordedOver(input: MeetingToRecord, held: MeetingRecord | undefined, recordedAt: string): MeetingRecord {
+  // The server's Meeting proves it exists: a gone mark (an earlier 404) is dropped.
+  return {
+    ...withoutGone(held),
+    ...input.meeting,
+    scope: input.scope,
+    source: held?.source ?? input.source,
+    recordedAt: held?.recordedAt ?? recordedAt,
+    event: input.event,
+    ...optional('triggerId', input.triggerId ?? held?.triggerId),
+    ...optional('triggerName', input.triggerName ?? held?.triggerName),
+    ...optional('answersKey', input.answersKey ?? held?.answersKey),
+    bookedBy: held?.bookedBy ?? whoAmI(),
+    history: held?.history ?? [],
+  };
+}
+
 export class Meetings {
   constructor(
     private readonly db: SqlSource,
@@ -116,36 +135,39 @@ export class Meetings {
     return `${this.where()} (meetings)`;
   }
 
+  /** The ledger this store keeps its rows in: stores on the same one may share a step (together.ts). */
+  get ledger(): SqlSource {
+    return this.db;
+  }
+
   /**
    * Records (or refreshes) a meeting. For one already recorded, the server's fields are
    * refreshed while its first source, recordedAt and history stay: they tell how it got here.
    */
   async record(input: MeetingToRecord): Promise<MeetingRecord> {
-    const recordedAt = this.now().toISOString();
-    // The server's Meeting proves it exists: a gone mark (an earlier 404) is dropped.
-    const recordOver = (held: MeetingRecord | undefined): MeetingRecord => ({
-      ...withoutGone(held),
-      ...input.meeting,
-      scope: input.scope,
-      source: held?.source ?? input.source,
-      recordedAt: held?.recordedAt ?? recordedAt,
-      event: input.event,
-      ...optional('triggerId', input.triggerId ?? held?.triggerId),
-      ...optional('triggerName', input.triggerName ?? held?.triggerName),
-      ...optional('answersKey', input.answersKey ?? held?.answersKey),
-      bookedBy: held?.bookedBy ?? whoAmI(),
-      history: held?.history ?? [],
-    });
-    const db = await this.db();
     // A meeting new to the record (a booking's, the usual case) is written in one statement
     // (one round trip on a team state), what an answered request did (StepOptions.asyncCommit);
     // one already there is read and refreshed.
-    const fresh = recordOver(undefined);
-    const written = await db.transaction((tx) => tx.last(...meetingWrite(fresh, true)), { asyncCommit: true });
-    if (written.changes > 0) return fresh;
-    return db.transaction(
+    const { statement, fresh } = this.recordWrite(input);
+    const written = await (await this.db()).transaction((tx) => tx.last(...statement), { asyncCommit: true });
+    return written.changes > 0 ? fresh : this.refresh(input);
+  }
+
+  /**
+   * `record` as a write for a shared step (together.ts): the meeting inserted when new to the
+   * record; one already there is refreshed after the step (`otherwise`).
+   */
+  recordWrite(input: MeetingToRecord): Write & { fresh: MeetingRecord } {
+    const fresh = recordedOver(input, undefined, this.now().toISOString());
+    return { statement: meetingWrite(fresh, true), fresh, otherwise: () => this.refresh(input) };
+  }
+
+  /** A meeting already on record: the server's fields refreshed, how it got here kept. */
+  private async refresh(input: MeetingToRecord): Promise<MeetingRecord> {
+    const recordedAt = this.now().toISOString();
+    return (await this.db()).transaction(
       async (tx) => {
-        const record = recordOver(await getMeeting(tx, input.scope, input.meeting.id));
+        const record = recordedOver(input, await getMeeting(tx, input.scope, input.meeting.id), recordedAt);
         await putMeeting(tx, record);
         return record;
       },

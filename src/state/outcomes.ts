@@ -9,6 +9,7 @@ import type { Outcome } from '../api/schemas.js';
 import { normEmail } from './records.js';
 import type { RememberedOutcome } from './schemas.js';
 import type { Sql, SqlSource, SqlValue } from './sql/types.js';
+import { writeTogether, type Write } from './together.js';
 
 export type { RememberedOutcome };
 export type OutcomeLookup =
@@ -119,32 +120,34 @@ export class Outcomes {
    * record is dropped. Only a `scheduler` outcome is stored (others hold nothing to reuse);
    * true when stored.
    */
-  async remember(scope: string, triggerId: string, email: string, fired: FireToRemember): Promise<boolean> {
+  /**
+   * `along`: writes of the same ledger to land in this step (the fire's answer, Fires.answeredWrites):
+   * one round trip on a team state for both.
+   */
+  async remember(
+    scope: string,
+    triggerId: string,
+    email: string,
+    fired: FireToRemember,
+    along: readonly Write[] = [],
+  ): Promise<boolean> {
     const stored = fired.outcome.type === 'scheduler';
+    const statement: [string, SqlValue[]] = stored
+      ? outcomeWrite(scope, {
+          executionId: fired.executionId,
+          outcome: fired.outcome as Outcome,
+          firedAt: fired.firedAt,
+          email,
+          triggerId,
+          answersKey: fired.answersKey,
+          scope,
+        })
+      : [
+          'DELETE FROM schedctl_outcomes WHERE workspace = ? AND trigger_id = ? AND lead = ?',
+          [scope, triggerId, normEmail(email)],
+        ];
     // What an answered fire did: its commit need not wait for the disk (StepOptions.asyncCommit).
-    await (
-      await this.db()
-    ).transaction(
-      (tx) =>
-        stored
-          ? tx.last(
-              ...outcomeWrite(scope, {
-                executionId: fired.executionId,
-                outcome: fired.outcome as Outcome,
-                firedAt: fired.firedAt,
-                email,
-                triggerId,
-                answersKey: fired.answersKey,
-                scope,
-              }),
-            )
-          : tx.last('DELETE FROM schedctl_outcomes WHERE workspace = ? AND trigger_id = ? AND lead = ?', [
-              scope,
-              triggerId,
-              normEmail(email),
-            ]),
-      { asyncCommit: true },
-    );
+    await writeTogether(this.db, [...along, { statement }], { asyncCommit: true });
     return stored;
   }
 

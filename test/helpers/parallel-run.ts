@@ -32,6 +32,8 @@ export interface Killable {
   child: ChildProcess;
   /** SIGKILL now (no-op once it has ended); true when it was still running. */
   kill(): boolean;
+  /** What it has written to stderr so far. */
+  stderr(): string;
   done: Promise<KillableResult>;
 }
 
@@ -89,7 +91,7 @@ export function startCli(args: string[], opts: KillableOptions): Killable {
       resolve({ code, signal, killed: killed && signal === 'SIGKILL', stdout, stderr, ms: Date.now() - started });
     });
   });
-  return { child, kill, done };
+  return { child, kill, done, stderr: () => stderr };
 }
 
 export function runKillable(args: string[], opts: KillableOptions): Promise<KillableResult> {

@@ -315,8 +315,7 @@ describe('bookSlot: lost responses', () => {
   it('names no journal file in the hint when the journal has no path', async () => {
     const j = state.journal;
     const journal: BookDeps['journal'] = {
-      begin: (e) => j.begin(e),
-      markSent: (id) => j.markSent(id),
+      begin: (e, o) => j.begin(e, o),
       remove: (id) => j.remove(id),
       update: (id, patch) => j.update(id, patch),
       path: '',
@@ -725,8 +724,7 @@ describe('bookSlot: a confirmed booking whose local record cannot be written', (
   it('reports the meeting booked, with a warning, when the journal cannot be updated', async () => {
     const j = state.journal;
     const journal: BookDeps['journal'] = {
-      begin: (e) => j.begin(e),
-      markSent: (id) => j.markSent(id),
+      begin: (e, o) => j.begin(e, o),
       remove: (id) => j.remove(id),
       update: async () => {
         throw new Error('ENOSPC: no space left on device');

@@ -150,18 +150,17 @@ describe('EventAliases', () => {
 
   it('learns an alias once, writes again only when it names another event, and reads only the names asked', async () => {
     const e = aliases();
-    await e.learn(S, 'Intro-Call', EVENT.toUpperCase());
-    expect(runs).toHaveLength(1);
-    await e.learn(S, 'intro-call', EVENT);
-    expect(runs).toHaveLength(1);
-    await e.learn(S, 'intro-call', EVENT2);
-    expect(runs).toHaveLength(2);
+    // One statement each, no read first: what is already known changes no row.
+    expect(await e.learn(S, 'Intro-Call', EVENT.toUpperCase())).toBe(true);
+    expect(await e.learn(S, 'intro-call', EVENT)).toBe(false);
+    expect(await e.learn(S, 'intro-call', EVENT2)).toBe(true);
+    expect(runs).toHaveLength(3);
     await e.learn(OTHER, 'demo', EVENT);
     expect(await e.of(S, ['INTRO-CALL', 'intro-call', 'demo'])).toEqual({ 'intro-call': EVENT2 });
     expect(await e.of(S, [])).toEqual({});
-    // An id is not its own alias.
-    await e.learn(S, EVENT, EVENT);
-    expect(runs).toHaveLength(3);
+    // An id is not its own alias: no statement at all.
+    expect(await e.learn(S, EVENT, EVENT)).toBe(false);
+    expect(runs).toHaveLength(4);
   });
 });
 

@@ -155,7 +155,7 @@ async function watched(state: ReturnType<typeof openState>) {
     },
     defer: (text, params) => {
       seen.runs.push(text);
-      inner.defer(text, params);
+      return inner.defer(text, params);
     },
     last: (text, params) => {
       seen.runs.push(text);

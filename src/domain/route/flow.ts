@@ -15,8 +15,8 @@ import type { Meeting, Outcome, Trigger, TriggerFireResult } from '../../api/sch
 import { ApiError, CancelledError, CliError, EXIT } from '../../errors.js';
 import { refireHint } from '../../hints.js';
 import { answersKey, type Journal, type JournalEntry, type Meetings, type Outcomes } from '../../state/index.js';
-import { answeredFromLedger, bookSlot, type BookRequest, type BookResult } from '../booking.js';
-import { fireTrigger, rememberFired, type FireJournal } from '../fire.js';
+import { answeredFromLedger, bookSlot, type BookDeps, type BookRequest, type BookResult } from '../booking.js';
+import { fireTrigger, type FireJournal } from '../fire.js';
 import { fetchSlots } from '../slots.js';
 import { buildResponses, type FireInputNames, isEmailField } from '../triggers.js';
 import type { GuestDetails, RouteAsker, RouteNotice, RouteResult, SlotPage } from './types.js';
@@ -42,6 +42,8 @@ export interface RouteDeps {
   assertHeld?: (() => void | Promise<void>) | undefined;
   /** The ledger's event aliases learn which eventId a scheduling link books. */
   learnEvent?: ((event: string, eventId: string) => Promise<unknown>) | undefined;
+  /** learnEvent as a write for the booking's one step (domain/booking.ts BookDeps). */
+  learnEventWrite?: BookDeps['learnEventWrite'];
   /** The fires journal of this lead and trigger (a fire is written down before it is sent). */
   fireJournal?: ((trigger: Trigger, email: string, answersKey: string) => FireJournal) | undefined;
   /** Sent fires of this lead and trigger whose answer was lost (each may have started a run). */
@@ -153,6 +155,7 @@ export async function runRoute(deps: RouteDeps): Promise<RouteResult> {
           suggestOnSlotTaken: false,
           assertHeld: deps.assertHeld,
           learnEvent: deps.learnEvent,
+          learnEventWrite: deps.learnEventWrite,
         },
         attempt.request as BookRequest,
       );
@@ -317,6 +320,7 @@ export async function runRoute(deps: RouteDeps): Promise<RouteResult> {
           suggestOnSlotTaken: false,
           assertHeld: deps.assertHeld,
           learnEvent: deps.learnEvent,
+          learnEventWrite: deps.learnEventWrite,
         },
         request,
       );
@@ -398,19 +402,20 @@ async function fire(
   const earlier = (await (asked ?? deps.unansweredFires?.(trigger, email))) ?? [];
   if (earlier.length > 0) deps.notify({ type: 'unanswered_fires', trigger, email, fires: earlier });
   deps.notify({ type: 'firing', trigger, email });
+  // Stops when its outcome cannot be recorded (nothing is booked), saying the run exists.
   const result = await fireTrigger(
     deps.api,
     trigger,
     { email, responses },
     deps.fireJournal?.(trigger, email, answersKey(responses, {})),
-  );
-  // Stops here when it cannot be recorded (nothing is booked), saying the run exists.
-  await rememberFired(trigger, result, () =>
-    deps.outcomes.remember(deps.scope, trigger.id, email, {
-      ...result,
-      firedAt: deps.now().toISOString(),
-      answersKey: answersKey(responses, {}),
-    }),
+    (fired, along) =>
+      deps.outcomes.remember(
+        deps.scope,
+        trigger.id,
+        email,
+        { ...fired, firedAt: deps.now().toISOString(), answersKey: answersKey(responses, {}) },
+        along,
+      ),
   );
   deps.notify({ type: 'fired', executionId: result.executionId, outcome: result.outcome });
   return result;

@@ -26,6 +26,9 @@ export function fireJournalOf(
       known = await state.fires.recordSent(known);
     },
     answered: (id, result) => state.fires.answered(id, result.executionId, result.outcome.type, known),
+    // In the step that remembers the outcome (Outcomes.remember's `along`): a fire written, as this journal knows it.
+    answeredWrites: (result) =>
+      written && known ? state.fires.answeredWrites(known, result.executionId, result.outcome.type) : [],
     // A fire never marked sent was never written: nothing to forget.
     forget: (id) => (written ? state.fires.forget(id) : Promise.resolve()),
   };

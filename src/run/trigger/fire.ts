@@ -1,7 +1,7 @@
-import type { FireRequest, Outcome, Trigger } from '../../api/schemas.js';
+import type { FireRequest, Outcome, Trigger, TriggerFireResult } from '../../api/schemas.js';
 import { workspaceOf } from '../workspace.js';
 import type { Context } from '../../context.js';
-import { FiredNotRecordedError, fireTrigger, rememberFired } from '../../domain/fire.js';
+import { FiredNotRecordedError, fireTrigger } from '../../domain/fire.js';
 import { isValidEmail, parseKeyValues } from '../../domain/inputs.js';
 import { buildResponses } from '../../domain/triggers.js';
 import { UsageError } from '../../errors.js';
@@ -124,26 +124,34 @@ export async function fireOrReuse(ctx: Context, input: FireInput, hooks: FireHoo
     hooks.warn(unansweredFiresLine(unanswered, email, trigger.name, (iso) => formatInZone(iso, 'UTC')));
   hooks.info(fireNotes.firing(trigger.name, email, target));
   const api = await ctx.api();
-  const result = await fireTrigger(
-    api,
-    trigger,
-    { email, responses, ...(context ? { context } : {}) },
-    fireJournalOf(state, { scope, triggerId: trigger.id, email, answersKey: key }),
-  );
+  let result: TriggerFireResult;
   try {
-    await rememberFired(trigger, result, () =>
-      outcomes.remember(scope, trigger.id, email, {
-        executionId: result.executionId,
-        outcome: result.outcome,
-        firedAt: ctx.clock.now().toISOString(),
-        answersKey: key,
-      }),
+    // The outcome remembered in the step that records the fire's answer (one round trip on a team state).
+    result = await fireTrigger(
+      api,
+      trigger,
+      { email, responses, ...(context ? { context } : {}) },
+      fireJournalOf(state, { scope, triggerId: trigger.id, email, answersKey: key }),
+      (fired, along) =>
+        outcomes.remember(
+          scope,
+          trigger.id,
+          email,
+          {
+            executionId: fired.executionId,
+            outcome: fired.outcome,
+            firedAt: ctx.clock.now().toISOString(),
+            answersKey: key,
+          },
+          along,
+        ),
     );
   } catch (error) {
     // The run exists and its result is in hand: shown (exit 0), as a booking the server
     // confirmed is, with a warning saying what was not recorded.
     if (!(error instanceof FiredNotRecordedError)) throw error;
     hooks.warn(`${sanitizeText(error.message)}; a repeat fire for these answers will not be recognised`);
+    result = error.result;
   }
   return {
     trigger,

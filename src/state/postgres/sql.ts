@@ -79,7 +79,8 @@ export function clientSql(
 ): StepSql {
   const { mirror, lazy, oneWrite = false, asyncCommit = false, guard } = o;
   let writes = 0;
-  const pending: Array<{ text: string; params: readonly SqlValue[] }> = [];
+  // What the step deferred, each with the way to tell its caller how many rows it changed.
+  const pending: Array<{ text: string; params: readonly SqlValue[]; changed?: (n: number) => void }> = [];
   const counted = (text: string) => {
     if (oneWrite && ++writes > 1) throw new Error(`a second write in a one-write step: ${text.trim()}`);
   };
@@ -97,16 +98,21 @@ export function clientSql(
     const results = Array.isArray(answer) ? answer : [answer];
     return first ? results.slice(1) : results;
   };
-  const sawWritten = (statements: typeof pending) => {
-    for (const s of statements) mirror?.saw(s.text, s.params, []);
+  // The deferred writes sent, their answers from `from` on: noted for the mirror, counts told.
+  const sawWritten = (statements: typeof pending, results: ReadonlyArray<QueryResult>, from: number) => {
+    statements.forEach((s, i) => {
+      mirror?.saw(s.text, s.params, []);
+      s.changed?.(results[from + i]?.rowCount ?? 0);
+    });
   };
   const send = async (text: string, params: readonly SqlValue[], write: boolean) => {
     if (write) counted(text);
     if (pending.length === 0 && !(write && lazy && !lazy.begun) && !guarding())
       return client.query(toPg(text), params as SqlValue[]);
     const flushed = pending.splice(0);
-    const results = await several(opening(), [...flushed, { text, params }]);
-    sawWritten(flushed);
+    const head = opening();
+    const results = await several(head, [...flushed, { text, params }]);
+    sawWritten(flushed, results, head ? 1 : 0);
     return results[results.length - 1]!;
   };
   const sql: StepSql = {
@@ -124,7 +130,7 @@ export function clientSql(
     },
     defer: (text: string, params: readonly SqlValue[] = []) => {
       counted(text);
-      pending.push({ text, params: [...params] });
+      return new Promise<number>((changed) => pending.push({ text, params: [...params], changed }));
     },
     transaction: (work) => work(sql),
     async last<T>(text: string, params: readonly SqlValue[] = []) {
@@ -140,7 +146,7 @@ export function clientSql(
       if (lazy) lazy.begun = false;
       // Its answer: after BEGIN's, when sent, and the deferred writes'.
       const answer = results[(head ? 1 : 0) + flushed.length]!;
-      sawWritten(flushed);
+      sawWritten(flushed, results, head ? 1 : 0);
       mirror?.saw(text, params, write ? [] : answer.rows);
       return { rows: answer.rows as T[], changes: write ? (answer.rowCount ?? 0) : 0 };
     },
@@ -151,16 +157,20 @@ export function clientSql(
     },
     async finish() {
       const flushed = pending.splice(0);
+      let results: QueryResult[] = [];
+      let from = 0;
       if (flushed.length === 0) {
         if (lazy?.begun) await several('', [], commit.slice(2));
       } else if (!lazy || (!lazy.begun && flushed.length === 1 && !asyncCommit)) {
         // Without a transaction block, or the step's one write: a statement is atomic by itself.
-        await several('', flushed);
+        results = await several('', flushed);
       } else {
-        await several(opening(), flushed, commit);
+        const head = opening();
+        results = await several(head, flushed, commit);
+        from = head ? 1 : 0;
       }
       if (lazy) lazy.begun = false;
-      sawWritten(flushed);
+      sawWritten(flushed, results, from);
     },
   };
   return sql;
@@ -358,9 +368,10 @@ export class Mirror {
         kept.push({ sql: text, params: [...params] });
         return Number(db.prepare(text).run(...params).changes);
       },
+      // Run at once, a failure thrown as it happens (fails the work), as SQLite's own defer does.
       defer: (text: string, params: readonly SqlValue[] = []) => {
         kept.push({ sql: text, params: [...params] });
-        db.prepare(text).run(...params);
+        return Promise.resolve(Number(db.prepare(text).run(...params).changes));
       },
       last: async <T>(text: string, params: readonly SqlValue[] = []) => {
         if (isWrite(text)) kept.push({ sql: text, params: [...params] });

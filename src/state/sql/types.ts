@@ -17,9 +17,11 @@ export interface Sql {
   /**
    * A write whose count is not needed, in a transaction's `tx`: on a team state it goes out with
    * the step's next statement, or with its COMMIT, instead of in a round trip of its own (its
-   * failure fails the step there). SQLite runs it at once.
+   * failure fails the step there). SQLite runs it at once. Resolves to the number of rows it
+   * changed once it was sent (await it after the step's `last`, never before: it goes out with
+   * that); never rejects (the step fails instead).
    */
-  defer(sql: string, params?: readonly SqlValue[]): void;
+  defer(sql: string, params?: readonly SqlValue[]): Promise<number>;
   /**
    * A transaction's last statement, in its `tx`: on a team state it goes out with what the step
    * deferred and with the COMMIT, in one round trip. Its rows (a read's, or RETURNING's), and a

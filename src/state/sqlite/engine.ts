@@ -129,7 +129,7 @@ export class SqliteLedger implements Sql {
   }
 
   /** Only a transaction's `tx` defers (Sql.defer). */
-  defer(sql: string): void {
+  defer(sql: string): Promise<number> {
     throw new Error(`Sql.defer is for a transaction's tx, not: ${sql}`);
   }
 
@@ -179,7 +179,7 @@ export class SqliteLedger implements Sql {
         exec(() => lastOf<T>(this.stmt(db, sql), sql, params)),
       // At once: a statement here costs no round trip.
       defer: (sql: string, params: readonly SqlValue[] = []) =>
-        void this.guard(() => this.stmt(db, sql).run(...params)),
+        Promise.resolve(this.guard(() => Number(this.stmt(db, sql).run(...params).changes))),
       transaction: (work) => work(this.inside(db)),
     };
   }

@@ -129,7 +129,8 @@ export function inTransaction(db: DatabaseSync, where: string): Sql {
     all: async <T>(text: string, params: readonly SqlValue[] = []) => db.prepare(text).all(...params) as T[],
     get: async <T>(text: string, params: readonly SqlValue[] = []) => db.prepare(text).get(...params) as T | undefined,
     run: async (text: string, params: readonly SqlValue[] = []) => Number(db.prepare(text).run(...params).changes),
-    defer: (text: string, params: readonly SqlValue[] = []) => void db.prepare(text).run(...params),
+    defer: (text: string, params: readonly SqlValue[] = []) =>
+      Promise.resolve(Number(db.prepare(text).run(...params).changes)),
     last: async <T>(text: string, params: readonly SqlValue[] = []) => lastOf<T>(db.prepare(text), text, params),
     transaction: (work) => work(sql),
   };

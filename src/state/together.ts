@@ -1,0 +1,30 @@
+/**
+ * Writes of several stores sent as one step: one round trip on a team state (each write with
+ * the COMMIT), one transaction on both engines (all of them land, or none). What a confirmed
+ * booking writes (the meeting, its event's alias, the attempt settled, the workflow run's
+ * outcome used up) is one such step, instead of one step per store.
+ */
+import type { SqlSource, SqlValue, StepOptions } from './sql/types.js';
+
+/** One store's write in a shared step. */
+export interface Write {
+  statement: [string, SqlValue[]];
+  /** When it changed no row (a meeting already on record, an attempt moved to another workspace): the store's slower way, after the step. */
+  otherwise?: (() => Promise<unknown>) | undefined;
+}
+
+export async function writeTogether(
+  ledger: SqlSource,
+  writes: ReadonlyArray<Write | undefined>,
+  o: StepOptions = {},
+): Promise<void> {
+  const all = writes.filter((w): w is Write => w !== undefined);
+  if (all.length === 0) return;
+  const db = await ledger();
+  const counts = await db.transaction(async (tx) => {
+    const deferred = all.slice(0, -1).map((w) => tx.defer(...w.statement));
+    const last = await tx.last(...all.at(-1)!.statement);
+    return [...(await Promise.all(deferred)), last.changes];
+  }, o);
+  for (const [i, w] of all.entries()) if (counts[i] === 0) await w.otherwise?.();
+}
