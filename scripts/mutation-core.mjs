@@ -29,6 +29,7 @@ const CORE = [
   'src/state/sql/documents.ts',
   'src/state/fires.ts',
   'src/state/events.ts',
+  'src/state/together.ts',
   // What the store says when it refuses, how it writes a file, and which lock a booking takes.
   'src/state/errors.ts',
   'src/state/disk.ts',

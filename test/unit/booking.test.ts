@@ -913,3 +913,82 @@ describe('bookSlot: SLOT_TAKEN', () => {
     expect(edge.slotCalls).toEqual([]);
   });
 });
+
+describe("bookSlot: a confirmed booking's records in one step", () => {
+  /** The meetings store with its calls to `record` (the slower, step-by-step way) counted. */
+  const spiedMeetings = () => {
+    const calls: string[] = [];
+    const m = state.meetings;
+    const meetings: NonNullable<BookDeps['meetings']> = {
+      record: (input) => (calls.push(input.meeting.id), m.record(input)),
+      recordWrite: (input) => m.recordWrite(input),
+      ledger: m.ledger,
+    };
+    return { meetings, calls };
+  };
+  const learnt: string[] = [];
+  const learnEvent = async (event: string, eventId: string) => learnt.push(`${event}=${eventId}`);
+  const learnEventWrite = (event: string, eventId: string) => state.events.learnWrite(SCOPE, event, eventId);
+  beforeEach(() => void learnt.splice(0));
+
+  it('writes the meeting, the alias, the settled attempt and the used-up outcome together, none on its own', async () => {
+    await state.outcomes.remember(SCOPE, 't1', LEAD, {
+      executionId: EXEC,
+      outcome: { type: 'scheduler', schedulerUrl: 'https://x', schedulingLinkId: 'intro-call' },
+      firedAt: NOW.toISOString(),
+      answersKey: 'k',
+    });
+    const { meetings, calls } = spiedMeetings();
+    const r = await bookSlot(
+      deps([meeting], { meetings, learnEvent, learnEventWrite }).d,
+      request({ workflowExecutionId: EXEC }),
+    );
+    expect(r).toMatchObject({ status: 'booked', warnings: [] });
+    expect(calls).toEqual([]);
+    expect(learnt).toEqual([]);
+    expect(await state.meetings.get(SCOPE, MEETING_ID)).toMatchObject({ source: 'booked', event: 'intro-call' });
+    expect(await state.events.of(SCOPE, ['intro-call'])).toEqual({ 'intro-call': 'ev' });
+    expect(await outcomesOf()).toEqual([`${LEAD} booked`]);
+    expect(await state.outcomes.get(SCOPE, 't1', LEAD)).toBeUndefined();
+  });
+
+  it('takes the step-by-step way when a store cannot share the step: an alias only learnt, outcomes elsewhere', async () => {
+    const { meetings, calls } = spiedMeetings();
+    await bookSlot(deps([meeting], { meetings, learnEvent }).d, request());
+    expect(calls).toEqual([MEETING_ID]);
+    expect(learnt).toEqual(['intro-call=ev']);
+
+    const elsewhere = openState(mkdtempSync(join(tmpdir(), 'booking-other-')), { now: () => clock });
+    const forgotten: string[] = [];
+    const outcomes: BookDeps['outcomes'] = {
+      ledger: elsewhere.outcomes.ledger,
+      forgetExecution: async (_scope, id) => forgotten.push(id),
+    };
+    const second = spiedMeetings();
+    await bookSlot(
+      deps([meetingFor({ id: 'm-b', personEmail: LEAD_B })], { meetings: second.meetings, outcomes, learnEventWrite })
+        .d,
+      request({ personEmail: LEAD_B, reservationId: RES_B, workflowExecutionId: EXEC_B }),
+    );
+    expect(second.calls).toEqual(['m-b']);
+    expect(forgotten).toEqual([EXEC_B]);
+  });
+
+  it('tries each record on its own when the one step fails, naming only what was not kept', async () => {
+    const j = state.journal;
+    const journal: BookDeps['journal'] = {
+      begin: (e, o) => j.begin(e, o),
+      remove: (id) => j.remove(id),
+      update: (id, patch, known, o) => j.update(id, patch, known, o),
+      path: j.path,
+      ledger: j.ledger,
+      updateWrite: () => ({ statement: ['INSERT INTO schedctl_no_such_table (x) VALUES (?)', [1]] }),
+    };
+    const { meetings, calls } = spiedMeetings();
+    const r = await bookSlot(deps([meeting], { journal, meetings, learnEvent, learnEventWrite }).d, request());
+    expect(r).toMatchObject({ status: 'booked', warnings: [] });
+    expect(calls).toEqual([MEETING_ID]);
+    expect(learnt).toEqual(['intro-call=ev']);
+    expect(await outcomesOf()).toEqual([`${LEAD} booked`]);
+  });
+});
