@@ -47,6 +47,7 @@ export function runs(ctx: Context, name: RunnerName) {
 function noteInvalidTz(ctx: Context): void {
   const tz = ctx.env.TZ;
   // TZ=UTC needs no check: asking Intl loads ICU's zone data, 15-20 ms of CPU in every command.
+  // (domain/time.ts systemZone makes the same test: the front may not import it, bundle-layout.test.ts.)
   if (tz === undefined || tz === '' || tz === 'UTC' || Intl.DateTimeFormat().resolvedOptions().timeZone !== undefined)
     return;
   // eslint-disable-next-line no-control-regex -- the variable's text is shown, never its control characters
