@@ -323,8 +323,9 @@ async function recordBooked(
 }
 
 /**
- * A confirmed booking's records as one step's writes (the meeting first, the outcome used up
- * last), or undefined when a store keeps its rows elsewhere or cannot write that way.
+ * A confirmed booking's records as one step's writes (one transaction: they land together, so
+ * their order does not matter), or undefined when a store keeps its rows elsewhere or cannot
+ * write that way.
  */
 function togetherWrites(
   deps: BookDeps,
@@ -338,12 +339,11 @@ function togetherWrites(
   if (!ledger || !journal.updateWrite) return undefined;
   if (meetings && (!meetings.recordWrite || meetings.ledger !== ledger)) return undefined;
   if (learnEvent && !learnEventWrite) return undefined;
-  const usedUp = executionId;
-  if (usedUp && outcomes && outcomes.ledger !== ledger) return undefined;
+  if (executionId && outcomes && outcomes.ledger !== ledger) return undefined;
   return [
     meetings?.recordWrite!(toRecord),
     learnEventWrite?.(toRecord.event, toRecord.meeting.eventId),
-    ...(usedUp && outcomes ? [{ statement: usedUpWrite(toRecord.scope, usedUp) }] : []),
+    ...(executionId && outcomes ? [{ statement: usedUpWrite(toRecord.scope, executionId) }] : []),
     journal.updateWrite(attempt, settled),
   ].filter((w): w is Write => w !== undefined);
 }
