@@ -45,7 +45,7 @@ export interface BookDeps {
   /**
    * The remembered scheduler outcomes: a workflow run whose meeting is booked is used up,
    * so its outcome is forgotten (a later fire for that lead then needs no confirmation); on a
-   * booking, in the journal's step that settles its attempt (the same ledger: Journal.update's usedUp).
+   * booking, in the step of its records when it keeps them in the journal's ledger (together.ts).
    */
   outcomes?: { forgetExecution(scope: string, executionId: string): Promise<unknown>; readonly ledger?: unknown };
   /**
@@ -154,7 +154,7 @@ export async function bookSlot(deps: BookDeps, request: BookRequest): Promise<Bo
       if (error instanceof OutcomeUnknownError) throw notSentInTime(error);
       throw error;
     }
-    const { prior, attempt, earlier = [] } = await begin(false);
+    const { prior, attempt, earlier } = await begin(false);
     await journal.remove(attempt.id);
     // The booking's other attempts whose outcome is still unknown: settled with the prior.
     const open = earlier.filter((e) => e.outcome === 'unknown');
@@ -184,7 +184,7 @@ export async function bookSlot(deps: BookDeps, request: BookRequest): Promise<Bo
       hintFor(error.code, { ...(await hintContext(request, deps, error.code)), details: error.details }),
     );
   }
-  const { prior, attempt, earlier = [] } = await begin(false);
+  const { prior, attempt, earlier } = await begin(false);
   // The booking's other attempts whose outcome is still unknown: settled with the prior.
   const open = earlier.filter((e) => e.outcome === 'unknown');
   return {
@@ -281,21 +281,24 @@ async function recordBooked(
     for (const e of before) if (e.outcome !== 'booked') await journal.remove(e.id);
   };
   // Every record in one step (one round trip on a team state), all or nothing, when the stores
-  // share the journal's ledger: what an answered request did (StepOptions.asyncCommit). Lost, the
-  // attempt stays sent with its outcome unknown and a re-run resolves it without booking again.
+  // share the journal's ledger (they do in every command): what an answered request did
+  // (StepOptions.asyncCommit). Lost, the attempt stays sent with its outcome unknown, and a
+  // re-run resolves it without booking again.
   const together = togetherWrites(deps, attempt, settled, toRecord, executionId);
   if (together) {
-    try {
-      await writeTogether(journal.ledger!, together, { asyncCommit: true });
-      await step(`the journal entry in ${journal.path}`, removeBefore);
-      return warnings;
-    } catch {
-      // Each on its own below, so that what can be kept is (and each failure is named).
-    }
+    await step(
+      `the meeting in the local record (schedctl meetings ls), its event alias and the journal entry in ${journal.path}`,
+      async () => {
+        await writeTogether(journal.ledger!, together, { asyncCommit: true });
+        await removeBefore();
+      },
+    );
+    return warnings;
   }
-  // The meeting first, the outcome last: a process killed between two steps leaves the attempt
-  // `unknown` (a re-run resolves it) or the meeting on record (a re-run finds it); never a run
-  // that is `booked` with no record and no outcome, which a re-run would fire and book again.
+  // Stores kept apart: a step each. The meeting first, the outcome last: a process killed
+  // between two steps leaves the attempt `unknown` (a re-run resolves it) or the meeting on
+  // record (a re-run finds it); never a run that is `booked` with no record and no outcome,
+  // which a re-run would fire and book again.
   if (deps.meetings) {
     const meetings = deps.meetings;
     await step('the meeting in the local record (schedctl meetings ls)', () => meetings.record(toRecord));
@@ -304,21 +307,13 @@ async function recordBooked(
     const learn = deps.learnEvent;
     await step('the event alias', () => learn(request.event, meeting.eventId));
   }
-  // The attempt settled and, last, the workflow run's remembered outcome used up: one step (they
-  // land together) when the outcomes are kept in the journal's ledger; else a step of their own.
-  const sameLedger = deps.outcomes?.ledger !== undefined && deps.outcomes.ledger === journal.ledger;
-  const usedUp = executionId && sameLedger ? { scope, executionId } : undefined;
-  await step(
-    `the journal entry in ${journal.path}${usedUp ? ' and the end of its remembered trigger outcome' : ''}`,
-    async () => {
-      await journal.update(attempt.id, settled, attempt, { answered: true, usedUp });
-      await removeBefore();
-    },
-  );
-  if (executionId && !usedUp)
-    await step('the end of its remembered trigger outcome', async () =>
-      deps.outcomes?.forgetExecution(scope, executionId),
-    );
+  await step(`the journal entry in ${journal.path}`, async () => {
+    await journal.update(attempt.id, settled, attempt, { answered: true });
+    await removeBefore();
+  });
+  const outcomes = deps.outcomes;
+  if (executionId && outcomes)
+    await step('the end of its remembered trigger outcome', () => outcomes.forgetExecution(scope, executionId));
   return warnings;
 }
 
@@ -333,19 +328,20 @@ function togetherWrites(
   settled: Partial<JournalEntry>,
   toRecord: Parameters<Meetings['record']>[0],
   executionId: string | undefined,
-): Write[] | undefined {
+): Array<Write | undefined> | undefined {
   const { journal, meetings, outcomes, learnEvent, learnEventWrite } = deps;
   const ledger = journal.ledger;
   if (!ledger || !journal.updateWrite) return undefined;
   if (meetings && (!meetings.recordWrite || meetings.ledger !== ledger)) return undefined;
   if (learnEvent && !learnEventWrite) return undefined;
-  if (executionId && outcomes && outcomes.ledger !== ledger) return undefined;
+  if (outcomes && outcomes.ledger !== ledger) return undefined;
   return [
     meetings?.recordWrite!(toRecord),
     learnEventWrite?.(toRecord.event, toRecord.meeting.eventId),
-    ...(executionId && outcomes ? [{ statement: usedUpWrite(toRecord.scope, executionId) }] : []),
+    // The workflow run's remembered outcome is used up (a row of the same ledger, if any).
+    executionId ? { statement: usedUpWrite(toRecord.scope, executionId) } : undefined,
     journal.updateWrite(attempt, settled),
-  ].filter((w): w is Write => w !== undefined);
+  ];
 }
 
 function lostResponse(error: OutcomeUnknownError, journalPath: string | undefined): OutcomeUnknownError {

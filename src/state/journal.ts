@@ -11,7 +11,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import { leadId } from './identity.js';
-import { usedUpWrite } from './outcomes.js';
 import { sameEmail } from './records.js';
 import type { JournalEntry } from './schemas.js';
 import type { Sql, SqlSource, SqlValue } from './sql/types.js';
@@ -108,7 +107,7 @@ export class Journal {
     private readonly where: () => string,
   ) {}
 
-  /** The ledger this store keeps its rows in: stores on the same one may share a step (Journal.update's usedUp). */
+  /** The ledger this store keeps its rows in: stores on the same one may share a step (together.ts). */
   get ledger(): SqlSource {
     return this.db;
   }
@@ -187,39 +186,26 @@ export class Journal {
     id: string,
     patch: JournalPatch,
     known?: JournalEntry,
-    o: {
-      answered?: boolean;
-      /**
-       * The workflow run whose remembered outcome the booking used up (outcomes.ts): removed in
-       * the same step, so the attempt settled and its outcome gone land together (one round trip).
-       */
-      usedUp?: { scope: string; executionId: string } | undefined;
-    } = {},
+    /** `answered`: the patch records what an answered request did (StepOptions.asyncCommit). */
+    o: { answered?: boolean } = {},
   ): Promise<JournalEntry | undefined> {
     const db = await this.db();
-    const usedUp = o.usedUp && usedUpWrite(o.usedUp.scope, o.usedUp.executionId);
     if (known?.id === id) {
       const next: JournalEntry = { ...known, ...patch };
-      // `answered`: the patch records what an answered request did (StepOptions.asyncCommit).
-      const written = await db.transaction(
-        (tx) => {
-          if (usedUp) tx.defer(...usedUp);
-          return tx.last(...attemptWrite(next, false, true));
-        },
-        { asyncCommit: o.answered === true },
-      );
+      const written = await db.transaction((tx) => tx.last(...attemptWrite(next, false, true)), {
+        asyncCommit: o.answered === true,
+      });
       if (written.changes > 0) return next;
     }
     return db.transaction(
       async (tx) => {
-        if (usedUp) await tx.run(...usedUp);
         const row = await tx.get<Row>(`SELECT ${COLUMNS} FROM schedctl_attempts WHERE id = ?`, [id]);
         if (!row) return undefined;
         const updated: JournalEntry = { ...entryOf(row), ...patch };
         await putAttempt(tx, updated);
         return updated;
       },
-      { oneWrite: !usedUp },
+      { oneWrite: true },
     );
   }
 

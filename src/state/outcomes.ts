@@ -76,7 +76,7 @@ export class Outcomes {
     private readonly where: () => string = () => 'the ledger',
   ) {}
 
-  /** The ledger this store keeps its rows in: stores on the same one may share a step (Journal.update's usedUp). */
+  /** The ledger this store keeps its rows in: stores on the same one may share a step (together.ts). */
   get ledger(): SqlSource {
     return this.db;
   }
@@ -163,7 +163,7 @@ export class Outcomes {
 
   /**
    * Forgets the outcome of this workflow run (used up by a booking, or its session ended; a
-   * booking's own step takes usedUpWrite instead, Journal.update). What
+   * booking's own step takes usedUpWrite instead: domain/booking.ts). What
    * an answered request did: its commit need not wait for the disk (StepOptions.asyncCommit).
    */
   async forgetExecution(scope: string, executionId: string): Promise<RememberedOutcome | undefined> {

@@ -20,6 +20,7 @@ import {
 } from '../../src/domain/booking.js';
 import { ApiError, NetworkError, OutcomeUnknownError } from '../../src/errors.js';
 import { openState, type JournalEntry, type State } from '../../src/state/index.js';
+import type { SqlSource } from '../../src/state/sql/types.js';
 
 const DAY = 86_400_000;
 // Every date below is relative to this injected clock (far from the real date on purpose).
@@ -974,7 +975,7 @@ describe("bookSlot: a confirmed booking's records in one step", () => {
     expect(forgotten).toEqual([EXEC_B]);
   });
 
-  it('tries each record on its own when the one step fails, naming only what was not kept', async () => {
+  it('says in one warning what the one step could not record, when it fails', async () => {
     const j = state.journal;
     const journal: BookDeps['journal'] = {
       begin: (e, o) => j.begin(e, o),
@@ -986,9 +987,131 @@ describe("bookSlot: a confirmed booking's records in one step", () => {
     };
     const { meetings, calls } = spiedMeetings();
     const r = await bookSlot(deps([meeting], { journal, meetings, learnEvent, learnEventWrite }).d, request());
+    expect(r.status).toBe('booked');
+    expect(r.warnings).toEqual([
+      expect.stringMatching(
+        /^the meeting is booked, but the meeting in the local record \(schedctl meetings ls\), its event alias and the journal entry in .* could not be recorded \(.*no such table/,
+      ),
+    ]);
+    // All or nothing: the meeting is not on record either, and the attempt stays sent, unknown.
+    expect(calls).toEqual([]);
+    expect(await state.meetings.get(SCOPE, MEETING_ID)).toBeUndefined();
+    expect(await outcomesOf()).toEqual([`${LEAD} unknown`]);
+  });
+
+  it('commits the one step without waiting for the disk (what an answered request did)', async () => {
+    const seen: unknown[] = [];
+    const real = state.journal.ledger;
+    const ledger: SqlSource = async () => {
+      const sql = await real();
+      return { ...sql, transaction: (work, o) => (seen.push(o), sql.transaction(work, o)) };
+    };
+    const m = state.meetings;
+    const meetings: BookDeps['meetings'] = { record: (i) => m.record(i), recordWrite: (i) => m.recordWrite(i), ledger };
+    const j = state.journal;
+    const journal: BookDeps['journal'] = {
+      begin: (e, o) => j.begin(e, o),
+      remove: (id) => j.remove(id),
+      update: (id, patch, known, o) => j.update(id, patch, known, o),
+      path: j.path,
+      ledger,
+      updateWrite: (known, patch) => j.updateWrite(known, patch),
+    };
+    const r = await bookSlot(deps([meeting], { journal, meetings, outcomes: undefined }).d, request());
     expect(r).toMatchObject({ status: 'booked', warnings: [] });
-    expect(calls).toEqual([MEETING_ID]);
-    expect(learnt).toEqual(['intro-call=ev']);
+    expect(seen).toEqual([{ asyncCommit: true }]);
+  });
+
+  it('takes a step per store when one cannot write its part into the step, warning only for what failed', async () => {
+    const j = state.journal;
+    // A journal on the same ledger that offers no write of its own.
+    const journal: BookDeps['journal'] = {
+      begin: (e, o) => j.begin(e, o),
+      remove: (id) => j.remove(id),
+      update: (id, patch, known, o) => j.update(id, patch, known, o),
+      path: j.path,
+      ledger: j.ledger,
+    };
+    const failing = async () => {
+      throw new Error('alias table gone');
+    };
+    const r = await bookSlot(
+      deps([meeting], { journal, learnEvent: failing }).d,
+      request({ workflowExecutionId: EXEC }),
+    );
+    expect(r.warnings).toEqual(['the meeting is booked, but the event alias could not be recorded (alias table gone)']);
+    expect(await state.meetings.get(SCOPE, MEETING_ID)).toBeDefined();
     expect(await outcomesOf()).toEqual([`${LEAD} booked`]);
+
+    // Meetings on the same ledger without a write of their own, and no meetings record at all.
+    const m = state.meetings;
+    const recordOnly: BookDeps['meetings'] = { record: (i) => m.record(i), ledger: m.ledger };
+    const second = await bookSlot(
+      deps([meetingFor({ id: 'm-b', personEmail: LEAD_B })], { meetings: recordOnly, learnEventWrite }).d,
+      request({ personEmail: LEAD_B, reservationId: RES_B }),
+    );
+    expect(second.warnings).toEqual([]);
+    expect(await state.meetings.get(SCOPE, 'm-b')).toBeDefined();
+    const third = await bookSlot(
+      deps([meetingFor({ id: 'm-c', personEmail: 'c@company.com' })], { journal, meetings: undefined }).d,
+      request({ personEmail: 'c@company.com', reservationId: 'r-c' }),
+    );
+    expect(third.warnings).toEqual([]);
+    expect(await state.meetings.get(SCOPE, 'm-c')).toBeUndefined();
+  });
+});
+
+describe('bookSlot: the lead lock and the journal right before the bytes leave', () => {
+  it('sends nothing when the lock was lost, and leaves no attempt', async () => {
+    const lost = new Error('lock lost');
+    const { d, booked } = deps([meeting], {
+      assertHeld: async () => {
+        throw lost;
+      },
+    });
+    await expect(bookSlot(d, request())).rejects.toBe(lost);
+    expect(booked).toHaveLength(1); // asked, but its beforeSend refused: nothing left the machine
+    expect(await entries()).toEqual([]);
+  });
+
+  it('sends nothing when the attempt cannot be written', async () => {
+    const j = state.journal;
+    const full = new Error('ENOSPC');
+    const journal: BookDeps['journal'] = {
+      begin: async () => {
+        throw full;
+      },
+      remove: (id) => j.remove(id),
+      update: (id, patch) => j.update(id, patch),
+      path: j.path,
+    };
+    await expect(bookSlot(deps([meeting], { journal }).d, request())).rejects.toBe(full);
+  });
+
+  it('says "nothing was sent", not exit 7, when the transport gives up while the lock was found lost', async () => {
+    // The transport timed out while beforeSend was refusing (the lock gone): nothing left.
+    const api: BookDeps['api'] = {
+      book: async (_body, opts) => {
+        await opts?.beforeSend?.().catch(() => undefined);
+        throw lostError();
+      },
+      slots: async () => {
+        throw new Error('unexpected slots call');
+      },
+    };
+    const e = await failure(
+      bookSlot(
+        deps([], {
+          api,
+          assertHeld: async () => {
+            throw new Error('lock lost');
+          },
+        }).d,
+        request(),
+      ),
+    );
+    expect(e).toBeInstanceOf(NetworkError);
+    expect(e.message).toMatch(/before the booking left this machine; nothing was sent$/);
+    expect(await entries()).toEqual([]);
   });
 });
