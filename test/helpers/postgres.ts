@@ -201,7 +201,7 @@ let dbCounter = 0;
  * cluster a test starts: initdb's files are the same every time (same binaries, options and
  * user; only the cluster's random system identifier repeats, which nothing here reads), and a
  * copy costs a fraction of initdb's ~0.75 s of CPU (15 test files start a cluster). It lives in
- * the run's temporary directory (test/setup/own-tmpdir.ts removes it) and is never started.
+ * the temporary directory (a test run's own), is removed when the process exits, and is never started.
  */
 const freshClusters = new Map<string, Promise<string>>();
 function freshCluster(bin: string, runAs: RunAs | undefined): Promise<string> {
@@ -209,6 +209,8 @@ function freshCluster(bin: string, runAs: RunAs | undefined): Promise<string> {
   if (!made) {
     made = (async () => {
       const root = mkdtempSync(join(tempBase(runAs), 'schedctl-pg-fresh-'));
+      // Outside a test run (scripts/bench-team.mjs) nothing else removes it.
+      process.on('exit', () => rmSync(root, { recursive: true, force: true }));
       if (runAs) chownSync(root, runAs.uid, runAs.gid);
       const dataDir = join(root, 'data');
       const init = await run(
