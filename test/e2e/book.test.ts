@@ -10,11 +10,8 @@ const t = useSandbox();
 const cli = (args: string[], opts: { key?: 'full' | 'readOnly' | 'revoked' } = {}) =>
   t.sb.cli(args, { configDir: t.dir, ...opts });
 
-async function slots(event: string): Promise<{ reservationId: string; slots: string[] }> {
-  const r = await cli(['slots', event, '--json', '--days', '14']);
-  expect(r.code, show(r)).toBe(0);
-  return r.json();
-}
+/** A time and a reservation to book with, over HTTP (the CLI's slots command has its own tests). */
+const slots = (event: string) => t.sb.slots(event, 14);
 
 async function fire(region = 'emea', email = 'lead@acme.example'): Promise<{ executionId: string; linkId: string }> {
   const headers = { authorization: `Bearer ${t.sb.keys.full}`, 'content-type': 'application/json' };

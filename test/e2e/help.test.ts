@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { HELP_TOPICS } from '../../src/commands/help.js';
 import { EXIT } from '../../src/errors.js';
 import { TOPICS } from '../../src/help/topics.js';
-import { runCli, show } from '../helpers/cli.js';
+import { runCli, show, type RunResult } from '../helpers/cli.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const topicNamed = (name: string) => TOPICS.find((t) => t.name === name)!;
@@ -27,15 +27,21 @@ function subcommands(helpText: string): string[] {
 describe("a command's --help", () => {
   it('lists its own flags, then the global flags once in a compact block of one or two lines', async () => {
     const root = await runCli(['--help']);
+    // Each command's help, run once: a group's help also names its subcommands.
+    const helps = new Map<string, Promise<RunResult>>();
+    const help = (path: string[]) => {
+      const key = path.join(' ');
+      if (!helps.has(key)) helps.set(key, runCli([...path, '--help']));
+      return helps.get(key)!;
+    };
     const paths: string[][] = [];
     for (const name of subcommands(root.stdout)) {
       paths.push([name]);
-      const r = await runCli([name, '--help']);
-      for (const sub of subcommands(r.stdout)) paths.push([name, sub]);
+      for (const sub of subcommands((await help([name])).stdout)) paths.push([name, sub]);
     }
     expect(paths.length).toBeGreaterThan(15);
     for (const path of paths) {
-      const r = await runCli([...path, '--help']);
+      const r = await help(path);
       expect(r.code, show(r)).toBe(0);
       const out = r.stdout;
       expect(out, path.join(' ')).toMatch(/^Usage: schedctl /);

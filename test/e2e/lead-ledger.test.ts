@@ -27,9 +27,7 @@ async function meetingsOf(email: string) {
 
 /** Free times from now on; tests book from the second one, never seconds away (it could slip into the past). */
 async function freshSlots(event: string): Promise<{ reservationId: string; eventId: string; slots: string[] }> {
-  const r = await cli(['slots', event, '--json', '--days', '14']);
-  expect(r.code, show(r)).toBe(0);
-  return r.json();
+  return t.sb.slots(event, 14);
 }
 
 async function until(check: () => Promise<boolean>, timeoutMs = 20_000): Promise<boolean> {

@@ -46,12 +46,8 @@ const sent = async (method: string, pattern: string) =>
     (r) => r.method === method && (pattern === SLOTS ? /\/slots$/.test(r.path) : matches(pattern, r.path)),
   );
 
-/** Free times of an event from the CLI (no MCP session involved), in UTC. */
-async function cliSlots(event: string): Promise<{ reservationId: string; slots: string[] }> {
-  const r = await t.sb.cli(['slots', event, '--days', '14', '--tz', 'UTC', '--json'], { configDir: t.dir });
-  expect(r.code, show(r)).toBe(0);
-  return r.json();
-}
+/** Free times of an event over HTTP (no MCP session involved). */
+const cliSlots = (event: string) => t.sb.slots(event, 14);
 
 /** "dec 3 14:00": a time as people say it (docs/time.md), read in UTC. */
 const said = (iso: string) => DateTime.fromISO(iso, { zone: 'UTC' }).toFormat('LLL d HH:mm').toLowerCase();

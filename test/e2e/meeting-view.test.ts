@@ -10,9 +10,7 @@ import { useSandbox } from '../helpers/sandbox.js';
 const t = useSandbox();
 
 async function book(event: string, tz: string) {
-  const slots = await t.sb.cli(['slots', event, '--days', '14', '--json'], { configDir: t.dir });
-  expect(slots.code, show(slots)).toBe(0);
-  const { reservationId, slots: free } = slots.json() as { reservationId: string; slots: string[] };
+  const { reservationId, slots: free } = await t.sb.slots(event, 14);
   const r = await t.sb.cli(
     ['book', event, '--start', free[0]!, '--reservation', reservationId, '--email', 'ada@acme.example', '--tz', tz],
     { configDir: t.dir },

@@ -13,14 +13,12 @@ const t = useSandbox();
 const cli = (args: string[]) => t.sb.cli(args, { configDir: t.dir });
 
 async function book(event: string, email: string, pick = 0): Promise<{ id: string; date: string; free: string[] }> {
-  const s = await cli(['slots', event, '--json', '--days', '14']);
-  expect(s.code, show(s)).toBe(0);
-  const { reservationId, slots } = s.json();
+  const { reservationId, slots } = await t.sb.slots(event, 14);
   const b = await cli([
     'book',
     event,
     '--start',
-    slots[pick],
+    slots[pick]!,
     '--reservation',
     reservationId,
     '--email',

@@ -205,8 +205,10 @@ describe('profiles and the key store', () => {
       key: 'A',
     },
   ];
+  // The rows only read the two profiles: one config dir for all of them, made by the first.
+  let precedenceDir: Promise<string> | undefined;
   it.each(PRECEDENCE)('precedence: $name', async (row) => {
-    const configDir = await setup();
+    const configDir = await (precedenceDir ??= setup());
     const servers = { A: serverA, B: serverB, C: serverC };
     const url = (v: string) => (v in servers ? servers[v as 'A' | 'B' | 'C'].baseUrl : v);
     const env = Object.fromEntries(Object.entries(row.env).map(([k, v]) => [k, k.endsWith('_URL') ? url(v) : v]));

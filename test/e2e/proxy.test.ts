@@ -206,9 +206,7 @@ describe('a booking through a proxy', () => {
   const bookRequests = async () =>
     (await t.sb.state()).requests.filter((q) => q.method === 'POST' && q.path === '/v1/scheduling/meetings');
   async function slotsOf(event: string): Promise<{ reservationId: string; slots: string[] }> {
-    const r = await t.sb.cli(['slots', event, '--json', '--days', '14'], { configDir: t.dir });
-    expect(r.code, show(r)).toBe(0);
-    return r.json();
+    return t.sb.slots(event, 14);
   }
   const bookArgs = (s: { reservationId: string; slots: string[] }, email = 'kim@acme.example') => [
     ...bookSlotArgs('intro-call', s.slots[0]!, s.reservationId, email),

@@ -33,9 +33,7 @@ interface Tried {
  * meeting and a later weekday with free times from 13:00 to 17:00 UTC.
  */
 async function bookedDemo(email: string): Promise<{ id: string; date: string; target: DateTime; free: string[] }> {
-  const s = await cli(['slots', 'product-demo', '--json', '--days', '21']);
-  expect(s.code, show(s)).toBe(0);
-  const { reservationId, slots } = s.json() as { reservationId: string; slots: string[] };
+  const { reservationId, slots } = await t.sb.slots('product-demo', 21);
   const soon = DateTime.utc().plus({ days: 5 }).startOf('day');
   const at = slots.find((x) => utc(x) >= soon && utc(x).hour === 15 && utc(x).minute === 0 && utc(x).weekday <= 5)!;
   const b = await cli([
@@ -144,19 +142,18 @@ describe('reschedule --start "first <day>" searches for a time the host accepts'
   it("a meeting of the New York host, 'first <day>' in New York: the host's refusals are searched past (no fault), never its midnight", async () => {
     // Two leads at 14:00 UTC one day: the first goes to the London host (routing fairness picks
     // the first of equals), the second to the only host still free then, in New York (09:00 EST).
-    const s = await cli(['slots', 'product-demo', '--json', '--days', '21']);
-    const { slots } = s.json() as { slots: string[] };
+    const { slots } = await t.sb.slots('product-demo', 21);
     const soon = DateTime.utc().plus({ days: 5 }).startOf('day');
     const at = slots.find((x) => utc(x) >= soon && utc(x).hour === 14 && utc(x).minute === 0 && utc(x).weekday <= 5)!;
     for (const email of ['london@acme.example', 'newyork@acme.example']) {
-      const fresh = await cli(['slots', 'product-demo', '--json', '--days', '21']);
+      const fresh = await t.sb.slots('product-demo', 21);
       const b = await cli([
         'book',
         'product-demo',
         '--start',
         at,
         '--reservation',
-        fresh.json().reservationId,
+        fresh.reservationId,
         '--email',
         email,
         '--json',
@@ -338,9 +335,7 @@ describe.skipIf(!hasTmux)('the picker after a refusal (tmux)', () => {
     const sb = terminal.sandbox();
     const configDir = t.dir;
     const c = (args: string[]) => sb.cli(args, { configDir });
-    const s = await c(['slots', 'quarterly-review', '--json', '--days', '14']);
-    expect(s.code, s.stderr).toBe(0);
-    const { reservationId, slots } = s.json() as { reservationId: string; slots: string[] };
+    const { reservationId, slots } = await sb.slots('quarterly-review', 14);
     const b = await c([
       'book',
       'quarterly-review',

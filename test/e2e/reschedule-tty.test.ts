@@ -16,9 +16,7 @@ describe.skipIf(!hasTmux)('reschedule in a real terminal (tmux)', () => {
     const sb = terminal.sandbox();
     const configDir = tempDir();
     const cli = (args: string[]) => sb.cli(args, { configDir });
-    const s = await cli(['slots', 'quarterly-review', '--json', '--days', '14']);
-    expect(s.code, s.stderr).toBe(0);
-    const { reservationId, slots } = s.json() as { reservationId: string; slots: string[] };
+    const { reservationId, slots } = await sb.slots('quarterly-review', 14);
     // Book on a day that is not a Tuesday, so the move is to another day.
     const start = slots.find((x) => DateTime.fromISO(x, { zone: 'UTC' }).weekday !== 2)!;
     const b = await cli([
@@ -70,9 +68,7 @@ describe.skipIf(!hasTmux)('reschedule in a real terminal (tmux)', () => {
     const sb = terminal.sandbox();
     const configDir = tempDir();
     const cli = (args: string[]) => sb.cli(args, { configDir });
-    const s = await cli(['slots', 'quarterly-review', '--json', '--days', '14']);
-    expect(s.code, s.stderr).toBe(0);
-    const { reservationId, slots } = s.json() as { reservationId: string; slots: string[] };
+    const { reservationId, slots } = await sb.slots('quarterly-review', 14);
     const start = slots.find((x) => DateTime.fromISO(x, { zone: 'UTC' }).weekday !== 2)!;
     const b = await cli([
       'book',
@@ -110,9 +106,7 @@ describe.skipIf(!hasTmux)('reschedule in a real terminal (tmux)', () => {
     const sb = terminal.sandbox();
     const configDir = tempDir();
     const cli = (args: string[]) => sb.cli(args, { configDir });
-    const s = await cli(['slots', 'quarterly-review', '--json', '--days', '14']);
-    expect(s.code, s.stderr).toBe(0);
-    const { reservationId, slots } = s.json() as { reservationId: string; slots: string[] };
+    const { reservationId, slots } = await sb.slots('quarterly-review', 14);
     const b = await cli([
       'book',
       'quarterly-review',
@@ -126,7 +120,7 @@ describe.skipIf(!hasTmux)('reschedule in a real terminal (tmux)', () => {
     ]);
     expect(b.code, b.stderr).toBe(0);
     // The picker's first day with free times, and a time of it that is not the first: typed, not counted to.
-    const fresh = (await cli(['slots', 'quarterly-review', '--json', '--days', '7'])).json() as { slots: string[] };
+    const fresh = await sb.slots('quarterly-review', 7);
     const firstDay = fresh.slots[0]!.slice(0, 10);
     const ofDay = fresh.slots.filter((x) => x.startsWith(firstDay));
     const wanted = ofDay[ofDay.length - 1]!;

@@ -14,14 +14,12 @@ const PATCH = '/v1/scheduling/meetings/*';
 
 /** Books quarterly-review (one host) at its first slot; returns the meeting and the other free times. */
 async function booked(): Promise<{ id: string; date: string; free: string[] }> {
-  const s = await cli(['slots', 'quarterly-review', '--json', '--days', '14']);
-  expect(s.code, show(s)).toBe(0);
-  const { reservationId, slots } = s.json();
+  const { reservationId, slots } = await t.sb.slots('quarterly-review', 14);
   const b = await cli([
     'book',
     'quarterly-review',
     '--start',
-    slots[0],
+    slots[0]!,
     '--reservation',
     reservationId,
     '--email',
@@ -178,15 +176,14 @@ const pick = (args: string[], answers: Answer[]) =>
 describe('reschedule --email with several meetings on record', () => {
   it('without a terminal: exit 2, the meetings listed with their ids (objects in --json)', async () => {
     const first = await booked();
-    const s = await cli(['slots', 'intro-call', '--json', '--days', '14']);
-    expect(s.code, show(s)).toBe(0);
+    const s = await t.sb.slots('intro-call', 14);
     const second = await cli([
       'book',
       'intro-call',
       '--start',
-      s.json().slots[0],
+      s.slots[0]!,
       '--reservation',
-      s.json().reservationId,
+      s.reservationId,
       '--email',
       'lead@acme.example',
       '--rebook',

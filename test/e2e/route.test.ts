@@ -82,8 +82,7 @@ describe('route (scriptable)', () => {
   });
 
   it('a local --slot time in --tz books exactly that time', async () => {
-    const s = await t.sb.cli(['slots', 'sales-emea', '--json']);
-    const wanted: string = s.json().slots[2];
+    const wanted = (await t.sb.slots('sales-emea', 7)).slots[2]!;
     await t.sb.reset();
     const local = new Date(wanted).toLocaleString('sv-SE', { timeZone: 'Asia/Tokyo' }).slice(0, 16);
     const r = await cli([...DEMO, '--slot', local, '--tz', 'Asia/Tokyo', '--json']);

@@ -204,8 +204,7 @@ describe('small things people notice', () => {
   });
 
   it('reschedule --start "first <day> afternoon" moves to the first free time in it, without a terminal', async () => {
-    const s = await cli(['slots', 'quarterly-review', '--json']);
-    const { reservationId, slots } = s.json() as { reservationId: string; slots: string[] };
+    const { reservationId, slots } = await t.sb.slots('quarterly-review', 7);
     const b = await cli([
       'book',
       'quarterly-review',

@@ -25,11 +25,8 @@ beforeEach(async () => {
 const sql = (query: string) => fx.pg.psql(query, dbName(stateUrl));
 const LOCAL = { SCHEDCTL_STATE_URL: 'local' };
 
-async function freshSlots(m: Machine, event: string): Promise<{ reservationId: string; slots: string[] }> {
-  const r = await m.run(['slots', event, '--json', '--days', '14']);
-  expect(r.code, show(r)).toBe(0);
-  return r.json();
-}
+/** A time and a reservation to book with, over HTTP (the sandbox is every machine's). */
+const freshSlots = (_m: Machine, event: string) => t.sb.slots(event, 14);
 
 describe('state pull', () => {
   it(

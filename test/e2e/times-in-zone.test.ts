@@ -58,8 +58,7 @@ describe('times in the user zone', () => {
   });
 
   it("a bulk reschedule's warning quoting the API's refusal", async () => {
-    const slots = await cli(['slots', 'intro-call', '--days', '7', '--json']);
-    const page = slots.json() as { reservationId: string; slots: string[] };
+    const page = await t.sb.slots('intro-call', 7);
     const booked = await cli([
       'book',
       'intro-call',

@@ -20,6 +20,66 @@ export type Hostility =
   | 'retry-after-negative'
   | 'retry-after-nonsense';
 
+/** What each misbehaviour must produce, for a read and for a once-only request (a booking, a fire). */
+export interface HostileExpectation {
+  exit: number;
+  code: string;
+  message: RegExp;
+}
+
+/** What each misbehaviour must produce, for a read and for a once-only request. */
+export function hostileExpectation(kind: Hostility, once: boolean): HostileExpectation {
+  const unknown = (message: RegExp): HostileExpectation => ({ exit: 7, code: 'OUTCOME_UNKNOWN', message });
+  const bad = (message: RegExp): HostileExpectation => ({ exit: 1, code: 'BAD_RESPONSE', message });
+  switch (kind) {
+    case 'html-502':
+      return once ? unknown(/HTTP 502/) : bad(/HTTP 502.*text\/html/);
+    case 'html-200':
+      return once ? unknown(/text\/html.*not JSON/) : bad(/text\/html.*not JSON/);
+    case 'truncated-json':
+      return once ? unknown(/does not parse/) : bad(/does not parse/);
+    case 'wrong-content-type':
+      return once ? unknown(/text\/plain, not JSON/) : bad(/text\/plain, not JSON/);
+    case 'schema-break':
+      return once ? unknown(/does not match the API contract/) : bad(/does not match the API contract/);
+    case 'huge-body':
+      return once ? unknown(/did not arrive completely/) : bad(/larger than 5 MB/);
+    case 'never-answers':
+      return once
+        ? unknown(/no response within 1 s/)
+        : { exit: 1, code: 'NETWORK_ERROR', message: /no response within 1 s/ };
+    case 'drip':
+      return once
+        ? unknown(/did not arrive completely/)
+        : { exit: 1, code: 'NETWORK_ERROR', message: /did not arrive within 2 s/ };
+    case 'redirect':
+      // A 3xx to a booking or a fire means it was processed (issue 25): outcome unknown.
+      return once
+        ? unknown(/redirect \(HTTP 307\), which schedctl does not follow/)
+        : bad(/redirect \(HTTP 307\).*does not follow redirects/);
+    case 'retry-after-huge':
+    case 'retry-after-negative':
+    case 'retry-after-nonsense':
+      return { exit: 6, code: 'RATE_LIMITED', message: /slow down/ };
+  }
+}
+
+/** Every misbehaviour, in the order the tests list them. */
+export const HOSTILE_KINDS: Hostility[] = [
+  'html-502',
+  'html-200',
+  'truncated-json',
+  'wrong-content-type',
+  'schema-break',
+  'huge-body',
+  'never-answers',
+  'drip',
+  'redirect',
+  'retry-after-huge',
+  'retry-after-negative',
+  'retry-after-nonsense',
+];
+
 /** 10 MB: twice the client's 5 MB cap. */
 const HUGE_BYTES = 10 * 1024 * 1024;
 

@@ -19,6 +19,20 @@ export interface TestSandbox extends Sandbox {
   reset(): Promise<void>;
   /** Number of /v1 requests the sandbox has received so far. */
   requestCount(): Promise<number>;
+  /**
+   * The free times of `event` from now for `days` days and their new reservation, asked over HTTP
+   * with the full key: the request `schedctl slots EVENT --days N --json` sends, and its document,
+   * for tests that only need a time and a reservation to book (no CLI process spent on it).
+   */
+  slots(event: string, days?: number): Promise<SlotsAnswer>;
+}
+
+export interface SlotsAnswer {
+  reservationId: string;
+  eventId: string;
+  expiresAt: string;
+  slots: string[];
+  activeHost: unknown;
 }
 
 export interface SandboxState {
@@ -82,6 +96,17 @@ export async function startTestSandbox(options: SandboxOptions = {}): Promise<Te
       await hook('POST', '/_sandbox/reset');
     },
     requestCount: async () => ((await hook('GET', '/_sandbox/state')) as SandboxState).requests.length,
+    slots: async (event, days = 14) => {
+      const start = new Date();
+      const end = new Date(start.getTime() + days * 86_400_000);
+      const res = await fetch(`${sb.baseUrl}/v1/scheduling/events/${encodeURIComponent(event)}/slots`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${sb.keys.full}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ start: start.toISOString(), end: end.toISOString() }),
+      });
+      if (!res.ok) throw new Error(`slots of ${event} -> ${res.status} ${await res.text()}`);
+      return res.json() as Promise<SlotsAnswer>;
+    },
   };
 }
 

@@ -88,8 +88,15 @@ const OPERATIONS: Operation[] = [
   },
 ];
 
-const matrix = OPERATIONS.flatMap((op) =>
-  (['empty', 'not-json', 'wrong-shape'] as const).map((kind) => ({ op, kind, label: `${op.name}: ${kind} 2xx` })),
+/**
+ * Each kind of answer through the built CLI for a read command and a once-only one, the commands
+ * taken in turn (each meets one kind); every endpoint with every kind is in
+ * test/unit/unreadable-answers.test.ts.
+ */
+const READS = OPERATIONS.filter((op) => !op.once);
+const ONCE = OPERATIONS.filter((op) => op.once);
+const matrix = (['empty', 'not-json', 'wrong-shape'] as const).flatMap((kind, i) =>
+  [READS[i % READS.length]!, ONCE[i % ONCE.length]!].map((op) => ({ op, kind, label: `${op.name}: ${kind} 2xx` })),
 );
 
 describe.concurrent('a 2xx answer that cannot be read', () => {
