@@ -3,7 +3,9 @@
 // in order. It also counts round trips directly: a "flight" is the client writing after the
 // server did (or first), and `waits` counts the flights begun while no other connection was
 // waiting for an answer (parallel connections that overlap count once). A client's Terminate
-// message alone (it waits for nothing) is not a flight. Used by scripts/bench-team.mjs.
+// message alone (it waits for nothing) is not a flight, and a flight the client ends with its
+// Terminate before any answer came (a query written on the way out, never read) is no wait.
+// Used by scripts/bench-team.mjs.
 import { connect, createServer } from 'node:net';
 
 /** PostgreSQL's Terminate message: 'X' and a length of 4. */
@@ -20,15 +22,19 @@ export async function startForwarder({ host, port, listenHost = '127.0.0.1' }) {
     sockets.add(client).add(upstream);
     const id = {};
     let lastFromClient = false;
+    /** The flight under way was counted as a wait (taken back if the client leaves without its answer). */
+    let countedWait = false;
     // In order, each chunk delayMs after it came (equal delays: timers fire in order).
     const pass = (to, chunk) => {
       if (state.delayMs === 0) to.write(chunk);
       else setTimeout(() => to.destroyed || to.write(chunk), state.delayMs);
     };
     client.on('data', (chunk) => {
+      const terminates = chunk.length >= TERMINATE.length && chunk.subarray(-TERMINATE.length).equals(TERMINATE);
       if (!lastFromClient && !chunk.equals(TERMINATE)) {
         state.flights++;
-        if (waiting.size === 0) state.waits++;
+        countedWait = waiting.size === 0;
+        if (countedWait) state.waits++;
         // BENCH_TRACE: what each flight carried (the printable part of its first chunk).
         state.trace?.push(
           `${waiting.size === 0 ? 'wait' : 'overlap'} conn${n}: ${chunk
@@ -38,6 +44,13 @@ export async function startForwarder({ host, port, listenHost = '127.0.0.1' }) {
         );
         waiting.add(id);
         lastFromClient = true;
+      }
+      if (terminates && lastFromClient && waiting.has(id)) {
+        // Written on the way out: the client did not wait for this flight's answer.
+        if (countedWait) state.waits--;
+        countedWait = false;
+        waiting.delete(id);
+        state.trace?.push(`  (conn${n} ended without waiting for that answer: no wait)`);
       }
       pass(upstream, chunk);
     });

@@ -141,45 +141,57 @@ export async function routeParsed(ctx: Context, parsed: ParsedRouteOptions, o: R
     if (n.type === 'unanswered_fires') unansweredFires = n.fires.map((f) => ({ sentAt: f.sentAt }));
     o.notify(n);
   };
-  const routeLead = (held: HeldLock | undefined) =>
-    runRoute({
-      api: { listTriggers, fireTrigger: counted(api.fireTrigger), slots: counted(api.slots), book: counted(api.book) },
-      asker: flagAsker(parsed.flags, o.terminal),
-      notify,
-      journal: state.journal,
-      outcomes: state.outcomes,
-      meetings: state.meetings,
-      askGuard: (email) => askLeadRecord(ctx, state, scope, email),
-      guard: ({ trigger, email, answersKey, asked }) =>
-        guardLead(ctx, state, {
-          scope,
-          email,
-          intent: {
-            kind: 'route',
-            triggerId: trigger.id,
-            answersKey,
-            start: parsed.flags.slot instanceof Date ? parsed.flags.slot : 'first',
-          },
-          zone: parsed.zone,
-          rebook: o.rebook,
-          again: o.again,
-          asked: asked as AskedRecord | undefined,
-          ...(o.rebookWord ? { rebookWord: o.rebookWord } : {}),
-          ...(o.noPrompt ? { noPrompt: true } : {}),
-        }),
-      assertHeld: held ? () => held.assertHeld() : undefined,
-      learnEvent: (event, eventId) => state.events.learn(scope, event, eventId),
-      learnEventWrite: (event, eventId) => state.events.learnWrite(scope, event, eventId),
-      fireJournal: (trigger, email, answersKey) =>
-        fireJournalOf(state, { scope, triggerId: trigger.id, email, answersKey }),
-      unansweredFires: (trigger, email) => state.fires.unanswered(scope, email, trigger.id),
-      scope,
-      now: () => ctx.clock.now(),
-      days: parsed.days,
-      leadTimezone: parsed.leadZone,
-      rebook: o.rebook,
-      inputNames: FIRE_FLAGS,
-    });
+  // What the route left to ride with a later step (a fire's answer and outcome: Sql.later) lands
+  // before the lead's lock is given back: a run waiting for it must find them.
+  const routeLead = async (held: HeldLock | undefined) => {
+    try {
+      return await runRoute({
+        api: {
+          listTriggers,
+          fireTrigger: counted(api.fireTrigger),
+          slots: counted(api.slots),
+          book: counted(api.book),
+        },
+        asker: flagAsker(parsed.flags, o.terminal),
+        notify,
+        journal: state.journal,
+        outcomes: state.outcomes,
+        meetings: state.meetings,
+        askGuard: (email) => askLeadRecord(ctx, state, scope, email),
+        guard: ({ trigger, email, answersKey, asked }) =>
+          guardLead(ctx, state, {
+            scope,
+            email,
+            intent: {
+              kind: 'route',
+              triggerId: trigger.id,
+              answersKey,
+              start: parsed.flags.slot instanceof Date ? parsed.flags.slot : 'first',
+            },
+            zone: parsed.zone,
+            rebook: o.rebook,
+            again: o.again,
+            asked: asked as AskedRecord | undefined,
+            ...(o.rebookWord ? { rebookWord: o.rebookWord } : {}),
+            ...(o.noPrompt ? { noPrompt: true } : {}),
+          }),
+        assertHeld: held ? () => held.assertHeld() : undefined,
+        learnEvent: (event, eventId) => state.events.learn(scope, event, eventId),
+        learnEventWrite: (event, eventId) => state.events.learnWrite(scope, event, eventId),
+        fireJournal: (trigger, email, answersKey) =>
+          fireJournalOf(state, { scope, triggerId: trigger.id, email, answersKey }),
+        unansweredFires: (trigger, email) => state.fires.unanswered(scope, email, trigger.id),
+        scope,
+        now: () => ctx.clock.now(),
+        days: parsed.days,
+        leadTimezone: parsed.leadZone,
+        rebook: o.rebook,
+        inputNames: FIRE_FLAGS,
+      });
+    } finally {
+      await state.flush();
+    }
+  };
   // A lead known up front is routed as the only schedctl booking it (state/lead-lock.ts): a
   // parallel run for the same lead waits, then finds this one's meeting on record. A lead typed
   // into the wizard is not held: the lock would outlast a conversation nobody may finish.

@@ -119,7 +119,9 @@ export interface State {
   assertLocalWritable(): void;
   /** The ledger's backend (local files or the team database), chosen on first use. */
   backend(): Promise<LedgerBackend>;
-  /** Ends the backend's connections, if any were opened. */
+  /** Sends the ledger's writes still waiting to ride with a later step (Sql.later), if any. */
+  flush(): Promise<void>;
+  /** Ends the backend's connections, if any were opened (what still waits to be written sent first). */
   close(): Promise<void>;
   /**
    * Runs `work` (a check of the record and the booking it allows) as the only schedctl run
@@ -181,7 +183,13 @@ export function openState(dir: string, opts: StateOptions): State {
     assertWritable: async () => (await backend()).assertWritable(),
     holdLead: async (lead, work, onWait) => (await backend()).hold({ kind: 'lead', ...lead }, work, onWait),
     holdMeeting: async (meeting, work, onWait) => (await backend()).hold({ kind: 'meeting', ...meeting }, work, onWait),
+    async flush() {
+      // Only a team state has writes waiting (SQLite writes at once); its Sql is made without I/O.
+      const b = chosen && (await chosen.catch(() => undefined));
+      if (b?.kind === 'postgres') await (await b.sql()).flush?.();
+    },
     async close() {
+      await state.flush().catch(() => {});
       const b = chosen && (await chosen.catch(() => undefined));
       // Not waited for: ending a connection sends its Terminate message at once, and the process
       // may exit while the server closes it (waiting costs ~7 ms a command; a database that

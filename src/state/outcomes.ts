@@ -118,11 +118,8 @@ export class Outcomes {
   /**
    * A fire for this lead supersedes the record held for it, whatever its answers: the previous
    * record is dropped. Only a `scheduler` outcome is stored (others hold nothing to reuse);
-   * true when stored.
-   */
-  /**
-   * `along`: writes of the same ledger to land in this step (the fire's answer, Fires.answeredWrites):
-   * one round trip on a team state for both.
+   * true when stored. `along`: writes of the same ledger to land in this step (the fire's
+   * answer, Fires.answeredWrites): one round trip on a team state for both.
    */
   async remember(
     scope: string,
@@ -130,6 +127,8 @@ export class Outcomes {
     email: string,
     fired: FireToRemember,
     along: readonly Write[] = [],
+    /** `later`: sent with the ledger's next step (together.ts), when the caller has one coming. */
+    o: { later?: boolean } = {},
   ): Promise<boolean> {
     const stored = fired.outcome.type === 'scheduler';
     const statement: [string, SqlValue[]] = stored
@@ -147,7 +146,7 @@ export class Outcomes {
           [scope, triggerId, normEmail(email)],
         ];
     // What an answered fire did: its commit need not wait for the disk (StepOptions.asyncCommit).
-    await writeTogether(this.db, [...along, { statement }], { asyncCommit: true });
+    await writeTogether(this.db, [...along, { statement }], { asyncCommit: true, later: o.later === true });
     return stored;
   }
 

@@ -16,11 +16,26 @@ export interface Write {
 export async function writeTogether(
   ledger: SqlSource,
   writes: ReadonlyArray<Write | undefined>,
-  o: StepOptions = {},
+  o: StepOptions & {
+    /**
+     * Writes whose loss the ledger's rules survive (asyncCommit's kind): sent with the next step
+     * where that saves a round trip (Sql.later), resolving at once.
+     */
+    later?: boolean;
+  } = {},
 ): Promise<void> {
   const all = writes.filter((w): w is Write => w !== undefined);
   if (all.length === 0) return;
   const db = await ledger();
+  if (o.later && db.later) {
+    db.later(
+      all.map((w) => w.statement),
+      async (counts) => {
+        for (const [i, w] of all.entries()) if (counts[i] === 0) await w.otherwise?.();
+      },
+    );
+    return;
+  }
   const counts = await db.transaction(async (tx) => {
     const deferred = all.slice(0, -1).map((w) => tx.defer(...w.statement));
     const last = await tx.last(...all.at(-1)!.statement);

@@ -64,6 +64,37 @@ async function until(check: () => Promise<boolean>, timeoutMs = 20_000): Promise
 
 describe('one lead, one meeting, across machines', () => {
   it(
+    "a route whose slots request fails after the fire still records the fire's answer and outcome (they ride with a later step): the re-run fires nothing",
+    SLOW,
+    async () => {
+      const email = 'answered-late@acme.example';
+      const m = on();
+      await t.sb.fault({
+        method: 'POST',
+        path: '/v1/scheduling/events/*/slots',
+        fault: 'status',
+        status: 500,
+        code: 'INTERNAL_ERROR',
+        count: 5,
+      });
+      const first = await m.run([...demoRouteFirstArgs(email, 'emea'), '--json']);
+      expect(first.code, show(first)).not.toBe(0);
+      const fires = async () =>
+        (await t.sb.state()).requests.filter((r) => r.method === 'POST' && r.path.startsWith('/v1/triggers/')).length;
+      expect(await fires(), show(first)).toBe(1);
+      await t.sb.clearFaults();
+      // The fire was answered and its outcome kept, though no booking step came to carry them.
+      expect(await sql(`SELECT state FROM schedctl_fires WHERE lead = '${email}'`)).toMatch(/answered/);
+      expect(await sql(`SELECT count(*) FROM schedctl_outcomes WHERE lead = '${email}'`)).toMatch(/1/);
+      const again = await m.run([...demoRouteFirstArgs(email, 'emea'), '--json']);
+      expect(again.code, show(again)).toBe(0);
+      expect(again.stderr).not.toMatch(/unanswered|may have started/i);
+      expect(await meetingsOf(email)).toHaveLength(1);
+      expect(await fires(), show(again)).toBe(1);
+    },
+  );
+
+  it(
     'six parallel routes of one lead from three machines book it once; the others answer already_booked or LEAD_HAS_MEETING',
     SLOW,
     async () => {

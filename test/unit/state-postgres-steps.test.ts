@@ -258,3 +258,84 @@ describe('a ledger step on the team database', () => {
     );
   });
 });
+
+/** The text of every query the pool's connection sends from now on (each a round trip). */
+async function queryLog(): Promise<string[]> {
+  const log: string[] = [];
+  const pool = await backend.db.pool();
+  const watch = (client: { query: (...a: unknown[]) => unknown }) => {
+    const query = client.query.bind(client);
+    client.query = (...a: unknown[]) => {
+      const first = a[0] as string | { text?: string };
+      log.push(typeof first === 'string' ? first : String(first.text));
+      return query(...a);
+    };
+  };
+  const watched = new WeakSet<object>();
+  pool.on('acquire', (client) => {
+    if (watched.has(client)) return;
+    watched.add(client);
+    watch(client as unknown as { query: (...a: unknown[]) => unknown });
+  });
+  return log;
+}
+
+describe('writes that ride with the next step (Sql.later)', () => {
+  it("go out in front of the next step's first statement, in its transaction, and say what they changed", async () => {
+    const log = await queryLog();
+    const counts: number[][] = [];
+    sql.later!(
+      [
+        ['INSERT INTO probe (k, v) VALUES (?, ?)', ['ride-1', "it's"]],
+        ['UPDATE probe SET v = ? WHERE k = ?', ['x', 'no such key']],
+      ],
+      (c) => void counts.push(c),
+    );
+    expect(await rows('ride-1')).toEqual([]); // not sent by itself
+    const before = log.length;
+    await sql.transaction(async (tx) => {
+      await tx.run('INSERT INTO probe (k, v) VALUES (?, ?)', ['ride-2', 'b']);
+    });
+    // One query for the riders and the step's write (BEGIN with them), then its COMMIT.
+    expect(log.slice(before)).toHaveLength(2);
+    expect(log[before]).toMatch(
+      /^BEGIN; INSERT INTO probe .*'ride-1'.*; UPDATE probe .*; INSERT INTO probe .*'ride-2'/s,
+    );
+    expect((await rows('ride-1'))[0]?.v).toBe("it's");
+    await sql.flush!();
+    expect(counts).toEqual([[1, 0]]);
+  });
+
+  it('are seen by a read of this process that comes before any write', async () => {
+    sql.later!([['INSERT INTO probe (k, v) VALUES (?, ?)', ['ride-read', 'seen']]]);
+    expect(await sql.get('SELECT v FROM probe WHERE k = ?', ['ride-read'])).toEqual({ v: 'seen' });
+  });
+
+  it('wait for the next step when the one carrying them fails (rolled back with it), and flush() sends them', async () => {
+    await sql.run('INSERT INTO probe (k, v) VALUES (?, ?)', ['ride-taken', 'a']);
+    const counts: number[][] = [];
+    sql.later!([['INSERT INTO probe (k, v) VALUES (?, ?)', ['ride-kept', 'k']]], (c) => void counts.push(c));
+    await expect(sql.run('INSERT INTO probe (k, v) VALUES (?, ?)', ['ride-taken', 'again'])).rejects.toThrow(
+      /duplicate key/,
+    );
+    expect(await backend.db.query('SELECT v FROM probe WHERE k = $1', ['ride-kept'])).toEqual([]);
+    expect(counts).toEqual([]);
+    await sql.flush!();
+    expect(await rows('ride-kept')).toEqual([{ v: 'k', n: null }]);
+    expect(counts).toEqual([[1]]);
+  });
+
+  it('flush() sends nothing when nothing waits, and waits for what landing started', async () => {
+    const log = await queryLog();
+    const before = log.length;
+    await sql.flush!();
+    expect(log.length).toBe(before);
+    let after = false;
+    sql.later!([['UPDATE probe SET v = ? WHERE k = ?', ['x', 'nothing here']]], async () => {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      after = true;
+    });
+    await sql.flush!();
+    expect(after).toBe(true);
+  });
+});

@@ -415,6 +415,9 @@ async function fire(
         email,
         { ...fired, firedAt: deps.now().toISOString(), answersKey: answersKey(responses, {}) },
         along,
+        // With the booking's next write (its attempt): one round trip fewer on a team state. Lost
+        // only with this process (killed before it), the re-run says the fire went unanswered.
+        { later: true },
       ),
   );
   deps.notify({ type: 'fired', executionId: result.executionId, outcome: result.outcome });

@@ -48,25 +48,15 @@ export async function sessionClient(db: Database): Promise<{
     lost = true;
   });
   const release = async (name: string) => {
-    // Not waited for: the query is written at once, and the server runs it whether or not this
-    // process is still there to read its answer (the end of a session gives its locks back
-    // anyway), so a command need not wait a round trip to exit. One round trip: the holder row
-    // removed and the locks given back (a simple query of two statements, the name a quoted
-    // literal); the session commits asynchronously (takeAndRecord). The connection ends once
-    // answered; a session this process opens later waits for that (it may take the lock again).
+    // Not waited for: the holder row's removal and the locks given back (a simple query of two
+    // statements, the name a quoted literal) are written, and the session's end right behind
+    // them, without waiting for their answer: the server runs the query, then ends the session
+    // (which would give the locks back anyway), whether or not this process is still there to
+    // read it. So a command waits no round trip to let go (scripts/pg-forwarder.mjs counts none).
+    // The session commits asynchronously (takeAndRecord). A session this process opens later
+    // waits for this one's end (it may take the lock again).
     (client as unknown as { unref(): void }).unref();
-    const given = lost
-      ? Promise.resolve()
-      : client
-          .query(
-            `DELETE FROM schedctl_locks WHERE name = ${client.escapeLiteral(name)} AND backend_pid = pg_backend_pid();
-             SELECT pg_advisory_unlock_all()`,
-          )
-          .then(
-            () => {},
-            () => {},
-          );
-    const ended = given.then(() => client.end().catch(() => {}));
+    const ended = lost ? client.end().catch(() => {}) : giveBackAndEnd(client, name);
     releasing = Promise.all([releasing, ended]).then(() => {});
   };
   const connect = async () => {
@@ -75,6 +65,41 @@ export async function sessionClient(db: Database): Promise<{
   };
   return { client, connect, lost: () => lost, release };
 }
+
+/** How long a session's end may take before its socket is closed outright (a server that never closes it). */
+const END_WAIT_MS = 2000;
+
+/**
+ * The holder row removed and the locks given back, with the session's Terminate right behind
+ * the query in the same write: pg's `end()` would destroy the socket under a query in flight.
+ * Resolves once the session has ended (or after END_WAIT_MS, its socket then destroyed).
+ */
+function giveBackAndEnd(client: Client, name: string): Promise<void> {
+  const ended = new Promise<void>((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    const timer = setTimeout(() => {
+      connectionOf(client).stream.destroy();
+      done();
+    }, END_WAIT_MS);
+    timer.unref();
+    client.once('end', done);
+  });
+  client
+    .query(
+      `DELETE FROM schedctl_locks WHERE name = ${client.escapeLiteral(name)} AND backend_pid = pg_backend_pid();
+       SELECT pg_advisory_unlock_all()`,
+    )
+    .catch(() => {});
+  connectionOf(client).end();
+  return ended;
+}
+
+/** pg's connection under a client: its `end()` writes Terminate after what is already written. */
+const connectionOf = (client: Client) =>
+  (client as unknown as { connection: { end(): void; stream: { destroy(): void } } }).connection;
 
 /** Who holds the locks, when the holding session still holds them. */
 export const HOLDERS_SQL = `

@@ -75,12 +75,14 @@ export function clientSql(
     asyncCommit?: boolean;
     /** A statement to send in front of the step's first (the schema guard): `sent` once it was. */
     guard?: { text: string; sent: boolean } | undefined;
+    /** Writes waiting to ride with this step (Sql.later): sent in front of its first statement. */
+    riders?: ReadonlyArray<Deferred> | undefined;
   } = {},
 ): StepSql {
   const { mirror, lazy, oneWrite = false, asyncCommit = false, guard } = o;
   let writes = 0;
   // What the step deferred, each with the way to tell its caller how many rows it changed.
-  const pending: Array<{ text: string; params: readonly SqlValue[]; changed?: (n: number) => void }> = [];
+  const pending: Deferred[] = [...(o.riders ?? [])];
   const counted = (text: string) => {
     if (oneWrite && ++writes > 1) throw new Error(`a second write in a one-write step: ${text.trim()}`);
   };
@@ -151,9 +153,11 @@ export function clientSql(
       return { rows: answer.rows as T[], changes: write ? (answer.rowCount ?? 0) : 0 };
     },
     async allOf(reads) {
-      const answers = await several('', reads);
-      reads.forEach((r, i) => mirror?.saw(r.text, r.params, answers[i]!.rows));
-      return answers.map((a) => a.rows);
+      const flushed = pending.splice(0);
+      const answers = await several('', [...flushed, ...reads]);
+      sawWritten(flushed, answers, 0);
+      reads.forEach((r, i) => mirror?.saw(r.text, r.params, answers[flushed.length + i]!.rows));
+      return answers.slice(flushed.length).map((a) => a.rows);
     },
     async finish() {
       const flushed = pending.splice(0);
@@ -174,6 +178,13 @@ export function clientSql(
     },
   };
   return sql;
+}
+
+/** A write sent with a step's next statement, and the way to tell its caller how many rows it changed. */
+interface Deferred {
+  text: string;
+  params: readonly SqlValue[];
+  changed?: (n: number) => void;
 }
 
 /** `work` on a connection whose transaction the caller holds (connect.ts transaction): what it deferred sent before it returns. */
@@ -206,6 +217,16 @@ export function pgSql(deps: PgSqlDeps): Sql {
   // fail at once instead of each waiting its own (docs/team-state.md bounds the wait). A refused
   // connection fails at once anyway, and a long-lived process (MCP) tries again after the window.
   let stalled: { error: unknown; until: number } | undefined;
+  // Writes waiting to ride with the next writing step (Sql.later), each group told its counts once it landed.
+  let riding: Rider[] = [];
+  const settling = new Set<Promise<unknown>>();
+  /** The riders as a step's deferred writes, their counts gathered in `counts` (told only once the step has landed). */
+  const seeded = (riders: Rider[], counts: number[][]): Deferred[] =>
+    riders.flatMap((r, g) =>
+      r.writes.map(([text, params], i) => ({ text, params, changed: (n: number) => ((counts[g] ??= [])[i] = n) })),
+    );
+  const landed = (riders: Rider[], counts: number[][]) =>
+    riders.forEach((r, g) => r.landed(r.writes.map((_, i) => counts[g]?.[i] ?? 0)));
   // `single`: one statement, a transaction of its own; `oneWrite`: reads and at most one write
   // (Sql.transaction says why neither needs a transaction block). Otherwise BEGIN goes out with
   // the step's first write, and a step that only reads sends neither BEGIN nor COMMIT.
@@ -216,52 +237,75 @@ export function pgSql(deps: PgSqlDeps): Sql {
     oneWrite = false,
     asyncCommit = false,
   ): Promise<R> {
+    // Every step carries what waits to ride (Sql.later), in its transaction: a read then sees
+    // this process's own writes, as it would had they been sent alone.
+    const riders = riding.splice(0);
+    const writing = write || riders.length > 0;
+    let counts: number[][] = [];
     const run = (guard?: { text: string; sent: boolean }) =>
       db.lazyTransaction(async (client, lazy) => {
+        counts = [];
         const tx = clientSql(db.where, client, {
           mirror,
           lazy: single || oneWrite ? undefined : lazy,
           oneWrite,
           asyncCommit,
           guard,
+          riders: seeded(riders, counts),
         });
         const result = await work(tx);
         await tx.finish();
         return result;
       });
     try {
-      if (stalled && Date.now() < stalled.until) throw stalled.error;
-      // The command's first statement carries the schema check (backend.ts takeGuard).
-      const text = deps.takeGuard?.();
-      if (text === undefined) {
-        await deps.ready();
-        return await run();
-      }
-      const guard = { text, sent: false };
-      try {
-        const result = await run(guard);
-        deps.guardAnswered?.(guard.sent);
-        return result;
-      } catch (error) {
-        // An error after the guard's answer came from a statement behind it: the guard passed.
-        const passed = guard.sent && !isGuardFailure(error) && !isConnectionFailure(error);
-        deps.guardAnswered?.(passed);
-        if (passed || !guard.sent) throw error;
-        // Another version, no schema yet, or no answer: the full check (migrating, or refusing a
-        // newer schema), then the step again: nothing of it ran behind the failed guard.
-        await deps.ready();
-        return await run();
-      }
+      const result = await guarded(run);
+      landed(riders, counts);
+      return result;
     } catch (error) {
       if (isTimeout(error) && error !== stalled?.error) stalled = { error, until: Date.now() + QUERY_TIMEOUT_MS };
-      if (!write || !hasSentUnrepeatable() || !isKeepable(error)) throw asFailure(error);
+      if (!writing || !hasSentUnrepeatable() || !isKeepable(error)) {
+        // Not carried: they wait for the next step (or the flush).
+        riding = [...riders, ...riding];
+        throw asFailure(error);
+      }
       const kept: SpooledStatement[] = [];
-      const result = await work(await mirror.capturing(kept));
+      const mirrored = await mirror.capturing(kept);
+      const carried = await Promise.all(
+        riders.map(async (r) => Promise.all(r.writes.map(([text, params]) => mirrored.run(text, params)))),
+      );
+      const result = await work(mirrored);
       if (kept.length) {
         await deps.spool.keep(kept);
         deps.onKept(error, kept);
       }
+      riders.forEach((r, g) => r.landed(carried[g]!));
       return result;
+    }
+  }
+
+  /** `run`, with the command's first statement carrying the schema check (backend.ts takeGuard). */
+  async function guarded<R>(run: (guard?: { text: string; sent: boolean }) => Promise<R>): Promise<R> {
+    if (stalled && Date.now() < stalled.until) throw stalled.error;
+    // The command's first statement carries the schema check (backend.ts takeGuard).
+    const text = deps.takeGuard?.();
+    if (text === undefined) {
+      await deps.ready();
+      return await run();
+    }
+    const guard = { text, sent: false };
+    try {
+      const result = await run(guard);
+      deps.guardAnswered?.(guard.sent);
+      return result;
+    } catch (error) {
+      // An error after the guard's answer came from a statement behind it: the guard passed.
+      const passed = guard.sent && !isGuardFailure(error) && !isConnectionFailure(error);
+      deps.guardAnswered?.(passed);
+      if (passed || !guard.sent) throw error;
+      // Another version, no schema yet, or no answer: the full check (migrating, or refusing a
+      // newer schema), then the step again: nothing of it ran behind the failed guard.
+      await deps.ready();
+      return await run();
     }
   }
 
@@ -315,7 +359,31 @@ export function pgSql(deps: PgSqlDeps): Sql {
       step((tx) => tx.last<T>(text, params), isWrite(text), true),
     // A transaction that only reads is not kept: nothing of it needs saving.
     transaction: (work, o) => step(work, true, false, o?.oneWrite === true, o?.asyncCommit === true),
+    later(writes, then) {
+      riding.push({
+        writes: writes.map(([text, params]) => [text, [...params]] as const),
+        landed: (counts) => {
+          // What landing starts (a store's slower way for a write that changed no row) is waited for by flush().
+          const after = Promise.resolve()
+            .then(() => then?.(counts))
+            .catch(() => {});
+          settling.add(after);
+          void after.finally(() => settling.delete(after));
+        },
+      });
+    },
+    async flush() {
+      // What waits, alone: BEGIN and COMMIT around it when it is more than one write.
+      if (riding.length > 0) await step(async () => undefined, true);
+      await Promise.all(settling);
+    },
   };
+}
+
+/** Writes waiting to ride with a step (Sql.later), and the way to tell their caller their counts. */
+interface Rider {
+  writes: ReadonlyArray<readonly [string, readonly SqlValue[]]>;
+  landed: (counts: number[]) => void;
 }
 
 /**

@@ -39,6 +39,20 @@ export interface Sql {
    * it resolves (PostgreSQL's asynchronous commit, for that transaction). See StepOptions.
    */
   transaction<R>(work: (tx: Sql) => Promise<R>, o?: StepOptions): Promise<R>;
+  /**
+   * Writes whose loss the ledger's rules survive (StepOptions.asyncCommit says which: what an
+   * answered request did), on a team state sent in front of this process's next writing step,
+   * in its transaction, instead of in a round trip of their own; `flush()` (and the ledger's
+   * close) sends what is still waiting. `landed` hears each write's count of rows changed once
+   * they landed (a carrier that failed leaves them waiting for the next). Absent where a write
+   * costs no round trip (SQLite): write at once there.
+   */
+  later?(
+    writes: ReadonlyArray<readonly [string, readonly SqlValue[]]>,
+    landed?: (counts: number[]) => Promise<unknown> | void,
+  ): void;
+  /** Sends the writes still waiting (later), in a step of their own, and waits for what their landing started. */
+  flush?(): Promise<void>;
 }
 
 export interface StepOptions {
