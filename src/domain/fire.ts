@@ -22,6 +22,14 @@ export interface FireJournal {
   forget(id: string): Promise<void>;
   /** `answered` as writes for the step that remembers the fire's outcome (state/together.ts): one step for both. */
   answeredWrites?(result: TriggerFireResult): Write[];
+  /**
+   * Marks the fire sent ahead, with the ledger's next step (the lead's reads: state/fires.ts
+   * recordSentAhead), when the lead has nothing on record; markSent then writes nothing more.
+   * Returns the fire's id (prepare gives the same). A fire marked ahead and not sent after all
+   * is forgotten by abandonAhead.
+   */
+  markAhead?(): string;
+  abandonAhead?(): Promise<void>;
 }
 
 /** Remembers a fire's outcome, in one step with the writes given (the fire's answer), or throws. */

@@ -180,7 +180,8 @@ export async function routeParsed(ctx: Context, parsed: ParsedRouteOptions, o: R
         learnEventWrite: (event, eventId) => state.events.learnWrite(scope, event, eventId),
         fireJournal: (trigger, email, answersKey) =>
           fireJournalOf(state, { scope, triggerId: trigger.id, email, answersKey }),
-        unansweredFires: (trigger, email) => state.fires.unanswered(scope, email, trigger.id),
+        unansweredFires: (trigger, email, except) => state.fires.unanswered(scope, email, trigger.id, except),
+        fireAhead: !o.terminal,
         scope,
         now: () => ctx.clock.now(),
         days: parsed.days,

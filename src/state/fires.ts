@@ -99,6 +99,51 @@ export class Fires {
     });
   }
 
+  /**
+   * recordSent for a lead with nothing on record (no meeting, no attempt, no remembered outcome of
+   * this trigger: a route will fire for it), sent ahead with the lead's reads where a ledger lets
+   * writes ride with its next step (Sql.later): the round trip marking the fire sent saved, as it
+   * lands, committed, before the reads' answer. Resolves to the fire marked, or to undefined when
+   * it was not (the lead has a record, or the ledger writes at once): recordSent it then, as usual.
+   * A fire marked ahead that is not sent after all must be forgotten (forgetLater).
+   */
+  async recordSentAhead(entry: FireEntry): Promise<FireEntry | undefined> {
+    const db = await this.db();
+    if (!db.later) return undefined;
+    const next: FireEntry = { ...entry, state: 'sent', sentAt: this.now().toISOString() };
+    const lead = leadId(entry.personEmail);
+    const [insert, values] = fireWrite(next, true);
+    // The insert's VALUES as a SELECT that finds no row when the lead has a record.
+    const ahead = insert.replace(
+      /VALUES \(([^)]*)\)/,
+      `SELECT $1 WHERE NOT EXISTS (SELECT 1 FROM schedctl_meetings WHERE workspace = ? AND lead = ?)
+         AND NOT EXISTS (SELECT 1 FROM schedctl_attempts WHERE workspace = ? AND lead = ?)
+         AND NOT EXISTS (SELECT 1 FROM schedctl_outcomes WHERE workspace = ? AND trigger_id = ? AND lead = ?)`,
+    );
+    const counts = await new Promise<number[]>((landed) =>
+      db.later!(
+        [
+          ['DELETE FROM schedctl_fires WHERE prepared_ms < ?', [this.now().getTime() - KEEP_DAYS * DAY_MS]],
+          [ahead, [...values, entry.scope, lead, entry.scope, lead, entry.scope, entry.triggerId, lead]],
+        ],
+        landed,
+      ),
+    );
+    return counts[1] === 1 ? next : undefined;
+  }
+
+  /** forget, sent with the ledger's next step where it can ride (Sql.later): a fire marked ahead and not sent. */
+  async forgetLater(id: string): Promise<void> {
+    const db = await this.db();
+    if (db.later) db.later([['DELETE FROM schedctl_fires WHERE id = ?', [id]]]);
+    else await this.forget(id);
+  }
+
+  /** Sends what waits to ride with the ledger's next step (Sql.later), if anything does. */
+  async flush(): Promise<void> {
+    await (await this.db()).flush?.();
+  }
+
   /** `known`: the fire as this process last wrote it (Journal.update says why it then needs no read). */
   async markSent(id: string, known?: FireEntry): Promise<FireEntry | undefined> {
     return this.patch(id, { state: 'sent', sentAt: this.now().toISOString() }, known);
@@ -163,7 +208,7 @@ export class Fires {
   }
 
   /** Sent fires of this lead (and trigger, when given) whose answer never came: each may have started a run. */
-  async unanswered(scope: string, email: string, triggerId?: string): Promise<FireEntry[]> {
+  async unanswered(scope: string, email: string, triggerId?: string, except?: string): Promise<FireEntry[]> {
     const byTrigger = triggerId === undefined ? '' : ' AND trigger_id = ?';
     const rows = await (
       await this.db()
@@ -171,7 +216,8 @@ export class Fires {
       `SELECT * FROM schedctl_fires WHERE workspace = ? AND lead = ? AND state = 'sent'${byTrigger} ORDER BY seq`,
       [scope, leadId(email), ...(triggerId === undefined ? [] : [triggerId])],
     );
-    return rows.map(fireOf);
+    // `except`: this run's own fire, marked sent ahead with these reads (recordSentAhead).
+    return rows.map(fireOf).filter((f) => f.id !== except);
   }
 
   /** The answered fire that started this workflow run (its trigger and answers), if on record. */

@@ -95,6 +95,39 @@ describe('one lead, one meeting, across machines', () => {
   );
 
   it(
+    "a new lead's fire, marked sent with its reads, ends answered; a re-run, a lead with a record and a refused fire leave no fire looking unanswered",
+    SLOW,
+    async () => {
+      const m = on();
+      const firesOf = (email: string) =>
+        sql(`SELECT state FROM schedctl_fires WHERE lead = '${email}' ORDER BY seq`).then((out) => out.trim());
+      const first = await m.run([...demoRouteFirstArgs('ahead@acme.example', 'emea'), '--json']);
+      expect(first.code, show(first)).toBe(0);
+      expect(await firesOf('ahead@acme.example')).toMatch(/^answered$/m);
+      expect(await firesOf('ahead@acme.example')).not.toMatch(/sent/);
+      const again = await m.run([...demoRouteFirstArgs('ahead@acme.example', 'emea'), '--json']);
+      expect(again.code, show(again)).toBe(0);
+      expect(await firesOf('ahead@acme.example')).not.toMatch(/sent/);
+      // A refusal of the fire: nothing started, nothing left marked.
+      await t.sb.fault({
+        method: 'POST',
+        path: '/v1/triggers/*',
+        fault: 'status',
+        status: 400,
+        code: 'INVALID_REQUEST',
+        count: 1,
+      });
+      const refused = await m.run([...demoRouteFirstArgs('refused@acme.example', 'emea'), '--json']);
+      expect(refused.code, show(refused)).not.toBe(0);
+      expect(await firesOf('refused@acme.example')).toBe('');
+      const retried = await m.run([...demoRouteFirstArgs('refused@acme.example', 'emea'), '--json']);
+      expect(retried.code, show(retried)).toBe(0);
+      expect(retried.stderr).not.toMatch(/unanswered|may have started/i);
+      expect(await meetingsOf('refused@acme.example')).toHaveLength(1);
+    },
+  );
+
+  it(
     'six parallel routes of one lead from three machines book it once; the others answer already_booked or LEAD_HAS_MEETING',
     SLOW,
     async () => {

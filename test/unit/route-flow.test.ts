@@ -697,6 +697,76 @@ describe('route flow: the lead already has a meeting on record', () => {
   });
 });
 
+describe("route flow: a fire marked sent ahead, with the lead's reads", () => {
+  /** A fires journal that records what the flow asks of it (state/fires.ts does the writing). */
+  function aheadJournal(log: string[], marks = true) {
+    return () => ({
+      prepare: async () => 'fire-1',
+      markAhead: marks
+        ? () => {
+            log.push('ahead');
+            return 'fire-1';
+          }
+        : undefined,
+      markSent: async () => void log.push('sent'),
+      answered: async () => void log.push('answered'),
+      forget: async () => void log.push('forget'),
+      abandonAhead: async () => void log.push('abandon'),
+    });
+  }
+  const withJournal = (api: RouteDeps['api'], log: string[], o: { fireAhead: boolean; guard?: RouteDeps['guard'] }) =>
+    runRoute({
+      api,
+      asker: flagAsker(FLAGS, undefined),
+      notify: () => {},
+      journal: state.journal,
+      outcomes: state.outcomes,
+      meetings: state.meetings,
+      ...(o.guard ? { guard: o.guard } : {}),
+      scope: SCOPE,
+      now: () => NOW,
+      days: 7,
+      inputNames: FIRE_FLAGS,
+      fireJournal: aheadJournal(log),
+      fireAhead: o.fireAhead,
+      unansweredFires: async (_t, _e, except) => {
+        log.push(`unanswered except ${except}`);
+        return [];
+      },
+    });
+
+  it('is marked before the reads, which leave it out of the unanswered fires, and the fire goes on its journal', async () => {
+    const log: string[] = [];
+    const r = await withJournal(fakeApi().api, log, { fireAhead: true });
+    expect(r.status).toBe('booked');
+    // (The fake API sends no beforeSend: markSent is the fire's own, state/fires.ts's.)
+    expect(log).toEqual(['ahead', 'unanswered except fire-1', 'answered']);
+  });
+
+  it('is taken back when the route ends without its fire (a meeting on record), never otherwise', async () => {
+    const log: string[] = [];
+    const held = meeting({ startTime: SLOTS[1]!, reservationId: 'r', event: 'e', personEmail: EMAIL });
+    const r = await withJournal(fakeApi().api, log, {
+      fireAhead: true,
+      guard: async () => ({ kind: 'repeat' as const, meeting: held }),
+    });
+    expect(r.status).toBe('already_booked');
+    expect(log).toEqual(['ahead', 'unanswered except fire-1', 'abandon']);
+    const refusal = new CliError('LEAD_HAS_MEETING', 'has one', 5);
+    const refused: string[] = [];
+    await expect(
+      withJournal(fakeApi().api, refused, { fireAhead: true, guard: async () => Promise.reject(refusal) }),
+    ).rejects.toBe(refusal);
+    expect(refused).toEqual(['ahead', 'unanswered except fire-1', 'abandon']);
+  });
+
+  it('is not marked where a question may come between the reads and the fire', async () => {
+    const log: string[] = [];
+    await withJournal(fakeApi().api, log, { fireAhead: false });
+    expect(log).toEqual(['unanswered except undefined', 'answered']);
+  });
+});
+
 describe('route flow: recovery', () => {
   it('SLOT_TAKEN: refreshes the page with the same reservation, without the taken time, and books another', async () => {
     const f = fakeApi({ bookErrors: [apiError('SLOT_TAKEN')] });

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresBackend, type PostgresBackend } from '../../src/state/postgres/backend.js';
+import { Fires } from '../../src/state/fires.js';
 import { withLiterals } from '../../src/state/postgres/sql.js';
 import { pages } from '../../src/state/sql/pages.js';
 import type { Sql } from '../../src/state/sql/types.js';
@@ -337,5 +338,75 @@ describe('writes that ride with the next step (Sql.later)', () => {
     });
     await sql.flush!();
     expect(after).toBe(true);
+  });
+});
+
+describe("a fire marked sent ahead, with the lead's reads (Fires.recordSentAhead)", () => {
+  const fires = () =>
+    new Fires(
+      async () => sql,
+      () => new Date('2031-03-01T12:00:00.000Z'),
+    );
+  const fire = (email: string) =>
+    fires().newEntry({ scope: 'ws-ahead', triggerId: 'trig-1', personEmail: email, answersKey: 'k' });
+  const stateOf = async (id: string) =>
+    (await backend.db.query<{ state: string }>('SELECT state FROM schedctl_fires WHERE id = $1', [id]))[0]?.state;
+
+  it('is marked sent for a lead with nothing on record, landing with the next step (the reads), before their answer', async () => {
+    const log = await queryLog();
+    const entry = fire('New.Lead@Acme.example');
+    const marked = fires().recordSentAhead(entry);
+    const before = log.length;
+    // The lead's reads: the mark goes in front of them, in the same query.
+    const [unanswered] = await Promise.all([
+      fires().unanswered('ws-ahead', 'new.lead@acme.example', 'trig-1', entry.id),
+    ]);
+    expect(unanswered).toEqual([]);
+    expect(log.length - before).toBe(1);
+    expect(log[before]).toMatch(/INSERT INTO schedctl_fires .* WHERE NOT EXISTS .*SELECT \* FROM schedctl_fires/s);
+    expect((await marked)?.state).toBe('sent');
+    expect(await stateOf(entry.id)).toBe('sent');
+    // Without `except`, the same read sees it: a sent fire with no answer.
+    expect((await fires().unanswered('ws-ahead', 'new.lead@acme.example', 'trig-1')).map((f) => f.id)).toEqual([
+      entry.id,
+    ]);
+    await fires().forget(entry.id);
+  });
+
+  it('is not marked for a lead with a meeting, an attempt or a remembered outcome of the trigger (markSent writes it then)', async () => {
+    const ws = 'ws-ahead';
+    await sql.run(
+      `INSERT INTO schedctl_meetings (workspace, id, lead, start_ms, over_ms, status, event, event_id, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [ws, 'm-1', 'met@acme.example', 1, 2, 'accepted', 'e', 'e', '{}'],
+    );
+    await sql.run(
+      `INSERT INTO schedctl_attempts (id, workspace, lead, reservation_id, outcome, sent, touched_ms, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      ['a-1', ws, 'tried@acme.example', 'r-1', 'unknown', 1, 1, '{}'],
+    );
+    await sql.run(
+      `INSERT INTO schedctl_outcomes (workspace, trigger_id, lead, execution_id, body) VALUES (?, ?, ?, ?, ?)`,
+      [ws, 'trig-1', 'kept@acme.example', 'x-1', '{}'],
+    );
+    for (const email of ['met@acme.example', 'tried@acme.example', 'kept@acme.example']) {
+      const entry = fire(email);
+      const marked = fires().recordSentAhead(entry);
+      await fires().flush();
+      expect(await marked, email).toBeUndefined();
+      expect(await stateOf(entry.id), email).toBeUndefined();
+    }
+    // A remembered outcome of another trigger does not count: the route fires this one.
+    const other = fires().newEntry({
+      scope: ws,
+      triggerId: 'trig-2',
+      personEmail: 'kept@acme.example',
+      answersKey: 'k',
+    });
+    const marked = fires().recordSentAhead(other);
+    await fires().flush();
+    expect((await marked)?.id).toBe(other.id);
+    // Taken back with the next step when the fire does not follow (forgetLater).
+    await fires().forgetLater(other.id);
+    await fires().flush();
+    expect(await stateOf(other.id)).toBeUndefined();
   });
 });

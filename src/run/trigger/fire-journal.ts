@@ -10,26 +10,73 @@ export function fireJournalOf(
   // Written first when marked sent (recordSent): a fire that never leaves leaves no record.
   let known: FireEntry | undefined;
   let written = false;
+  /** The fire marked sent ahead (markAhead): its entry once landed, undefined when it was not marked. */
+  let ahead: Promise<FireEntry | undefined> | undefined;
+  const entry = () =>
+    (known ??= state.fires.newEntry({
+      scope: fire.scope,
+      triggerId: fire.triggerId,
+      personEmail: fire.email,
+      answersKey: fire.answersKey,
+    }));
   return {
-    prepare: () => {
-      known = state.fires.newEntry({
-        scope: fire.scope,
-        triggerId: fire.triggerId,
-        personEmail: fire.email,
-        answersKey: fire.answersKey,
-      });
-      return Promise.resolve(known.id);
+    prepare: () => Promise.resolve(entry().id),
+    markAhead: () => {
+      ahead = state.fires.recordSentAhead(entry());
+      ahead.catch(() => {});
+      return entry().id;
     },
     markSent: async (id) => {
       if (known?.id !== id) throw new Error(`fire ${id} was not prepared by this journal`);
+      if (ahead) {
+        const marked = await landedAhead(state, ahead).catch(async (error: unknown) => {
+          // Not known to be marked: never sent, and a mark that lands later is taken back.
+          await state.fires.forgetLater(id);
+          throw error;
+        });
+        ahead = undefined;
+        if (marked) {
+          written = true;
+          known = marked;
+          return;
+        }
+      }
       written = true;
       known = await state.fires.recordSent(known);
+    },
+    // Landed or still riding, the mark is taken back behind it (a row that was never written: nothing removed).
+    abandonAhead: async () => {
+      if (!ahead || !known) return;
+      ahead = undefined;
+      await state.fires.forgetLater(known.id);
     },
     answered: (id, result) => state.fires.answered(id, result.executionId, result.outcome.type, known),
     // In the step that remembers the outcome (Outcomes.remember's `along`): a fire written, as this journal knows it.
     answeredWrites: (result) =>
       written && known ? state.fires.answeredWrites(known, result.executionId, result.outcome.type) : [],
-    // A fire never marked sent was never written: nothing to forget.
-    forget: (id) => (written ? state.fires.forget(id) : Promise.resolve()),
+    // A fire never marked sent was never written: nothing to forget, but a mark sent ahead.
+    forget: async (id) => {
+      if (written) return state.fires.forget(id);
+      if (ahead) {
+        ahead = undefined;
+        await state.fires.forgetLater(id);
+      }
+    },
   };
+}
+
+/**
+ * The mark sent ahead, once landed (the fire marked, or undefined: the lead had a record): sent
+ * now if it still waits to ride, and again should the step that carried it have failed.
+ */
+async function landedAhead(
+  state: Pick<State, 'fires'>,
+  ahead: Promise<FireEntry | undefined>,
+): Promise<FireEntry | undefined> {
+  const landed = ahead.then((marked) => ({ marked }));
+  for (;;) {
+    await state.fires.flush();
+    const done = await Promise.race([landed, new Promise<undefined>((r) => setTimeout(() => r(undefined), 50))]);
+    if (done) return done.marked;
+  }
 }

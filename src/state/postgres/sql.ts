@@ -240,7 +240,6 @@ export function pgSql(deps: PgSqlDeps): Sql {
     // Every step carries what waits to ride (Sql.later), in its transaction: a read then sees
     // this process's own writes, as it would had they been sent alone.
     const riders = riding.splice(0);
-    const writing = write || riders.length > 0;
     let counts: number[][] = [];
     const run = (guard?: { text: string; sent: boolean }) =>
       db.lazyTransaction(async (client, lazy) => {
@@ -263,8 +262,9 @@ export function pgSql(deps: PgSqlDeps): Sql {
       return result;
     } catch (error) {
       if (isTimeout(error) && error !== stalled?.error) stalled = { error, until: Date.now() + QUERY_TIMEOUT_MS };
-      if (!writing || !hasSentUnrepeatable() || !isKeepable(error)) {
-        // Not carried: they wait for the next step (or the flush).
+      // A read is never answered from the mirror (it holds only what this process saw): what
+      // rode with it waits for the next step (or the flush), which keeps it if it must.
+      if (!write || !hasSentUnrepeatable() || !isKeepable(error)) {
         riding = [...riders, ...riding];
         throw asFailure(error);
       }
