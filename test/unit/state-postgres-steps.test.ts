@@ -326,6 +326,15 @@ describe('writes that ride with the next step (Sql.later)', () => {
     expect(counts).toEqual([[1]]);
   });
 
+  it("flush() waits for a step already carrying them (another caller's) to land", async () => {
+    const counts: number[][] = [];
+    sql.later!([['INSERT INTO probe (k, v) VALUES (?, ?)', ['ride-carried', 'c']]], (c) => void counts.push(c));
+    const other = sql.run('INSERT INTO probe (k, v) VALUES (?, ?)', ['ride-carrier', 'd']);
+    await sql.flush!();
+    expect(counts).toEqual([[1]]);
+    await other;
+  });
+
   it('flush() sends nothing when nothing waits, and waits for what landing started', async () => {
     const log = await queryLog();
     const before = log.length;

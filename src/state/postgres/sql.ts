@@ -241,6 +241,13 @@ export function pgSql(deps: PgSqlDeps): Sql {
     // this process's own writes, as it would had they been sent alone.
     const riders = riding.splice(0);
     let counts: number[][] = [];
+    // flush() waits for a step carrying riders (another caller's, in a long-lived process).
+    let carried: () => void = () => {};
+    if (riders.length > 0) {
+      const carrying = new Promise<void>((resolve) => (carried = resolve));
+      settling.add(carrying);
+      void carrying.then(() => settling.delete(carrying));
+    }
     const run = (guard?: { text: string; sent: boolean }) =>
       db.lazyTransaction(async (client, lazy) => {
         counts = [];
@@ -261,6 +268,11 @@ export function pgSql(deps: PgSqlDeps): Sql {
       landed(riders, counts);
       return result;
     } catch (error) {
+      return await otherwise(error);
+    } finally {
+      carried();
+    }
+    async function otherwise(error: unknown): Promise<R> {
       if (isTimeout(error) && error !== stalled?.error) stalled = { error, until: Date.now() + QUERY_TIMEOUT_MS };
       // A read is never answered from the mirror (it holds only what this process saw): what
       // rode with it waits for the next step (or the flush), which keeps it if it must.
@@ -270,7 +282,7 @@ export function pgSql(deps: PgSqlDeps): Sql {
       }
       const kept: SpooledStatement[] = [];
       const mirrored = await mirror.capturing(kept);
-      const carried = await Promise.all(
+      const riderCounts = await Promise.all(
         riders.map(async (r) => Promise.all(r.writes.map(([text, params]) => mirrored.run(text, params)))),
       );
       const result = await work(mirrored);
@@ -278,7 +290,7 @@ export function pgSql(deps: PgSqlDeps): Sql {
         await deps.spool.keep(kept);
         deps.onKept(error, kept);
       }
-      riders.forEach((r, g) => r.landed(carried[g]!));
+      riders.forEach((r, g) => r.landed(riderCounts[g]!));
       return result;
     }
   }
@@ -373,7 +385,10 @@ export function pgSql(deps: PgSqlDeps): Sql {
       });
     },
     async flush() {
-      // What waits, alone: BEGIN and COMMIT around it when it is more than one write.
+      // Steps already carrying some (they may fail and leave them waiting again), then what
+      // waits, alone (BEGIN and COMMIT around it when it is more than one write), then what
+      // their landing started.
+      await Promise.all(settling);
       if (riding.length > 0) await step(async () => undefined, true);
       await Promise.all(settling);
     },
