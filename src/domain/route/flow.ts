@@ -77,6 +77,16 @@ const DAY_MS = 86_400_000;
 const NOT_AN_ANSWER = new Set(['RATE_LIMITED', 'INVALID_API_KEY', 'MISSING_SCOPE']);
 
 export async function runRoute(deps: RouteDeps): Promise<RouteResult> {
+  // A fire marked sent ahead (below) and not handed to its fire is taken back, however the route ends.
+  const taken: { ahead?: FireJournal | undefined } = {};
+  try {
+    return await routeOnce(deps, taken);
+  } finally {
+    await taken.ahead?.abandonAhead?.();
+  }
+}
+
+async function routeOnce(deps: RouteDeps, taken: { ahead?: FireJournal | undefined }): Promise<RouteResult> {
   const { api, asker, scope } = deps;
   const { triggers } = await api.listTriggers();
   if (triggers.length === 0) {
@@ -111,296 +121,292 @@ export async function runRoute(deps: RouteDeps): Promise<RouteResult> {
   // A lead with nothing on record is fired for: without a question between its reads and its
   // fire, a team state marks the fire sent with those reads (state/fires.ts recordSentAhead),
   // and the fire's own mark then costs no round trip. A mark not followed by its fire is taken back.
-  let ahead = deps.fireAhead ? deps.fireJournal?.(trigger, email, key) : undefined;
+  const ahead = deps.fireAhead ? deps.fireJournal?.(trigger, email, key) : undefined;
   const aheadId = ahead?.markAhead?.();
-  if (aheadId === undefined) ahead = undefined;
-  try {
-    // Asked together with the open attempt (one round trip on a team state): the remembered outcome,
-    // the fires whose answer was lost and the guard's record of the lead, used below unless
-    // resolving an earlier attempt wrote to the ledger first (then asked again).
-    let early:
-      | { remembered: ReturnType<Outcomes['lookup']>; unanswered: UnansweredAsked | undefined; guard: unknown }
-      | undefined = {
-      remembered: deps.outcomes.lookup(scope, trigger.id, email, key),
-      unanswered: deps.unansweredFires?.(trigger, email, aheadId),
-      guard: deps.askGuard?.(email),
-    };
-    early.remembered.catch(() => {});
-    early.unanswered?.catch(() => {});
-    // An earlier run of the same lead and answers whose booking answer was lost is resolved first,
-    // whatever slot this run asks for: its attempt is sent again as it was. So is one known to
-    // have booked (unless rebook): after a lost answer its meeting is in no local record.
-    const open = await deps.journal.findOpenAttempt(scope, {
-      personEmail: email,
-      triggerId: trigger.id,
-      answersKey: key,
-      ...(deps.rebook ? {} : { bookedSince: deps.now() }),
-    });
-    const resolve = async (attempt: JournalEntry): Promise<RouteResult | undefined> => {
-      early = undefined;
-      // The same lead and answers, resolved as booked (shared/ledger-rules.md): answered from the ledger, nothing sent.
-      if (attempt.outcome !== 'unknown') {
-        // Its meeting on record (its id learnt since, by a move): answered with that meeting.
-        const held = attempt.meetingId ? await deps.meetings?.get?.(scope, attempt.meetingId) : undefined;
-        if (held && held.goneAt === undefined && held.status !== 'canceled')
-          return onRecord(base, held, attempt.workflowExecutionId ?? '');
-        return resolvedResult(
-          base,
-          attempt.workflowExecutionId ?? '',
-          answeredFromLedger(attempt),
-          attempt.request as BookRequest,
-        );
-      }
-      deps.notify({ type: 'resolving', attempt });
-      try {
-        const resolved = await bookSlot(
-          {
-            api,
-            journal: deps.journal,
-            meetings: deps.meetings,
-            outcomes: deps.outcomes,
-            scope,
-            now: deps.now,
-            origin,
-            suggestOnSlotTaken: false,
-            assertHeld: deps.assertHeld,
-            learnEvent: deps.learnEvent,
-            learnEventWrite: deps.learnEventWrite,
-          },
-          attempt.request as BookRequest,
-        );
-        return resolvedResult(base, attempt.workflowExecutionId ?? '', resolved, attempt.request as BookRequest);
-      } catch (error) {
-        // Refused for another reason (the slot went to someone else, the hold of a run that never
-        // booked lapsed): the earlier attempt booked nothing, so this run goes on as a new booking.
-        // Not when the server did not look at the booking at all (rate limit, key): that says nothing.
-        if (!(error instanceof ApiError) || NOT_AN_ANSWER.has(error.code)) throw error;
-        return undefined;
-      }
-    };
-    // Not one the user already booked past (rebook after an unknown outcome): resending it again
-    // would only repeat the answer that left it unknown.
-    if (
-      open?.request &&
-      open.outcome !== 'booked' &&
-      open.acknowledgedAt === undefined &&
-      !(deps.rebook && open.lostBy === 'error_answer')
-    ) {
-      const resolved = await resolve(open);
-      if (resolved) return resolved;
+  if (aheadId !== undefined) taken.ahead = ahead;
+  // Asked together with the open attempt (one round trip on a team state): the remembered outcome,
+  // the fires whose answer was lost and the guard's record of the lead, used below unless
+  // resolving an earlier attempt wrote to the ledger first (then asked again).
+  let early:
+    | { remembered: ReturnType<Outcomes['lookup']>; unanswered: UnansweredAsked | undefined; guard: unknown }
+    | undefined = {
+    remembered: deps.outcomes.lookup(scope, trigger.id, email, key),
+    unanswered: deps.unansweredFires?.(trigger, email, aheadId),
+    guard: deps.askGuard?.(email),
+  };
+  early.remembered.catch(() => {});
+  early.unanswered?.catch(() => {});
+  // An earlier run of the same lead and answers whose booking answer was lost is resolved first,
+  // whatever slot this run asks for: its attempt is sent again as it was. So is one known to
+  // have booked (unless rebook): after a lost answer its meeting is in no local record.
+  const open = await deps.journal.findOpenAttempt(scope, {
+    personEmail: email,
+    triggerId: trigger.id,
+    answersKey: key,
+    ...(deps.rebook ? {} : { bookedSince: deps.now() }),
+  });
+  const resolve = async (attempt: JournalEntry): Promise<RouteResult | undefined> => {
+    early = undefined;
+    // The same lead and answers, resolved as booked (shared/ledger-rules.md): answered from the ledger, nothing sent.
+    if (attempt.outcome !== 'unknown') {
+      // Its meeting on record (its id learnt since, by a move): answered with that meeting.
+      const held = attempt.meetingId ? await deps.meetings?.get?.(scope, attempt.meetingId) : undefined;
+      if (held && held.goneAt === undefined && held.status !== 'canceled')
+        return onRecord(base, held, attempt.workflowExecutionId ?? '');
+      return resolvedResult(
+        base,
+        attempt.workflowExecutionId ?? '',
+        answeredFromLedger(attempt),
+        attempt.request as BookRequest,
+      );
     }
-    // The ledger's rule: an upcoming meeting or an unknown outcome of this lead, on any event,
-    // trigger or answers, is not booked again (the guard refuses or asks); the same booking again
-    // is answered from the record.
-    const verdict = await deps.guard?.({ trigger, email, answersKey: key, asked: early?.guard });
-    if (verdict?.kind === 'repeat') {
-      const held = verdict.meeting;
-      return onRecord(base, held, '');
+    deps.notify({ type: 'resolving', attempt });
+    try {
+      const resolved = await bookSlot(
+        {
+          api,
+          journal: deps.journal,
+          meetings: deps.meetings,
+          outcomes: deps.outcomes,
+          scope,
+          now: deps.now,
+          origin,
+          suggestOnSlotTaken: false,
+          assertHeld: deps.assertHeld,
+          learnEvent: deps.learnEvent,
+          learnEventWrite: deps.learnEventWrite,
+        },
+        attempt.request as BookRequest,
+      );
+      return resolvedResult(base, attempt.workflowExecutionId ?? '', resolved, attempt.request as BookRequest);
+    } catch (error) {
+      // Refused for another reason (the slot went to someone else, the hold of a run that never
+      // booked lapsed): the earlier attempt booked nothing, so this run goes on as a new booking.
+      // Not when the server did not look at the booking at all (rate limit, key): that says nothing.
+      if (!(error instanceof ApiError) || NOT_AN_ANSWER.has(error.code)) throw error;
+      return undefined;
     }
-    // Booked, but not on record (the meetings record could not be written): the server says so again.
-    const bookedBefore =
-      verdict?.kind === 'repeat_attempt' ? verdict.attempt : open?.outcome === 'booked' ? open : undefined;
-    if (bookedBefore?.request) {
-      const resolved = await resolve(bookedBefore);
-      if (resolved) return resolved;
+  };
+  // Not one the user already booked past (rebook after an unknown outcome): resending it again
+  // would only repeat the answer that left it unknown.
+  if (
+    open?.request &&
+    open.outcome !== 'booked' &&
+    open.acknowledgedAt === undefined &&
+    !(deps.rebook && open.lostBy === 'error_answer')
+  ) {
+    const resolved = await resolve(open);
+    if (resolved) return resolved;
+  }
+  // The ledger's rule: an upcoming meeting or an unknown outcome of this lead, on any event,
+  // trigger or answers, is not booked again (the guard refuses or asks); the same booking again
+  // is answered from the record.
+  const verdict = await deps.guard?.({ trigger, email, answersKey: key, asked: early?.guard });
+  if (verdict?.kind === 'repeat') {
+    const held = verdict.meeting;
+    return onRecord(base, held, '');
+  }
+  // Booked, but not on record (the meetings record could not be written): the server says so again.
+  const bookedBefore =
+    verdict?.kind === 'repeat_attempt' ? verdict.attempt : open?.outcome === 'booked' ? open : undefined;
+  if (bookedBefore?.request) {
+    const resolved = await resolve(bookedBefore);
+    if (resolved) return resolved;
+  }
+
+  let fired: { executionId: string; outcome: Outcome | { type: string } };
+  let reused = false;
+  const remembered = await (early?.remembered ?? deps.outcomes.lookup(scope, trigger.id, email, key));
+  if (remembered.kind === 'match' && (await asker.reuse(remembered.outcome, trigger))) {
+    fired = { executionId: remembered.outcome.executionId, outcome: remembered.outcome.outcome };
+    reused = true;
+    deps.notify({ type: 'reused', remembered: remembered.outcome });
+  } else {
+    if (remembered.kind === 'different-answers')
+      deps.notify({ type: 'answers_changed', previous: remembered.previous });
+    if (!(await asker.confirmFire({ trigger, email, responses }))) throw new CancelledError('nothing was fired');
+    try {
+      const journal = taken.ahead;
+      taken.ahead = undefined; // the fire's now: its journal forgets the mark if it never leaves
+      fired = await fire(deps, trigger, email, responses, early?.unanswered, journal);
+    } catch (error) {
+      const again = await withAnotherEmail(error);
+      if (again) return again;
+      throw error;
     }
+  }
 
-    let fired: { executionId: string; outcome: Outcome | { type: string } };
-    let reused = false;
-    const remembered = await (early?.remembered ?? deps.outcomes.lookup(scope, trigger.id, email, key));
-    if (remembered.kind === 'match' && (await asker.reuse(remembered.outcome, trigger))) {
-      fired = { executionId: remembered.outcome.executionId, outcome: remembered.outcome.outcome };
-      reused = true;
-      deps.notify({ type: 'reused', remembered: remembered.outcome });
-    } else {
-      if (remembered.kind === 'different-answers')
-        deps.notify({ type: 'answers_changed', previous: remembered.previous });
-      if (!(await asker.confirmFire({ trigger, email, responses }))) throw new CancelledError('nothing was fired');
-      try {
-        const journal = ahead;
-        ahead = undefined; // the fire's now: its journal forgets it if it never leaves
-        fired = await fire(deps, trigger, email, responses, early?.unanswered, journal);
-      } catch (error) {
-        const again = await withAnotherEmail(error);
-        if (again) return again;
-        throw error;
-      }
-    }
+  const result: RouteResult = {
+    status: 'none',
+    trigger,
+    email,
+    executionId: fired.executionId,
+    outcome: fired.outcome,
+    responses,
+    reused,
+    refires: 0,
+    meeting: null,
+    slot: null,
+    reservationId: null,
+    guests: { guests: [] },
+  };
+  const outcome = fired.outcome as Outcome | { type: string };
+  if (outcome.type === 'redirect' || outcome.type === 'none') return { ...result, status: outcome.type };
+  if (!('schedulingLinkId' in outcome) || outcome.type !== 'scheduler') return { ...result, status: 'other' };
 
-    const result: RouteResult = {
-      status: 'none',
-      trigger,
-      email,
-      executionId: fired.executionId,
-      outcome: fired.outcome,
-      responses,
-      reused,
-      refires: 0,
-      meeting: null,
-      slot: null,
-      reservationId: null,
-      guests: { guests: [] },
-    };
-    const outcome = fired.outcome as Outcome | { type: string };
-    if (outcome.type === 'redirect' || outcome.type === 'none') return { ...result, status: outcome.type };
-    if (!('schedulingLinkId' in outcome) || outcome.type !== 'scheduler') return { ...result, status: 'other' };
+  let linkId = outcome.schedulingLinkId;
+  let reservationId: string | undefined;
+  const firstWindow = () => {
+    const from = deps.now();
+    return { from, to: new Date(from.getTime() + deps.days * DAY_MS) };
+  };
+  let window = firstWindow();
+  let page: SlotPage | undefined;
+  let reason: SlotPage['reason'];
+  let openDay: Date | undefined;
+  const refused = new Set<number>();
+  let guests: GuestDetails | undefined;
+  let attempts = 0;
 
-    let linkId = outcome.schedulingLinkId;
-    let reservationId: string | undefined;
-    const firstWindow = () => {
-      const from = deps.now();
-      return { from, to: new Date(from.getTime() + deps.days * DAY_MS) };
-    };
-    let window = firstWindow();
-    let page: SlotPage | undefined;
-    let reason: SlotPage['reason'];
-    let openDay: Date | undefined;
-    const refused = new Set<number>();
-    let guests: GuestDetails | undefined;
-    let attempts = 0;
-
-    for (;;) {
-      if (!page) {
-        const fresh = await fetchSlots(api, linkId, { ...window, reservationId });
-        reservationId = fresh.reservationId;
-        page = {
-          linkId,
-          reservationId,
-          expiresAt: fresh.expiresAt,
-          slots: fresh.slots,
-          from: window.from,
-          to: window.to,
-        };
-      }
-      const earlier = window.from.getTime() > deps.now().getTime() + 60_000;
-      const shown: SlotPage = {
-        ...page,
-        slots: page.slots.filter((s) => !refused.has(Date.parse(s))),
-        earlier,
-        ...(reason ? { reason } : {}),
-        ...(openDay ? { openDay } : {}),
-      };
-      openDay = undefined;
-      const answer = await asker.pickSlot(shown);
-      if (answer.kind === 'day') {
-        const from = new Date(Math.max(deps.now().getTime(), answer.day.getTime()));
-        window = { from, to: new Date(from.getTime() + deps.days * DAY_MS) };
-        openDay = answer.day;
-        page = undefined;
-        reason = undefined;
-        continue;
-      }
-      if (answer.kind === 'later' || answer.kind === 'earlier') {
-        // Pages of `days` either way; never before now.
-        window =
-          answer.kind === 'later'
-            ? { from: window.to, to: new Date(window.to.getTime() + deps.days * DAY_MS) }
-            : {
-                from: new Date(Math.max(deps.now().getTime(), window.from.getTime() - deps.days * DAY_MS)),
-                to: window.from,
-              };
-        page = undefined;
-        reason = undefined;
-        continue;
-      }
-      const slot = answer.slot;
-      guests ??= await asker.guests();
-      if (!(await asker.confirmBook({ slot, email, linkId, executionId: result.executionId, guests }))) {
-        throw new CancelledError('not booked (the reservation lapses by itself)');
-      }
-      const request = bookRequest({
-        slot,
-        reservationId: page.reservationId,
+  for (;;) {
+    if (!page) {
+      const fresh = await fetchSlots(api, linkId, { ...window, reservationId });
+      reservationId = fresh.reservationId;
+      page = {
         linkId,
-        email,
-        executionId: result.executionId,
-        guests,
-        leadTimezone: deps.leadTimezone,
-      });
-      deps.notify({ type: 'booking', slot });
-      attempts += 1;
-      try {
-        const booked = await bookSlot(
-          {
-            api,
-            journal: deps.journal,
-            meetings: deps.meetings,
-            scope,
-            now: deps.now,
-            outcomes: deps.outcomes,
-            origin,
-            suggestOnSlotTaken: false,
-            assertHeld: deps.assertHeld,
-            learnEvent: deps.learnEvent,
-            learnEventWrite: deps.learnEventWrite,
-          },
-          request,
-        );
-        const done = { ...result, guests, slot, reservationId: request.reservationId, warnings: booked.warnings };
-        if (booked.status === 'booked')
-          return { ...done, status: 'booked', meeting: booked.meeting, slot: booked.meeting.date };
-        return { ...done, status: 'already_booked', slot: booked.attempt.startTime, alreadyBookedCode: booked.code };
-      } catch (error) {
-        if (!(error instanceof ApiError) || attempts >= MAX_BOOK_ATTEMPTS) throw error;
-        switch (error.code) {
-          case 'WORK_EMAIL_REQUIRED': {
-            // The event wants a work email: the run is fired anew for the new email (its own lead).
-            const again = await withAnotherEmail(error);
-            if (again) return again;
-            throw error;
-          }
-          case 'SLOT_TAKEN':
-            deps.notify({ type: 'slot_taken', slot });
-            refused.add(Date.parse(slot));
-            page = undefined; // same window, same reservation: it stays usable
-            reason = 'slot_taken';
-            break;
-          case 'NO_HOST_AVAILABLE':
-            deps.notify({ type: 'no_host', slot });
-            refused.add(Date.parse(slot));
-            reason = 'no_host';
-            break;
-          case 'RESERVATION_EXPIRED':
-            deps.notify({ type: 'expired' });
-            reservationId = undefined;
-            window = firstWindow();
-            page = undefined;
-            reason = 'expired';
-            break;
-          case 'CONFLICT': {
-            deps.notify({ type: 'session_ended', executionId: result.executionId });
-            if (result.refires >= MAX_REFIRES || !(await asker.refire(result.executionId, trigger))) {
-              throw error.withHint(refireHint(result.executionId));
-            }
-            await deps.outcomes.forgetExecution(scope, result.executionId);
-            const again = await fire(deps, trigger, email, responses);
-            if (again.outcome.type !== 'scheduler' || !('schedulingLinkId' in again.outcome)) {
-              // The workflow routed differently this time: report that outcome as the result.
-              const status =
-                again.outcome.type === 'redirect' || again.outcome.type === 'none' ? again.outcome.type : 'other';
-              return { ...result, ...again, responses, refires: result.refires + 1, guests, status };
-            }
-            Object.assign(result, {
-              executionId: again.executionId,
-              outcome: again.outcome,
-              responses,
-              refires: result.refires + 1,
-            });
-            linkId = again.outcome.schedulingLinkId;
-            reservationId = undefined;
-            window = firstWindow();
-            page = undefined;
-            refused.clear();
-            reason = 'refired';
-            break;
-          }
-          default:
-            throw error;
+        reservationId,
+        expiresAt: fresh.expiresAt,
+        slots: fresh.slots,
+        from: window.from,
+        to: window.to,
+      };
+    }
+    const earlier = window.from.getTime() > deps.now().getTime() + 60_000;
+    const shown: SlotPage = {
+      ...page,
+      slots: page.slots.filter((s) => !refused.has(Date.parse(s))),
+      earlier,
+      ...(reason ? { reason } : {}),
+      ...(openDay ? { openDay } : {}),
+    };
+    openDay = undefined;
+    const answer = await asker.pickSlot(shown);
+    if (answer.kind === 'day') {
+      const from = new Date(Math.max(deps.now().getTime(), answer.day.getTime()));
+      window = { from, to: new Date(from.getTime() + deps.days * DAY_MS) };
+      openDay = answer.day;
+      page = undefined;
+      reason = undefined;
+      continue;
+    }
+    if (answer.kind === 'later' || answer.kind === 'earlier') {
+      // Pages of `days` either way; never before now.
+      window =
+        answer.kind === 'later'
+          ? { from: window.to, to: new Date(window.to.getTime() + deps.days * DAY_MS) }
+          : {
+              from: new Date(Math.max(deps.now().getTime(), window.from.getTime() - deps.days * DAY_MS)),
+              to: window.from,
+            };
+      page = undefined;
+      reason = undefined;
+      continue;
+    }
+    const slot = answer.slot;
+    guests ??= await asker.guests();
+    if (!(await asker.confirmBook({ slot, email, linkId, executionId: result.executionId, guests }))) {
+      throw new CancelledError('not booked (the reservation lapses by itself)');
+    }
+    const request = bookRequest({
+      slot,
+      reservationId: page.reservationId,
+      linkId,
+      email,
+      executionId: result.executionId,
+      guests,
+      leadTimezone: deps.leadTimezone,
+    });
+    deps.notify({ type: 'booking', slot });
+    attempts += 1;
+    try {
+      const booked = await bookSlot(
+        {
+          api,
+          journal: deps.journal,
+          meetings: deps.meetings,
+          scope,
+          now: deps.now,
+          outcomes: deps.outcomes,
+          origin,
+          suggestOnSlotTaken: false,
+          assertHeld: deps.assertHeld,
+          learnEvent: deps.learnEvent,
+          learnEventWrite: deps.learnEventWrite,
+        },
+        request,
+      );
+      const done = { ...result, guests, slot, reservationId: request.reservationId, warnings: booked.warnings };
+      if (booked.status === 'booked')
+        return { ...done, status: 'booked', meeting: booked.meeting, slot: booked.meeting.date };
+      return { ...done, status: 'already_booked', slot: booked.attempt.startTime, alreadyBookedCode: booked.code };
+    } catch (error) {
+      if (!(error instanceof ApiError) || attempts >= MAX_BOOK_ATTEMPTS) throw error;
+      switch (error.code) {
+        case 'WORK_EMAIL_REQUIRED': {
+          // The event wants a work email: the run is fired anew for the new email (its own lead).
+          const again = await withAnotherEmail(error);
+          if (again) return again;
+          throw error;
         }
+        case 'SLOT_TAKEN':
+          deps.notify({ type: 'slot_taken', slot });
+          refused.add(Date.parse(slot));
+          page = undefined; // same window, same reservation: it stays usable
+          reason = 'slot_taken';
+          break;
+        case 'NO_HOST_AVAILABLE':
+          deps.notify({ type: 'no_host', slot });
+          refused.add(Date.parse(slot));
+          reason = 'no_host';
+          break;
+        case 'RESERVATION_EXPIRED':
+          deps.notify({ type: 'expired' });
+          reservationId = undefined;
+          window = firstWindow();
+          page = undefined;
+          reason = 'expired';
+          break;
+        case 'CONFLICT': {
+          deps.notify({ type: 'session_ended', executionId: result.executionId });
+          if (result.refires >= MAX_REFIRES || !(await asker.refire(result.executionId, trigger))) {
+            throw error.withHint(refireHint(result.executionId));
+          }
+          await deps.outcomes.forgetExecution(scope, result.executionId);
+          const again = await fire(deps, trigger, email, responses);
+          if (again.outcome.type !== 'scheduler' || !('schedulingLinkId' in again.outcome)) {
+            // The workflow routed differently this time: report that outcome as the result.
+            const status =
+              again.outcome.type === 'redirect' || again.outcome.type === 'none' ? again.outcome.type : 'other';
+            return { ...result, ...again, responses, refires: result.refires + 1, guests, status };
+          }
+          Object.assign(result, {
+            executionId: again.executionId,
+            outcome: again.outcome,
+            responses,
+            refires: result.refires + 1,
+          });
+          linkId = again.outcome.schedulingLinkId;
+          reservationId = undefined;
+          window = firstWindow();
+          page = undefined;
+          refused.clear();
+          reason = 'refired';
+          break;
+        }
+        default:
+          throw error;
       }
     }
-  } finally {
-    await ahead?.abandonAhead?.();
   }
 }
 
@@ -417,7 +423,7 @@ async function fire(
   journal?: FireJournal,
 ): Promise<TriggerFireResult> {
   // Not this run's own fire, when marked sent ahead with the lead's reads.
-  const own = journal?.markAhead ? await journal.prepare() : undefined;
+  const own = journal ? await journal.prepare() : undefined;
   const earlier = (await (asked ?? deps.unansweredFires?.(trigger, email, own))) ?? [];
   if (earlier.length > 0) deps.notify({ type: 'unanswered_fires', trigger, email, fires: earlier });
   deps.notify({ type: 'firing', trigger, email });
