@@ -26,8 +26,9 @@ export async function writeTogether(
 ): Promise<void> {
   const all = writes.filter((w): w is Write => w !== undefined);
   if (all.length === 0) return;
+  const { later, ...step } = o;
   const db = await ledger();
-  if (o.later && db.later) {
+  if (later && db.later) {
     db.later(
       all.map((w) => w.statement),
       async (counts) => {
@@ -40,6 +41,6 @@ export async function writeTogether(
     const deferred = all.slice(0, -1).map((w) => tx.defer(...w.statement));
     const last = await tx.last(...all.at(-1)!.statement);
     return [...(await Promise.all(deferred)), last.changes];
-  }, o);
+  }, step);
   for (const [i, w] of all.entries()) if (counts[i] === 0) await w.otherwise?.();
 }
