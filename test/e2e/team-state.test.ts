@@ -69,14 +69,7 @@ describe('one lead, one meeting, across machines', () => {
     async () => {
       const email = 'answered-late@acme.example';
       const m = on();
-      await t.sb.fault({
-        method: 'POST',
-        path: '/v1/scheduling/events/*/slots',
-        fault: 'status',
-        status: 500,
-        code: 'INTERNAL_ERROR',
-        count: 5,
-      });
+      await t.sb.refuse('POST', '/v1/scheduling/events/*/slots', 500, 'INTERNAL_ERROR', 5);
       const first = await m.run([...demoRouteFirstArgs(email, 'emea'), '--json']);
       expect(first.code, show(first)).not.toBe(0);
       const fires = async () =>
@@ -109,14 +102,7 @@ describe('one lead, one meeting, across machines', () => {
       expect(again.code, show(again)).toBe(0);
       expect(await firesOf('ahead@acme.example')).not.toMatch(/sent/);
       // A refusal of the fire: nothing started, nothing left marked.
-      await t.sb.fault({
-        method: 'POST',
-        path: '/v1/triggers/*',
-        fault: 'status',
-        status: 400,
-        code: 'INVALID_REQUEST',
-        count: 1,
-      });
+      await t.sb.refuse('POST', '/v1/triggers/*', 400, 'INVALID_REQUEST');
       const refused = await m.run([...demoRouteFirstArgs('refused@acme.example', 'emea'), '--json']);
       expect(refused.code, show(refused)).not.toBe(0);
       expect(await firesOf('refused@acme.example')).toBe('');

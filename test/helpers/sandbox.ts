@@ -12,6 +12,8 @@ export interface TestSandbox extends Sandbox {
   cli(args: string[], opts?: RunOptions & { key?: 'full' | 'readOnly' | 'revoked' }): Promise<RunResult>;
   state(): Promise<SandboxState>;
   fault(rule: Record<string, unknown>): Promise<void>;
+  /** The next `count` requests to `method path` (`*`: one path segment) answered `status` with error `code`. */
+  refuse(method: string, path: string, status: number, code: string, count?: number): Promise<void>;
   clearFaults(): Promise<void>;
   /** Lets every request a `delay` fault holds go on now (POST /_sandbox/faults/release): how many. */
   releaseDelays(): Promise<number>;
@@ -84,6 +86,9 @@ export async function startTestSandbox(options: SandboxOptions = {}): Promise<Te
     state: () => hook('GET', '/_sandbox/state') as Promise<SandboxState>,
     fault: async (rule) => {
       await hook('POST', '/_sandbox/faults', rule);
+    },
+    refuse: async (method, path, status, code, count = 1) => {
+      await hook('POST', '/_sandbox/faults', { method, path, fault: 'status', status, code, count });
     },
     clearFaults: async () => {
       await hook('DELETE', '/_sandbox/faults');

@@ -12,6 +12,7 @@ import { Fires } from '../../src/state/fires.js';
 import { openState, type State } from '../../src/state/index.js';
 import { Outcomes } from '../../src/state/outcomes.js';
 import type { Sql, SqlSource, SqlValue } from '../../src/state/sql/types.js';
+import { insertLeadRecords, LEADS_WITH_RECORDS } from '../helpers/lead-records.js';
 
 const NOW = new Date('2031-03-01T12:00:00.000Z');
 const S = 'ws-a';
@@ -92,25 +93,18 @@ describe('Fires.recordSentAhead', () => {
   });
 
   it('marks nothing for a lead with a meeting, an attempt or a remembered outcome of this trigger', async () => {
-    await base.run(
-      'INSERT INTO schedctl_meetings (workspace, id, lead, start_ms, over_ms, status, event, event_id, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
-      [S, 'm-1', 'met@acme.example', 1, 2, 'accepted', 'e', 'e', '{}'],
-    );
-    await base.run(
-      'INSERT INTO schedctl_attempts (id, workspace, lead, reservation_id, outcome, sent, touched_ms, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-      ['a-1', S, 'tried@acme.example', 'r-1', 'unknown', 1, 1, '{}'],
-    );
-    await base.run(
-      'INSERT INTO schedctl_outcomes (workspace, trigger_id, lead, execution_id, body) VALUES (?, ?, ?, ?, ?)',
-      [S, TRIGGER, 'kept@acme.example', 'x-1', '{}'],
-    );
-    for (const email of ['met@acme.example', 'Tried@Acme.example', 'kept@acme.example']) {
+    await insertLeadRecords(base, S, TRIGGER);
+    for (const email of LEADS_WITH_RECORDS) {
       const entry = fire(email);
       const marked = fires().recordSentAhead(entry);
       await fires().flush();
       expect(await marked, email).toBeUndefined();
       expect(await rowOf(entry.id), email).toBeUndefined();
     }
+    // The lead as the ledger keys it: an email in another case is the same lead.
+    const upper = fires().recordSentAhead(fire('Tried@Acme.Example'));
+    await fires().flush();
+    expect(await upper).toBeUndefined();
     // Records of another workspace, or an outcome of another trigger, do not count.
     for (const entry of [fire('kept@acme.example', 'trig-2'), { ...fire('met@acme.example'), scope: 'ws-b' }]) {
       const marked = fires().recordSentAhead(entry);

@@ -15,6 +15,7 @@ import { pages } from '../../src/state/sql/pages.js';
 import type { Sql } from '../../src/state/sql/types.js';
 import { insertPageRows } from '../helpers/page-rows.js';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
+import { insertLeadRecords, LEADS_WITH_RECORDS } from '../helpers/lead-records.js';
 
 let pg: TestPostgres;
 let backend: PostgresBackend;
@@ -384,19 +385,8 @@ describe("a fire marked sent ahead, with the lead's reads (Fires.recordSentAhead
 
   it('is not marked for a lead with a meeting, an attempt or a remembered outcome of the trigger (markSent writes it then)', async () => {
     const ws = 'ws-ahead';
-    await sql.run(
-      `INSERT INTO schedctl_meetings (workspace, id, lead, start_ms, over_ms, status, event, event_id, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      [ws, 'm-1', 'met@acme.example', 1, 2, 'accepted', 'e', 'e', '{}'],
-    );
-    await sql.run(
-      `INSERT INTO schedctl_attempts (id, workspace, lead, reservation_id, outcome, sent, touched_ms, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-      ['a-1', ws, 'tried@acme.example', 'r-1', 'unknown', 1, 1, '{}'],
-    );
-    await sql.run(
-      `INSERT INTO schedctl_outcomes (workspace, trigger_id, lead, execution_id, body) VALUES (?, ?, ?, ?, ?)`,
-      [ws, 'trig-1', 'kept@acme.example', 'x-1', '{}'],
-    );
-    for (const email of ['met@acme.example', 'tried@acme.example', 'kept@acme.example']) {
+    await insertLeadRecords(sql, ws, 'trig-1');
+    for (const email of LEADS_WITH_RECORDS) {
       const entry = fire(email);
       const marked = fires().recordSentAhead(entry);
       await fires().flush();

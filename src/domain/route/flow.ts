@@ -25,7 +25,7 @@ export interface RouteDeps {
   api: Pick<Api, 'listTriggers' | 'fireTrigger' | 'slots' | 'book'>;
   asker: RouteAsker;
   notify: (notice: RouteNotice) => void;
-  journal: Pick<Journal, 'begin' | 'markSent' | 'update' | 'remove' | 'path' | 'findOpenAttempt'>;
+  journal: Pick<Journal, 'begin' | 'update' | 'remove' | 'path' | 'findOpenAttempt'>;
   outcomes: Pick<Outcomes, 'lookup' | 'remember' | 'forgetExecution'>;
   meetings?: Pick<Meetings, 'record'> & Partial<Pick<Meetings, 'get'>>;
   /**
