@@ -43,8 +43,8 @@ describe('profiles and the key store', () => {
     return configDir;
   }
 
-  // The tests that only read the two profiles (the file's modes, the resolution and precedence tests) share one
-  // config dir, made by the first of them to run.
+  // The tests that only read the two profiles (the file's modes, the resolution and precedence
+  // tests) share one config dir, made by the first of them to run.
   let precedenceDir: Promise<string> | undefined;
   const twoProfiles = () => (precedenceDir ??= setup());
 
