@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { demoRouteFirstArgs } from '../helpers/args.js';
-import { registerSecret, runCli, show, tempDir } from '../helpers/cli.js';
+import { registerSecret, runCli, type RunResult, show, tempDir } from '../helpers/cli.js';
 import { useSandbox } from '../helpers/sandbox.js';
 
 const t = useSandbox();
@@ -28,54 +28,66 @@ const SPELLINGS = [
 const spelled = (pattern: string) =>
   pattern.replace('secret', SECRET).replace(/host$/, t.sb.baseUrl.slice('http://'.length));
 
+/** Where a base URL enters: each is refused with its own name. */
+const SOURCES = ['--base-url', 'SCHEDCTL_BASE_URL', 'profile "old"', 'profile add'] as const;
+type Source = (typeof SOURCES)[number];
+
+// The spellings are a matrix of the deciding function (hasUserinfo/checkBaseUrl, each spelling from
+// every source: test/unit/target-rules.test.ts); end to end, the first spelling enters from every
+// source and each other spelling from one source in turn, so each source sees several spellings.
+const CASES: Array<[string, readonly Source[]]> = SPELLINGS.map((name, i) => [
+  name,
+  i === 0 ? SOURCES : [SOURCES[(i - 1) % SOURCES.length]!],
+]);
+
 describe('D. a base URL with userinfo, however spelled, is refused from every source', () => {
-  it.each(SPELLINGS)(
-    '%s: --base-url, SCHEDCTL_BASE_URL, a stored profile and profile add --no-verify are exit 2',
-    async (name) => {
-      const url = spelled(name);
-      const noEnv = { SCHEDCTL_API_KEY: undefined, SCHEDCTL_BASE_URL: undefined };
-      const stored = tempDir();
-      mkdirSync(stored, { recursive: true, mode: 0o700 });
-      writeFileSync(
-        join(stored, 'config.json'),
-        JSON.stringify({ defaultProfile: 'old', profiles: { old: { baseUrl: url, apiKey: KEY } } }),
-        { mode: 0o600 },
-      );
-      const added = tempDir();
-      const runs = {
-        '--base-url': await runCli(['triggers', 'ls', '--base-url', url], {
-          configDir: tempDir(),
-          env: { SCHEDCTL_API_KEY: KEY },
-        }),
-        SCHEDCTL_BASE_URL: await runCli(['triggers', 'ls', '--json'], {
+  it.each(CASES)('%s: exit 2 from %j', async (name, sources) => {
+    const url = spelled(name);
+    const noEnv = { SCHEDCTL_API_KEY: undefined, SCHEDCTL_BASE_URL: undefined };
+    const stored = tempDir();
+    mkdirSync(stored, { recursive: true, mode: 0o700 });
+    writeFileSync(
+      join(stored, 'config.json'),
+      JSON.stringify({ defaultProfile: 'old', profiles: { old: { baseUrl: url, apiKey: KEY } } }),
+      { mode: 0o600 },
+    );
+    const added = tempDir();
+    const run: Record<Source, () => Promise<RunResult>> = {
+      '--base-url': () =>
+        runCli(['triggers', 'ls', '--base-url', url], { configDir: tempDir(), env: { SCHEDCTL_API_KEY: KEY } }),
+      SCHEDCTL_BASE_URL: () =>
+        runCli(['triggers', 'ls', '--json'], {
           configDir: tempDir(),
           env: { SCHEDCTL_API_KEY: KEY, SCHEDCTL_BASE_URL: url },
         }),
-        'profile "old"': await runCli(['triggers', 'ls'], { configDir: stored, env: noEnv }),
-        'profile add': await runCli(['profile', 'add', 'p', '--key-stdin', '--no-verify', '--base-url', url], {
+      'profile "old"': () => runCli(['triggers', 'ls'], { configDir: stored, env: noEnv }),
+      'profile add': () =>
+        runCli(['profile', 'add', 'p', '--key-stdin', '--no-verify', '--base-url', url], {
           configDir: added,
           input: KEY,
           env: noEnv,
         }),
-      };
-      for (const [source, r] of Object.entries(runs)) {
-        expect(r.code, `${source}\n${show(r)}`).toBe(2);
-        const label = source === 'profile add' ? '--base-url' : source;
-        expect(r.stderr, source).toContain(`the base URL from ${label} carries a user name or password`);
-        expect(r.stdout + r.stderr, source).not.toContain(SECRET);
-        expect(r.stdout + r.stderr, source).not.toContain(url);
-        expect(r.stdout + r.stderr, source).not.toContain('this is a bug');
-      }
-      expect(runs.SCHEDCTL_BASE_URL.json().error.code).toBe('USAGE');
-      expect(existsSync(join(added, 'config.json'))).toBe(false);
+    };
+    for (const source of sources) {
+      const r = await run[source]();
+      expect(r.code, `${source}\n${show(r)}`).toBe(2);
+      const label = source === 'profile add' ? '--base-url' : source;
+      expect(r.stderr, source).toContain(`the base URL from ${label} carries a user name or password`);
+      expect(r.stdout + r.stderr, source).not.toContain(SECRET);
+      expect(r.stdout + r.stderr, source).not.toContain(url);
+      expect(r.stdout + r.stderr, source).not.toContain('this is a bug');
+      if (source === 'SCHEDCTL_BASE_URL') expect(r.json().error.code).toBe('USAGE');
+      if (source === 'profile add') expect(existsSync(join(added, 'config.json'))).toBe(false);
+    }
+    if (sources.includes('profile "old"')) {
       // profile ls of the stored one shows it masked.
       const ls = await runCli(['profile', 'ls', '--json'], { configDir: stored, env: noEnv });
       expect(ls.code, show(ls)).toBe(0);
       expect(ls.stdout).not.toContain(SECRET);
       expect(ls.json().profiles[0].baseUrl).toContain('***@');
-      expect(await t.sb.requestCount()).toBe(0);
-    },
-  );
+    }
+    expect(await t.sb.requestCount()).toBe(0);
+  });
 });
 
 describe('B. a workspace name joins whatever its case', () => {

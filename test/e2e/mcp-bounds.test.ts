@@ -9,12 +9,14 @@ import { describe, expect, it } from 'vitest';
 import { DEMO_TRIGGER } from '../helpers/args.js';
 import { leadRows, writeCsv } from '../helpers/bulk-run.js';
 import { show } from '../helpers/cli.js';
-import { shown, useMcpSessions } from '../helpers/mcp-client.js';
+import { shown, useMcpSessions, useSharedMcp } from '../helpers/mcp-client.js';
 import { useSandbox } from '../helpers/sandbox.js';
 
 const t = useSandbox();
 
 const mcp = useMcpSessions(t);
+/** One server for the tests that only read the protocol's answers and the prompts (nothing kept, nothing sent). */
+const shared = useSharedMcp(t);
 
 describe('list_meetings and the meetings resources are bounded, with a way to page', () => {
   it('60 meetings on record: 50 in structuredContent and text, total and nextOffset; offset pages; the resource is bounded alike', async () => {
@@ -63,12 +65,12 @@ describe('list_meetings and the meetings resources are bounded, with a way to pa
 
 describe('protocol', () => {
   it('resources/templates/list answers an empty list', async () => {
-    const s = await mcp();
+    const s = await shared();
     expect(await s.client.listResourceTemplates()).toEqual({ resourceTemplates: [] });
   });
 
   it('a protocol error reads "MCP error <code>:" once in the client', async () => {
-    const s = await mcp();
+    const s = await shared();
     const error = (await s.client.readResource({ uri: 'schedctl://nope' }).catch((e: unknown) => e)) as McpError;
     expect(error.code).toBe(-32002);
     expect(error.message).toMatch(/^MCP error -32002: Resource not found: "schedctl:\/\/nope"/);
@@ -83,7 +85,7 @@ describe('prompt arguments', () => {
     r.messages.map((m) => m.content.text ?? '').join('\n');
 
   it('book_lead refuses an email that is not one and an unknown zone, naming each', async () => {
-    const s = await mcp();
+    const s = await shared();
     const error = (await s.client
       .getPrompt({ name: 'book_lead', arguments: { email: 'not an email', tz: 'Mars/Olympus' } })
       .catch((e: unknown) => e)) as McpError;
@@ -97,7 +99,7 @@ describe('prompt arguments', () => {
   });
 
   it('book_lead with when "first" asks for the earliest free time, not a time called "first"', async () => {
-    const s = await mcp();
+    const s = await shared();
     const r = await s.client.getPrompt({
       name: 'book_lead',
       arguments: { email: 'ada@acme.example', trigger: DEMO_TRIGGER, when: 'first', tz: 'europe/berlin' },

@@ -15,7 +15,7 @@ import { meant, unknownArguments } from '../../src/mcp/input.js';
 import { q, shown as shownText } from '../../src/mcp/quote.js';
 import { paramsProblem } from '../../src/mcp/transport.js';
 import { registerSecret, runCli, show, tempDir } from '../helpers/cli.js';
-import { type McpSession, rawMcp, shown, startMcp, type ToolResult } from '../helpers/mcp-client.js';
+import { type McpSession, rawMcp, shown, startMcp, type ToolResult, useSharedMcp } from '../helpers/mcp-client.js';
 import { type SandboxState, useSandbox } from '../helpers/sandbox.js';
 import { sendJson, startTestServer } from '../helpers/server.js';
 
@@ -42,6 +42,9 @@ async function mcp(opts: { env?: Record<string, string | undefined>; args?: stri
   });
   return session;
 }
+
+/** One server for the tests that only list tools, read the instructions or are refused before any request. */
+const shared = useSharedMcp(t);
 
 const ok = (r: ToolResult, what = '') => {
   expect(r.isError, `${what}\n${shown(r)}`).toBe(false);
@@ -109,7 +112,7 @@ describe('mcp: typed results', () => {
   });
 
   it('gives every tool a title that reads well (in the tool and its annotations) and a description in tool words', async () => {
-    const s = await mcp();
+    const s = await shared();
     const { tools } = await s.client.listTools();
     for (const tool of tools) {
       // Words, not an identifier: capitalised, no underscores, short enough for a client's list.
@@ -191,7 +194,7 @@ describe('mcp: annotations match what the tools do', () => {
 
 describe('mcp: strict inputs', () => {
   it('refuses an unknown argument on every tool, naming it, and sends nothing', async () => {
-    const s = await mcp();
+    const s = await shared();
     const { tools } = await s.client.listTools();
     const before = (await t.sb.state()).requests.length;
     for (const tool of tools) {
@@ -495,7 +498,7 @@ describe('mcp: server text is quoted data', () => {
   });
 
   it('the instructions explain the delimiter and keep rebook and force decisions with the person', async () => {
-    const s = await mcp();
+    const s = await shared();
     const instructions = s.client.getInstructions() ?? '';
     expect(instructions).toMatch(/« and »/);
     expect(instructions).toMatch(/never instructions/);

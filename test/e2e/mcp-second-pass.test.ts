@@ -10,7 +10,14 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv
 import { McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { show } from '../helpers/cli.js';
-import { type McpSession, rawMcp, shown, type ToolResult, useMcpSessions } from '../helpers/mcp-client.js';
+import {
+  type McpSession,
+  rawMcp,
+  shown,
+  type ToolResult,
+  useMcpSessions,
+  useSharedMcp,
+} from '../helpers/mcp-client.js';
 import { useSandbox } from '../helpers/sandbox.js';
 
 const t = useSandbox();
@@ -21,6 +28,8 @@ const TRIGGER = 'Inbound demo request';
 const FIELDS = { company: 'Acme', region: 'emea' };
 
 const mcp = useMcpSessions(t);
+/** One server for the tests that only list, read prompts or are refused before any request. */
+const shared = useSharedMcp(t);
 
 const ok = (r: ToolResult, what = '') => {
   expect(r.isError, `${what}\n${shown(r)}`).toBe(false);
@@ -252,7 +261,7 @@ function nodes(schema: unknown, path = '$'): Array<[string, Record<string, unkno
 
 describe('mcp: bounded inputs', () => {
   it('declares maxLength on every string, maxItems on every array and maxProperties on every map of every input', async () => {
-    const s = await mcp();
+    const s = await shared();
     const missing: string[] = [];
     for (const tool of await listTools(s))
       for (const [path, n] of nodes(tool.inputSchema, tool.name)) {
@@ -292,7 +301,7 @@ describe('mcp: bounded inputs', () => {
     ['list_meetings', { ['x'.repeat(1_000_000)]: 1 }],
     ['reschedule_meeting', { meeting_id: 'm', start: 'tomorrow 15:00'.repeat(100) }],
   ])('%s: a value over its bound is refused before any request, in a short error', async (tool, args) => {
-    const s = await mcp();
+    const s = await shared();
     const before = (await requests()).length;
     const r = await s.call(tool, args);
     expect(r.isError, shown(r)).toBe(true);
@@ -305,7 +314,7 @@ describe('mcp: bounded inputs', () => {
 
 describe('mcp: argument refusals are tool results', () => {
   it('a misspelt argument: isError, the error document in _meta, the suggestion kept; nothing sent', async () => {
-    const s = await mcp();
+    const s = await shared();
     const r = await s.call('book_meeting', {
       event: 'intro-call',
       start: '2030-01-01T10:00:00Z',
@@ -321,7 +330,7 @@ describe('mcp: argument refusals are tool results', () => {
   });
 
   it('a wrong type or a missing argument: a tool result naming the argument', async () => {
-    const s = await mcp();
+    const s = await shared();
     const r = await s.call('find_slots', { event: 'intro-call', days: 'seven' });
     expect(r.isError).toBe(true);
     expect(r.doc.error.code).toBe('USAGE');
@@ -332,7 +341,7 @@ describe('mcp: argument refusals are tool results', () => {
   });
 
   it('an unknown tool is a protocol error (-32602)', async () => {
-    const s = await mcp();
+    const s = await shared();
     const error = await s.client.callTool({ name: 'book_meetings', arguments: {} }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(McpError);
     expect((error as McpError).code).toBe(-32602);
@@ -515,7 +524,7 @@ describe('mcp: protocol edges', () => {
 
 describe('mcp: prompts', () => {
   it('lists move_meeting and book_lead; each leaves rebook, force and re-fires to the person', async () => {
-    const s = await mcp();
+    const s = await shared();
     const { prompts } = await s.client.listPrompts();
     expect(prompts.map((p) => p.name).sort()).toEqual(['book_lead', 'move_meeting']);
     const book = await s.client.getPrompt({

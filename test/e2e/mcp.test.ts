@@ -14,7 +14,7 @@ import { renameFlags, safeText } from '../../src/mcp/call.js';
 import { triggersText } from '../../src/mcp/format.js';
 import { registerSecret, runCli, show, tempDir } from '../helpers/cli.js';
 import { h, HOSTILE, HOSTILE_SHOWN, REFUSED, startHostileTextServer } from '../helpers/hostile-text-server.js';
-import { type McpSession, shown, startMcp } from '../helpers/mcp-client.js';
+import { type McpSession, shown, startMcp, useSharedMcp } from '../helpers/mcp-client.js';
 import { useSandbox } from '../helpers/sandbox.js';
 import { sendJson, startTestServer, TRIGGERS_BODY } from '../helpers/server.js';
 
@@ -44,6 +44,9 @@ async function mcp(opts: { env?: Record<string, string | undefined>; args?: stri
   return session;
 }
 
+/** One server for the tests that only list and read (nothing booked, nothing kept). */
+const shared = useSharedMcp(t);
+
 const cliJson = async (args: string[]) => {
   const r = await t.sb.cli([...args, '--json'], { configDir: t.dir });
   expect(r.code, show(r)).toBe(0);
@@ -53,7 +56,7 @@ const bookRequests = async () => (await t.sb.state()).requests.filter((r) => r.m
 
 describe('mcp: tools', () => {
   it('lists the nine tools, each with a description naming its cost and a JSON schema of its input', async () => {
-    const s = await mcp();
+    const s = await shared();
     const { tools } = await s.client.listTools();
     expect(tools.map((x) => x.name)).toEqual([
       'list_triggers',
@@ -79,7 +82,7 @@ describe('mcp: tools', () => {
   });
 
   it('reads triggers and events: structuredContent is the CLI --json document, the text a short summary', async () => {
-    const s = await mcp();
+    const s = await shared();
     const triggers = await s.call('list_triggers');
     expect(triggers.isError, shown(triggers)).toBe(false);
     expect(triggers.doc).toEqual(await cliJson(['triggers', 'ls']));
@@ -283,7 +286,7 @@ describe('mcp: errors are results, and nothing is booked unless asked', () => {
   });
 
   it('reading tools book nothing, and list_meetings costs no request', async () => {
-    const s = await mcp();
+    const s = await shared();
     for (const [name, args] of [
       ['list_triggers', {}],
       ['list_events', {}],

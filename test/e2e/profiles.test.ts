@@ -43,6 +43,11 @@ describe('profiles and the key store', () => {
     return configDir;
   }
 
+  // The tests that only read the two profiles (the file's modes, the resolution and precedence
+  // tests) share one config dir, made by the first of them to run.
+  let precedenceDir: Promise<string> | undefined;
+  const twoProfiles = () => (precedenceDir ??= setup());
+
   it('never masks two different keys the same in one listing (a fingerprint tells them apart)', async () => {
     const configDir = await setup();
     const c = await runCli(['profile', 'add', 'gamma', '--key-stdin', '--base-url', serverC.baseUrl], {
@@ -91,7 +96,7 @@ describe('profiles and the key store', () => {
   });
 
   it('stores keys in a 0600 file inside a 0700 directory', async () => {
-    const configDir = await setup();
+    const configDir = await twoProfiles();
     expect(statSync(configDir).mode & 0o777).toBe(0o700);
     expect(statSync(join(configDir, 'config.json')).mode & 0o777).toBe(0o600);
     expect(readFileSync(join(configDir, 'config.json'), 'utf8')).toContain(KEY_A);
@@ -119,7 +124,7 @@ describe('profiles and the key store', () => {
   });
 
   it('resolves the profile: --profile > SCHEDCTL_PROFILE > default', async () => {
-    const configDir = await setup();
+    const configDir = await twoProfiles();
     const before = [serverA.seen.length, serverB.seen.length];
     await runCli(['api', 'GET', '/v1/triggers'], { configDir });
     expect(serverA.seen.length).toBe(before[0]! + 1);
@@ -205,10 +210,8 @@ describe('profiles and the key store', () => {
       key: 'A',
     },
   ];
-  // The rows only read the two profiles: one config dir for all of them, made by the first.
-  let precedenceDir: Promise<string> | undefined;
   it.each(PRECEDENCE)('precedence: $name', async (row) => {
-    const configDir = await (precedenceDir ??= setup());
+    const configDir = await twoProfiles();
     const servers = { A: serverA, B: serverB, C: serverC };
     const url = (v: string) => (v in servers ? servers[v as 'A' | 'B' | 'C'].baseUrl : v);
     const env = Object.fromEntries(Object.entries(row.env).map(([k, v]) => [k, k.endsWith('_URL') ? url(v) : v]));
@@ -226,7 +229,7 @@ describe('profiles and the key store', () => {
   });
 
   it('takes --base-url over SCHEDCTL_BASE_URL over the profile', async () => {
-    const configDir = await setup();
+    const configDir = await twoProfiles();
     const viaEnv = await runCli(['api', 'GET', '/v1/triggers'], {
       configDir,
       env: { SCHEDCTL_BASE_URL: serverB.baseUrl },

@@ -2,7 +2,7 @@ import { ledgerRows } from '../helpers/ledger-db.js';
 import { describe, expect, it } from 'vitest';
 import { strictSchemas } from '../../src/api/schemas.js';
 import { DateTime } from 'luxon';
-import { show, tempDir } from '../helpers/cli.js';
+import { show } from '../helpers/cli.js';
 import { useSandbox } from '../helpers/sandbox.js';
 import { DOWN, ENTER, onTerminal, plainScreen, type Answer } from '../helpers/terminal.js';
 
@@ -28,6 +28,29 @@ async function booked(): Promise<{ id: string; date: string; free: string[] }> {
   ]);
   expect(b.code, show(b)).toBe(0);
   return { id: b.json().id, date: b.json().date, free: slots.slice(1) };
+}
+
+/**
+ * Books quarterly-review at its first slot over HTTP, as the scheduling app or another machine
+ * would: the meeting exists at the server and is not in this config dir's record. For the tests
+ * of what a move's answer (an error, a refused key, a lost answer) does, which the record does
+ * not change; `booked()` makes the record with the CLI where the record is what a test reads.
+ */
+async function bookedAtServer(): Promise<{ id: string; date: string; free: string[] }> {
+  const { reservationId, slots } = await t.sb.slots('quarterly-review', 14);
+  const res = await fetch(`${t.sb.baseUrl}/v1/scheduling/meetings`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${t.sb.keys.full}`, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      event: 'quarterly-review',
+      startTime: slots[0],
+      reservationId,
+      personEmail: 'lead@acme.example',
+    }),
+  });
+  expect(res.status, await res.clone().text()).toBe(201);
+  const meeting = (await res.json()) as { id: string; date: string };
+  return { id: meeting.id, date: meeting.date, free: slots.slice(1) };
 }
 
 describe('reschedule', () => {
@@ -60,8 +83,7 @@ describe('reschedule', () => {
   });
 
   it('says the old time is unknown for a meeting booked elsewhere', async () => {
-    const m = await booked();
-    t.dir = tempDir();
+    const m = await bookedAtServer();
     const r = await cli(['reschedule', m.id, '--start', m.free[0]!]);
     expect(r.code, show(r)).toBe(0);
     expect(r.stdout).toContain('was        (unknown');
@@ -114,7 +136,7 @@ describe('reschedule', () => {
   });
 
   it('a lost response is exit 7, saying to check the meeting before trying again', async () => {
-    const m = await booked();
+    const m = await bookedAtServer();
     await t.sb.fault({ method: 'PATCH', path: PATCH, fault: 'stall-after-commit' });
     const r = await cli(['reschedule', m.id, '--start', m.free[0]!, '--timeout', '1', '--json']);
     expect(r.code, show(r)).toBe(7);
@@ -129,7 +151,7 @@ describe('reschedule', () => {
     ['INVALID_REQUEST', 400, 2],
     ['RATE_LIMITED', 429, 6],
   ])('%s (HTTP %i) from the server gives exit %i', async (code, status, exit) => {
-    const m = await booked();
+    const m = await bookedAtServer();
     await t.sb.fault({ method: 'PATCH', path: PATCH, fault: 'status', status, code, retryAfter: 100_000 });
     const r = await cli(['reschedule', m.id, '--start', m.free[0]!, '--json']);
     expect(r.code, show(r)).toBe(exit);
@@ -137,7 +159,7 @@ describe('reschedule', () => {
   });
 
   it('INTERNAL_ERROR is an unknown outcome, not retried (exit 7)', async () => {
-    const m = await booked();
+    const m = await bookedAtServer();
     await t.sb.fault({ method: 'PATCH', path: PATCH, fault: 'status', status: 500, code: 'INTERNAL_ERROR', count: 5 });
     const r = await cli(['reschedule', m.id, '--start', m.free[0]!, '--json']);
     expect(r.code, show(r)).toBe(7);
@@ -149,7 +171,7 @@ describe('reschedule', () => {
     ['revoked', 'INVALID_API_KEY', 401],
     ['readOnly', 'MISSING_SCOPE', 403],
   ] as const)('a %s key gets %s (exit 3)', async (key, code, status) => {
-    const m = await booked();
+    const m = await bookedAtServer();
     const r = await cli(['reschedule', m.id, '--start', m.free[0]!, '--json'], { key });
     expect(r.code, show(r)).toBe(3);
     expect(r.json().error).toMatchObject({ code, status });

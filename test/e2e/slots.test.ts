@@ -83,17 +83,15 @@ describe('slots', () => {
     expect(r.stderr).toContain('fetch slots again without --reservation: schedctl slots intro-call');
   });
 
+  // --to before --from, a bad --from or --tz, --days 0 and a bad --reservation are cases of the
+  // bad-input matrix (test/reliability/bad-input.test.ts: exit 2, one line naming the flag,
+  // nothing sent; and slots' --json USAGE document); the readings of a range it lacks are here.
   it.each([
-    [['--from', '2026-12-05', '--to', '2026-12-01'], '--to'],
     [['--from', '2026-12-05 10:00', '--to', '2026-12-05 10:00'], '--to'],
-    [['--from', 'soonish'], '--from'],
     [['--to', '2026-02-30'], '--to'],
-    [['--tz', 'Mars/Olympus'], '--tz'],
-    [['--days', '0'], '--days'],
     [['--days', '366'], '--days'],
     [['--days', '1.5'], '--days'],
     [['--days', '3', '--to', 'tomorrow'], '--to'],
-    [['--reservation', 'not-a-uuid'], '--reservation'],
   ])('rejects %j before any request, naming %s (exit 2)', async (args, flag) => {
     const r = await t.sb.cli(['slots', 'intro-call', ...args]);
     expect(r.code, show(r)).toBe(2);

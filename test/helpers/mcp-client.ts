@@ -10,8 +10,8 @@ import { createInterface } from 'node:readline';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
-import { afterEach, expect } from 'vitest';
-import { assertNoSecrets, baseEnv, BIN } from './cli.js';
+import { afterAll, afterEach, expect } from 'vitest';
+import { assertNoSecrets, baseEnv, BIN, tempDir } from './cli.js';
 import type { SandboxFixture } from './sandbox.js';
 
 export interface McpSession {
@@ -182,4 +182,34 @@ export function useMcpSessions(t: SandboxFixture): () => Promise<McpSession> {
     sessions.push(s);
     return s;
   };
+}
+
+/**
+ * One `schedctl mcp` shared by the tests of a file (or of the describe block that calls this),
+ * for tests that neither depend on a fresh process nor leave anything behind: listings,
+ * schemas, prompts and arguments refused before any request. It has a config dir of its own
+ * (never a test's `t.dir`: that is a fresh one per test) and the fixture's full key; it starts
+ * with the first test that asks for it and is closed after the last. The client must have seen
+ * no protocol error by the end of each test. A start costs ~0.3 s of CPU (docs/development.md
+ * "How the suite is kept fast"); a test of what a fresh server does, or of state it keeps, uses
+ * `useMcpSessions`.
+ */
+export function useSharedMcp(t: SandboxFixture): () => Promise<McpSession> {
+  let session: Promise<McpSession> | undefined;
+  afterEach(async () => {
+    if (!session) return;
+    const s = await session;
+    expect(s.protocolErrors, `client errors\nstderr:\n${s.stderr()}`).toEqual([]);
+  });
+  afterAll(async () => {
+    if (!session) return;
+    const s = await session.catch(() => undefined);
+    session = undefined;
+    await s?.close();
+  });
+  return () =>
+    (session ??= startMcp({
+      configDir: tempDir(),
+      env: { SCHEDCTL_API_KEY: t.sb.keys.full, SCHEDCTL_BASE_URL: t.sb.baseUrl },
+    }));
 }
