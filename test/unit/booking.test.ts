@@ -976,15 +976,9 @@ describe("bookSlot: a confirmed booking's records in one step", () => {
   });
 
   it('says in one warning what the one step could not record, when it fails', async () => {
-    const j = state.journal;
-    const journal: BookDeps['journal'] = {
-      begin: (e, o) => j.begin(e, o),
-      remove: (id) => j.remove(id),
-      update: (id, patch, known, o) => j.update(id, patch, known, o),
-      path: j.path,
-      ledger: j.ledger,
+    const journal = journalOver(state.journal, {
       updateWrite: () => ({ statement: ['INSERT INTO schedctl_no_such_table (x) VALUES (?)', [1]] }),
-    };
+    });
     const { meetings, calls } = spiedMeetings();
     const r = await bookSlot(deps([meeting], { journal, meetings, learnEvent, learnEventWrite }).d, request());
     expect(r.status).toBe('booked');
@@ -1009,29 +1003,15 @@ describe("bookSlot: a confirmed booking's records in one step", () => {
     const m = state.meetings;
     const meetings: BookDeps['meetings'] = { record: (i) => m.record(i), recordWrite: (i) => m.recordWrite(i), ledger };
     const j = state.journal;
-    const journal: BookDeps['journal'] = {
-      begin: (e, o) => j.begin(e, o),
-      remove: (id) => j.remove(id),
-      update: (id, patch, known, o) => j.update(id, patch, known, o),
-      path: j.path,
-      ledger,
-      updateWrite: (known, patch) => j.updateWrite(known, patch),
-    };
+    const journal = journalOver(j, { ledger, updateWrite: (known, patch) => j.updateWrite(known, patch) });
     const r = await bookSlot(deps([meeting], { journal, meetings, outcomes: undefined }).d, request());
     expect(r).toMatchObject({ status: 'booked', warnings: [] });
     expect(seen).toEqual([{ asyncCommit: true }]);
   });
 
   it('takes a step per store when one cannot write its part into the step, warning only for what failed', async () => {
-    const j = state.journal;
     // A journal on the same ledger that offers no write of its own.
-    const journal: BookDeps['journal'] = {
-      begin: (e, o) => j.begin(e, o),
-      remove: (id) => j.remove(id),
-      update: (id, patch, known, o) => j.update(id, patch, known, o),
-      path: j.path,
-      ledger: j.ledger,
-    };
+    const journal = journalOver(state.journal);
     const failing = async () => {
       throw new Error('alias table gone');
     };
@@ -1115,3 +1095,15 @@ describe('bookSlot: the lead lock and the journal right before the bytes leave',
     expect(await entries()).toEqual([]);
   });
 });
+
+/** The store's journal as BookDeps sees it, on its own ledger unless `o` says otherwise, without updateWrite unless given. */
+function journalOver(j: State['journal'], o: Partial<BookDeps['journal']> = {}): BookDeps['journal'] {
+  return {
+    begin: (e, opts) => j.begin(e, opts),
+    remove: (id) => j.remove(id),
+    update: (id, patch, known, opts) => j.update(id, patch, known, opts),
+    path: j.path,
+    ledger: j.ledger,
+    ...o,
+  };
+}
