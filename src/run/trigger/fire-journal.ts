@@ -30,7 +30,8 @@ export function fireJournalOf(
       if (known?.id !== id) throw new Error(`fire ${id} was not prepared by this journal`);
       if (ahead) {
         const marked = await landedAhead(state, ahead).catch(async (error: unknown) => {
-          // Not known to be marked: never sent, and a mark that lands later is taken back.
+          // Not known to be marked: never sent, and a mark that lands later is taken back (once).
+          ahead = undefined;
           await state.fires.forgetLater(id);
           throw error;
         });
