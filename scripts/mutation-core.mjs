@@ -21,7 +21,7 @@ const CORE = [
   'src/state/config-file.ts',
   // The lead ledger: what counts as the same workspace, lead and event, the rule, and the lead's record.
   'src/state/identity.ts',
-  'src/domain/ledger.ts',
+  'src/domain/lead-rule.ts',
   'src/state/ledger.ts',
   // The ledger's storage: the SQLite engine and its migrations, the stores' SQL, the documents' move.
   'src/state/sqlite/engine.ts',

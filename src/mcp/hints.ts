@@ -55,8 +55,8 @@ export function toolHint(h: HintInput): string | undefined {
     case 'MEETING_ID_UNKNOWN':
       return "this lead's meeting exists but its id was never received (the booking's answer was lost): ask the person for the meeting id (from the scheduling app or the calendar invite), then call reschedule_meeting with meeting_id and start";
     case 'NOT_FOUND':
-      if (h.tool === 'reschedule_meeting' && /marked gone/.test(h.message))
-        return "the API no longer has this meeting (cancelled elsewhere); schedctl's record now says so: to book the lead anew, call route_lead (or find_slots, then book_meeting)";
+      if (h.tool === 'reschedule_meeting' && /noted in the local record/.test(h.message))
+        return "the API does not know this meeting now (deleted, another account's key, or a passing fault): schedctl's record notes it and the lead is not freed; ask the person to check the scheduling app, and only if the meeting is really gone call route_lead with rebook: true";
       if (h.tool === 'reschedule_meeting')
         return 'no such meeting in this workspace: check meeting_id (list_meetings lists the meetings booked through schedctl)';
       if (h.tool === 'fire_trigger' || h.tool === 'route_lead')

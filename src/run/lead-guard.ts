@@ -1,14 +1,21 @@
 /**
  * "One lead, one meeting": before any new booking (book, route, bulk rows, the MCP tools) the
  * lead's record in the workspace is asked (state/ledger.ts) and the ledger's rule applied
- * (domain/ledger.ts). The identical request again is answered from the record; an upcoming
+ * (domain/lead-rule.ts). The identical request again is answered from the record; an upcoming
  * meeting, or a sent attempt whose outcome is unknown, on any event, trigger or answers, is a
  * refusal (exit 5) naming it and how to resolve it, or a question on a terminal. `rebook` books
  * anyway, warning when an earlier outcome is unknown.
  */
 import { serverClockOf } from '../api/server-clock.js';
 import type { Context } from '../context.js';
-import { decide, type BookingIntent, type LeadRecord, type Verdict } from '../domain/ledger.js';
+import {
+  decide,
+  refuses,
+  type BookingIntent,
+  type LeadRecord,
+  type Refusal,
+  type Verdict,
+} from '../domain/lead-rule.js';
 import { SKEW_REPORT_MS } from '../domain/server-clock.js';
 import { formatInZone } from '../domain/time.js';
 import { CancelledError, LeadHasMeetingError, LeadOutcomeUnknownError } from '../errors.js';
@@ -118,7 +125,7 @@ export async function guardLead(
   }
 }
 
-const blocks = (v: Verdict): boolean => v.kind === 'has_meeting' || v.kind === 'has_booked_attempt';
+const blocks = (v: Verdict): boolean => refuses(v) && v.kind !== 'unknown_attempt';
 
 /** One read of the API, for the Date header of its answer; whatever it answers (or fails) is not the point. */
 async function hearServer(ctx: Context): Promise<void> {
@@ -129,11 +136,7 @@ async function hearServer(ctx: Context): Promise<void> {
   }
 }
 
-async function refuseOrAsk(
-  ctx: Context,
-  verdict: Exclude<Verdict, { kind: 'send' | 'repeat' | 'repeat_attempt' }>,
-  q: LeadGuardQuery,
-): Promise<GuardResult> {
+async function refuseOrAsk(ctx: Context, verdict: Refusal, q: LeadGuardQuery): Promise<GuardResult> {
   const rebook = q.rebookWord ?? '--rebook';
   const unknown = verdict.kind === 'unknown_attempt';
   const what = describeBlock(verdict, q);
@@ -141,7 +144,7 @@ async function refuseOrAsk(
     const { confirm } = await import('@inquirer/prompts');
     const ok = await confirm(
       {
-        message: `${what}. ${unknown ? 'Book anyway (a meeting may already exist)?' : 'Book another one anyway?'}`,
+        message: `${what}. ${unknown || verdict.kind === 'not_found' ? 'Book anyway (a meeting may already exist)?' : 'Book another one anyway?'}`,
         default: false,
       },
       { input: ctx.io.stdin, output: ctx.io.stderr },
@@ -154,14 +157,24 @@ async function refuseOrAsk(
       hint: `to learn its outcome, send that booking again as it was: ${resendHint(verdict.attempt)}; to book anyway (a meeting may already exist): ${q.again} ${rebook}`,
     });
   }
+  if (verdict.kind === 'not_found') {
+    throw new LeadHasMeetingError(`${what}; nothing was sent`, {
+      hint: `check the host's calendar or the scheduling app; if the meeting is really gone, book anew: ${q.again} ${rebook}`,
+    });
+  }
   const id = verdict.kind === 'has_meeting' ? verdict.meeting.id : verdict.attempt.meetingId;
   throw new LeadHasMeetingError(`${what}; nothing was sent`, {
     hint: `${id ? `to move it: schedctl reschedule ${id} --start <time>; ` : ''}to book another one anyway: ${q.again} ${rebook}`,
   });
 }
 
-function describeBlock(verdict: Exclude<Verdict, { kind: 'send' | 'repeat' | 'repeat_attempt' }>, q: LeadGuardQuery) {
-  const scope = verdict.kind === 'has_meeting' ? verdict.meeting.scope : verdict.attempt.scope;
+function describeBlock(verdict: Refusal, q: LeadGuardQuery) {
+  const scope =
+    verdict.kind === 'has_meeting'
+      ? verdict.meeting.scope
+      : verdict.kind === 'not_found'
+        ? verdict.note.scope
+        : verdict.attempt.scope;
   // Why a record no key of this workspace wrote blocks it: said, or the refusal looks wrong.
   const legacy = isUnattributed(scope)
     ? ' (a record from before workspaces whose profile is not in this config directory: every workspace at this API honours it)'
@@ -169,7 +182,11 @@ function describeBlock(verdict: Exclude<Verdict, { kind: 'send' | 'repeat' | 're
   return describeRecord(verdict, q) + legacy;
 }
 
-function describeRecord(verdict: Exclude<Verdict, { kind: 'send' | 'repeat' | 'repeat_attempt' }>, q: LeadGuardQuery) {
+function describeRecord(verdict: Refusal, q: LeadGuardQuery) {
+  if (verdict.kind === 'not_found') {
+    const n = verdict.note;
+    return `${q.email} has meeting ${n.id} at ${formatInZone(n.date, q.zone)} on record, and the API answered 404 for it on ${formatInZone(n.goneAt, q.zone)} (deleted, another account's key, or a passing fault: it may still exist)`;
+  }
   if (verdict.kind === 'has_meeting') {
     const m = verdict.meeting;
     const how = m.triggerId ? `routed by trigger ${m.triggerId}` : `on ${m.event}`;

@@ -2,7 +2,7 @@
  * Where the ledger lives: a SQLite database in the config directory (the default) or a team's
  * PostgreSQL database, the same tables in both (sql/tables.ts). Like Terraform's remote.Client +
  * ClientLocker, a backend only keeps records and locks; it never decides a booking rule
- * (src/domain/ledger.ts does, through the stores). One contract suite
+ * (src/domain/lead-rule.ts does, through the stores). One contract suite
  * (test/unit/state-backend-contract.test.ts) runs against both.
  */
 import type { RunLogStore } from '../bulk/run-log.js';

@@ -113,13 +113,13 @@ describe('a meeting booked under a lost answer', () => {
   });
 });
 
-describe('a meeting the server no longer has', () => {
-  it('is marked gone by the 404 of a move, and the lead routes anew', async () => {
+describe('a meeting the API answered 404 for (issue 52 finding 2)', () => {
+  it('is noted, not freed: the next route refuses naming the 404 (exit 5), --rebook books anew', async () => {
     const booked = await route('ada@acme.example', ['--json']);
     expect(booked.code, show(booked)).toBe(0);
     const id = (booked.json() as { meeting: { id: string } }).meeting.id;
 
-    // The server forgets it (a sandbox restarted without --state).
+    // The server forgets it (a sandbox restarted without --state; a gateway's 404 looks the same).
     await t.sb.reset();
     const blind = await route('ada@acme.example');
     expect(blind.code, show(blind)).toBe(0);
@@ -128,18 +128,14 @@ describe('a meeting the server no longer has', () => {
     const move = await cli(['reschedule', '--email', 'ada@acme.example', '--start', 'tomorrow 10:00']);
     expect(move.code, show(move)).toBe(4);
     const errorLine = move.stderr.split('\n').find((l) => l.startsWith('error:'));
-    expect(errorLine).toContain(`the API no longer has meeting ${id}`);
-    expect(errorLine).toContain('marked gone in the local record');
+    expect(errorLine).toContain(`the API answered 404 for meeting ${id}`);
+    expect(errorLine).toContain('the lead is not freed by it');
     expect(move.stderr).toContain('schedctl route --trigger "Inbound demo request" --email ada@acme.example');
 
-    const upcoming = await cli(['meetings', 'ls', '--email', 'ada@acme.example']);
-    expect(upcoming.stderr + upcoming.stdout).toContain('no upcoming meetings on record');
     const all = await cli(['meetings', 'ls', '--all', '--email', 'ada@acme.example']);
-    expect(all.stdout).toMatch(/gone since \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC/);
+    expect(all.stdout).toMatch(/\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC/);
     const doc = (await cli(['meetings', 'ls', '--all', '--json'])).json() as Listed[];
     expect(doc).toEqual([expect.objectContaining({ id, goneAt: expect.any(String) })]);
-    const shown = await cli(['meetings', 'show', id]);
-    expect(shown.stdout).toContain('gone: the API answered 404 NOT_FOUND');
 
     // The MCP tool says it in its own words.
     session = await startMcp({
@@ -148,22 +144,29 @@ describe('a meeting the server no longer has', () => {
     });
     const tool = await session.call('reschedule_meeting', { meeting_id: id, start: 'tomorrow 10:00', tz: 'UTC' });
     expect(tool.isError, tool.text).toBe(true);
-    expect(tool.text).toContain(`the API no longer has meeting ${id}`);
-    expect(tool.text).toContain('route_lead');
+    expect(tool.text).toContain(`the API answered 404 for meeting ${id}`);
+    expect(tool.text).toContain('rebook: true');
 
-    // reschedule --email now says where the meeting went.
+    // reschedule --email says what the API answered.
     const again = await cli(['reschedule', '--email', 'ada@acme.example', '--start', 'tomorrow 10:00']);
     expect(again.code, show(again)).toBe(4);
-    expect(again.stderr).toContain(`the API no longer has its meeting ${id}`);
+    expect(again.stderr).toContain(`the API answered 404 for its meeting ${id}`);
 
-    const anew = await route('ada@acme.example', ['--json']);
+    // One 404 does not free the lead: the route refuses, naming it, and sends nothing.
+    const before = await t.sb.requestCount();
+    const refused = await route('ada@acme.example', ['--json']);
+    expect(refused.code, show(refused)).toBe(5);
+    expect(refused.json()).toMatchObject({ error: { code: 'LEAD_HAS_MEETING' } });
+    expect(refused.json().error.message).toContain(`the API answered 404 for it`);
+    expect(await t.sb.requestCount()).toBeLessThanOrEqual(before + 1); // at most the trigger list
+    expect((await t.sb.state()).meetings).toHaveLength(0);
+
+    const anew = await route('ada@acme.example', ['--json', '--rebook']);
     expect(anew.code, show(anew)).toBe(0);
     expect(anew.json()).toMatchObject({ status: 'booked' });
     expect((await t.sb.state()).meetings).toHaveLength(1);
     const listed = (await cli(['meetings', 'ls', '--email', 'ada@acme.example', '--json'])).json() as Listed[];
-    expect(listed).toHaveLength(1);
-    expect(listed[0]!.goneAt).toBeUndefined();
-    // The journal's attempt that booked the gone meeting proves nothing any more.
+    expect(listed.filter((m) => m.goneAt === undefined)).toHaveLength(1);
     const attempts = ledgerRows<{ meetingId?: string; goneAt?: string }>(t.dir, 'attempts');
     expect(attempts.some((a) => a.goneAt !== undefined)).toBe(true);
   });

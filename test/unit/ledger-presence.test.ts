@@ -44,7 +44,7 @@ import {
   refusal,
   writeLedgerMark,
 } from '../../src/state/sqlite/ledger-mark.js';
-import { decide } from '../../src/domain/ledger.js';
+import { decide } from '../../src/domain/lead-rule.js';
 import { documents, FILE_OF, LEGACY, NOW, WS } from '../helpers/ledger-documents.js';
 
 const tmp = (name: string) => mkdtempSync(join(tmpdir(), `${name}-`));

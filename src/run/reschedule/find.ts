@@ -46,7 +46,7 @@ export async function findMeetingByEmail(
       EXIT.notFound,
       {
         hint: gone
-          ? `the API no longer has its meeting ${gone.id} (it answered NOT_FOUND to a move, ${formatInZone(gone.goneAt, q.zone)}): ${bookAgainCommand(gone)} books ${q.email} anew`
+          ? `the API answered 404 for its meeting ${gone.id} (to a move, ${formatInZone(gone.goneAt, q.zone)}): check it in the scheduling app; if it is really gone, ${bookAgainCommand(gone)} --rebook books ${q.email} anew`
           : `${await otherMachinesHint(state)}; \`schedctl meetings ls --all\` lists what is on record; for another meeting pass its id`,
       },
     );

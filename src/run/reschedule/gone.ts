@@ -1,8 +1,9 @@
 /**
- * A move answered 404 NOT_FOUND: the server no longer has the meeting (cancelled in the scheduling
- * app, a restored backup, a sandbox restarted without --state). The record learns it: the meeting
- * is marked gone (not upcoming, so the lead's next route or book goes ahead) and the error says so,
- * with how to book the lead anew. A meeting not on record here keeps the API's error as it was.
+ * A move answered 404 NOT_FOUND: the API does not know the meeting now (cancelled in the
+ * scheduling app, another account's key, a gateway's mistake during a deploy). The record notes
+ * it with its date; the lead is not freed by it (domain/lead-rule.ts): its next booking refuses
+ * naming the 404, and `--rebook` is the deliberate way past. A meeting not on record here keeps
+ * the API's error as it was.
  */
 import type { Context } from '../../context.js';
 import { ApiError } from '../../errors.js';
@@ -31,8 +32,8 @@ export async function learnGone(
   const was = `${record.personEmail}'s meeting at ${formatInZone(record.date, zone)}`;
   return new ApiError({
     ...error.fields(),
-    message: `the API no longer has meeting ${where.id} (${was}): marked gone in the local record`,
-    hint: `to book ${record.personEmail} anew: ${bookAgainCommand(record)}`,
+    message: `the API answered 404 for meeting ${where.id} (${was}): noted in the local record; the lead is not freed by it`,
+    hint: `check the meeting in the scheduling app; if it is really gone, book ${record.personEmail} anew: ${bookAgainCommand(record)} --rebook`,
   });
 }
 

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { decide, isSameMeeting, type LeadRecord } from '../../src/domain/ledger.js';
+import {
+  ADOPT_CLOCK_TOLERANCE_MS,
+  ADOPT_FLIGHT_MS,
+  adoptable,
+  decide,
+  decideMove,
+  isSameMeeting,
+  refuses,
+  type LeadRecord,
+} from '../../src/domain/lead-rule.js';
 import type { JournalEntry, MeetingRecord } from '../../src/state/index.js';
 
 const EVENT = '7a3c9f10-1b2d-4e5f-8a9b-0c1d2e3f4a5b';
@@ -41,6 +50,7 @@ const record = (over: Partial<LeadRecord> = {}): LeadRecord => ({
   meetings: [],
   unknown: [],
   bookedUnrecorded: [],
+  notFound: [],
   ...over,
 });
 
@@ -149,5 +159,109 @@ describe('the ledger rule: one lead, one meeting', () => {
     expect(isSameMeeting(m, book(EVENT), ALIASES)).toBe(true);
     expect(isSameMeeting(meeting({ event: 'x', eventId: OTHER_EVENT }), book('intro-call'), ALIASES)).toBe(false);
     expect(isSameMeeting(meeting(), route(), ALIASES)).toBe(false);
+  });
+
+  it('a 404 noted for an upcoming meeting refuses, naming it, after every other row; rebook sends', () => {
+    const note = { id: 'm9', date: T1, goneAt: T1, event: 'intro-call', scope: 'ws' };
+    expect(decide(record({ notFound: [note] }), book('intro-call'), go)).toEqual({ kind: 'not_found', note });
+    expect(decide(record({ notFound: [note] }), route(), go)).toEqual({ kind: 'not_found', note });
+    expect(decide(record({ notFound: [note], meetings: [meeting()] }), book('x'), go).kind).toBe('has_meeting');
+    expect(decide(record({ notFound: [note], unknown: [attempt()] }), book('x'), go).kind).toBe('unknown_attempt');
+    expect(decide(record({ notFound: [note] }), book('intro-call'), { ...go, rebook: true }).kind).toBe('send');
+    expect(refuses({ kind: 'not_found', note })).toBe(true);
+    expect(refuses({ kind: 'send', maybeBooked: [] })).toBe(false);
+    expect(refuses({ kind: 'repeat', meeting: meeting() })).toBe(false);
+    expect(refuses({ kind: 'repeat_attempt', attempt: attempt() })).toBe(false);
+    expect(refuses({ kind: 'has_meeting', meeting: meeting() })).toBe(true);
+    expect(refuses({ kind: 'has_booked_attempt', attempt: attempt() })).toBe(true);
+    expect(refuses({ kind: 'unknown_attempt', attempt: attempt() })).toBe(true);
+  });
+});
+
+describe('the lead rule for moves', () => {
+  const search = (...candidates: string[]) => ({ kind: 'search' as const, candidates });
+  const pendingMove = { to: T2, sentAt: T1 };
+
+  it('sends a named time, or a search in its order, when nothing is pending', () => {
+    expect(decideMove({ date: T1 }, { kind: 'time', to: new Date(T2) })).toEqual({ kind: 'send', candidates: [T2] });
+    expect(decideMove(undefined, search(T2, T1))).toEqual({ kind: 'send', candidates: [T2, T1] });
+  });
+
+  it('sends nothing when the record has the meeting at that time already', () => {
+    expect(decideMove({ date: T1 }, { kind: 'time', to: new Date(T1) })).toEqual({ kind: 'unchanged', at: T1 });
+    expect(decideMove({ date: '2031-03-04T15:00:00Z' }, search(T1, T2))).toEqual({
+      kind: 'unchanged',
+      at: '2031-03-04T15:00:00Z',
+    });
+  });
+
+  it('after a lost answer, a search sends the same move again before any other time', () => {
+    expect(decideMove({ date: T1, pendingMove }, search('2031-03-06T15:00:00.000Z', T2))).toEqual({
+      kind: 'send',
+      candidates: [T2, '2031-03-06T15:00:00.000Z'],
+      resend: pendingMove,
+    });
+    expect(decideMove({ date: T2, pendingMove }, search(T2))).toEqual({
+      kind: 'send',
+      candidates: [T2],
+      resend: pendingMove,
+    });
+  });
+
+  it('after a lost answer, the same named time is sent again; another named time goes as asked', () => {
+    expect(decideMove({ date: T1, pendingMove }, { kind: 'time', to: new Date(T2) })).toEqual({
+      kind: 'send',
+      candidates: [T2],
+      resend: pendingMove,
+    });
+    expect(decideMove({ date: T1, pendingMove }, { kind: 'time', to: new Date(T1) })).toEqual({
+      kind: 'send',
+      candidates: [T1],
+    });
+  });
+});
+
+describe('the evidence for adopting an id after a lost booking', () => {
+  const sentAt = '2031-03-01T10:00:00.000Z';
+  const lost = attempt({ sentAt, eventId: EVENT, updatedAt: '2031-03-01T10:00:30.000Z' });
+  const at = (ms: number) => new Date(Date.parse(sentAt) + ms).toISOString();
+  const answered = (over: Partial<{ personEmail: string; eventId: string; createdAt: string }> = {}) => ({
+    personEmail: 'Ada@Acme.com ',
+    eventId: EVENT,
+    createdAt: at(1_000),
+    ...over,
+  });
+  const o = { skewMs: 0, aliases: ALIASES };
+
+  it("adopts a Meeting of the same lead and event created during the lost attempt's flight", () => {
+    expect(adoptable(answered(), lost, o)).toBe(true);
+    expect(adoptable(answered({ createdAt: at(-ADOPT_CLOCK_TOLERANCE_MS) }), lost, o)).toBe(true);
+    expect(adoptable(answered({ createdAt: at(30_000 + ADOPT_FLIGHT_MS + ADOPT_CLOCK_TOLERANCE_MS) }), lost, o)).toBe(
+      true,
+    );
+  });
+
+  it('refuses another lead, another event, or a Meeting created before the send or after the flight', () => {
+    expect(adoptable(answered({ personEmail: 'bob@acme.com' }), lost, o)).toBe(false);
+    expect(adoptable(answered({ eventId: OTHER_EVENT }), lost, o)).toBe(false);
+    expect(adoptable(answered({ createdAt: at(-ADOPT_CLOCK_TOLERANCE_MS - 1) }), lost, o)).toBe(false);
+    expect(adoptable(answered({ createdAt: at(30_001 + ADOPT_FLIGHT_MS + ADOPT_CLOCK_TOLERANCE_MS) }), lost, o)).toBe(
+      false,
+    );
+    expect(adoptable(answered(), { ...lost, sentAt: undefined }, o)).toBe(false);
+    expect(adoptable(answered({ createdAt: 'garbage' }), lost, o)).toBe(false);
+  });
+
+  it("reads the Meeting's createdAt on the server's clock, brought to this one by the skew", () => {
+    const ahead = answered({ createdAt: at(3_600_000 + 1_000) });
+    expect(adoptable(ahead, lost, o)).toBe(false);
+    expect(adoptable(ahead, lost, { ...o, skewMs: 3_600_000 })).toBe(true);
+  });
+
+  it("resolves the attempt's event through the aliases; an event never resolved leaves the clock as evidence", () => {
+    const byLink = { ...lost, eventId: undefined, event: LINK };
+    expect(adoptable(answered(), byLink, o)).toBe(true);
+    expect(adoptable(answered({ eventId: OTHER_EVENT }), byLink, o)).toBe(false);
+    expect(adoptable(answered({ eventId: OTHER_EVENT }), { ...byLink, event: 'unknown-link' }, o)).toBe(true);
   });
 });
