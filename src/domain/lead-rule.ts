@@ -11,7 +11,7 @@
  * record. Moves: a move whose answer was lost is sent again as it was; a move to the time the
  * record already has sends nothing. An id is adopted only on evidence.
  */
-import { resolveEventId, sameEvent, sameLead } from '../state/identity.js';
+import { eventAliasKey, resolveEventId, sameEvent, sameLead } from '../state/identity.js';
 import type { JournalEntry, MeetingRecord } from '../state/index.js';
 
 /** What the ledger holds for one lead in one workspace, as of now. */
@@ -161,8 +161,10 @@ export function adoptable(
   o: { skewMs: number; aliases: Readonly<Record<string, string>> },
 ): boolean {
   if (!sameLead(meeting.personEmail, attempt.personEmail)) return false;
-  const eventId = attempt.eventId ?? resolveEventId(attempt.event, o.aliases);
-  // An event never resolved (a link whose id no answer told) leaves the clock as the evidence.
+  // The attempt's event as the record knows it (its eventId, or an alias a slots answer taught);
+  // a link id no answer resolved leaves the clock as the evidence.
+  const key = eventAliasKey(attempt.event);
+  const eventId = attempt.eventId ?? (Object.hasOwn(o.aliases, key) ? o.aliases[key] : undefined);
   if (eventId !== undefined && eventId !== meeting.eventId) return false;
   const sent = Date.parse(attempt.sentAt ?? '');
   const created = Date.parse(meeting.createdAt) - o.skewMs;

@@ -3,6 +3,7 @@ import { workspaceOf } from './workspace.js';
 import { leadWaitPrinter } from './lead-guard.js';
 import type { HeldLock } from '../state/index.js';
 import type { Context } from '../context.js';
+import { serverClockOf } from '../api/server-clock.js';
 import { readTime } from '../domain/human-time.js';
 import { NEAREST_SLOTS } from '../domain/booking.js';
 import { offerable, type MoveRefusal } from '../domain/move-search.js';
@@ -275,7 +276,8 @@ async function moveHeld(
   if (!meeting) throw new Error('a move ended without a PATCH answered'); // unreachable: candidates is never empty
   try {
     // A meeting on record without its id (booked under a lost answer) learns it from this answer.
-    const adopted = journaled ?? (await adoptUnknownId(state, scope, meeting, ctx.clock.now()));
+    const skewMs = serverClockOf(ctx).reading(target.baseUrl).skewMs ?? 0;
+    const adopted = journaled ?? (await adoptUnknownId(state, scope, meeting, ctx.clock.now(), skewMs));
     await state.meetings.recordMove(scope, id, meeting, ctx.clock.now());
     if (adopted)
       await state.journal.update(adopted.id, {

@@ -113,6 +113,42 @@ describe('a meeting booked under a lost answer', () => {
   });
 });
 
+describe('another meeting of the same lead and event (issue 52 finding 3)', () => {
+  it("is never adopted as a lost booking's id: the move goes ahead, the re-run still reports its own booking", async () => {
+    // X: joan's meeting on the same event, booked elsewhere (the scheduling app) ten minutes earlier.
+    const first = (await emeaSlots())[0]!;
+    const { reservationId } = await t.sb.slots('sales-emea', 14);
+    const res = await fetch(`${t.sb.baseUrl}${BOOK_PATH}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${t.sb.keys.full}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ event: 'sales-emea', startTime: first, reservationId, personEmail: 'joan@acme.example' }),
+    });
+    expect(res.status).toBe(201);
+    const x = (await res.json()) as { id: string; date: string };
+    await t.sb.advance(600);
+
+    await t.sb.fault({ method: 'POST', path: BOOK_PATH, fault: 'drop-after-commit' });
+    const lost = await route('joan@acme.example', ['--json']);
+    expect(lost.code, show(lost)).toBe(7);
+    const again = await route('joan@acme.example', ['--json']);
+    expect(again.code, show(again)).toBe(0);
+    expect(again.json()).toMatchObject({ status: 'already_booked' });
+    expect((await t.sb.state()).meetings).toHaveLength(2);
+
+    const to = (await emeaSlots()).find((s) => ![x.date, first].some((d) => Date.parse(d) === Date.parse(s)))!;
+    const moved = await cli(['reschedule', x.id, '--start', to]);
+    expect(moved.code, show(moved)).toBe(0);
+    const attempts = ledgerRows<{ meetingId?: string; outcome: string }>(t.dir, 'attempts');
+    expect(attempts.some((a) => a.meetingId === x.id)).toBe(false);
+
+    const rerun = await route('joan@acme.example');
+    expect(rerun.code, show(rerun)).toBe(0);
+    expect(rerun.stdout).toContain('its meeting id was never received');
+    expect(rerun.stdout).not.toContain(x.id);
+    expect((await t.sb.state()).meetings).toHaveLength(2);
+  });
+});
+
 describe('a meeting the API answered 404 for (issue 52 finding 2)', () => {
   it('is noted, not freed: the next route refuses naming the 404 (exit 5), --rebook books anew', async () => {
     const booked = await route('ada@acme.example', ['--json']);
