@@ -12,6 +12,7 @@ import { leadId } from './identity.js';
 import { msOf } from './journal.js';
 import type { MeetingMove, MeetingRecord } from './schemas.js';
 import { withRefusal, type MoveRefusal } from '../domain/move-search.js';
+import type { PendingMove } from '../domain/lead-rule.js';
 import type { Sql, SqlSource, SqlValue } from './sql/types.js';
 import type { Write } from './together.js';
 
@@ -188,7 +189,7 @@ export class Meetings {
         const move: MeetingMove = { ...optional('from', held?.date), to: meeting.date, at: when, by: whoAmI() };
         // The server answered it with a Meeting: it is not gone (whatever an earlier 404 said).
         const record: MeetingRecord = {
-          ...withoutGone(held),
+          ...withoutPending(withoutGone(held)),
           ...meeting,
           id: meetingId,
           scope,
@@ -215,7 +216,8 @@ export class Meetings {
       async (tx) => {
         const held = await getMeeting(tx, scope, meetingId);
         if (!held) return undefined;
-        const record: MeetingRecord = { ...held, goneAt: held.goneAt ?? at.toISOString() };
+        // The 404 answers the move that was sent, if any: it is no longer pending.
+        const record = { ...withoutPending(held), goneAt: held.goneAt ?? at.toISOString() } as MeetingRecord;
         await putMeeting(tx, record);
         return record;
       },
@@ -238,7 +240,33 @@ export class Meetings {
       async (tx) => {
         const held = await getMeeting(tx, scope, meetingId);
         if (!held) return undefined;
-        const record: MeetingRecord = { ...held, refused: withRefusal(held.refused, refusal, serverNow) };
+        // The refusal answers the move that was sent: it is no longer pending.
+        const record = {
+          ...withoutPending(held),
+          refused: withRefusal(held.refused, refusal, serverNow),
+        } as MeetingRecord;
+        await putMeeting(tx, record);
+        return record;
+      },
+      { oneWrite: true },
+    );
+  }
+
+  /**
+   * A move of this meeting is about to be sent (its bytes leave right after), or, with undefined,
+   * one marked so never left: kept in the record's body until an answer settles it (recordMove,
+   * recordRefusal, markGone). A meeting not on record is not marked: undefined.
+   */
+  async markMoveSent(
+    scope: string,
+    meetingId: string,
+    pending: PendingMove | undefined,
+  ): Promise<MeetingRecord | undefined> {
+    return (await this.db()).transaction(
+      async (tx) => {
+        const held = await getMeeting(tx, scope, meetingId);
+        if (!held) return undefined;
+        const record = { ...withoutPending(held), ...(pending ? { pendingMove: pending } : {}) } as MeetingRecord;
         await putMeeting(tx, record);
         return record;
       },
@@ -309,6 +337,12 @@ export class Meetings {
 async function getMeeting(sql: Sql, scope: string, id: string): Promise<MeetingRecord | undefined> {
   const row = await sql.get<Row>('SELECT * FROM schedctl_meetings WHERE workspace = ? AND id = ?', [scope, id]);
   return row && recordOf(row);
+}
+
+function withoutPending<T extends Partial<MeetingRecord>>(held: T | undefined): T | undefined {
+  if (!held) return undefined;
+  const { pendingMove: _pending, ...rest } = held;
+  return rest as T;
 }
 
 function withoutGone(held: MeetingRecord | undefined): Partial<MeetingRecord> | undefined {

@@ -146,6 +146,8 @@ const recordShape = () => ({
   goneAt: z.optional(z.string()),
   /** The name of the trigger that routed it (what the route knew; its id is `triggerId`, its link `event`). */
   triggerName: z.optional(z.string()),
+  /** A move sent whose answer is not known yet (domain/lead-rule.ts decideMove): sent again as it was by the next move. */
+  pendingMove: z.optional(z.object({ to: z.string(), sentAt: z.string() })),
   /** Start times this meeting's host refused for a move (CONFLICT), with the server's time of the answer (domain/move-search.ts). */
   refused: z.optional(z.array(z.object({ startTime: z.string(), at: z.string() }))),
 });

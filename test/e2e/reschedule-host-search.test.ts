@@ -99,8 +99,10 @@ describe('reschedule --start "first <day>" searches for a time the host accepts'
     ]);
     expect(again.code, show(again)).toBe(0);
     expect(again.stdout).toMatch(/moved +no change: it is already at /);
+    expect(again.stderr).toContain('nothing was sent');
     expect((await t.sb.state()).meetings[0]!.date).toBe(doc.date);
-    expect((await patches()).map((p) => p.status)).toEqual([409, 409, 200, 200]);
+    // A move to the time on record sends nothing (issue 52 finding 5).
+    expect((await patches()).map((p) => p.status)).toEqual([409, 409, 200]);
   }, 60_000);
 
   it('gives up after --tries refusals (exit 5) naming the times tried, moves nothing, and the next run skips them', async () => {
@@ -187,7 +189,7 @@ describe('reschedule --start "first <day>" searches for a time the host accepts'
     expect(local.hour).toBeGreaterThanOrEqual(9);
   }, 60_000);
 
-  it('a lost answer stops the search (exit 7), naming the one move to send again', async () => {
+  it('a lost answer stops the search (exit 7); the re-run sends that same move again, never another time (issue 52 finding 5)', async () => {
     const m = await bookedDemo('lost@acme.example');
     await refuse(1);
     await t.sb.fault({ method: 'PATCH', path: PATCH, fault: 'stall-after-commit' });
@@ -207,7 +209,19 @@ describe('reschedule --start "first <day>" searches for a time the host accepts'
     const sent = await patches();
     expect(sent).toHaveLength(2);
     const moved = (await t.sb.state()).meetings[0]!.date;
-    expect(error.hint).toContain(`schedctl reschedule ${m.id} --start ${moved}`);
+    expect(error.hint).toContain(`it sends this same move (to ${moved}) again before trying any other time`);
+
+    // The same search again: the move that got no answer goes again as it was, and only it.
+    await t.sb.clearFaults();
+    const again = await cli(['reschedule', '--email', 'lost@acme.example', '--start', firstOf(m.target), '--json']);
+    expect(again.code, show(again)).toBe(0);
+    expect(again.stderr).toContain('got no answer: sending it again as it was');
+    const resent = await patches();
+    expect(resent).toHaveLength(3);
+    expect(resent[0]!.status).toBe(409);
+    expect(resent[2]!.status).toBe(200);
+    expect((await t.sb.state()).meetings[0]!.date).toBe(moved);
+    expect((await t.sb.state()).meetings).toHaveLength(1);
   }, 60_000);
 
   it('--tries is checked before any request, and only with a day', async () => {
@@ -275,6 +289,12 @@ describe('a move to one named time: one PATCH, and times offered instead are nev
 describe('reschedule_meeting (MCP) searches a day as start likewise', () => {
   it('moves after two refusals and says so in tool words; a refusal of one time offers times in tz, never --start', async () => {
     const m = await bookedDemo('mcp@acme.example');
+    // Days whose Tokyo window (from 15:00 UTC the day before) holds neither the booked time nor the
+    // first move: a search whose window holds the meeting sends nothing (issue 52 finding 5).
+    const weekdayFrom = (after: DateTime) =>
+      utc(m.free.find((f) => utc(f) >= after && utc(f).weekday <= 5 && utc(f).hour === 13)!).startOf('day');
+    const day1 = weekdayFrom(utc(m.date).plus({ days: 2 }).startOf('day'));
+    const day2 = weekdayFrom(day1.plus({ days: 2 }));
     const s = await startMcp({
       configDir: t.dir,
       env: { SCHEDCTL_API_KEY: t.sb.keys.full, SCHEDCTL_BASE_URL: t.sb.baseUrl },
@@ -283,7 +303,7 @@ describe('reschedule_meeting (MCP) searches a day as start likewise', () => {
       await refuse(2);
       const r = await s.call('reschedule_meeting', {
         email: 'mcp@acme.example',
-        start: firstOf(m.target),
+        start: firstOf(day1),
         tz: 'Asia/Tokyo',
       });
       expect(r.isError, r.text).toBe(false);
@@ -294,7 +314,7 @@ describe('reschedule_meeting (MCP) searches a day as start likewise', () => {
       );
       expect(await patches()).toHaveLength(3);
 
-      const x = m.free.find((f) => utc(f).hasSame(m.target, 'day') && utc(f).hour === 16)!;
+      const x = m.free.find((f) => utc(f).hasSame(day1, 'day') && utc(f).hour === 16)!;
       await refuse(1);
       const one = await s.call('reschedule_meeting', { meeting_id: m.id, start: x, tz: 'Asia/Tokyo' });
       expect(one.isError).toBe(true);
@@ -310,7 +330,7 @@ describe('reschedule_meeting (MCP) searches a day as start likewise', () => {
       await refuse(2);
       const none = await s.call('reschedule_meeting', {
         meeting_id: m.id,
-        start: firstOf(m.target),
+        start: firstOf(day2),
         tries: 2,
         tz: 'Asia/Tokyo',
       });

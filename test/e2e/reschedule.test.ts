@@ -4,6 +4,7 @@ import { strictSchemas } from '../../src/api/schemas.js';
 import { DateTime } from 'luxon';
 import { show } from '../helpers/cli.js';
 import { useSandbox } from '../helpers/sandbox.js';
+import { startMcp } from '../helpers/mcp-client.js';
 import { DOWN, ENTER, onTerminal, plainScreen, type Answer } from '../helpers/terminal.js';
 
 const t = useSandbox();
@@ -52,6 +53,54 @@ async function bookedAtServer(): Promise<{ id: string; date: string; free: strin
   const meeting = (await res.json()) as { id: string; date: string };
   return { id: meeting.id, date: meeting.date, free: slots.slice(1) };
 }
+
+describe('a move journaled as a booking is (issue 52 finding 5)', () => {
+  it('a move to the time on record sends nothing and says so, from the CLI and the MCP tool', async () => {
+    const m = await booked();
+    const target = m.free.at(-1)!;
+    const first = await cli(['reschedule', m.id, '--start', target, '--json']);
+    expect(first.code, show(first)).toBe(0);
+    const patches = async () => (await t.sb.state()).requests.filter((r) => r.method === 'PATCH').length;
+    expect(await patches()).toBe(1);
+
+    const again = await cli(['reschedule', m.id, '--start', target]);
+    expect(again.code, show(again)).toBe(0);
+    expect(again.stderr).toContain('nothing was sent');
+    expect(again.stdout).toContain('no change: it is already at');
+    const session = await startMcp({
+      configDir: t.dir,
+      env: { SCHEDCTL_API_KEY: t.sb.keys.full, SCHEDCTL_BASE_URL: t.sb.baseUrl },
+    });
+    try {
+      const tool = await session.call('reschedule_meeting', { meeting_id: m.id, start: target });
+      expect(tool.isError, tool.text).toBe(false);
+      expect(tool.text).toContain('Nothing was sent');
+    } finally {
+      await session.close();
+    }
+    expect(await patches()).toBe(1);
+  });
+
+  it('a lost answer leaves the move sent; the same command sends that move again, and the record follows', async () => {
+    const m = await booked();
+    const target = m.free.at(-1)!;
+    await t.sb.fault({ method: 'PATCH', path: PATCH, fault: 'drop-after-commit' });
+    const lost = await cli(['reschedule', m.id, '--start', target]);
+    expect(lost.code, show(lost)).toBe(7);
+    const [row] = ledgerRows<{ id: string; pendingMove?: { to: string } }>(t.dir, 'meetings').filter(
+      (r) => r.id === m.id,
+    );
+    expect(row?.pendingMove?.to).toBe(target);
+    const again = await cli(['reschedule', m.id, '--start', target, '--json']);
+    expect(again.code, show(again)).toBe(0);
+    expect(again.stderr).toContain('got no answer: sending it again as it was');
+    const [after] = ledgerRows<{ id: string; date: string; pendingMove?: unknown }>(t.dir, 'meetings').filter(
+      (r) => r.id === m.id,
+    );
+    expect(after?.pendingMove).toBeUndefined();
+    expect(Date.parse(after!.date)).toBe(Date.parse(target));
+  });
+});
 
 describe('reschedule', () => {
   it('moves the meeting and prints the new and the old time (from the journal)', async () => {

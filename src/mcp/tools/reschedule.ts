@@ -4,7 +4,8 @@ import { workspaceOf } from '../../run/workspace.js';
 import { ApiError, OutcomeUnknownError, UsageError } from '../../errors.js';
 import { MAX_MOVE_TRIES } from '../../domain/move-search.js';
 import { formatInZone } from '../../domain/time.js';
-import { findMeetingToMove, moveMeeting, parseRescheduleOptions, searchIn } from '../../run/reschedule.js';
+import { findMeetingToMove, parseRescheduleOptions, searchIn } from '../../run/reschedule.js';
+import { moveMeeting } from '../../run/session/move.js';
 import type { MoveSearch } from '../../run/reschedule/search.js';
 import { humanTimes } from '../../ui/human-times.js';
 import { rescheduleText } from '../format.js';
@@ -68,12 +69,13 @@ export const rescheduleMeetingTool = defineTool({
     let search: MoveSearch | undefined;
     try {
       if (request.start) {
-        const meeting = await moveMeeting(ctx, found, request.start);
-        return { doc: meeting, text: rescheduleText(meeting, found.was, request.zone) };
+        const { meeting, status } = await moveMeeting(ctx, found, request.start);
+        const said = status === 'unchanged' ? ['Nothing was sent: the meeting is already at that time on record.'] : [];
+        return { doc: meeting, text: [...said, ...rescheduleText(meeting, found.was, request.zone)] };
       }
       if (!request.range) throw new UsageError('missing --start: pass the new start time');
       search = await searchIn(ctx, found, request.range, { zone: request.zone, tries: request.tries });
-      const meeting = await moveMeeting(ctx, found, search);
+      const { meeting } = await moveMeeting(ctx, found, search);
       const refused = search.tried.filter((t) => t.answer === 'CONFLICT');
       return {
         doc: { ...meeting, tried: search.tried },

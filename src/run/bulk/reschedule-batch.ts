@@ -11,8 +11,8 @@ import { workspaceOf } from '../workspace.js';
 import type { Context } from '../../context.js';
 import { loadTimeExpressions } from '../../domain/human-time.js';
 import { resolveZone } from '../../domain/time.js';
-import { ApiError, CliError } from '../../errors.js';
-import { learnGone } from '../reschedule/gone.js';
+import { CliError } from '../../errors.js';
+import { meetingToMove, moveMeeting } from '../session/move.js';
 import { RATE_PER_MINUTE } from '../../limits.js';
 import type { State } from '../../state/index.js';
 import { allMeetings, filterMeetings, otherMachinesHint } from '../meetings/records.js';
@@ -54,22 +54,19 @@ export async function rescheduleBatch(ctx: Context, o: RescheduleBatchOptions): 
       },
       async run(move, line, key): Promise<RowResult> {
         try {
-          const api = await ctx.api();
-          // Under the meeting's lock, like `reschedule`: parallel moves land in the record in order.
-          await state.holdMeeting({ scope, id: move.meeting }, async (held) => {
-            const m = await api.reschedule(move.meeting, move.start.toISOString(), {
-              beforeSend: async () => held.assertHeld(),
-            });
-            await state.meetings.recordMove(scope, move.meeting, m, ctx.clock.now()).catch(() => undefined);
-          });
-          return { row: line, key, status: 'moved', meetingId: move.meeting };
-        } catch (caught) {
-          if (!(caught instanceof CliError)) throw caught;
-          // The API no longer has it: the record learns it (as `reschedule` does), the row says so.
-          const error =
-            caught instanceof ApiError && caught.code === 'NOT_FOUND' && caught.status === 404
-              ? await learnGone(ctx, { scope, id: move.meeting }, caught, zone)
-              : caught;
+          // The move session, as `reschedule` moves (session/move.ts): under the meeting's lock,
+          // marked sent before it leaves, a lost answer's move sent again as it was by a re-run.
+          const found = await meetingToMove(state, scope, move.meeting, { zone });
+          const moved = await moveMeeting(ctx, found, move.start, { quiet: true });
+          return {
+            row: line,
+            key,
+            status: 'moved',
+            meetingId: move.meeting,
+            ...(moved.status === 'unchanged' ? { message: 'already at that time on record: nothing was sent' } : {}),
+          };
+        } catch (error) {
+          if (!(error instanceof CliError)) throw error;
           return {
             row: line,
             key,
