@@ -176,6 +176,12 @@ export async function routeParsed(ctx: Context, parsed: ParsedRouteOptions, o: R
             ...(o.noPrompt ? { noPrompt: true } : {}),
           }),
         assertHeld: held ? () => held.assertHeld() : undefined,
+        // A lead typed into the wizard is held from each booking's confirmation (not before: the
+        // lock would outlast a conversation nobody may finish).
+        holdLead: held
+          ? undefined
+          : (email, work) =>
+              state.holdLead({ scope, email }, (h) => work(async () => h.assertHeld()), leadWaitPrinter(ctx, email)),
         learnEvent: (event, eventId) => state.events.learn(scope, event, eventId),
         learnEventWrite: (event, eventId) => state.events.learnWrite(scope, event, eventId),
         fireJournal: (trigger, email, answersKey) =>
@@ -195,7 +201,7 @@ export async function routeParsed(ctx: Context, parsed: ParsedRouteOptions, o: R
   };
   // A lead known up front is routed as the only schedctl booking it (state/lead-lock.ts): a
   // parallel run for the same lead waits, then finds this one's meeting on record. A lead typed
-  // into the wizard is not held: the lock would outlast a conversation nobody may finish.
+  // into the wizard is held from each booking's confirmation (holdLead above).
   const lead = parsed.flags.email;
   const routed = lead
     ? await state.holdLead({ scope, email: lead }, routeLead, leadWaitPrinter(ctx, lead))

@@ -62,6 +62,72 @@ describe.skipIf(!hasTmux)('route in a real terminal (tmux)', () => {
     ]);
   }, 60_000);
 
+  it('a wizard and a script racing for one lead: the wizard re-reads the lead at its confirmation and asks, never booking a second meeting (issue 52 finding 1)', async () => {
+    const sb = terminal.sandbox();
+    const configDir = tempDir();
+    const lead = 'race-lead@acme.example';
+    const pane = terminal.start('route-race', ['route', '--tz', 'UTC'], { TZ: 'UTC', SCHEDCTL_CONFIG_DIR: configDir });
+    const { waitFor, type } = pane;
+    await waitFor('Trigger (type to filter)');
+    await type(['-l', 'demo']);
+    await waitFor('Website demo form');
+    await type(['Enter']);
+    await waitFor("Lead's email");
+    await type(['-l', lead]);
+    await type(['Enter']);
+    await waitFor('Company');
+    await type(['-l', 'Acme']);
+    await type(['Enter']);
+    await waitFor('Region');
+    await type(['Enter']);
+    await waitFor('Team size (optional)');
+    await type(['Enter']);
+    await waitFor('Anything else? (optional)');
+    await type(['Enter']);
+    await waitFor(`Fire "Inbound demo request" for ${lead}`);
+    await type(['Enter']);
+    await waitFor('hold expires in');
+    await type(['Enter']);
+    await waitFor('← other days');
+    await type(['Enter']);
+    await waitFor('Add guest details');
+    await type(['Enter']);
+    await waitFor(`for ${lead}?`);
+
+    // Meanwhile a script routes the same lead (other answers: another link) and books.
+    const script = await sb.cli(
+      [
+        'route',
+        '--trigger',
+        'Inbound demo request',
+        '--email',
+        lead,
+        '--field',
+        'company=Acme',
+        '--field',
+        'region=apac',
+        '--slot',
+        'first',
+        '--yes',
+        '--json',
+      ],
+      { configDir },
+    );
+    expect(script.code, script.stderr).toBe(0);
+    expect(script.json()).toMatchObject({ status: 'booked' });
+    const ofLead = async () => (await sb.state()).meetings.filter((m) => m.personEmail === lead);
+    expect(await ofLead()).toHaveLength(1);
+
+    // The wizard's "yes" now meets the script's meeting: said, and asked (default: no).
+    await type(['Enter']);
+    await waitFor('Book another one anyway?');
+    expect(pane.screen().replace(/\s+/g, '')).toContain(`${lead}alreadyhasmeeting`);
+    await type(['Enter']);
+    await waitFor('EXIT=');
+    expect(pane.screen()).not.toContain('EXIT=0');
+    expect(await ofLead()).toHaveLength(1);
+  }, 60_000);
+
   it('Ctrl-C at the time picker, after the fire: exit 130 saying what was done and how to resume; resuming fires no second run', async () => {
     const sb = terminal.sandbox();
     const configDir = tempDir();

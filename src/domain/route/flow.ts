@@ -40,6 +40,12 @@ export interface RouteDeps {
   askGuard?: ((email: string) => unknown) | undefined;
   /** Right before a booking's bytes leave: throws when the lead's lock was taken over (nothing is sent). */
   assertHeld?: (() => void | Promise<void>) | undefined;
+  /**
+   * The lead is not held yet (a lead typed into the wizard): each booking holds it from its
+   * confirmation until its answer is settled, and the guard reads the record again under the hold
+   * (another run may have booked the lead while the wizard asked). Never the whole conversation.
+   */
+  holdLead?: (<T>(email: string, work: (assertHeld: () => Promise<void>) => Promise<T>) => Promise<T>) | undefined;
   /** The ledger's event aliases learn which eventId a scheduling link books. */
   learnEvent?: ((event: string, eventId: string) => Promise<unknown>) | undefined;
   /** learnEvent as a write for the booking's one step (domain/booking.ts BookDeps). */
@@ -328,8 +334,8 @@ async function routeOnce(deps: RouteDeps, taken: { ahead?: FireJournal | undefin
     });
     deps.notify({ type: 'booking', slot });
     attempts += 1;
-    try {
-      const booked = await bookSlot(
+    const bookHeld = (assertHeld: RouteDeps['assertHeld']) =>
+      bookSlot(
         {
           api,
           journal: deps.journal,
@@ -339,12 +345,28 @@ async function routeOnce(deps: RouteDeps, taken: { ahead?: FireJournal | undefin
           outcomes: deps.outcomes,
           origin,
           suggestOnSlotTaken: false,
-          assertHeld: deps.assertHeld,
+          assertHeld,
           learnEvent: deps.learnEvent,
           learnEventWrite: deps.learnEventWrite,
         },
         request,
       );
+    try {
+      let booked: BookResult;
+      if (deps.holdLead) {
+        // Held from the confirmation: the lead's record read again, the rule asked again.
+        const held = await deps.holdLead(email, async (assertHeld): Promise<HeldBooking> => {
+          const since = await deps.guard?.({ trigger, email, answersKey: key });
+          if (since && since.kind !== 'go') return since;
+          return { kind: 'booked', booked: await bookHeld(assertHeld) };
+        });
+        if (held.kind === 'repeat') return onRecord(base, held.meeting, result.executionId);
+        if (held.kind === 'repeat_attempt') {
+          const a = held.attempt;
+          return resolvedResult(base, a.workflowExecutionId ?? '', answeredFromLedger(a), a.request as BookRequest);
+        }
+        booked = held.booked;
+      } else booked = await bookHeld(deps.assertHeld);
       const done = { ...result, guests, slot, reservationId: request.reservationId, warnings: booked.warnings };
       if (booked.status === 'booked')
         return { ...done, status: 'booked', meeting: booked.meeting, slot: booked.meeting.date };
@@ -411,6 +433,9 @@ async function routeOnce(deps: RouteDeps, taken: { ahead?: FireJournal | undefin
 }
 
 type UnansweredAsked = ReturnType<NonNullable<RouteDeps['unansweredFires']>>;
+
+/** A booking under the wizard's hold: sent, or answered from the record found there. */
+type HeldBooking = Exclude<RouteGuardResult, { kind: 'go' }> | { kind: 'booked'; booked: BookResult };
 
 async function fire(
   deps: RouteDeps,
