@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { forgetSentForTests } from '../../src/api/send-hook.js';
 import { openState, type NewAttempt, type State } from '../../src/state/index.js';
 import { leadRecord } from '../../src/state/ledger.js';
+import { decide, decideMove } from '../../src/domain/lead-rule.js';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { buildStateWorker } from '../helpers/state-worker-build.js';
 
@@ -68,6 +69,23 @@ const backends: [string, () => Promise<Store>][] = [
     },
   ],
 ];
+
+const meetingOf = (id: string, personEmail: string) => ({
+  id,
+  eventId: 'e-1',
+  title: 'Demo',
+  status: 'scheduled' as const,
+  date: '2031-03-05T10:00:00.000Z',
+  duration: 30,
+  meetingLink: null,
+  conferencingType: 'zoom' as const,
+  location: null,
+  personEmail,
+  additionalAttendees: [],
+  cancellationReason: null,
+  createdAt: NOW.toISOString(),
+  updatedAt: NOW.toISOString(),
+});
 
 const attempt = (i: number, email = `lead-${i}@example.com`): NewAttempt => ({
   scope: SCOPE,
@@ -179,6 +197,11 @@ describe.each(backends)('the %s backend', (_name, makeStore) => {
     const record = await leadRecord(a, SCOPE, email, NOW);
     expect(record.meetings).toEqual([]);
     expect(record.bookedUnrecorded).toEqual([]);
+    // Noted, not forgotten: the lead rule refuses the lead's next booking naming it.
+    expect(record.notFound.map((n) => [n.id, n.goneAt])).toEqual([['m-300', NOW.toISOString()]]);
+    expect(decide(record, { kind: 'book', event: 'ev', start: NOW }, { rebook: false, aliases: {} }).kind).toBe(
+      'not_found',
+    );
     expect(await a.journal.findOpenAttempt(SCOPE, { personEmail: email, bookedSince: NOW })).toBeUndefined();
     expect((await a.meetings.get(SCOPE, 'm-300'))?.goneAt).toBe(NOW.toISOString());
     expect(await a.meetings.markGone(SCOPE, 'no-such-meeting', NOW)).toBeUndefined();
@@ -186,6 +209,53 @@ describe.each(backends)('the %s backend', (_name, makeStore) => {
     await a.meetings.recordMove(SCOPE, 'm-300', { ...meeting, date: '2031-03-06T10:00:00.000Z' }, NOW);
     expect((await b.meetings.get(SCOPE, 'm-300'))?.goneAt).toBeUndefined();
     expect((await leadRecord(b, SCOPE, email, NOW)).meetings.map((m) => m.id)).toEqual(['m-300']);
+  });
+
+  it("keeps a move marked sent until an answer settles it, whichever client reads (the move session's steps)", async () => {
+    const [a, b] = [client(), client()];
+    const id = '6f1d0c1e-0000-4000-8000-00000000abcd';
+    const meeting = { ...meetingOf(id, 'pending@example.com'), date: '2031-03-05T10:00:00.000Z' };
+    expect(await a.meetings.markMoveSent(SCOPE, id, { to: 'x', sentAt: 'y' })).toBeUndefined();
+    await a.meetings.record({ scope: SCOPE, meeting, source: 'booked', event: 'ev' });
+    const pending = { to: '2031-03-05T11:00:00.000Z', sentAt: NOW.toISOString() };
+    await a.meetings.markMoveSent(SCOPE, id, pending);
+    const held = await b.meetings.get(SCOPE, id);
+    expect(held?.pendingMove).toEqual(pending);
+    expect(decideMove(held, { kind: 'search', candidates: ['2031-03-05T12:00:00.000Z'] })).toMatchObject({
+      candidates: [pending.to, '2031-03-05T12:00:00.000Z'],
+    });
+    await b.meetings.recordRefusal(SCOPE, id, { startTime: pending.to, at: NOW.toISOString() }, NOW);
+    expect((await a.meetings.get(SCOPE, id))?.pendingMove).toBeUndefined();
+    await a.meetings.markMoveSent(SCOPE, id, pending);
+    await b.meetings.recordMove(SCOPE, id, { ...meeting, date: pending.to }, NOW);
+    expect((await a.meetings.get(SCOPE, id))?.pendingMove).toBeUndefined();
+    await a.meetings.markMoveSent(SCOPE, id, pending);
+    await b.meetings.markGone(SCOPE, id, NOW);
+    expect((await a.meetings.get(SCOPE, id))?.pendingMove).toBeUndefined();
+    await a.meetings.markMoveSent(SCOPE, id, pending);
+    await b.meetings.markMoveSent(SCOPE, id, undefined);
+    expect((await a.meetings.get(SCOPE, id))?.pendingMove).toBeUndefined();
+  });
+
+  it("two clients racing to book one lead through the session's steps: one sends, the other finds its meeting", async () => {
+    const [a, b] = [client({ leadWaitMs: 10_000 }), client({ leadWaitMs: 10_000 })];
+    const email = 'race@example.com';
+    const intent = { kind: 'book' as const, event: 'ev', start: new Date('2031-03-05T10:00:00.000Z') };
+    // Each: hold the lead, read its record once, ask the rule, mark the attempt sent, settle it with its meeting.
+    const session = (c: State, n: number) =>
+      c.holdLead({ scope: SCOPE, email }, async (held) => {
+        const verdict = decide(await leadRecord(c, SCOPE, email, NOW), intent, { rebook: false, aliases: {} });
+        if (verdict.kind !== 'send') return verdict.kind;
+        await held.assertHeld();
+        const { attempt: sent } = await c.journal.begin({ ...attempt(400 + n, email), event: 'ev' }, { sent: true });
+        const id = `6f1d0c1e-0000-4000-8000-0000000004${n}0`;
+        await c.meetings.record({ scope: SCOPE, meeting: meetingOf(id, email), source: 'booked', event: 'ev' });
+        await c.journal.update(sent.id, { outcome: 'booked', meetingId: id, eventId: 'e-1' });
+        return verdict.kind;
+      });
+    const verdicts = await Promise.all([session(a, 1), session(b, 2)]);
+    expect(verdicts.sort()).toEqual(['repeat', 'send']);
+    expect((await leadRecord(a, SCOPE, email, NOW)).meetings).toHaveLength(1);
   });
 
   it('lets one client at a time hold a lead; the other waits, told who holds it, then gets it', async () => {
