@@ -17,6 +17,12 @@ export async function run(ctx: Context, [rawMethod = '', path = '']: string[], o
   const body = opts.data === undefined ? undefined : await readJsonInput(opts.data, '--data', ctx.io.stdin);
   const [pathname = '', search = ''] = path.split('?', 2);
   const query = Object.fromEntries(new URLSearchParams(search));
+  // The raw escape hatch (like `gh api`): what it sends, the lead ledger does not see. Said, since
+  // a booking or a move sent this way is outside "one lead, one meeting" (docs/ledger.md).
+  if ((method === 'POST' || method === 'PATCH') && /^\/v1\/scheduling\/meetings(\/|$)/.test(pathname))
+    (await ctx.ui()).warn(
+      'schedctl api sends this request as written: the lead ledger does not see it (schedctl book, route and reschedule keep one lead, one meeting)',
+    );
   const http = await ctx.http();
   const answer = await http.request({
     method,

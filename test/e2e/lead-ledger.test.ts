@@ -337,3 +337,14 @@ describe('fires are journaled', () => {
     expect(third.json().unansweredFires).toBeUndefined();
   });
 });
+
+describe('schedctl api, the raw escape hatch', () => {
+  it('says that a booking or a move it sends is outside the lead ledger; a read says nothing', async () => {
+    const post = await cli(['api', 'POST', '/v1/scheduling/meetings', '--data', '{}', '--json']);
+    expect(post.code, show(post)).not.toBe(0);
+    expect(post.stderr).toContain('the lead ledger does not see it');
+    const get = await cli(['api', 'GET', '/v1/triggers', '--json']);
+    expect(get.code, show(get)).toBe(0);
+    expect(get.stderr).not.toContain('lead ledger');
+  });
+});
