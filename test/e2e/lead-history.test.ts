@@ -92,6 +92,7 @@ describe('meetings history', () => {
     const after = await history(email);
     expect(after.filter((e) => e.kind === 'booking').map((e) => e.outcome)).toContain('already_booked');
     expect(after.filter((e) => e.kind === 'booking').some((e) => e.outcome === 'unknown')).toBe(false);
+    expect(after.find((e) => e.kind === 'booking_settled')).toMatchObject({ outcome: 'already_booked', event: 'intro-call' });
   });
 
   it('shows a move with the machine that made it', async () => {

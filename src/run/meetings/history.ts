@@ -50,13 +50,11 @@ function line(e: TimelineEntry, zone: string): string {
 function describe(e: TimelineEntry, zone: string): string {
   switch (e.kind) {
     case 'fire': {
-      const answer =
-        e.answer === 'received'
-          ? 'answered'
-          : e.answer === 'none'
-            ? 'sent, no answer on record (lost, or the run was stopped): it may have started a workflow run'
-            : 'prepared, not sent';
-      return `trigger ${str(e.triggerId)}: ${answer}`;
+      const trigger = `trigger ${str(e.triggerId)}`;
+      if (e.answer === 'received') return `fired ${trigger}`;
+      if (e.answer === 'none')
+        return `fired ${trigger}: sent, no answer on record (lost, or the run was stopped): it may have started a workflow run`;
+      return `${trigger}: prepared, not sent`;
     }
     case 'fire_answer':
       return `trigger ${str(e.triggerId)} answered: workflow run ${str(e.executionId)}, outcome ${str(e.outcomeType)}`;
@@ -70,13 +68,13 @@ function describe(e: TimelineEntry, zone: string): string {
         case 'unknown':
           return `${what}: sent, ${e.lostBy === 'error_answer' ? 'the server answered an error: outcome unknown, it may have booked' : 'its answer was lost: outcome unknown, it almost certainly booked'}${e.confirm ? `; to confirm, send it again: ${str(e.confirm)}` : ''}`;
         case 'already_booked':
-          return `${what}: a retry proved it booked${e.meetingId ? ` (meeting ${str(e.meetingId)})` : ' (its meeting id never received)'}`;
+          return `${what}: sent, its answer lost; a retry proved it booked${e.meetingId ? ` (meeting ${str(e.meetingId)})` : ' (its meeting id never received)'}`;
         default:
           return `${what}: booked${e.meetingId ? ` meeting ${str(e.meetingId)}` : ''}`;
       }
     }
     case 'booking_settled':
-      return `attempt ${str(e.attemptId)} settled: ${str(e.outcome)}${e.meetingId ? ` (meeting ${str(e.meetingId)})` : ''}`;
+      return `a retry proved the booking on ${str(e.event)} at ${time(e.startTime, zone)} booked${e.meetingId ? ` (meeting ${str(e.meetingId)})` : ' (its meeting id never received)'}`;
     case 'booking_acknowledged':
       return `attempt ${str(e.attemptId)}'s unknown outcome booked past (--rebook): it blocks no more`;
     case 'meeting':

@@ -92,12 +92,18 @@ function attemptEntries(a: JournalEntry): TimelineEntry[] {
       }),
     },
   ];
-  // updatedAt: when its outcome was learnt (the answer, or a re-run's retry); absent before that was kept.
-  if (a.outcome !== 'unknown' && a.updatedAt && a.updatedAt !== (a.sentAt ?? a.attemptedAt))
+  // A lost answer settled later by a retry's answer (already_booked), at updatedAt: when it was learnt.
+  if (a.outcome === 'already_booked' && a.updatedAt)
     out.push({
       at: a.updatedAt,
       kind: 'booking_settled',
-      ...defined({ attemptId: a.id, outcome: a.outcome, meetingId: a.meetingId }),
+      ...defined({
+        attemptId: a.id,
+        event: a.event,
+        startTime: a.startTime,
+        outcome: a.outcome,
+        meetingId: a.meetingId,
+      }),
     });
   if (a.acknowledgedAt) out.push({ at: a.acknowledgedAt, kind: 'booking_acknowledged', attemptId: a.id });
   return out;
