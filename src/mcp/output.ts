@@ -186,7 +186,9 @@ export const OUTPUT = {
             goneAt: z
               .string()
               .optional()
-              .describe('when the API answered 404 NOT_FOUND to a move of it (deleted, another account, or a gateway mistake)'),
+              .describe(
+                'when the API answered 404 NOT_FOUND to a move of it (deleted, another account, or a gateway mistake)',
+              ),
           })
           .describe("a meeting in schedctl's local record"),
       )

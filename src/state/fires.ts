@@ -228,10 +228,10 @@ export class Fires {
     const scopes = typeof scope === 'string' ? [scope] : scope;
     const rows = await (
       await this.db()
-    ).all<Row>(`SELECT * FROM schedctl_fires WHERE workspace IN (${scopes.map(() => '?').join(', ')}) AND lead = ? ORDER BY seq`, [
-      ...scopes,
-      leadId(email),
-    ]);
+    ).all<Row>(
+      `SELECT * FROM schedctl_fires WHERE workspace IN (${scopes.map(() => '?').join(', ')}) AND lead = ? ORDER BY seq`,
+      [...scopes, leadId(email)],
+    );
     return rows.map(fireOf);
   }
 

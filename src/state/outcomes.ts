@@ -103,7 +103,11 @@ export class Outcomes {
    * the table has no index on the lead, and the triggers a lead was fired for are in its record
    * (its fires, attempts and meetings).
    */
-  async ofLead(scope: string | readonly string[], email: string, triggerIds: readonly string[]): Promise<RememberedOutcome[]> {
+  async ofLead(
+    scope: string | readonly string[],
+    email: string,
+    triggerIds: readonly string[],
+  ): Promise<RememberedOutcome[]> {
     if (triggerIds.length === 0) return [];
     const scopes = typeof scope === 'string' ? [scope] : scope;
     const list = (n: number) => Array.from({ length: n }, () => '?').join(', ');

@@ -11,8 +11,7 @@ const t = useSandbox({ holdSeconds: 60 });
 const BOOK_PATH = '/v1/scheduling/meetings';
 const PATCH_PATH = '/v1/scheduling/meetings/*';
 
-const cli = (args: string[]): Promise<RunResult> =>
-  t.sb.cli(args, { configDir: t.dir, env: { SCHEDCTL_RATE: '0' } });
+const cli = (args: string[]): Promise<RunResult> => t.sb.cli(args, { configDir: t.dir, env: { SCHEDCTL_RATE: '0' } });
 
 interface Entry {
   at: string;
@@ -92,7 +91,10 @@ describe('meetings history', () => {
     const after = await history(email);
     expect(after.filter((e) => e.kind === 'booking').map((e) => e.outcome)).toContain('already_booked');
     expect(after.filter((e) => e.kind === 'booking').some((e) => e.outcome === 'unknown')).toBe(false);
-    expect(after.find((e) => e.kind === 'booking_settled')).toMatchObject({ outcome: 'already_booked', event: 'intro-call' });
+    expect(after.find((e) => e.kind === 'booking_settled')).toMatchObject({
+      outcome: 'already_booked',
+      event: 'intro-call',
+    });
   });
 
   it('shows a move with the machine that made it', async () => {

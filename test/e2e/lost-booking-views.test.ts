@@ -14,8 +14,7 @@ const t = useSandbox({ holdSeconds: 60 });
 const mcp = useMcpSessions(t);
 const BOOK_PATH = '/v1/scheduling/meetings';
 
-const cli = (args: string[]): Promise<RunResult> =>
-  t.sb.cli(args, { configDir: t.dir, env: { SCHEDCTL_RATE: '0' } });
+const cli = (args: string[]): Promise<RunResult> => t.sb.cli(args, { configDir: t.dir, env: { SCHEDCTL_RATE: '0' } });
 
 /** A `book` of the lead whose answer is lost (the sandbox books, then drops the connection): exit 7. */
 async function lostBooking(email: string): Promise<{ args: string[]; reservationId: string; start: string }> {
@@ -48,8 +47,12 @@ describe('issue 52 finding 7: a booking whose answer was lost, before it is re-r
     expect(ls.stderr + ls.stdout).not.toContain('no upcoming meetings on record');
     expect(ls.stdout).toContain('unknown: answer lost');
     expect(ls.stdout).toContain('unresolved');
-    expect(ls.stderr).toMatch(/was sent \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC: its answer was lost, and it almost certainly booked/);
-    expect(ls.stderr).toContain(`to confirm, send the same booking again (it cannot book twice): schedctl book intro-call`);
+    expect(ls.stderr).toMatch(
+      /was sent \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC: its answer was lost, and it almost certainly booked/,
+    );
+    expect(ls.stderr).toContain(
+      `to confirm, send the same booking again (it cannot book twice): schedctl book intro-call`,
+    );
     expect(ls.stderr).toContain(`--reservation ${lost.reservationId}`);
 
     const doc = (await cli(['meetings', 'ls', '--email', email, '--json'])).json() as Listed[];

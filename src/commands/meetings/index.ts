@@ -29,7 +29,9 @@ export function meetingsCommand(ctx: Context): Command {
     )
     .addCommand(
       new Command('history')
-        .description("a lead's whole record as a timeline: fires, outcomes, booking attempts and what each answer proved, meetings, moves, refusals, 404s")
+        .description(
+          "a lead's whole record as a timeline: fires, outcomes, booking attempts and what each answer proved, meetings, moves, refusals, 404s",
+        )
         .argument('<email>', "the lead's email")
         .option('--tz <zone>', 'display time zone (default: the system zone)')
         .addHelpText(

@@ -13,7 +13,8 @@ import { sanitizeText } from '../../ui/sanitize.js';
 import { timeline, triggersOf, type TimelineEntry } from './timeline.js';
 
 export async function run(ctx: Context, [raw = '']: string[], opts: { tz?: string }): Promise<void> {
-  if (!raw.trim()) throw new UsageError("missing <email>: pass the lead's email (schedctl meetings history ada@acme.example)");
+  if (!raw.trim())
+    throw new UsageError("missing <email>: pass the lead's email (schedctl meetings history ada@acme.example)");
   const email = requireEmail(raw, '<email>');
   const zone = resolveZone(opts.tz, '--tz');
   const [state, scope] = await Promise.all([ctx.state(), workspaceOf(ctx)]);
@@ -34,7 +35,8 @@ export async function run(ctx: Context, [raw = '']: string[], opts: { tz?: strin
   ui.info(
     `The record of ${email} in workspace ${scope} (${team ? "the team state's: every machine's" : "this machine's"}; times in ${zone}):`,
   );
-  if (entries.length === 0) return ui.info('nothing on record for this lead (no fire, booking or meeting through schedctl)');
+  if (entries.length === 0)
+    return ui.info('nothing on record for this lead (no fire, booking or meeting through schedctl)');
   ui.print(entries.map((e) => line(e, zone)).join('\n'));
 }
 

@@ -61,7 +61,11 @@ export async function run(ctx: Context, words: string[], opts: LsOptions): Promi
         m.personEmail,
         ...(title ? [m.title ?? ''] : []),
         eventLabel(m),
-        isGone(m) ? `404 since ${formatInZone(m.goneAt, zone)}` : isUnresolvedView(m) ? 'unknown: answer lost' : m.status,
+        isGone(m)
+          ? `404 since ${formatInZone(m.goneAt, zone)}`
+          : isUnresolvedView(m)
+            ? 'unknown: answer lost'
+            : m.status,
         m.source,
         ...(shared ? [by(m)] : []),
         m.id ?? (isUnresolvedView(m) ? '(not received)' : '(unknown: answer lost)'),

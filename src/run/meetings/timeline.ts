@@ -131,7 +131,8 @@ function meetingEntries(m: MeetingRecord): TimelineEntry[] {
   ];
   for (const move of m.history)
     out.push({ at: move.at, kind: 'move', ...defined({ meetingId: m.id, from: move.from, to: move.to, by: move.by }) });
-  for (const r of m.refused ?? []) out.push({ at: r.at, kind: 'move_refused', meetingId: m.id, startTime: r.startTime });
+  for (const r of m.refused ?? [])
+    out.push({ at: r.at, kind: 'move_refused', meetingId: m.id, startTime: r.startTime });
   if (m.goneAt) out.push({ at: m.goneAt, kind: 'not_found', meetingId: m.id });
   return out;
 }
