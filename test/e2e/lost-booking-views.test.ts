@@ -4,6 +4,8 @@
  * (LEAD_OUTCOME_UNKNOWN); `meetings ls/show`, `reschedule --email` and the MCP tools must not
  * say "no meeting" meanwhile, and must say how to confirm it (the same booking again).
  */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { bookSlotArgs, demoRouteFirstArgs } from '../helpers/args.js';
 import { show, type RunResult } from '../helpers/cli.js';
@@ -17,13 +19,17 @@ const BOOK_PATH = '/v1/scheduling/meetings';
 const cli = (args: string[]): Promise<RunResult> => t.sb.cli(args, { configDir: t.dir, env: { SCHEDCTL_RATE: '0' } });
 
 /** A `book` of the lead whose answer is lost (the sandbox books, then drops the connection): exit 7. */
-async function lostBooking(email: string): Promise<{ args: string[]; reservationId: string; start: string }> {
+async function lostBooking(
+  email: string,
+  extra: string[] = [],
+): Promise<{ args: string[]; reservationId: string; start: string }> {
+  const before = (await t.sb.state()).meetings.filter((m) => m.personEmail === email).length;
   await t.sb.fault({ method: 'POST', path: BOOK_PATH, fault: 'drop-after-commit' });
   const s = await t.sb.slots('intro-call', 14);
-  const args = bookSlotArgs('intro-call', s.slots[1]!, s.reservationId, email);
+  const args = [...bookSlotArgs('intro-call', s.slots[1]!, s.reservationId, email), ...extra];
   const lost = await cli([...args, '--json']);
   expect(lost.code, show(lost)).toBe(7);
-  expect((await t.sb.state()).meetings.filter((m) => m.personEmail === email)).toHaveLength(1);
+  expect((await t.sb.state()).meetings.filter((m) => m.personEmail === email)).toHaveLength(before + 1);
   return { args, reservationId: s.reservationId, start: s.slots[1]! };
 }
 
@@ -98,6 +104,20 @@ describe('issue 52 finding 7: a booking whose answer was lost, before it is re-r
     expect(hint).toContain(`--reservation ${lost.reservationId}`);
   });
 
+  it("meetings show of the lead's meeting adds the lead's booking whose answer was lost", async () => {
+    const email = 'ned-two@acme.example';
+    const s = await t.sb.slots('quarterly-review', 14);
+    const first = await cli([...bookSlotArgs('quarterly-review', s.slots[1]!, s.reservationId, email), '--json']);
+    expect(first.code, show(first)).toBe(0);
+    const id = (first.json() as { id: string }).id;
+    const lost = await lostBooking(email, ['--rebook']);
+    const r = await cli(['meetings', 'show', id]);
+    expect(r.code, show(r)).toBe(0);
+    expect(r.stdout).toContain(`Meeting ${id}`);
+    expect(r.stderr).toContain(`unresolved: a booking of ${email} on intro-call`);
+    expect(r.stderr).toContain(`--reservation ${lost.reservationId}`);
+  });
+
   it('reschedule --email says the booking was sent and its answer lost (LEAD_OUTCOME_UNKNOWN), not "no meeting" with a team-state hint', async () => {
     const email = 'ned-move@acme.example';
     const lost = await lostBooking(email);
@@ -114,6 +134,17 @@ describe('issue 52 finding 7: a booking whose answer was lost, before it is re-r
     const human = await cli(['reschedule', '--email', email, '--start', 'tomorrow 10:00']);
     expect(human.code, show(human)).toBe(5);
     expect(human.stderr).not.toContain('no upcoming meeting');
+
+    // A `reschedule --file` row by that email says the same, before any request.
+    const moves = join(t.dir, 'moves.csv');
+    writeFileSync(moves, `meeting,email,start,tz\n,${email},2030-01-07 10:00,UTC\n`);
+    const bulk = await cli(['reschedule', '--file', moves]);
+    expect(bulk.code, show(bulk)).toBe(2);
+    expect(bulk.stderr).toMatch(
+      /line 2: email: a booking of ned-move@acme\.example on intro-call .* its answer was lost, and it almost certainly booked/,
+    );
+    expect(bulk.stderr).toContain(`--reservation ${lost.reservationId}`);
+    expect((await t.sb.state()).requests.filter((q) => q.method === 'PATCH')).toHaveLength(0);
   });
 
   it('the MCP tools list_meetings and reschedule_meeting say it, with the call that confirms it', async () => {
