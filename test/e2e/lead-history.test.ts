@@ -5,9 +5,11 @@
 import { describe, expect, it } from 'vitest';
 import { bookSlotArgs, demoFireArgs, demoRouteFirstArgs } from '../helpers/args.js';
 import { show, type RunResult } from '../helpers/cli.js';
+import { shown, useMcpSessions } from '../helpers/mcp-client.js';
 import { useSandbox } from '../helpers/sandbox.js';
 
 const t = useSandbox({ holdSeconds: 60 });
+const mcp = useMcpSessions(t);
 const BOOK_PATH = '/v1/scheduling/meetings';
 const PATCH_PATH = '/v1/scheduling/meetings/*';
 
@@ -138,6 +140,12 @@ describe('meetings history', () => {
     expect(ls.stderr).toMatch(new RegExp(`the API answered 404 for meeting ${m.id} on \\d{4}-\\d{2}-\\d{2}`));
     const doc = (await cli(['meetings', 'ls', '--email', email, '--json'])).json() as { id: string; goneAt?: string }[];
     expect(doc).toEqual([expect.objectContaining({ id: m.id, goneAt: expect.any(String) })]);
+
+    const session = await mcp();
+    const listed = await session.call('list_meetings', { email, tz: 'UTC' });
+    expect(listed.isError, shown(listed)).toBe(false);
+    expect(listed.text).toContain('the API answered 404 for it on');
+    expect(listed.doc.meetings).toEqual([expect.objectContaining({ id: m.id, goneAt: expect.any(String) })]);
   });
 
   it('shows a fire whose answer was lost as sent with no answer', async () => {

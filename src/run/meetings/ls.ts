@@ -73,14 +73,25 @@ export async function run(ctx: Context, words: string[], opts: LsOptions): Promi
       { color: ui.out.level > 0 },
     );
   ui.print(withTitleIfItFits(table, terminalWidth(ctx)));
-  for (const m of meetings) if (isUnresolvedView(m)) ui.info(`unresolved: ${sanitizeText(unresolvedLine(m, zone))}`);
-  for (const m of meetings)
-    if (isGone(m)) ui.info(`404: ${sanitizeText(notFoundLine(m.id, m.goneAt, zone))}; the record keeps it`);
+  // What the table's STATUS cannot say, a line each on stderr (at most NOTES: a long --all
+  // listing stays a table; `meetings history <email>` has the rest).
+  const notes = meetings.flatMap((m) =>
+    isUnresolvedView(m)
+      ? [`unresolved: ${unresolvedLine(m, zone)}`]
+      : isGone(m)
+        ? [`404: ${notFoundLine(m.id, m.goneAt, zone)}; the record keeps it`]
+        : [],
+  );
+  for (const note of notes.slice(0, NOTES)) ui.info(sanitizeText(note));
+  if (notes.length > NOTES)
+    ui.info(`(${notes.length - NOTES} more like these: schedctl meetings history <email> shows a lead's whole record)`);
   if (meetings.some((m) => m.id === null && !isUnresolvedView(m)))
     ui.info(
       '(unknown: answer lost): the meeting exists (a retry proved the booking) but its id was never received; move it by its id from the scheduling app: schedctl reschedule <meeting-id> --start <time> (the record then keeps the id)',
     );
 }
+
+const NOTES = 10;
 
 /** A meeting the API answered 404 for, said as what it is (shared/ledger-rules.md: not freed by it). */
 export function notFoundLine(id: string, at: string, zone: string): string {
