@@ -159,7 +159,7 @@ describe('meetings history', () => {
     expect(human.stdout).toContain('sent, no answer on record');
   });
 
-  it('says so when nothing is on record, and refuses an address that is not one (exit 2)', async () => {
+  it('says so when nothing is on record, refuses an address that is not one, and meetings show of an email points here (exit 2)', async () => {
     const none = await cli(['meetings', 'history', 'nobody@acme.example']);
     expect(none.code, show(none)).toBe(0);
     expect(none.stderr).toContain('nothing on record for this lead');
@@ -168,5 +168,8 @@ describe('meetings history', () => {
     });
     const bad = await cli(['meetings', 'history', 'not-an-email']);
     expect(bad.code, show(bad)).toBe(2);
+    const shownByEmail = await cli(['meetings', 'show', 'nobody@acme.example']);
+    expect(shownByEmail.code, show(shownByEmail)).toBe(2);
+    expect(shownByEmail.stderr).toContain('schedctl meetings history nobody@acme.example');
   });
 });

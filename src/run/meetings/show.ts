@@ -23,6 +23,11 @@ export async function run(ctx: Context, [id = '']: string[], opts: { tz?: string
           .map((v) => unresolvedLine(v, zone))
           .join('; ')}`
       : '';
+    // An email where an id goes: the lead's whole record is another command.
+    if (id.includes('@'))
+      throw new UsageError(
+        `"${id.trim()}" is not a meeting id: for a lead's whole record: schedctl meetings history ${id.trim()}`,
+      );
     throw new CliError('NOT_FOUND', `no meeting ${id} in the local record of this workspace`, EXIT.notFound, {
       hint: `only meetings booked or moved through schedctl are recorded (\`schedctl meetings ls --all\` lists them); ${await otherMachinesHint(state)}${unresolved}`,
     });
