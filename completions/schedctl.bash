@@ -38,6 +38,7 @@ _schedctl_sub() {
     'events/show') r='events show' ;;
     'events/help') r='events help' ;;
     'meetings/ls'|'meetings/list') r='meetings ls' ;;
+    'meetings/history') r='meetings history' ;;
     'meetings/show') r='meetings show' ;;
     'meetings/help') r='meetings help' ;;
     'state/status') r='state status' ;;
@@ -104,6 +105,12 @@ _schedctl_value() {
         '-p'|'--profile') r='profiles' ;;
         *) return 1 ;;
       esac ;;
+    'meetings history')
+      case "$2" in
+        '--tz'|'--base-url'|'--timeout') r='text' ;;
+        '-p'|'--profile') r='profiles' ;;
+        *) return 1 ;;
+      esac ;;
     'meetings show')
       case "$2" in
         '--tz'|'--base-url'|'--timeout') r='text' ;;
@@ -156,7 +163,7 @@ _schedctl_arg() {
     'triggers help/0') r='choices ls show environment exit-codes formatting' ;;
     'trigger help/0') r='choices fire environment exit-codes formatting' ;;
     'events help/0') r='choices ls show environment exit-codes formatting' ;;
-    'meetings help/0') r='choices ls show environment exit-codes formatting' ;;
+    'meetings help/0') r='choices ls history show environment exit-codes formatting' ;;
     'state help/0') r='choices status push pull reset-ledger unlock environment exit-codes formatting' ;;
     'completion/0') r='choices bash zsh fish' ;;
     'help/0') r='choices profile route triggers trigger events slots book reschedule meetings state api smoke mcp completion sandbox environment exit-codes formatting' ;;
@@ -173,7 +180,7 @@ _schedctl_cmds() {
     'triggers') r='ls list show help' ;;
     'trigger') r='fire help' ;;
     'events') r='ls list show help' ;;
-    'meetings') r='ls list show help' ;;
+    'meetings') r='ls list history show help' ;;
     'state') r='status push pull reset-ledger unlock help' ;;
     *) r='' ;;
   esac
@@ -207,6 +214,7 @@ _schedctl_flags() {
     'reschedule') r='--email --start --event --tz --tries --file --from --dry-run --skip-invalid --out -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'meetings') r='-h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'meetings ls') r='--all --email --event --from --to --tz -n --limit -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
+    'meetings history') r='--tz -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'meetings show') r='--tz -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'meetings help') r='--json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'state') r='-h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;

@@ -24,6 +24,7 @@ export const RUNNERS = {
   'events/show': () => import('../run/events/show.js'),
   help: () => import('../run/help.js'),
   mcp: () => import('../run/mcp.js'),
+  'meetings/history': () => import('../run/meetings/history.js'),
   'meetings/ls': () => import('../run/meetings/ls.js'),
   'meetings/show': () => import('../run/meetings/show.js'),
   'profile/add': () => import('../run/profile/add.js'),

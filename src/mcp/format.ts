@@ -9,7 +9,8 @@ import type { EventDetail, EventsList, Meeting, TriggersList } from '../api/sche
 import { formatInZone, systemZone } from '../domain/time.js';
 import { isEmailField } from '../domain/triggers.js';
 import type { FireDocument } from '../run/trigger/fire.js';
-import { isGone, type AnyMeetingView } from '../run/meetings/records.js';
+import { isGone, type ListedView } from '../run/meetings/records.js';
+import { isUnresolvedView, type UnresolvedView } from '../run/meetings/unresolved.js';
 import type { routeDocument } from '../run/route/print.js';
 import { q, shown } from './quote.js';
 
@@ -219,7 +220,7 @@ export function routeText(doc: ReturnType<typeof routeDocument>, zone: string): 
 }
 
 export function meetingsText(
-  page: { meetings: AnyMeetingView[]; total: number; offset: number; nextOffset: number | null },
+  page: { meetings: ListedView[]; total: number; offset: number; nextOffset: number | null },
   zone: string,
 ): string[] {
   const { meetings, total, offset, nextOffset } = page;
@@ -229,9 +230,10 @@ export function meetingsText(
   const whole = offset === 0 && nextOffset === null;
   return [
     `${plural(total, 'meeting')} on record (${zone})${whole ? '' : `, ${offset + 1} to ${offset + meetings.length} listed`}:`,
-    ...meetings.map(
-      (m) =>
-        `- ${formatInZone(m.date, zone)}  ${shown(m.personEmail)}  ${m.title ? q(m.title) : shown(m.event)}  ${isGone(m) ? `gone (the API answered 404 to a move, ${formatInZone(m.goneAt, zone)}; it no longer has it)` : shown(m.status)}  ${m.id ? `meeting_id ${shown(m.id)}` : "(booked, but its id was never received: the booking's answer was lost; to move it, reschedule_meeting with the meeting_id from the scheduling app)"}`,
+    ...meetings.map((m) =>
+      isUnresolvedView(m)
+        ? `- unresolved: ${unresolvedText(m, zone)}`
+        : `- ${formatInZone(m.date, zone)}  ${shown(m.personEmail)}  ${m.title ? q(m.title) : shown(m.event)}  ${isGone(m) ? `the API answered 404 for it on ${formatInZone(m.goneAt, zone)} (deleted, of another account, or a gateway's mistake; the record keeps it)` : shown(m.status)}  ${m.id ? `meeting_id ${shown(m.id)}` : "(booked, but its id was never received: the booking's answer was lost; to move it, reschedule_meeting with the meeting_id from the scheduling app)"}`,
     ),
     ...(nextOffset !== null
       ? [
@@ -239,6 +241,21 @@ export function meetingsText(
         ]
       : []),
   ];
+}
+
+/**
+ * A booking sent whose answer was lost (issue 52 finding 7), in the tools' words: what it was,
+ * that it almost certainly booked, and the call that confirms it (the same booking again).
+ */
+export function unresolvedText(m: UnresolvedView, zone: string): string {
+  const how =
+    m.lostBy === 'error_answer'
+      ? 'the server answered an error, so it may have booked'
+      : 'its answer was lost, and it almost certainly booked';
+  const again = m.triggerId
+    ? `route_lead again for ${shown(m.personEmail)} with the same trigger and answers`
+    : `book_meeting again with event ${shown(m.event)}, start ${shown(m.date)}, reservation_id ${shown(m.reservationId)}, email ${shown(m.personEmail)}${m.workflowExecutionId ? `, execution_id ${shown(m.workflowExecutionId)}` : ''}`;
+  return `a booking of ${shown(m.personEmail)} on ${shown(m.event)} at ${formatInZone(m.date, zone)} was sent ${m.sentAt ? formatInZone(m.sentAt, zone) : 'earlier'}: ${how} (its meeting id was never received); to confirm, send the same booking again (it cannot book twice): ${again}`;
 }
 
 export function rescheduleText(m: Meeting, was: string | undefined, zone: string): string[] {

@@ -32,6 +32,8 @@ export function toolHint(h: HintInput): string | undefined {
       return `to move the meeting it has, call ${move}; to book a second meeting anyway, first ask the person, and only if they say so call ${h.tool} again with the same arguments plus rebook: true`;
     }
     case 'LEAD_OUTCOME_UNKNOWN':
+      if (h.tool === 'reschedule_meeting')
+        return `to confirm the booking, repeat that earlier call exactly as it was (book_meeting with the same event, start, reservation_id, email and execution_id, or route_lead with the same trigger and answers; list_meetings shows it as unresolved): it cannot book twice, and its meeting is then on record; then call reschedule_meeting again`;
       return `an earlier booking of this lead may have made a meeting: to learn its outcome, repeat that earlier call exactly as it was (it cannot book twice); to book anyway, first ask the person, and only if they say so call ${h.tool} again with the same arguments plus rebook: true (a meeting may already exist)`;
     case 'LEAD_LOCK_LOST':
     case 'LEAD_BUSY':

@@ -177,7 +177,7 @@ export const OUTPUT = {
       .array(
         z
           .looseObject({
-            id: nullable(z.string()).describe('null: a booking known to exist after its answer was lost'),
+            id: nullable(z.string()).describe('null: a booking whose answer was lost (source recovered or unresolved)'),
             date: time(),
             personEmail: z.string(),
             status: z.string(),
@@ -186,7 +186,9 @@ export const OUTPUT = {
             goneAt: z
               .string()
               .optional()
-              .describe('when the API answered 404 NOT_FOUND for it: the server no longer has it (not upcoming)'),
+              .describe(
+                'when the API answered 404 NOT_FOUND to a move of it (deleted, another account, or a gateway mistake)',
+              ),
           })
           .describe("a meeting in schedctl's local record"),
       )

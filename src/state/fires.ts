@@ -220,6 +220,21 @@ export class Fires {
     return rows.map(fireOf).filter((f) => f.id !== except);
   }
 
+  /**
+   * Every fire of this lead on record (prepared, sent, answered), oldest first, in one or several
+   * workspaces (one query, the lead's index): a lead's timeline (`meetings history`).
+   */
+  async ofLead(scope: string | readonly string[], email: string): Promise<FireEntry[]> {
+    const scopes = typeof scope === 'string' ? [scope] : scope;
+    const rows = await (
+      await this.db()
+    ).all<Row>(
+      `SELECT * FROM schedctl_fires WHERE workspace IN (${scopes.map(() => '?').join(', ')}) AND lead = ? ORDER BY seq`,
+      [...scopes, leadId(email)],
+    );
+    return rows.map(fireOf);
+  }
+
   /** The answered fire that started this workflow run (its trigger and answers), if on record. */
   async byExecution(scope: string, executionId: string): Promise<FireEntry | undefined> {
     const row = await (

@@ -98,6 +98,29 @@ export class Outcomes {
   }
 
   /**
+   * The remembered outcomes of this lead for these triggers, in one or several workspaces: one
+   * query, each row found by its key (workspace, trigger, lead). By trigger, not by lead alone:
+   * the table has no index on the lead, and the triggers a lead was fired for are in its record
+   * (its fires, attempts and meetings).
+   */
+  async ofLead(
+    scope: string | readonly string[],
+    email: string,
+    triggerIds: readonly string[],
+  ): Promise<RememberedOutcome[]> {
+    if (triggerIds.length === 0) return [];
+    const scopes = typeof scope === 'string' ? [scope] : scope;
+    const list = (n: number) => Array.from({ length: n }, () => '?').join(', ');
+    const rows = await (
+      await this.db()
+    ).all<Row>(
+      `SELECT * FROM schedctl_outcomes WHERE workspace IN (${list(scopes.length)}) AND trigger_id IN (${list(triggerIds.length)}) AND lead = ?`,
+      [...scopes, ...triggerIds, normEmail(email)],
+    );
+    return rows.map(outcomeOf);
+  }
+
+  /**
    * `match` only for the same answers. A record without answersKey (written by an older
    * schedctl) cannot prove its answers, so it is `different-answers`: offered, never reused silently.
    */

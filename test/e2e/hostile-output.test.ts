@@ -235,6 +235,36 @@ describe.concurrent('hostile server text: shown escaped, never interpreted', () 
   );
 });
 
+describe('hostile server text in the record: meetings history (issue 52)', () => {
+  it('shows the ids the server answered escaped in the lead timeline, and exact in --json', async () => {
+    const configDir = tempDir();
+    const env = { SCHEDCTL_BASE_URL: server.baseUrl, SCHEDCTL_API_KEY: KEY };
+    const cli = (args: string[]) => runCli(args, { configDir, env, timeoutMs: 30_000 });
+    const email = 'lead@acme.example';
+    const booked = await cli([
+      'book',
+      'intro-call',
+      '--start',
+      future(),
+      '--reservation',
+      UUID,
+      '--email',
+      email,
+      '--json',
+    ]);
+    expect(booked.code, show(booked)).toBe(0);
+    const id = (booked.json() as { id: string }).id;
+    const r = await cli(['meetings', 'history', email]);
+    expect(r.code, show(r)).toBe(0);
+    expectNoRawControls(r, 'meetings history');
+    expect(r.stdout, show(r)).toContain(HOSTILE_SHOWN);
+    const doc = (await cli(['meetings', 'history', email, '--json'])).json() as {
+      entries: { kind: string; meetingId?: string }[];
+    };
+    expect(doc.entries.find((e) => e.kind === 'booking')?.meetingId).toBe(id);
+  }, 40_000);
+});
+
 describe.skipIf(!hasTmux)('the route wizard in a real terminal (tmux) against the hostile server', () => {
   let pane: Pane | undefined;
   afterAll(() => pane?.kill());

@@ -168,8 +168,12 @@ describe('a meeting the API answered 404 for (issue 52 finding 2)', () => {
     expect(errorLine).toContain('the lead is not freed by it');
     expect(move.stderr).toContain('schedctl route --trigger "Inbound demo request" --email ada@acme.example');
 
+    // Listed for what it is, without --all too (issue 52 finding 2: a 404 is not "nothing").
+    const upcoming = await cli(['meetings', 'ls', '--email', 'ada@acme.example']);
+    expect(upcoming.stdout).toMatch(/404 since \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC/);
+    expect(upcoming.stderr).toContain(`the API answered 404 for meeting ${id} on`);
     const all = await cli(['meetings', 'ls', '--all', '--email', 'ada@acme.example']);
-    expect(all.stdout).toMatch(/\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC/);
+    expect(all.stdout).toMatch(/404 since \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC/);
     const doc = (await cli(['meetings', 'ls', '--all', '--json'])).json() as Listed[];
     expect(doc).toEqual([expect.objectContaining({ id, goneAt: expect.any(String) })]);
 

@@ -167,6 +167,26 @@ describe.each(backends)('the %s backend', (_name, makeStore) => {
     expect((await a.journal.findMeeting(SCOPE, 'm-200'))?.id).toBe(entry.id);
   });
 
+  it("reads a lead's fires and remembered outcomes another client wrote (meetings history), only that lead's", async () => {
+    const [a, b] = [client(), client()];
+    const email = 'history@example.com';
+    const fire = await a.fires.prepare({ scope: SCOPE, triggerId: 't-h', personEmail: email, answersKey: 'k' });
+    await a.fires.prepare({ scope: SCOPE, triggerId: 't-h', personEmail: 'other@example.com', answersKey: 'k' });
+    await a.fires.answered(fire.id, 'x-h', 'scheduler');
+    const outcome = { type: 'scheduler', schedulingLinkId: 'l-h', resolvedHosts: [] };
+    await a.outcomes.remember(SCOPE, 't-h', email, {
+      executionId: 'x-h',
+      outcome: outcome as never,
+      firedAt: NOW.toISOString(),
+      answersKey: 'k',
+    });
+    expect((await b.fires.ofLead([SCOPE], ' History@Example.com')).map((f) => [f.id, f.state])).toEqual([
+      [fire.id, 'answered'],
+    ]);
+    expect((await b.outcomes.ofLead([SCOPE], email, ['t-h', 't-other'])).map((o) => o.executionId)).toEqual(['x-h']);
+    expect(await b.outcomes.ofLead([SCOPE], email, [])).toEqual([]);
+  });
+
   it('keeps a meeting gone once the API answered 404: not upcoming, its booking proves nothing; a new answer clears it', async () => {
     const [a, b] = [client(), client()];
     const email = 'gone@example.com';

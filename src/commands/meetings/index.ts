@@ -11,7 +11,7 @@ export function meetingsCommand(ctx: Context): Command {
       command('ls')
         .description('list recorded meetings, upcoming first: time, lead, title, event, status, id')
         .argument('[text...]', 'only meetings whose title, lead or event contains all these words (any case)')
-        .option('--all', 'include past meetings, and gone ones (the API answered 404 to a move)')
+        .option('--all', 'include past meetings (upcoming ones the API answered 404 for are listed without it)')
         .option('--email <email>', "only this lead's meetings")
         .option(
           '--event <event-or-link>',
@@ -23,9 +23,22 @@ export function meetingsCommand(ctx: Context): Command {
         .option('-n, --limit <n>', 'at most n meetings, the first in time order (default: all that match)')
         .addHelpText(
           'after',
-          '\nThe record holds what schedctl booked, moved or recovered after a lost response, per profile and base URL.\n--json prints an array of the Meeting fields plus "source" (booked | rescheduled | recovered), "recordedAt", "event", "history" and, once the API answered 404 for it, "goneAt".\nExamples: schedctl meetings ls --email ada@acme.example\n          schedctl meetings ls product demo --all   (title, lead or event containing both words)',
+          '\nThe record holds what schedctl booked, moved or recovered after a lost response, per profile and base URL.\n--json prints an array of the Meeting fields plus "source" (booked | rescheduled | recovered | unresolved), "recordedAt", "event", "history" and, once the API answered 404 for it, "goneAt"; an unresolved entry is a booking sent whose answer was lost (docs/json-output.md).\nExamples: schedctl meetings ls --email ada@acme.example\n          schedctl meetings ls product demo --all   (title, lead or event containing both words)',
         )
         .action(runs(ctx, 'meetings/ls')),
+    )
+    .addCommand(
+      new Command('history')
+        .description(
+          "a lead's whole record as a timeline: fires, outcomes, booking attempts and what each answer proved, meetings, moves, refusals, 404s",
+        )
+        .argument('<email>', "the lead's email")
+        .option('--tz <zone>', 'display time zone (default: the system zone)')
+        .addHelpText(
+          'after',
+          '\nEach entry names the machine (user@host) that wrote it where the record keeps it. With a team state it is the team\'s record. No API request.\n--json prints {"email", "workspace", "entries": [{"at", "kind", ...}]} (docs/json-output.md).\nExample: schedctl meetings history ada@acme.example --tz Europe/Berlin',
+        )
+        .action(runs(ctx, 'meetings/history')),
     )
     .addCommand(
       new Command('show')

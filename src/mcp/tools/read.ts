@@ -75,11 +75,11 @@ export const listMeetingsTool = defineTool({
   name: 'list_meetings',
   title: 'List meetings on record',
   description:
-    "Lists the meetings booked or moved through schedctl with this profile, from schedctl's local record (the API has no list operation, so meetings booked elsewhere are not included). By default only upcoming ones; filter by the lead's email, the event or scheduling link (its id or slug; routed meetings too), words of the title, lead or event (text: all must occur, any case), or a from/to range (ISO 8601, or as people say them such as 'tomorrow' or 'next monday', read in tz); all: true includes past meetings and gone ones (goneAt: the API answered 404 to a move, it no longer has the meeting). Earliest first, one page at a time: at most limit meetings (default " +
+    "Lists the meetings booked or moved through schedctl with this profile, from schedctl's local record (the API has no list operation, so meetings booked elsewhere are not included). By default only upcoming ones; filter by the lead's email, the event or scheduling link (its id or slug; routed meetings too), words of the title, lead or event (text: all must occur, any case), or a from/to range (ISO 8601, or as people say them such as 'tomorrow' or 'next monday', read in tz); all: true includes past meetings (an upcoming meeting the API answered 404 to a move for is listed with goneAt: deleted, of another account, or a gateway's mistake; the record keeps it). Earliest first, one page at a time: at most limit meetings (default " +
     PAGE.default +
     ', at most ' +
     PAGE.max +
-    '); total says how many match, and nextOffset, passed back as offset, gives the next page. An entry whose id is null is a booking known to exist after its answer was lost: its id was never received; move it with reschedule_meeting and the id from the scheduling app. Costs no API request, except one read for an event slug schedctl has not seen. Read-only.',
+    '); total says how many match, and nextOffset, passed back as offset, gives the next page. An entry whose id is null is a booking whose answer was lost: source recovered, a retry proved it booked (move it with reschedule_meeting and the id from the scheduling app); source unresolved (status unknown), it was sent and almost certainly booked, and the same booking sent again confirms it (confirm says how). Costs no API request, except one read for an event slug schedctl has not seen. Read-only.',
   input: {
     email: emailInput("only this lead's meetings").optional(),
     event: idInput('only meetings of this event or scheduling link (its id or slug)').optional(),

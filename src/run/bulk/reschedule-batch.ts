@@ -16,6 +16,7 @@ import { meetingToMove, moveMeeting } from '../session/move.js';
 import { RATE_PER_MINUTE } from '../../limits.js';
 import type { State } from '../../state/index.js';
 import { allMeetings, filterMeetings, otherMachinesHint } from '../meetings/records.js';
+import { confirmHint, unresolvedAttempts, unresolvedView, unresolvedWhat } from '../meetings/unresolved.js';
 import { type BatchOptions, runBatch } from './batch.js';
 import { openSource } from './source.js';
 
@@ -47,7 +48,7 @@ export async function rescheduleBatch(ctx: Context, o: RescheduleBatchOptions): 
       async check(record) {
         const v = validateRescheduleRow(record, { zone, now: ctx.clock.now() });
         if (!v.ok) return v;
-        const found = await meetingOf(state, scope, v.row, ctx.clock.now());
+        const found = await meetingOf(state, scope, v.row, ctx.clock.now(), zone);
         return typeof found === 'string'
           ? { ok: false, errors: [found] }
           : { ok: true, row: { meeting: found.id, start: v.row.start } };
@@ -83,7 +84,13 @@ export async function rescheduleBatch(ctx: Context, o: RescheduleBatchOptions): 
 }
 
 /** The meeting a row names by email: exactly one upcoming meeting of that lead on record, else why not. */
-async function meetingOf(state: State, scope: string, row: RescheduleRow, now: Date): Promise<{ id: string } | string> {
+async function meetingOf(
+  state: State,
+  scope: string,
+  row: RescheduleRow,
+  now: Date,
+  zone: string,
+): Promise<{ id: string } | string> {
   if (row.meeting !== undefined) return { id: row.meeting };
   const filter = { email: row.email, upcomingFrom: now };
   const listed = filterMeetings(await allMeetings(state, scope, filter), filter);
@@ -92,6 +99,12 @@ async function meetingOf(state: State, scope: string, row: RescheduleRow, now: D
     return `email: ${row.email} has a meeting on record whose id was never received (its booking's answer was lost): give its meeting id, from the scheduling app`;
   const only = found.length === 1 ? found[0]?.id : undefined;
   if (only) return { id: only };
+  // Sent with its answer lost (issue 52 finding 7): said as such, not "no meeting".
+  const [lost] = found.length === 0 ? await unresolvedAttempts(state, scope, row.email) : [];
+  if (lost) {
+    const v = unresolvedView(lost);
+    return `email: ${unresolvedWhat(v, zone)}; ${confirmHint(v)}`;
+  }
   return found.length === 0
     ? `email: no upcoming meeting of ${row.email} in the local record (give its meeting id instead; ${await otherMachinesHint(state, true)})`
     : `email: ${found.length} upcoming meetings of ${row.email} are on record (give the meeting id instead)`;

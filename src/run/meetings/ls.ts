@@ -6,8 +6,10 @@ import { parseTimeExpression } from '../../domain/human-time.js';
 import { requireEmail } from '../../domain/inputs.js';
 import { formatInZone, resolveZone } from '../../domain/time.js';
 import { tables } from '../../ui/table.js';
-import { allMeetings, type AnyMeetingView, eventLabel, filterMeetings, isGone, type MeetingFilter } from './records.js';
+import { sanitizeText } from '../../ui/sanitize.js';
+import { allMeetings, eventLabel, filterMeetings, isGone, type ListedView, type MeetingFilter } from './records.js';
 import { eventIdsOf } from './event-ids.js';
+import { isUnresolvedView, unresolvedAttempts, unresolvedLine, unresolvedView } from './unresolved.js';
 
 export interface LsOptions {
   all?: boolean;
@@ -33,7 +35,7 @@ export async function run(ctx: Context, words: string[], opts: LsOptions): Promi
   const renderTable = await tables();
   // With a team state the record is every machine's: say who booked each meeting.
   const shared = (await (await ctx.state()).backend()).kind === 'postgres';
-  const by = (m: AnyMeetingView) => ('bookedBy' in m && m.bookedBy) || '';
+  const by = (m: ListedView) => ('bookedBy' in m && m.bookedBy) || '';
   if (ctx.io.isStderrTTY)
     ui.info(
       `Meetings booked or moved through schedctl on ${target.profileName ? `profile "${target.profileName}"` : 'SCHEDCTL_API_KEY'} at ${target.baseUrl} (the API has no list operation: meetings booked elsewhere are not here).`,
@@ -59,18 +61,41 @@ export async function run(ctx: Context, words: string[], opts: LsOptions): Promi
         m.personEmail,
         ...(title ? [m.title ?? ''] : []),
         eventLabel(m),
-        isGone(m) ? `gone since ${formatInZone(m.goneAt, zone)}` : m.status,
+        isGone(m)
+          ? `404 since ${formatInZone(m.goneAt, zone)}`
+          : isUnresolvedView(m)
+            ? 'unknown: answer lost'
+            : m.status,
         m.source,
         ...(shared ? [by(m)] : []),
-        m.id ?? '(unknown: answer lost)',
+        m.id ?? (isUnresolvedView(m) ? '(not received)' : '(unknown: answer lost)'),
       ]),
       { color: ui.out.level > 0 },
     );
   ui.print(withTitleIfItFits(table, terminalWidth(ctx)));
-  if (meetings.some((m) => m.id === null))
+  // What the table's STATUS cannot say, a line each on stderr (at most NOTES: a long --all
+  // listing stays a table; `meetings history <email>` has the rest).
+  const notes = meetings.flatMap((m) =>
+    isUnresolvedView(m)
+      ? [`unresolved: ${unresolvedLine(m, zone)}`]
+      : isGone(m)
+        ? [`404: ${notFoundLine(m.id, m.goneAt, zone)}; the record keeps it`]
+        : [],
+  );
+  for (const note of notes.slice(0, NOTES)) ui.info(sanitizeText(note));
+  if (notes.length > NOTES)
+    ui.info(`(${notes.length - NOTES} more like these: schedctl meetings history <email> shows a lead's whole record)`);
+  if (meetings.some((m) => m.id === null && !isUnresolvedView(m)))
     ui.info(
       '(unknown: answer lost): the meeting exists (a retry proved the booking) but its id was never received; move it by its id from the scheduling app: schedctl reschedule <meeting-id> --start <time> (the record then keeps the id)',
     );
+}
+
+const NOTES = 10;
+
+/** A meeting the API answered 404 for, said as what it is (shared/ledger-rules.md: not freed by it). */
+export function notFoundLine(id: string, at: string, zone: string): string {
+  return `the API answered 404 for meeting ${id} on ${formatInZone(at, zone)} (deleted, of another account, or a gateway's mistake: check it in the scheduling app)`;
 }
 
 /**
@@ -119,17 +144,27 @@ function parseLimit(raw: string): number {
 
 /**
  * The meetings of this workspace on record that pass the filter, earliest first: the `meetings ls
- * --json` document (the MCP tool and resource too). A filter's `upcomingFrom` asks for upcoming
+ * --json` document (the MCP tool and resource too). Upcoming ones include those the API answered
+ * 404 for (marked by goneAt), and the bookings sent whose answer was lost (source `unresolved`,
+ * whatever their time: the ledger's rule holds the lead on them until a re-run resolves them). A filter's `upcomingFrom` asks for upcoming
  * meetings; upcoming by the server's clock (shared/ledger-rules.md, "Whose clock"), as the
  * ledger's rule judges them: a local clock that runs ahead must not hide a meeting still to come.
  */
-export async function listMeetings(ctx: Context, filter: MeetingFilter): Promise<AnyMeetingView[]> {
+export async function listMeetings(ctx: Context, filter: MeetingFilter): Promise<ListedView[]> {
   const [state, target] = await Promise.all([ctx.state(), ctx.target()]);
   const scope = await workspaceOf(ctx);
   const upcoming = filter.upcomingFrom && { ...filter, upcomingFrom: serverClockOf(ctx).ledgerNow(target.baseUrl) };
-  const f: MeetingFilter = { ...(upcoming || filter) };
+  const f: MeetingFilter = { ...(upcoming || filter), withGone: true };
   if (f.event !== undefined) f.eventIds = await eventIdsOf(ctx, state, scope, f.event);
   // Words are matched here, after the query: the database's limit would cut before them.
   const read = f.text !== undefined ? { ...f, limit: undefined } : f;
-  return filterMeetings(await allMeetings(state, scope, read), f).slice(0, f.limit);
+  const [meetings, unresolved] = await Promise.all([
+    allMeetings(state, scope, read),
+    unresolvedAttempts(state, scope, f.email),
+  ]);
+  const listed: ListedView[] = [
+    ...filterMeetings(meetings, f),
+    ...filterMeetings(unresolved.map(unresolvedView), { ...f, upcomingFrom: undefined }),
+  ];
+  return listed.sort((a, b) => Date.parse(a.date) - Date.parse(b.date)).slice(0, f.limit);
 }

@@ -6,6 +6,7 @@
 import type { Meeting } from '../../api/schemas.js';
 import type { JournalEntry, MeetingRecord, State } from '../../state/index.js';
 import { notOver } from '../../state/meetings.js';
+import type { UnresolvedView } from './unresolved.js';
 
 /** A recorded meeting without its scope (the workspace is the command's own). */
 export type MeetingView = Omit<MeetingRecord, 'scope'>;
@@ -17,6 +18,8 @@ export type RecoveredView = {
     workflowExecutionId: string | null;
   };
 export type AnyMeetingView = MeetingView | RecoveredView;
+/** An entry of `meetings ls`: a meeting on record, or a booking whose answer was lost (unresolved.ts). */
+export type ListedView = AnyMeetingView | UnresolvedView;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -33,7 +36,7 @@ export function eventLabel(m: Pick<AnyMeetingView, 'event' | 'eventId'>): string
 }
 
 /** Whether the API answered NOT_FOUND for it (a move's 404): the server no longer has it. */
-export function isGone(m: AnyMeetingView): m is MeetingView & { goneAt: string } {
+export function isGone(m: ListedView): m is MeetingView & { goneAt: string } {
   return 'goneAt' in m && typeof m.goneAt === 'string';
 }
 
@@ -96,11 +99,16 @@ export interface MeetingFilter {
   to?: Date | undefined;
   /** Only meetings not over at this instant (in progress counts); undefined: past ones too. */
   upcomingFrom?: Date | undefined;
+  /**
+   * With upcomingFrom: also the upcoming meetings the API answered 404 for (`meetings ls` shows
+   * them for what they are; a move by --email passes them over).
+   */
+  withGone?: boolean | undefined;
   /** At most this many, the first in time order (the database stops there when it can). */
   limit?: number | undefined;
 }
 
-export function filterMeetings(all: AnyMeetingView[], f: MeetingFilter): AnyMeetingView[] {
+export function filterMeetings<T extends ListedView>(all: T[], f: MeetingFilter): T[] {
   const email = f.email?.trim().toLowerCase();
   return all.filter((m) => {
     const at = Date.parse(m.date);
@@ -113,13 +121,13 @@ export function filterMeetings(all: AnyMeetingView[], f: MeetingFilter): AnyMeet
       (f.text === undefined || hasWords(m, f.text)) &&
       (f.from === undefined || at >= f.from.getTime()) &&
       (f.to === undefined || at < f.to.getTime()) &&
-      (f.upcomingFrom === undefined || (notOver(m, f.upcomingFrom.getTime()) && !isGone(m)))
+      (f.upcomingFrom === undefined || (notOver(m, f.upcomingFrom.getTime()) && (f.withGone === true || !isGone(m))))
     );
   });
 }
 
 /** Whether every word of `text` occurs in the meeting's title, lead, event or trigger name (case-insensitive). */
-export function hasWords(m: AnyMeetingView, text: string): boolean {
+export function hasWords(m: ListedView, text: string): boolean {
   const hay = [m.title, m.personEmail, m.event, m.eventId, 'triggerName' in m ? m.triggerName : undefined]
     .filter((v): v is string => typeof v === 'string')
     .join('\n')

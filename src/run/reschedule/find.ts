@@ -2,7 +2,7 @@
 import { serverClockOf } from '../../api/server-clock.js';
 import type { Context } from '../../context.js';
 import { formatInZone } from '../../domain/time.js';
-import { CancelledError, CliError, EXIT, SeveralMeetingsError } from '../../errors.js';
+import { CancelledError, CliError, EXIT, LeadOutcomeUnknownError, SeveralMeetingsError } from '../../errors.js';
 import type { State } from '../../state/index.js';
 import { bookAgainCommand } from './gone.js';
 import {
@@ -13,6 +13,7 @@ import {
   otherMachinesHint,
   type MeetingView,
 } from '../meetings/records.js';
+import { confirmHint, unresolvedAttempts, unresolvedView, unresolvedWhat } from '../meetings/unresolved.js';
 
 export async function findMeetingByEmail(
   ctx: Context,
@@ -39,6 +40,17 @@ export async function findMeetingByEmail(
           hint: 'move it by its id, from the scheduling app or the calendar invite: schedctl reschedule <meeting-id> --start <time> (the record then keeps the id)',
         },
       );
+    // Sent with its answer lost (issue 52 finding 7): the meeting almost certainly exists, its id
+    // is not known yet. Said so, with how to learn it, not "nothing on record".
+    const [unresolved] = (await unresolvedAttempts(state, scope, q.email)).filter(
+      (e) => q.event === undefined || e.event === q.event || e.eventId === q.event,
+    );
+    if (unresolved) {
+      const v = unresolvedView(unresolved);
+      throw new LeadOutcomeUnknownError(`${unresolvedWhat(v, q.zone)}; nothing was moved`, {
+        hint: `${confirmHint(v)}; its meeting is then on record: schedctl reschedule --email ${q.email} --start <time>`,
+      });
+    }
     const gone = filterMeetings(listed, { ...filter, upcomingFrom: undefined }).find(isGone);
     throw new CliError(
       'NOT_FOUND',
