@@ -146,6 +146,14 @@ describe('another meeting of the same lead and event (issue 52 finding 3)', () =
     expect(rerun.stdout).toContain('its meeting id was never received');
     expect(rerun.stdout).not.toContain(x.id);
     expect((await t.sb.state()).meetings).toHaveLength(2);
+    // The timeline: the lost booking proved booked without an id; X on record as moved, apart from it.
+    const entries = (await cli(['meetings', 'history', 'joan@acme.example', '--json'])).json().entries as Array<
+      Record<string, unknown>
+    >;
+    expect(entries.filter((e) => e.kind === 'booking' && e.meetingId === x.id)).toEqual([]);
+    expect(entries).toContainEqual(
+      expect.objectContaining({ kind: 'meeting', meetingId: x.id, source: 'rescheduled' }),
+    );
   });
 });
 
@@ -199,6 +207,8 @@ describe('a meeting the API answered 404 for (issue 52 finding 2)', () => {
     expect(refused.json()).toMatchObject({ error: { code: 'LEAD_HAS_MEETING' } });
     expect(refused.json().error.message).toContain(`the API answered 404 for it`);
     expect(await t.sb.requestCount()).toBeLessThanOrEqual(before + 1); // at most the trigger list
+    const timeline = (await cli(['meetings', 'history', 'ada@acme.example', '--json'])).json();
+    expect(timeline.entries).toContainEqual(expect.objectContaining({ kind: 'not_found', meetingId: id }));
     expect((await t.sb.state()).meetings).toHaveLength(0);
 
     const anew = await route('ada@acme.example', ['--json', '--rebook']);

@@ -91,6 +91,11 @@ describe('a move journaled as a booking is (issue 52 finding 5)', () => {
       (r) => r.id === m.id,
     );
     expect(row?.pendingMove?.to).toBe(target);
+    const timeline = await cli(['meetings', 'history', 'lead@acme.example', '--json']);
+    expect(timeline.code, show(timeline)).toBe(0);
+    expect(timeline.json().entries).toContainEqual(
+      expect.objectContaining({ kind: 'move_unanswered', meetingId: m.id, to: target }),
+    );
     const again = await cli(['reschedule', m.id, '--start', target, '--json']);
     expect(again.code, show(again)).toBe(0);
     expect(again.stderr).toContain('got no answer: sending it again as it was');
@@ -99,6 +104,11 @@ describe('a move journaled as a booking is (issue 52 finding 5)', () => {
     );
     expect(after?.pendingMove).toBeUndefined();
     expect(Date.parse(after!.date)).toBe(Date.parse(target));
+    const kinds = (await cli(['meetings', 'history', 'lead@acme.example', '--json']))
+      .json()
+      .entries.map((e: { kind: string }) => e.kind);
+    expect(kinds).toContain('move');
+    expect(kinds).not.toContain('move_unanswered');
   });
 });
 

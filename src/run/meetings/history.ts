@@ -85,6 +85,8 @@ function describe(e: TimelineEntry, zone: string): string {
       return `meeting ${str(e.meetingId)} moved${e.from ? ` from ${time(e.from, zone)}` : ''} to ${time(e.to, zone)}`;
     case 'move_refused':
       return `meeting ${str(e.meetingId)}: a move to ${time(e.startTime, zone)} refused (409 CONFLICT: its host cannot take it; nothing changed)`;
+    case 'move_unanswered':
+      return `meeting ${str(e.meetingId)}: a move to ${time(e.to, zone)} was sent and its answer lost (it may have moved); the next move sends it again as it was`;
     case 'not_found':
       return `the API answered 404 for meeting ${str(e.meetingId)} (to a move: deleted, of another account, or a gateway's mistake)`;
   }

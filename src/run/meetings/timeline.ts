@@ -19,6 +19,7 @@ export type TimelineKind =
   | 'meeting'
   | 'move'
   | 'move_refused'
+  | 'move_unanswered'
   | 'not_found';
 
 export interface LeadRows {
@@ -134,6 +135,9 @@ function meetingEntries(m: MeetingRecord): TimelineEntry[] {
   for (const r of m.refused ?? [])
     out.push({ at: r.at, kind: 'move_refused', meetingId: m.id, startTime: r.startTime });
   if (m.goneAt) out.push({ at: m.goneAt, kind: 'not_found', meetingId: m.id });
+  // A move sent whose answer is not on record: the next move sends it again as it was.
+  if (m.pendingMove)
+    out.push({ at: m.pendingMove.sentAt, kind: 'move_unanswered', meetingId: m.id, to: m.pendingMove.to });
   return out;
 }
 
@@ -147,6 +151,7 @@ const ORDER: TimelineKind[] = [
   'meeting',
   'move_refused',
   'move',
+  'move_unanswered',
   'not_found',
   'booking_acknowledged',
 ];
