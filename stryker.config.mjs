@@ -8,7 +8,7 @@
  */
 export default {
   testRunner: 'vitest',
-  vitest: { configFile: 'test/setup/vitest.mutation.config.ts' },
+  vitest: { configFile: 'test/setup/vitest.mutation.config.ts', related: false },
   mutate: [
     'src/domain/**/*.ts',
     'src/state/**/*.ts',

@@ -132,9 +132,6 @@ export function legacyScope(profileName: string | undefined, baseUrl: string): s
   return `${profileName ?? 'env'}@${baseUrl}`;
 }
 
-/** Whether a scope string is a workspace id (anything else is a legacy scope). */
-export const isWorkspaceId = (scope: string): boolean => /#(key:|ws:|unattributed$)/.test(scope);
-
 /** A lead's identity. */
 export const leadId = (email: string): string => email.trim().toLowerCase();
 export const sameLead = (a: string, b: string): boolean => leadId(a) === leadId(b);

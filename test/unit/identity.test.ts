@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
   eventAliasKey,
-  isWorkspaceId,
   keyFingerprint,
   leadId,
   legacyScope,
@@ -91,9 +90,6 @@ describe('identity: a workspace is what a key reaches, not how the URL was typed
       'http://loopback:4010#ws:acme',
     );
     expect(workspaceId({ baseUrl: 'http://localhost:4010', apiKey: 'sk_1', workspace: '  ' })).toBe(a);
-    expect(isWorkspaceId(a)).toBe(true);
-    expect(isWorkspaceId('http://loopback:4010#ws:acme')).toBe(true);
-    expect(isWorkspaceId(legacyScope('sandbox', 'http://127.0.0.1:4010'))).toBe(false);
   });
 
   it('spells the legacy scope as older versions wrote it', () => {
@@ -216,12 +212,9 @@ describe('workspace ids, their URL, and the records no profile could take', () =
     expect(urlOfWorkspace('https://x/api')).toBe('https://x/api');
   });
 
-  it('files unattributed records under the URL normalised, and counts that scope as a workspace id', () => {
+  it('files unattributed records under the URL normalised', () => {
     expect(unattributedScope('http://127.0.0.1:4010/')).toBe('http://loopback:4010#unattributed');
     expect(unattributedScope('https://API.example.com:443/%61pi')).toBe('https://api.example.com/api#unattributed');
-    expect(isWorkspaceId('http://loopback:4010#unattributed')).toBe(true);
-    expect(isWorkspaceId('gone@http://x#unattributed-not')).toBe(false);
-    expect(isWorkspaceId('http://x#key:')).toBe(true);
   });
 
   it('splits a legacy scope at its first @ (a profile name has none); anything else is not one', () => {
