@@ -8,7 +8,16 @@
  */
 export default {
   testRunner: 'vitest',
-  vitest: { configFile: 'test/setup/vitest.mutation.config.ts' },
+  // related: false: Stryker names each mutant's test files itself (perTest coverage); vitest's
+  // search for the files related to the mutated one only added to every run.
+  vitest: { configFile: 'test/setup/vitest.mutation.config.ts', related: false },
+  // Incremental, with the baseline in the repository: a run re-tests the mutants whose code or
+  // covering tests changed since the baseline and reuses every other result, so CI's run takes
+  // minutes, not the ~37 of a full one; the scores (and scripts/mutation-core.mjs) count every
+  // mutant, reused ones included. `npm run test:mutation` updates the file: commit it with the
+  // change. `npx stryker run --force` re-tests everything (docs/development.md, "What CI runs").
+  incremental: true,
+  incrementalFile: 'test/mutation/incremental.json',
   mutate: [
     'src/domain/**/*.ts',
     'src/state/**/*.ts',
@@ -56,6 +65,7 @@ export default {
     'test/faults',
     'test/reliability',
     'test/sandbox',
+    'test/mutation',
   ],
   tempDirName: '.stryker-tmp',
   cleanTempDir: true,

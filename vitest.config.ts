@@ -1,5 +1,13 @@
 import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import { measureSlowness } from './test/helpers/slowness.js';
+
+// How much slower than a quiet 2-core machine the CLI starts here, now (test/helpers/slowness.ts):
+// the timeouts below grow with it, and every worker's helpers scale their own bounds by it.
+const bin = process.env.SCHEDCTL_TEST_BIN ?? fileURLToPath(new URL('./bin/schedctl.js', import.meta.url));
+const slowness = measureSlowness(bin);
+process.env.SCHEDCTL_TEST_SLOWNESS = String(slowness);
 
 export default defineConfig({
   test: {
@@ -16,7 +24,9 @@ export default defineConfig({
     // module and stubs no global, and loading src/ and the helpers once per worker, not once per
     // file, saved about 40 s of CPU in a full run (244 s instead of 283 s, user + sys).
     isolate: false,
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
+    // 30 s on a quiet machine; a test with a longer bound of its own scales it (`scaled`), or has
+    // none (timeout 0) where every wait in it is bounded already.
+    testTimeout: 30_000 * slowness,
+    hookTimeout: 30_000 * slowness,
   },
 });

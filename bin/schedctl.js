@@ -24,7 +24,8 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
   const { version } = JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8'));
   printVersion(`${version}\n`);
 } else {
-  // With --debug, a real crash's stack points at src/ (the bundle ships source maps).
+  // With --debug, a real crash's stack points at src/ where the build's source maps are (a
+  // checkout's build; the package leaves them out to stay small, docs/development.md).
   if (argv.includes('--debug')) process.setSourceMapsEnabled(true);
   const { main } = require('../dist/cli.cjs');
   // A closed pipe (`schedctl ... | head`) is not an error worth a stack trace.

@@ -1,4 +1,5 @@
-// `npm run check`: the static checks, lint (ESLint + Prettier) and the type check, side by side;
+// `npm run check`: the static checks, lint (ESLint + Prettier), the type check and unused code
+// (knip: unused files, exports and dependencies, knip.jsonc), side by side;
 // each one's output printed whole when it has ended, so lines never interleave. Not part of
 // `npm test` (the tests); CI runs it first (.ci/run). Exit: the first failure's code, or 0.
 import { spawn } from 'node:child_process';
@@ -22,7 +23,7 @@ function script(name) {
   });
 }
 
-const results = await Promise.all(['lint', 'typecheck'].map(script));
+const results = await Promise.all(['lint', 'typecheck', 'knip'].map(script));
 for (const r of results)
   process.stdout.write(`> ${r.name}: ${r.code === 0 ? 'ok' : `failed (exit ${r.code})`}\n${r.output}`);
 process.exit(results.find((r) => r.code !== 0)?.code ?? 0);

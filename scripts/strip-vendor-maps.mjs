@@ -2,8 +2,8 @@
 // package for no such benefit, so they are removed (decode VLQ, drop, re-encode), and so are
 // the names (a crash's frames are placed by file and line; the names, most of a map's size once
 // the vendor mappings are gone, only renamed minified identifiers), and every segment that
-// stays on the source line of the one before: the room they took carries the manual (docs/)
-// inside the package's 550 kB (docs/development.md).
+// stays on the source line of the one before. The maps serve a checkout's build (`--debug`);
+// the package leaves them out (package.json "files", docs/development.md).
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 

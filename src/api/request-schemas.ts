@@ -48,7 +48,6 @@ export const bookRequestSchema = z.object({
 export type BookRequest = z.infer<typeof bookRequestSchema>;
 
 export const rescheduleRequestSchema = z.object({ startTime: isoDateTime });
-export type RescheduleRequest = z.infer<typeof rescheduleRequestSchema>;
 
 /** `<field>: <reason>` items, the spec's format for INVALID_REQUEST details. */
 export function issueDetails(error: z.core.$ZodError): string[] {

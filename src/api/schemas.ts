@@ -265,7 +265,6 @@ export type TriggersList = z.infer<typeof schemas.triggersList>;
 export type TriggerFireResult = z.infer<typeof schemas.triggerFireResult>;
 /** The three outcome types the spec defines (the tolerant parse may also yield `other`). */
 export type Outcome = Exclude<TriggerFireResult['outcome'], { type: 'other' }>;
-export type ApiErrorBody = z.infer<typeof schemas.apiError>;
 // Request body types live with their schemas (only the sandbox builds those); type-only, so
 // importing them from here loads nothing.
-export type { FireRequest, SlotsRequest, BookRequest, RescheduleRequest } from './request-schemas.js';
+export type { FireRequest, SlotsRequest, BookRequest } from './request-schemas.js';

@@ -52,7 +52,7 @@ export function throwIfCancelled(): void {
  */
 export const hasSentUnrepeatable = (): boolean => operation.getStore()?.sent ?? processSent;
 
-/** Tests only: a new operation in a test process that has sent before. */
+/** @internal Tests only: a new operation in a test process that has sent before. */
 export function forgetSentForTests(): void {
   processSent = false;
 }

@@ -2,7 +2,6 @@
  * What happened to each row of a bulk run: one result per row, written as it is known (JSON
  * Lines or CSV), and the run's summary and exit code.
  */
-import { EXIT } from '../errors.js';
 
 export const ROW_STATUSES = [
   'booked',
@@ -30,13 +29,6 @@ export interface RowResult {
   code?: string;
   message?: string;
 }
-
-/**
- * Exit code of a bulk run in which some rows failed or were invalid (the others may have
- * succeeded). A new entry of the public exit-code table (docs/exit-codes-and-errors.md), beside
- * errors.ts's EXIT: 0 all rows done, 8 some rows failed.
- */
-export const EXIT_SOME_ROWS_FAILED = EXIT.someRowsFailed;
 
 /** One JSON object and a newline (stdout of `--json`, or a results file). */
 export function toJsonLine(result: RowResult): string {
@@ -104,8 +96,4 @@ export function summarize(results: Iterable<RowResult>): ResultSummary {
   }
   failedRows.sort((a, b) => a - b);
   return { total, byStatus, failedRows };
-}
-
-export function exitCodeFor(summary: ResultSummary): 0 | typeof EXIT_SOME_ROWS_FAILED {
-  return summary.failedRows.length === 0 ? 0 : EXIT_SOME_ROWS_FAILED;
 }

@@ -8,7 +8,7 @@
  */
 import { ConfigError, UsageError } from '../errors.js';
 import { hasAtInAuthority, hidesSomething, maskKey, showUrl } from './mask.js';
-import { legacyScope, workspaceId } from '../state/identity.js';
+import { workspaceId } from '../state/identity.js';
 import type { Profile } from '../state/index.js';
 
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:4010';
@@ -287,17 +287,4 @@ export function checkBaseUrl(raw: string, source: string): string {
  */
 export function scopeOf(target: Pick<Target, 'baseUrl' | 'apiKey' | 'workspace'>): string {
   return workspaceId(target);
-}
-
-/** The scope records were written under before workspaces (adopted on first use: State.adopt). */
-export function legacyScopeOf(target: Pick<Target, 'profileName' | 'baseUrl'>): string {
-  return legacyScope(target.profileName, target.baseUrl);
-}
-
-export function isLoopbackUrl(raw: string): boolean {
-  try {
-    return LOOPBACK.test(new URL(raw).hostname);
-  } catch {
-    return false;
-  }
 }

@@ -472,7 +472,7 @@ function dayMonthAmbiguous(
 }
 
 /**
- * For tests only: forgets the loaded parser, as in a fresh process. The suite runs its files in
+ * @internal For tests only: forgets the loaded parser, as in a fresh process. The suite runs its files in
  * shared workers (vitest `isolate: false`), so a test of when the parser loads starts from here.
  */
 export function forgetTimeExpressions(): void {

@@ -254,11 +254,6 @@ export function relativeMinutes(iso: string | Date, now: Date): string {
   return ms >= 0 ? `in ${text}` : `${text} ago`;
 }
 
-/** An instant as the API writes it: UTC ISO 8601 with milliseconds. */
-export function toIso(date: Date): string {
-  return date.toISOString();
-}
-
 function toZone(iso: string | Date, zone: string): DateTime {
   const dt = typeof iso === 'string' ? DateTime.fromISO(iso, { setZone: true }) : DateTime.fromJSDate(iso);
   return dt.setZone(zone);

@@ -162,7 +162,7 @@ export const ERROR_TEXT_MAX = 600;
 const ERROR_DETAILS_MAX = 20;
 
 /** Where a failed call's document goes: clients validate structuredContent against the outputSchema. */
-export const ERROR_META = 'schedctl/error';
+const ERROR_META = 'schedctl/error';
 
 /**
  * A failed call: isError, no structuredContent (it would not match the tool's outputSchema),

@@ -28,6 +28,3 @@ export function shown(text: unknown): string {
   const s = String(text ?? '');
   return TOKEN.test(s) ? s : q(s);
 }
-
-/** Several pieces of server text, each quoted, joined with `sep`. */
-export const qAll = (items: readonly unknown[], sep = ', '): string => items.map(q).join(sep);

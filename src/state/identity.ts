@@ -123,18 +123,6 @@ export function formerWorkspaceIds(input: WorkspaceInput): string[] {
   return former === current ? [] : [former];
 }
 
-/**
- * The scope records were written under before workspaces existed: the profile name (`env` for
- * a key from the environment) and the base URL as the profile held it. Such records are
- * adopted into the workspace the first time a command of that profile opens the ledger.
- */
-export function legacyScope(profileName: string | undefined, baseUrl: string): string {
-  return `${profileName ?? 'env'}@${baseUrl}`;
-}
-
-/** Whether a scope string is a workspace id (anything else is a legacy scope). */
-export const isWorkspaceId = (scope: string): boolean => /#(key:|ws:|unattributed$)/.test(scope);
-
 /** A lead's identity. */
 export const leadId = (email: string): string => email.trim().toLowerCase();
 export const sameLead = (a: string, b: string): boolean => leadId(a) === leadId(b);

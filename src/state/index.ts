@@ -36,46 +36,23 @@ export async function countTables(sql: Sql, dir: string): Promise<LedgerCounts &
   return { ...(await countRecords(sql)), rateBudgets: await countRateBudgets(dir) };
 }
 
-export {
-  LeadBusyError,
-  LeadLockLostError,
-  StateFileError,
-  StateLockError,
-  StateUnavailableError,
-  StateWriteError,
-} from './errors.js';
-export type { LedgerBackend, LockSubject } from './backend.js';
+export { StateLockError, StateWriteError } from './errors.js';
+export type { LedgerBackend } from './backend.js';
 export type { FireEntry } from './fires.js';
-export type { HeldLock, LockOwner, LockWait } from './lead-lock.js';
-export {
-  KEEP_DAYS,
-  wasSent,
-  type JournalEntry,
-  type JournalOutcome,
-  type JournalPatch,
-  type NewAttempt,
-  type OpenAttemptQuery,
-  type PriorQuery,
-} from './journal.js';
-export type {
-  MeetingMove,
-  MeetingQuery,
-  MeetingRecord,
-  MeetingSource,
-  MeetingToRecord,
-  UpcomingQuery,
-} from './meetings.js';
-export { answersKey, type FireToRemember, type OutcomeLookup, type RememberedOutcome } from './outcomes.js';
-export type { Profile, ProfileListing } from './profiles.js';
+export type { HeldLock, LockWait } from './lead-lock.js';
+export type { JournalEntry } from './journal.js';
+export type { MeetingRecord } from './meetings.js';
+export { answersKey, type RememberedOutcome } from './outcomes.js';
+export type { Profile } from './profiles.js';
 // For the `state` commands, through this module: the build keeps the store's modules in one chunk.
 export { localBackend } from './local/backend.js';
 export { DEFAULT_LOCK_TIMING } from './lock.js';
 export { LEDGER_DB };
 // Through this module (not imported directly): the build keeps it in the state's chunk, no file of its own.
 export { sqliteBudgetInUse, sqliteBudgetStore } from './sqlite/rate-budget.js';
-export { rateCache, RATE_DB } from './sqlite/rate-cache.js';
+export { rateCache } from './sqlite/rate-cache.js';
 export type { EventAliases, Fires, Journal, Meetings, Outcomes, Profiles, Workspaces };
-export { legacyScopes, moveRecords, WorkspaceTakenError, type Joined, type WorkspaceKey } from './workspaces.js';
+export { WorkspaceTakenError, type WorkspaceKey } from './workspaces.js';
 
 export interface StateOptions {
   /** The clock of every timestamp and of journal pruning (tests inject one; never Date.now()). */

@@ -1,5 +1,5 @@
 /**
- * Records from before workspaces were filed under `profile@url` (identity.ts, legacyScope). They
+ * Records from before workspaces were filed under `profile@url` (identity.ts, splitLegacyScope). They
  * move once, for every profile of the config directory together, into the workspace of that
  * profile's key; and every profile's key is recorded in its workspace at the same time (its
  * name joining, its former ids adopted), so two profiles of one key never start apart. What no
@@ -54,7 +54,7 @@ export async function attributeLegacy(
   const attribution: Attribution = [];
   for (const scope of await legacyScopes(tx)) {
     const owner = splitLegacyScope(scope);
-    // The profile of that name, holding that URL as it was typed then (legacyScope's spelling).
+    // The profile of that name, holding that URL as it was typed then (the legacy scope's spelling).
     const p = owner && Object.hasOwn(profiles, owner.profileName) ? profiles[owner.profileName] : undefined;
     const profile = p?.baseUrl === owner?.baseUrl ? owner?.profileName : undefined;
     // The workspace as it is now: a profile joined after this one's may have merged it.

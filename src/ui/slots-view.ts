@@ -34,8 +34,3 @@ export function renderSlotsByDay(slots: string[], zone: string): string {
   }
   return out.join('\n');
 }
-
-/** Choices for a picker: `Tue 1 Dec 14:00` in the zone, value = the slot as the API wrote it. */
-export function slotChoices(slots: string[], zone: string): Array<{ name: string; value: string }> {
-  return slots.map((s) => ({ name: `${dayLabel(s, zone)} ${timeLabel(s, zone)}`, value: s }));
-}

@@ -83,54 +83,61 @@ describe('a full disk mid-command', () => {
   // between the fire and the booking, or not at all. Every run ends booked or with STATE_WRITE naming the
   // database; nothing sent goes unrecorded: re-run with room, every lead ends with one meeting,
   // and one fire unless a fire's answer could not be written (then the re-run says so).
-  it('stops each step cleanly (exit 1, STATE_WRITE naming the ledger); a re-run completes each lead once', async () => {
-    const dir = tempDir();
-    expect((await cli(demoRouteFirstArgs('first@disk.example'), dir)).code).toBe(0);
-    const db = join(dir, 'ledger.db');
-    const kb = Math.ceil(statSync(db).size / 1024);
-    const leads: { email: string; code: number | null; sent: string[] }[] = [];
-    // Room for little (the first write fails), then from 40 KiB (the write-ahead log's shared
-    // memory alone is 32 KiB) up in steps of 12 KiB until a route completes: each write of a
-    // route (the fire marked sent, its answer, the booking's) meets the limit at some step.
-    for (let limit = 16; leads.at(-1)?.code !== 0 && limit <= kb + 256; limit = limit < 40 ? 40 : limit + 12) {
-      const email = `full${limit}@disk.example`;
-      const before = await t.sb.requestCount();
-      const r = await t.sb.cli([...demoRouteFirstArgs(email), '--json'], { configDir: dir, fileSizeLimitKb: limit });
-      const sent = (await t.sb.state()).requests
-        .slice(before)
-        .filter((q) => q.method === 'POST')
-        .map((q) => q.path.split('/')[2] ?? q.path);
-      leads.push({ email, code: r.code, sent });
-      if (r.code === 0) continue;
-      expect(r.code, show(r)).toBe(1);
-      const { error } = r.json();
-      expect(error.code, show(r)).toBe('STATE_WRITE');
-      expect(error.message).toContain(db);
-      expect(r.stderr).not.toMatch(/bug|\n\s+at /);
-    }
-    // The sweep met the disk at more than one step: before anything was sent, and after the fire.
-    const failed = leads.filter((l) => l.code !== 0);
-    expect(failed.some((l) => l.sent.length === 0)).toBe(true);
-    expect(failed.some((l) => l.sent.includes('triggers'))).toBe(true);
-    expect(leads.some((l) => l.code === 0)).toBe(true);
+  // No vitest timeout: the sweep is a bounded number of CLI runs (the limits up to the database's
+  // size + 256 KiB, then one re-run each), each bounded by the CLI helper's own (scaled) timeout,
+  // so it ends on any machine; its length is CLI starts, ~25 of them (10.7 s alone at load 1.4).
+  it(
+    'stops each step cleanly (exit 1, STATE_WRITE naming the ledger); a re-run completes each lead once',
+    { timeout: 0 },
+    async () => {
+      const dir = tempDir();
+      expect((await cli(demoRouteFirstArgs('first@disk.example'), dir)).code).toBe(0);
+      const db = join(dir, 'ledger.db');
+      const kb = Math.ceil(statSync(db).size / 1024);
+      const leads: { email: string; code: number | null; sent: string[] }[] = [];
+      // Room for little (the first write fails), then from 40 KiB (the write-ahead log's shared
+      // memory alone is 32 KiB) up in steps of 12 KiB until a route completes: each write of a
+      // route (the fire marked sent, its answer, the booking's) meets the limit at some step.
+      for (let limit = 16; leads.at(-1)?.code !== 0 && limit <= kb + 256; limit = limit < 40 ? 40 : limit + 12) {
+        const email = `full${limit}@disk.example`;
+        const before = await t.sb.requestCount();
+        const r = await t.sb.cli([...demoRouteFirstArgs(email), '--json'], { configDir: dir, fileSizeLimitKb: limit });
+        const sent = (await t.sb.state()).requests
+          .slice(before)
+          .filter((q) => q.method === 'POST')
+          .map((q) => q.path.split('/')[2] ?? q.path);
+        leads.push({ email, code: r.code, sent });
+        if (r.code === 0) continue;
+        expect(r.code, show(r)).toBe(1);
+        const { error } = r.json();
+        expect(error.code, show(r)).toBe('STATE_WRITE');
+        expect(error.message).toContain(db);
+        expect(r.stderr).not.toMatch(/bug|\n\s+at /);
+      }
+      // The sweep met the disk at more than one step: before anything was sent, and after the fire.
+      const failed = leads.filter((l) => l.code !== 0);
+      expect(failed.some((l) => l.sent.length === 0)).toBe(true);
+      expect(failed.some((l) => l.sent.includes('triggers'))).toBe(true);
+      expect(leads.some((l) => l.code === 0)).toBe(true);
 
-    // A fire whose answer could not be written (the disk filled after it was sent) is on record as
-    // sent and unanswered: the re-run says so (`unansweredFires`) and fires again, as after a lost
-    // answer (docs/ledger.md, "Fires"): a second workflow run, never a second meeting.
-    const refired = new Set<string>();
-    for (const l of failed) {
-      const rerun = await cli([...demoRouteFirstArgs(l.email), '--json'], dir);
-      expect(rerun.code, show(rerun)).toBe(0);
-      const told = rerun.json().unansweredFires as unknown[] | undefined;
-      if (told) refired.add(l.email);
-      if (!l.sent.includes('triggers')) expect(told, l.email).toBeUndefined();
-    }
-    const state = await t.sb.state();
-    for (const { email } of leads) {
-      expect(state.meetings.filter((m) => m.personEmail === email).length, email).toBe(1);
-      expect(state.executions.filter((x) => x.email === email).length, email).toBe(refired.has(email) ? 2 : 1);
-    }
-  });
+      // A fire whose answer could not be written (the disk filled after it was sent) is on record as
+      // sent and unanswered: the re-run says so (`unansweredFires`) and fires again, as after a lost
+      // answer (docs/ledger.md, "Fires"): a second workflow run, never a second meeting.
+      const refired = new Set<string>();
+      for (const l of failed) {
+        const rerun = await cli([...demoRouteFirstArgs(l.email), '--json'], dir);
+        expect(rerun.code, show(rerun)).toBe(0);
+        const told = rerun.json().unansweredFires as unknown[] | undefined;
+        if (told) refired.add(l.email);
+        if (!l.sent.includes('triggers')) expect(told, l.email).toBeUndefined();
+      }
+      const state = await t.sb.state();
+      for (const { email } of leads) {
+        expect(state.meetings.filter((m) => m.personEmail === email).length, email).toBe(1);
+        expect(state.executions.filter((x) => x.email === email).length, email).toBe(refired.has(email) ? 2 : 1);
+      }
+    },
+  );
 });
 
 describe('a shared config directory', () => {

@@ -1,9 +1,10 @@
 /**
- * The manual travels with the package: every page of docs/ is in the installed copy, every
+ * The manual travels with the package: every page of docs/ (but the contributor pages, which
+ * package.json's "files" leaves out) is in the installed copy, every
  * relative link of its README and pages resolves there, `--help` names the manual's index in
  * that copy, every `docs/<page>.md` a help text or message names is one of its pages, and the
  * package runs no install script. Against the checkout normally; against the installed tarball
- * under `npm run test:installed` (scripts/test-installed.mjs also holds the tarball under 500 KB
+ * under `npm run test:installed` (scripts/test-installed.mjs also holds the tarball under 500 kB
  * and its install free of warnings).
  */
 import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
@@ -14,7 +15,10 @@ import { BIN, runCli, show } from '../helpers/cli.js';
 const checkout = resolve(import.meta.dirname, '../..');
 /** The package as it runs: the checkout, or the installed copy behind npm's bin link. */
 const pkgRoot = resolve(dirname(realpathSync(BIN)), '..');
-const pages = readdirSync(join(checkout, 'docs')).filter((f) => f.endsWith('.md'));
+/** The contributor pages stay in the repository: package.json's "files" leaves them out (`!docs/<page>.md`). */
+const manifest = JSON.parse(readFileSync(join(checkout, 'package.json'), 'utf8')) as { files: string[] };
+const contributorPages = new Set(manifest.files.flatMap((f) => /^!docs\/([^/*]+\.md)$/.exec(f)?.[1] ?? []));
+const pages = readdirSync(join(checkout, 'docs')).filter((f) => f.endsWith('.md') && !contributorPages.has(f));
 
 const walk = (dir: string): string[] =>
   readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
@@ -50,8 +54,15 @@ describe('the manual travels with the package', () => {
 
   it('every docs/<page>.md a help text or message names is a page of the package', () => {
     const named = new Set<string>();
+    const toContributors: string[] = [];
     for (const file of walk(join(checkout, 'src')))
-      for (const [, page] of readFileSync(file, 'utf8').matchAll(/\bdocs\/([a-z0-9-]+\.md)/g)) named.add(page!);
+      for (const line of readFileSync(file, 'utf8').split('\n'))
+        for (const [, page] of line.matchAll(/\bdocs\/([a-z0-9-]+\.md)/g)) {
+          // A comment may cite a contributor page for whoever reads the code; a message may not.
+          if (!contributorPages.has(page!)) named.add(page!);
+          else if (!/^\s*(\/\/|\/?\*)/.test(line)) toContributors.push(`${file}: ${line.trim()}`);
+        }
+    expect(toContributors).toEqual([]);
     expect(named.size).toBeGreaterThan(3);
     for (const page of named) expect(existsSync(join(pkgRoot, 'docs', page)), page).toBe(true);
   });

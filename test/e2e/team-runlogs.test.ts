@@ -15,12 +15,13 @@ import { runRecordRows } from '../helpers/ledger-db.js';
 import { describeRun, sleep, type Killable } from '../helpers/parallel-run.js';
 import { usePostgres } from '../helpers/postgres.js';
 import { useSandbox } from '../helpers/sandbox.js';
+import { scaled } from '../helpers/slowness.js';
 import { startTcpProxy } from '../helpers/tcp-proxy.js';
 import { dbName, machine, viaPort, type Machine } from '../helpers/team.js';
 
 const fx = usePostgres();
 const t = useSandbox({ holdSeconds: 60 });
-const SLOW = { timeout: 90_000 };
+const SLOW = { timeout: scaled(90_000) };
 const LEAD_HEADER = 'email,company,region';
 const BOOKED = 'POST /v1/scheduling/meetings 201';
 
@@ -63,7 +64,7 @@ async function rowsDoneInDb(): Promise<number> {
 
 async function until(check: () => Promise<boolean>, timeoutMs = 30_000): Promise<boolean> {
   // Before the first command made the schema, a query fails: not yet.
-  for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; await sleep(25))
+  for (const deadline = Date.now() + scaled(timeoutMs); Date.now() < deadline; await sleep(25))
     if (await check().catch(() => false)) return true;
   return false;
 }
@@ -76,11 +77,25 @@ describe('a bulk run resumed from another machine', () => {
       const N = 5;
       const a = on();
       const b = on();
-      // Each row's fire answers late, so the run is still going when A is stopped.
-      await t.sb.fault({ method: 'POST', path: '/v1/triggers/*', fault: 'delay', delayMs: 400 });
+      // Every row's fire is held at the sandbox until the test lets it go, one at a time, so A is
+      // stopped with its rows 2 and 3 done and row 4's fire in flight however fast the machine is
+      // (no answer arrives while the test is not looking).
+      await t.sb.fault({ method: 'POST', path: '/v1/triggers/*', fault: 'delay', delayMs: 600_000, count: N });
+      const held = async () =>
+        (await t.sb.state()).requests.filter(
+          (q) => q.method === 'POST' && q.path.startsWith('/v1/triggers/') && q.status === null,
+        ).length;
       const run = start(a, routeArgs(leadsOn(a, 'resume', N)));
-      expect(await until(async () => (await rowsDoneInDb()) >= 2)).toBe(true);
+      for (let fires = 0; fires < 3; fires++) {
+        expect(await until(async () => (await held()) === 1), `fire ${fires + 1} reached the sandbox`).toBe(true);
+        if (fires === 2) break;
+        expect(await t.sb.releaseDelays()).toBe(1);
+        expect(await until(async () => (await rowsDoneInDb()) >= fires + 1)).toBe(true);
+      }
       run.child.kill('SIGINT');
+      // Row 4's fire answers now (the interrupt lets a request in flight finish); no later one is held.
+      await t.sb.clearFaults();
+      await t.sb.releaseDelays();
       const stopped = await run.done;
       expect(stopped.code, describeRun(stopped)).toBe(130);
       const fromA = parseBulk(stopped as unknown as RunResult).rows.filter((r) => r.row !== undefined);
@@ -92,7 +107,6 @@ describe('a bulk run resumed from another machine', () => {
       expect(
         existsSync(join(a.dir, 'runs')) ? readdirSync(join(a.dir, 'runs')).filter((f) => f.endsWith('.jsonl')) : [],
       ).toEqual([]);
-      await t.sb.clearFaults();
 
       const resumed = await b.run(routeArgs(leadsOn(b, 'resume', N)));
       expect(resumed.code, show(resumed)).toBe(0);

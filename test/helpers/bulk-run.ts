@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { assertNoSecrets, BIN, baseEnv, type RunResult } from './cli.js';
 import { runRecordRows } from './ledger-db.js';
 import type { SandboxState, TestSandbox } from './sandbox.js';
+import { scaled } from './slowness.js';
 
 export { DEMO_TRIGGER } from './args.js';
 
@@ -158,7 +159,7 @@ export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(r
 
 /** Polls `check` every 10 ms until it holds or `timeoutMs` passes (then throws `what`). */
 export async function waitFor(check: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
+  const deadline = Date.now() + scaled(timeoutMs);
   while (!check()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await sleep(10);

@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { scaled } from './slowness.js';
 
 export const BIN = process.env.SCHEDCTL_TEST_BIN ?? resolve(import.meta.dirname, '../../bin/schedctl.js');
 
@@ -106,14 +107,17 @@ export function runCli(args: string[], opts: RunOptions = {}): Promise<RunResult
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
     child.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(
-        new Error(
-          `schedctl ${args.join(' ')} did not finish within ${opts.timeoutMs ?? 20000} ms\nstdout:\n${stdout}\nstderr:\n${stderr}`,
-        ),
-      );
-    }, opts.timeoutMs ?? 20_000);
+    const timer = setTimeout(
+      () => {
+        child.kill('SIGKILL');
+        reject(
+          new Error(
+            `schedctl ${args.join(' ')} did not finish within ${scaled(opts.timeoutMs ?? 20_000)} ms\nstdout:\n${stdout}\nstderr:\n${stderr}`,
+          ),
+        );
+      },
+      scaled(opts.timeoutMs ?? 20_000),
+    );
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(timer);

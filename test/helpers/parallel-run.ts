@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { assertNoSecrets, baseEnv, BIN } from './cli.js';
+import { scaled } from './slowness.js';
 
 export interface KillableResult {
   code: number | null;
@@ -69,14 +70,17 @@ export function startCli(args: string[], opts: KillableOptions): Killable {
   };
   const killTimer = opts.killAfterMs !== undefined ? setTimeout(kill, opts.killAfterMs) : undefined;
   const done = new Promise<KillableResult>((resolve, reject) => {
-    const limit = setTimeout(() => {
-      kill();
-      reject(
-        new Error(
-          `schedctl ${args.join(' ')} did not finish within ${opts.timeoutMs ?? 60_000} ms\nstdout:\n${stdout}\nstderr:\n${stderr}`,
-        ),
-      );
-    }, opts.timeoutMs ?? 60_000);
+    const limit = setTimeout(
+      () => {
+        kill();
+        reject(
+          new Error(
+            `schedctl ${args.join(' ')} did not finish within ${scaled(opts.timeoutMs ?? 60_000)} ms\nstdout:\n${stdout}\nstderr:\n${stderr}`,
+          ),
+        );
+      },
+      scaled(opts.timeoutMs ?? 60_000),
+    );
     child.on('error', reject);
     child.on('close', (code, signal) => {
       ended = true;
@@ -121,7 +125,7 @@ export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(r
 
 /** Polls `check` every 20 ms until it is true; false after `timeoutMs`. */
 export async function waitFor(check: () => boolean, timeoutMs = 15_000): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
+  const deadline = Date.now() + scaled(timeoutMs);
   while (Date.now() < deadline) {
     try {
       if (check()) return true;

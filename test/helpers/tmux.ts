@@ -6,6 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll } from 'vitest';
 import { BIN, tempDir } from './cli.js';
 import { startTestSandbox, type TestSandbox } from './sandbox.js';
+import { scaled } from './slowness.js';
 
 export const hasTmux = (() => {
   try {
@@ -51,7 +52,7 @@ export function startPane(name: string, args: string[], env: Record<string, stri
   return {
     screen,
     async waitFor(text, timeoutMs = 10_000) {
-      const end = Date.now() + timeoutMs;
+      const end = Date.now() + scaled(timeoutMs);
       while (Date.now() < end) {
         if (screen().includes(text)) return;
         await new Promise((r) => setTimeout(r, 50));

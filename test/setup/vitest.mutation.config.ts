@@ -30,6 +30,9 @@ export default defineConfig({
       // file that is red for reasons of its own (say so when reporting the scores).
       ...(process.env.MUTATION_EXCLUDE?.split(',').filter(Boolean) ?? []),
     ],
+    // One module graph per worker, as in the main config (vitest.config.ts): without it every mutant's run re-imported
+    // each test file's src/ modules (chrono-node and luxon among them) before the first test.
+    isolate: false,
     testTimeout: 30_000,
     hookTimeout: 30_000,
   },

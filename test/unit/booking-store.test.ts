@@ -16,15 +16,9 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { Meeting } from '../../src/api/schemas.js';
 import { meetingFixture } from '../helpers/meeting.js';
 import { UsageError } from '../../src/errors.js';
-import {
-  answersKey,
-  openState,
-  StateFileError,
-  StateLockError,
-  StateWriteError,
-  type NewAttempt,
-  type State,
-} from '../../src/state/index.js';
+import { StateFileError } from '../../src/state/errors.js';
+import { answersKey, openState, StateLockError, StateWriteError, type State } from '../../src/state/index.js';
+import type { NewAttempt } from '../../src/state/journal.js';
 import { DEFAULT_LOCK_TIMING, withLock } from '../../src/state/lock.js';
 
 const DAY = 86_400_000;
@@ -187,7 +181,7 @@ describe('journal look-ups', () => {
   });
 
   it('stamps an attempt with the injected clock and keeps 90 days', async () => {
-    const { KEEP_DAYS } = await import('../../src/state/index.js');
+    const { KEEP_DAYS } = await import('../../src/state/journal.js');
     expect(KEEP_DAYS).toBe(90);
     const e = await state.journal.add(attempt());
     expect(e).toMatchObject({ attemptedAt: NOW.toISOString(), sentAt: null });

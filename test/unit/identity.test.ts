@@ -1,10 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
   eventAliasKey,
-  isWorkspaceId,
   keyFingerprint,
   leadId,
-  legacyScope,
   normaliseBaseUrl,
   resolveEventId,
   sameEvent,
@@ -91,14 +89,6 @@ describe('identity: a workspace is what a key reaches, not how the URL was typed
       'http://loopback:4010#ws:acme',
     );
     expect(workspaceId({ baseUrl: 'http://localhost:4010', apiKey: 'sk_1', workspace: '  ' })).toBe(a);
-    expect(isWorkspaceId(a)).toBe(true);
-    expect(isWorkspaceId('http://loopback:4010#ws:acme')).toBe(true);
-    expect(isWorkspaceId(legacyScope('sandbox', 'http://127.0.0.1:4010'))).toBe(false);
-  });
-
-  it('spells the legacy scope as older versions wrote it', () => {
-    expect(legacyScope('sandbox', 'http://127.0.0.1:4010')).toBe('sandbox@http://127.0.0.1:4010');
-    expect(legacyScope(undefined, 'https://api.example.com')).toBe('env@https://api.example.com');
   });
 });
 
@@ -216,20 +206,19 @@ describe('workspace ids, their URL, and the records no profile could take', () =
     expect(urlOfWorkspace('https://x/api')).toBe('https://x/api');
   });
 
-  it('files unattributed records under the URL normalised, and counts that scope as a workspace id', () => {
+  it('files unattributed records under the URL normalised', () => {
     expect(unattributedScope('http://127.0.0.1:4010/')).toBe('http://loopback:4010#unattributed');
     expect(unattributedScope('https://API.example.com:443/%61pi')).toBe('https://api.example.com/api#unattributed');
-    expect(isWorkspaceId('http://loopback:4010#unattributed')).toBe(true);
-    expect(isWorkspaceId('gone@http://x#unattributed-not')).toBe(false);
-    expect(isWorkspaceId('http://x#key:')).toBe(true);
   });
 
+  // The scope records were written under before workspaces: `<profile>@<base URL as the profile
+  // held it>`, `env` for a key from the environment (adopted into the workspace on first use).
   it('splits a legacy scope at its first @ (a profile name has none); anything else is not one', () => {
-    expect(splitLegacyScope(legacyScope('prod', 'https://u@x'))).toEqual({
+    expect(splitLegacyScope('prod@https://u@x')).toEqual({
       profileName: 'prod',
       baseUrl: 'https://u@x',
     });
-    expect(splitLegacyScope(legacyScope(undefined, 'http://x'))).toEqual({ profileName: 'env', baseUrl: 'http://x' });
+    expect(splitLegacyScope('env@http://x')).toEqual({ profileName: 'env', baseUrl: 'http://x' });
     expect(splitLegacyScope('@http://x')).toBeUndefined();
     expect(splitLegacyScope('no-at-all')).toBeUndefined();
   });

@@ -18,7 +18,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/errors.js';
 import { CONFIG_FORMAT, CONFIG_MIGRATIONS, ConfigFileStore, older } from '../../src/state/config-file.js';
 import { DEFAULT_LOCK_TIMING } from '../../src/state/lock.js';
-import { openState, StateFileError, StateWriteError, type State } from '../../src/state/index.js';
+import { StateFileError } from '../../src/state/errors.js';
+import { openState, StateWriteError, type State } from '../../src/state/index.js';
 
 const root = resolve(import.meta.dirname, '../..');
 const open = (dir: string) => openState(dir, { now: () => new Date('2031-03-01T12:00:00.000Z') });

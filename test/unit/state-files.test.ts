@@ -14,7 +14,8 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CONFIG_FORMAT } from '../../src/state/config-file.js';
-import { openState, StateFileError, StateLockError, StateWriteError, type State } from '../../src/state/index.js';
+import { StateFileError } from '../../src/state/errors.js';
+import { openState, StateLockError, StateWriteError, type State } from '../../src/state/index.js';
 
 const NOW = new Date('2031-03-01T12:00:00.000Z');
 const open = (dir: string, opts: { lockWaitMs?: number } = {}) => openState(dir, { now: () => NOW, ...opts });

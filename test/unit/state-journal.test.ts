@@ -2,7 +2,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { openState, type NewAttempt, type State } from '../../src/state/index.js';
+import { openState, type State } from '../../src/state/index.js';
+import type { NewAttempt } from '../../src/state/journal.js';
 
 const DAY = 86_400_000;
 // Every date below is relative to this injected clock, never to the real date.

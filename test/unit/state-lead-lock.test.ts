@@ -2,9 +2,9 @@ import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { LeadBusyError, openState } from '../../src/state/index.js';
+import { LeadBusyError, LeadLockLostError } from '../../src/state/errors.js';
+import { openState } from '../../src/state/index.js';
 import { leadLockFile, mayTakeOver, readOwner } from '../../src/state/lead-lock.js';
-import { LeadLockLostError } from '../../src/state/index.js';
 import { mkdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 

@@ -14,13 +14,8 @@ import { StateFileError } from '../../src/state/errors.js';
 import { ledgerTables } from '../../src/state/sql/tables.js';
 import type { LedgerCounts } from '../../src/state/sql/documents.js';
 import * as loaded from '../../src/state/sqlite/migrate.js';
-import {
-  APPLICATION_ID,
-  DOCUMENTS_ASIDE,
-  migrate,
-  SQLITE_SCHEMA_VERSION,
-  type MigrateOptions,
-} from '../../src/state/sqlite/migrate.js';
+import { DOCUMENTS_ASIDE } from '../../src/state/sqlite/documents-beside.js';
+import { APPLICATION_ID, migrate, SQLITE_SCHEMA_VERSION, type MigrateOptions } from '../../src/state/sqlite/migrate.js';
 
 const ZERO: LedgerCounts = { journal: 0, meetings: 0, outcomes: 0, fires: 0, events: 0 };
 const opts = (o: Partial<MigrateOptions> = {}): MigrateOptions => ({

@@ -25,9 +25,9 @@ import {
   unmigrated,
   type SqliteOptions,
 } from '../../src/state/sqlite/engine.js';
+import { DOCUMENTS_ASIDE } from '../../src/state/sqlite/documents-beside.js';
 import {
   APPLICATION_ID,
-  DOCUMENTS_ASIDE,
   inTransaction,
   migrate,
   SQLITE_SCHEMA_VERSION,

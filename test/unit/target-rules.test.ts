@@ -11,8 +11,6 @@ import {
   DEFAULT_BASE_URL,
   environmentTarget,
   hasUserinfo,
-  isLoopbackUrl,
-  legacyScopeOf,
   rateOf,
   refuseUserinfo,
   resolveProfileName,
@@ -307,13 +305,6 @@ describe('checkBaseUrl', () => {
     'http://a127.0.0.1.example',
   ])('refuses plain http to %s (not loopback)', (url) => {
     expect(() => checkBaseUrl(url, 'x')).toThrow(/plain http/);
-    expect(isLoopbackUrl(url)).toBe(false);
-  });
-  it('knows loopback', () => {
-    expect(isLoopbackUrl('http://localhost:1')).toBe(true);
-    expect(isLoopbackUrl('https://127.0.0.9')).toBe(true);
-    expect(isLoopbackUrl('http://[::1]:4010')).toBe(true);
-    expect(isLoopbackUrl('garbage')).toBe(false);
   });
 });
 
@@ -325,11 +316,9 @@ describe('sources and scopes', () => {
     expect(baseUrlSourceLabel('--base-url', 'prod')).toBe('--base-url');
     expect(baseUrlSourceLabel('SCHEDCTL_BASE_URL', undefined)).toBe('SCHEDCTL_BASE_URL');
   });
-  it('scopes records by workspace, and names the legacy scope', () => {
+  it('scopes records by workspace', () => {
     const t = { baseUrl: 'http://localhost:4010', apiKey: 'k', workspace: 'Acme' };
     expect(scopeOf(t)).toBe(workspaceId(t));
     expect(scopeOf(t)).toBe('http://loopback:4010#ws:acme');
-    expect(legacyScopeOf({ profileName: 'p', baseUrl: 'http://x' })).toBe('p@http://x');
-    expect(legacyScopeOf({ profileName: undefined, baseUrl: 'http://x' })).toBe('env@http://x');
   });
 });

@@ -7,8 +7,6 @@ export interface Paint {
   skip(s: string): string;
 }
 
-export const plain: Paint = { pass: (s) => s, fail: (s) => s, skip: (s) => s };
-
 /** Rows for the table: the RESULT cell carries its paint, applied after the table sanitizes its text. */
 export function tableRows(
   checks: CheckResult[],

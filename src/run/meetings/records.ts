@@ -40,11 +40,6 @@ export function isGone(m: ListedView): m is MeetingView & { goneAt: string } {
   return 'goneAt' in m && typeof m.goneAt === 'string';
 }
 
-/** The STATUS column: the API's last status, or `gone` once the API no longer has it. */
-export function statusLabel(m: AnyMeetingView): string {
-  return isGone(m) ? 'gone' : m.status;
-}
-
 export function view(record: MeetingRecord): MeetingView {
   const { scope: _scope, ...rest } = record;
   return rest;

@@ -2,7 +2,6 @@
  * What `schedctl state status`, `state push` and `state unlock` do to a team state: read its
  * schema version, counts and lock holders; copy a local ledger into it; release a lock.
  */
-import { join } from 'node:path';
 import { runLogFiles } from '../../bulk/run-log.js';
 import type { LockOwner } from '../lead-lock.js';
 import { countTables, type LedgerCounts } from '../sql/documents.js';
@@ -197,5 +196,3 @@ export async function keptHere(backend: PostgresBackend): Promise<number> {
   const runs = runLogFiles(backend.runSpoolDir).reduce((n, f) => n + f.records.length, 0);
   return backend.spool.pending().length + backend.legacySpool.count() + runs;
 }
-
-export const spoolDir = (configDir: string): string => join(configDir, 'team-spool');

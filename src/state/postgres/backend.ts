@@ -30,8 +30,8 @@ const FRESH_ANSWER_MS = 1000;
 // with a team state 5-7 ms of Node 20's ES module loader (resolve, read, compile, link), and,
 // started while the HTTP layer loads, it was answered only after it
 // (test/perf/bundle-layout.test.ts holds the layout; pg itself still loads only when used).
-export { isConnectionFailure, type Database } from './connect.js';
-export { HOLDERS_SQL, holderSoon, sessionClient, takeAndRecord } from './locks.js';
+export { type Database } from './connect.js';
+export { HOLDERS_SQL } from './locks.js';
 export { pgBudgetInUse, pgBudgetStore } from './rate-budget.js';
 
 /** A table's records as messages name them (what `state status` counts them as). */

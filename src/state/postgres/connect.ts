@@ -17,7 +17,7 @@ type Pg = typeof import('pg');
 let loaded: Promise<Pg> | undefined;
 export const loadPg = (): Promise<Pg> => (loaded ??= loadPgBundle());
 
-export { CONNECT_TIMEOUT_MS, QUERY_TIMEOUT_MS } from './client-config.js';
+export { QUERY_TIMEOUT_MS } from './client-config.js';
 
 /** A step on a pooled connection (lazyTransaction): `begun` once it sent BEGIN. */
 export interface LazyStep {

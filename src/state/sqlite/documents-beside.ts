@@ -61,7 +61,10 @@ export function documentsBeside(dir: string): string[] {
   return DOCUMENT_FILES.filter((name) => existsSync(join(dir, name)) && !isStandIn(join(dir, name)));
 }
 
-/** Whether every document's place holds a stand-in. */
+/**
+ * Whether every document's place holds a stand-in.
+ * @internal The tests' witness of placeStandIns (the store itself only places them and reads each one).
+ */
 export function standInsInPlace(dir: string): boolean {
   return DOCUMENT_FILES.every((name) => isStandIn(join(dir, name)));
 }

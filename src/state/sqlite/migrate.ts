@@ -12,10 +12,8 @@ import type { LedgerCounts } from '../sql/documents.js';
 import { ledgerTables, runTables, workspaceKeyTables } from '../sql/tables.js';
 import { lastOf } from '../sql/last.js';
 import type { Sql, SqlValue } from '../sql/types.js';
-import { DOCUMENT_FILES, DOCUMENTS_ASIDE, putDocumentsAside } from './documents-beside.js';
+import { putDocumentsAside } from './documents-beside.js';
 import { LEDGER_ID_MARK, newLedgerId } from './ledger-mark.js';
-
-export { DOCUMENT_FILES, DOCUMENTS_ASIDE };
 
 /** "SCHD": this file is a schedctl ledger. */
 export const APPLICATION_ID = 0x53434844;
