@@ -5,7 +5,7 @@
  * meeting's bookedBy, a move's `by`: user@host). Pure: the stores' rows in, entries out.
  */
 import type { FireEntry, JournalEntry, MeetingRecord, RememberedOutcome } from '../../state/index.js';
-import { wasSent } from '../../state/index.js';
+import { wasSent } from '../../state/journal.js';
 import { resendHint } from '../lead-guard.js';
 
 export type TimelineEntry = { at: string; kind: TimelineKind; by?: string } & Record<string, unknown>;

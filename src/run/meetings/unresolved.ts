@@ -7,7 +7,7 @@
  * nothing was booked.
  */
 import type { JournalEntry, State } from '../../state/index.js';
-import { wasSent } from '../../state/index.js';
+import { wasSent } from '../../state/journal.js';
 import { unattributedScope, urlOfWorkspace } from '../../state/identity.js';
 import { formatInZone } from '../../domain/time.js';
 import { resendHint } from '../lead-guard.js';
