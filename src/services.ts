@@ -12,7 +12,7 @@ import { budgetId, createRateBudget, type BudgetStore } from './api/rate-budget.
 import { nodeFetch, preconnect, proxyFor, proxySecrets } from './api/transport.js';
 import { redact } from './config/mask.js';
 import { resolveProfileName, resolveTarget, type Target } from './config/target.js';
-import type { Context } from './context.js';
+import type { Context } from './context-types.js';
 import { UsageError } from './errors.js';
 import { setHolderCommand } from './state/holder-command.js';
 import {

@@ -22,7 +22,7 @@
 import ky, { HTTPError, TimeoutError } from 'ky';
 import type { ZodMiniType as ZodType } from './zod.js';
 import { redact, redactKeyLike } from '../config/mask.js';
-import type { Clock } from '../context.js';
+import type { Clock } from '../context-basics.js';
 import { ApiError, BadResponseError, CliError, NetworkError, OutcomeUnknownError } from '../errors.js';
 import {
   describeFailure,

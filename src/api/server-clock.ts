@@ -15,7 +15,7 @@ import {
   skewWorthReporting,
   type SkewNotice,
 } from '../domain/server-clock.js';
-import type { Context } from '../context.js';
+import type { Context } from '../context-types.js';
 import { normaliseBaseUrl } from '../state/identity.js';
 import { sanitizeText } from '../ui/sanitize.js';
 

@@ -12,7 +12,7 @@
  * record already has sends nothing. An id is adopted only on evidence.
  */
 import { eventAliasKey, resolveEventId, sameEvent, sameLead } from '../state/identity.js';
-import type { JournalEntry, MeetingRecord } from '../state/index.js';
+import type { JournalEntry, MeetingRecord } from '../state/schemas.js';
 
 /** What the ledger holds for one lead in one workspace, as of now. */
 export interface LeadRecord {

@@ -29,7 +29,7 @@ export async function run(ctx: Context, _args: string[], opts: RouteFlagsWithBat
   const file = batchFile(opts);
   if (file !== undefined) {
     const { days } = await parseRouteOptions({ tz: opts.tz, days: opts.days }, ctx.clock.now(), true);
-    return routeBatch(ctx, {
+    return routeBatch(ctx, routeParsed, {
       from: file,
       trigger: opts.trigger,
       tz: opts.tz,

@@ -37,7 +37,14 @@ import { ensureDir } from './disk.js';
 import { LeadBusyError, LeadLockLostError, StateWriteError, errnoCode } from './errors.js';
 import { holderCommand } from './holder-command.js';
 import { leadId } from './identity.js';
-import type { LockTiming } from './lock.js';
+
+/** How long to wait for a lock's holder, and when a silent one elsewhere is taken over (lock.ts re-exports it). */
+export interface LockTiming {
+  /** How long to wait for another process before giving up with StateLockError. */
+  waitMs: number;
+  /** How long the heartbeat of a holder on another host may stand still before it is taken over. */
+  staleMs: number;
+}
 
 /** How long a run waits for another one booking the same lead: a few requests, or a wizard's prompts. */
 export const LEAD_WAIT_MS = 120_000;

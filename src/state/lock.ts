@@ -8,14 +8,10 @@
  * writers then lost each other's writes).
  */
 import { LeadBusyError, StateLockError, StateWriteError } from './errors.js';
-import { holdLock } from './lead-lock.js';
+import { holdLock, type LockTiming } from './lead-lock.js';
 
-export interface LockTiming {
-  /** How long to wait for another process before giving up with StateLockError. */
-  waitMs: number;
-  /** How long the heartbeat of a holder on another host may stand still before it is taken over. */
-  staleMs: number;
-}
+// Declared beside holdLock, which reads it: lead-lock.ts imports nothing from this file.
+export type { LockTiming } from './lead-lock.js';
 
 export const DEFAULT_LOCK_TIMING: LockTiming = { waitMs: 12_000, staleMs: 10_000 };
 

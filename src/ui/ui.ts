@@ -9,7 +9,7 @@
  * (see json-text.ts).
  */
 import { Chalk, supportsColor, supportsColorStderr, type ChalkInstance } from 'chalk';
-import type { GlobalOptions, IO } from '../context.js';
+import type { GlobalOptions, IO } from '../context-basics.js';
 import { jsonText, sanitizeOutput } from './sanitize.js';
 
 export interface Spinner {

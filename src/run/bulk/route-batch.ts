@@ -17,9 +17,21 @@ import { loadTimeExpressions } from '../../domain/human-time.js';
 import { resolveZone } from '../../domain/time.js';
 import { CancelledError, CliError, UsageError } from '../../errors.js';
 import { RATE_PER_MINUTE } from '../../limits.js';
-import { routeParsed } from '../route.js';
 import { type BatchOptions, runBatch } from './batch.js';
 import { openSource } from './source.js';
+import type { RouteNotice } from '../../domain/route/types.js';
+import type { ParsedRouteOptions } from '../route/options.js';
+import type { RouteRun } from '../route/types.js';
+
+/**
+ * One routed booking, as a bulk row asks for it: run/route.ts's routeParsed, passed in by
+ * route.ts (a batch is `route --file`). Importing it from there would make the two files a cycle.
+ */
+export type RouteOne = (
+  ctx: Context,
+  parsed: ParsedRouteOptions,
+  o: { rebook: boolean; notify: (n: RouteNotice) => void; again: string; noPrompt: true; triggers: Trigger[] },
+) => Promise<Pick<RouteRun, 'result'>>;
 
 export interface RouteBatchOptions extends BatchOptions {
   from: string;
@@ -29,7 +41,7 @@ export interface RouteBatchOptions extends BatchOptions {
   rebook?: boolean | undefined;
 }
 
-export async function routeBatch(ctx: Context, o: RouteBatchOptions): Promise<void> {
+export async function routeBatch(ctx: Context, routeOne: RouteOne, o: RouteBatchOptions): Promise<void> {
   const zone = resolveZone(o.tz, '--tz');
   const source = await openSource(ctx, o.from, '--file');
   await loadTimeExpressions();
@@ -56,7 +68,7 @@ export async function routeBatch(ctx: Context, o: RouteBatchOptions): Promise<vo
         return validateRouteRow(record, { triggers, defaultTrigger: o.trigger, zone, now: ctx.clock.now() });
       },
       run: (row, line, key) =>
-        routeRow(ctx, { triggers, zone, days: o.days, rebook: Boolean(o.rebook) }, row, line, key),
+        routeRow(ctx, { routeOne, triggers, zone, days: o.days, rebook: Boolean(o.rebook) }, row, line, key),
     },
     o,
   );
@@ -75,13 +87,13 @@ function checkColumns(header: string[], triggers: Trigger[], label: string): voi
 
 async function routeRow(
   ctx: Context,
-  d: { triggers: Trigger[]; zone: string; days: number; rebook: boolean },
+  d: { routeOne: RouteOne; triggers: Trigger[]; zone: string; days: number; rebook: boolean },
   row: RouteRow,
   line: number,
   key: string,
 ): Promise<RowResult> {
   try {
-    const { result } = await routeParsed(
+    const { result } = await d.routeOne(
       ctx,
       {
         flags: {
