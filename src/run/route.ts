@@ -154,46 +154,52 @@ export async function routeParsed(ctx: Context, parsed: ParsedRouteOptions, o: R
         },
         asker: flagAsker(parsed.flags, o.terminal),
         notify,
-        journal: state.journal,
-        outcomes: state.outcomes,
-        meetings: state.meetings,
-        askGuard: (email) => askLeadRecord(ctx, state, scope, email),
-        guard: ({ trigger, email, answersKey, asked }) =>
-          guardLead(ctx, state, {
-            scope,
-            email,
-            intent: {
-              kind: 'route',
-              triggerId: trigger.id,
-              answersKey,
-              start: parsed.flags.slot instanceof Date ? parsed.flags.slot : 'first',
-            },
-            zone: parsed.zone,
-            rebook: o.rebook,
-            again: o.again,
-            asked: asked as AskedRecord | undefined,
-            ...(o.rebookWord ? { rebookWord: o.rebookWord } : {}),
-            ...(o.noPrompt ? { noPrompt: true } : {}),
-          }),
-        assertHeld: held ? () => held.assertHeld() : undefined,
-        // A lead typed into the wizard is held from each booking's confirmation (not before: the
-        // lock would outlast a conversation nobody may finish).
-        holdLead: held
-          ? undefined
-          : (email, work) =>
-              state.holdLead({ scope, email }, (h) => work(async () => h.assertHeld()), leadWaitPrinter(ctx, email)),
-        learnEvent: (event, eventId) => state.events.learn(scope, event, eventId),
-        learnEventWrite: (event, eventId) => state.events.learnWrite(scope, event, eventId),
-        fireJournal: (trigger, email, answersKey) =>
-          fireJournalOf(state, { scope, triggerId: trigger.id, email, answersKey }),
-        unansweredFires: (trigger, email, except) => state.fires.unanswered(scope, email, trigger.id, except),
-        fireAhead: !o.terminal,
-        scope,
-        now: () => ctx.clock.now(),
-        days: parsed.days,
-        leadTimezone: parsed.leadZone,
-        rebook: o.rebook,
-        inputNames: FIRE_FLAGS,
+        ledger: {
+          journal: state.journal,
+          outcomes: state.outcomes,
+          meetings: state.meetings,
+          learnEvent: (event, eventId) => state.events.learn(scope, event, eventId),
+          learnEventWrite: (event, eventId) => state.events.learnWrite(scope, event, eventId),
+          fireJournal: (trigger, email, answersKey) =>
+            fireJournalOf(state, { scope, triggerId: trigger.id, email, answersKey }),
+          unansweredFires: (trigger, email, except) => state.fires.unanswered(scope, email, trigger.id, except),
+        },
+        lead: {
+          askGuard: (email) => askLeadRecord(ctx, state, scope, email),
+          guard: ({ trigger, email, answersKey, asked }) =>
+            guardLead(ctx, state, {
+              scope,
+              email,
+              intent: {
+                kind: 'route',
+                triggerId: trigger.id,
+                answersKey,
+                start: parsed.flags.slot instanceof Date ? parsed.flags.slot : 'first',
+              },
+              zone: parsed.zone,
+              rebook: o.rebook,
+              again: o.again,
+              asked: asked as AskedRecord | undefined,
+              ...(o.rebookWord ? { rebookWord: o.rebookWord } : {}),
+              ...(o.noPrompt ? { noPrompt: true } : {}),
+            }),
+          assertHeld: held ? () => held.assertHeld() : undefined,
+          // A lead typed into the wizard is held from each booking's confirmation (not before: the
+          // lock would outlast a conversation nobody may finish).
+          holdLead: held
+            ? undefined
+            : (email, work) =>
+                state.holdLead({ scope, email }, (h) => work(async () => h.assertHeld()), leadWaitPrinter(ctx, email)),
+        },
+        options: {
+          fireAhead: !o.terminal,
+          scope,
+          now: () => ctx.clock.now(),
+          days: parsed.days,
+          leadTimezone: parsed.leadZone,
+          rebook: o.rebook,
+          inputNames: FIRE_FLAGS,
+        },
       });
     } finally {
       await state.flush();

@@ -10,69 +10,18 @@
  * A remembered scheduler outcome for the same trigger and email is offered for reuse first.
  */
 import { leadFields } from '../lead-fields.js';
-import type { Api } from '../../api/endpoints.js';
 import type { Meeting, Outcome, Trigger, TriggerFireResult } from '../../api/schemas.js';
 import { ApiError, CancelledError, CliError, EXIT } from '../../errors.js';
 import { refireHint } from '../../hints.js';
-import { answersKey, type Journal, type JournalEntry, type Meetings, type Outcomes } from '../../state/index.js';
-import { answeredFromLedger, bookSlot, type BookDeps, type BookRequest, type BookResult } from '../booking.js';
+import { answersKey, type JournalEntry, type Outcomes } from '../../state/index.js';
+import { answeredFromLedger, bookSlot, type BookRequest, type BookResult } from '../booking.js';
 import { fireTrigger, type FireJournal } from '../fire.js';
 import { fetchSlots } from '../slots.js';
-import { buildResponses, type FireInputNames, isEmailField } from '../triggers.js';
-import type { GuestDetails, RouteAsker, RouteNotice, RouteResult, SlotPage } from './types.js';
+import { buildResponses, isEmailField } from '../triggers.js';
+import type { RouteDeps, RouteGuardResult, RouteLead, RouteLedger } from './deps.js';
+import type { GuestDetails, RouteResult, SlotPage } from './types.js';
 
-export interface RouteDeps {
-  api: Pick<Api, 'listTriggers' | 'fireTrigger' | 'slots' | 'book'>;
-  asker: RouteAsker;
-  notify: (notice: RouteNotice) => void;
-  journal: Pick<Journal, 'begin' | 'update' | 'remove' | 'path' | 'findOpenAttempt'>;
-  outcomes: Pick<Outcomes, 'lookup' | 'remember' | 'forgetExecution'>;
-  meetings?: Pick<Meetings, 'record'> & Partial<Pick<Meetings, 'get'>>;
-  /**
-   * The lead already has an upcoming meeting from this trigger (local record): returns it when
-   * this run repeats that booking (report it), throws or asks when it is something else.
-   */
-  guard?: (q: { trigger: Trigger; email: string; answersKey: string; asked?: unknown }) => Promise<RouteGuardResult>;
-  /**
-   * Starts the guard's reads (the lead's record) at once, so that they go out with the open
-   * attempt's (one round trip on a team state); what it returns is handed to guard as `asked`.
-   */
-  askGuard?: ((email: string) => unknown) | undefined;
-  /** Right before a booking's bytes leave: throws when the lead's lock was taken over (nothing is sent). */
-  assertHeld?: (() => void | Promise<void>) | undefined;
-  /**
-   * The lead is not held yet (a lead typed into the wizard): each booking holds it from its
-   * confirmation until its answer is settled, and the guard reads the record again under the hold
-   * (another run may have booked the lead while the wizard asked). Never the whole conversation.
-   */
-  holdLead?: (<T>(email: string, work: (assertHeld: () => Promise<void>) => Promise<T>) => Promise<T>) | undefined;
-  /** The ledger's event aliases learn which eventId a scheduling link books. */
-  learnEvent?: ((event: string, eventId: string) => Promise<unknown>) | undefined;
-  /** learnEvent as a write for the booking's one step (domain/booking.ts BookDeps). */
-  learnEventWrite?: BookDeps['learnEventWrite'];
-  /** The fires journal of this lead and trigger (a fire is written down before it is sent). */
-  fireJournal?: ((trigger: Trigger, email: string, answersKey: string) => FireJournal) | undefined;
-  /** Sent fires of this lead and trigger whose answer was lost (each may have started a run), but `except` (this run's own). */
-  unansweredFires?:
-    ((trigger: Trigger, email: string, except?: string) => Promise<{ sentAt?: string | undefined }[]>) | undefined;
-  /** No question can come between the lead's reads and its fire (no terminal): the fire may be marked sent ahead (FireJournal.markAhead). */
-  fireAhead?: boolean | undefined;
-  /** `${profile ?? 'env'}@${baseUrl}` (journal and outcome memory). */
-  scope: string;
-  now: () => Date;
-  /** Length of one page of slots, in days (at most 63: one slots request per page). */
-  days: number;
-  /** Sent as the booking's leadTimezone when known. */
-  leadTimezone?: string | undefined;
-  /** A booking known to exist does not stop this run (a lost attempt is still resolved first). */
-  rebook?: boolean | undefined;
-  /** How the caller names the fire's inputs when the answers do not fit the form. */
-  inputNames: FireInputNames;
-}
-
-/** The lead guard's verdict (run/lead-guard.ts): book, or answer from the ledger. */
-export type RouteGuardResult =
-  { kind: 'go' } | { kind: 'repeat'; meeting: Meeting } | { kind: 'repeat_attempt'; attempt: JournalEntry };
+export type { RouteApi, RouteDeps, RouteGuardResult, RouteLead, RouteLedger, RouteOptions } from './deps.js';
 
 /** Booking attempts per run: each recovery costs requests, and a server refusing forever must not loop. */
 export const MAX_BOOK_ATTEMPTS = 6;
@@ -93,7 +42,8 @@ export async function runRoute(deps: RouteDeps): Promise<RouteResult> {
 }
 
 async function routeOnce(deps: RouteDeps, taken: { ahead?: FireJournal | undefined }): Promise<RouteResult> {
-  const { api, asker, scope } = deps;
+  const { api, asker } = deps;
+  const { scope } = deps.options;
   const { triggers } = await api.listTriggers();
   if (triggers.length === 0) {
     throw new CliError('NOT_FOUND', 'this workspace has no API triggers to route with', EXIT.notFound, {
@@ -105,7 +55,7 @@ async function routeOnce(deps: RouteDeps, taken: { ahead?: FireJournal | undefin
   const formFields = trigger.fields.filter((f) => !isEmailField(f));
   // The answers come first: a remembered outcome belongs to the answers it was fired with.
   const formAnswers = await asker.form(trigger, formFields, email);
-  const responses = buildResponses(trigger, { email, fields: formAnswers }, deps.inputNames);
+  const responses = buildResponses(trigger, { email, fields: formAnswers }, deps.options.inputNames);
   /**
    * WORK_EMAIL_REQUIRED: on a terminal the lead's email is asked again and the run starts over
    * with it, keeping every other answer (no re-typing the form, no second triggers request).
@@ -127,7 +77,7 @@ async function routeOnce(deps: RouteDeps, taken: { ahead?: FireJournal | undefin
   // A lead with nothing on record is fired for: without a question between its reads and its
   // fire, a team state marks the fire sent with those reads (state/fires.ts recordSentAhead),
   // and the fire's own mark then costs no round trip. A mark not followed by its fire is taken back.
-  const ahead = deps.fireAhead ? deps.fireJournal?.(trigger, email, key) : undefined;
+  const ahead = deps.options.fireAhead ? deps.ledger.fireJournal?.(trigger, email, key) : undefined;
   const aheadId = ahead?.markAhead?.();
   if (aheadId !== undefined) taken.ahead = ahead;
   // Asked together with the open attempt (one round trip on a team state): the remembered outcome,
@@ -136,27 +86,27 @@ async function routeOnce(deps: RouteDeps, taken: { ahead?: FireJournal | undefin
   let early:
     | { remembered: ReturnType<Outcomes['lookup']>; unanswered: UnansweredAsked | undefined; guard: unknown }
     | undefined = {
-    remembered: deps.outcomes.lookup(scope, trigger.id, email, key),
-    unanswered: deps.unansweredFires?.(trigger, email, aheadId),
-    guard: deps.askGuard?.(email),
+    remembered: deps.ledger.outcomes.lookup(scope, trigger.id, email, key),
+    unanswered: deps.ledger.unansweredFires?.(trigger, email, aheadId),
+    guard: deps.lead?.askGuard?.(email),
   };
   early.remembered.catch(() => {});
   early.unanswered?.catch(() => {});
   // An earlier run of the same lead and answers whose booking answer was lost is resolved first,
   // whatever slot this run asks for: its attempt is sent again as it was. So is one known to
   // have booked (unless rebook): after a lost answer its meeting is in no local record.
-  const open = await deps.journal.findOpenAttempt(scope, {
+  const open = await deps.ledger.journal.findOpenAttempt(scope, {
     personEmail: email,
     triggerId: trigger.id,
     answersKey: key,
-    ...(deps.rebook ? {} : { bookedSince: deps.now() }),
+    ...(deps.options.rebook ? {} : { bookedSince: deps.options.now() }),
   });
   const resolve = async (attempt: JournalEntry): Promise<RouteResult | undefined> => {
     early = undefined;
     // The same lead and answers, resolved as booked (shared/ledger-rules.md): answered from the ledger, nothing sent.
     if (attempt.outcome !== 'unknown') {
       // Its meeting on record (its id learnt since, by a move): answered with that meeting.
-      const held = attempt.meetingId ? await deps.meetings?.get?.(scope, attempt.meetingId) : undefined;
+      const held = attempt.meetingId ? await deps.ledger.meetings?.get?.(scope, attempt.meetingId) : undefined;
       if (held && held.goneAt === undefined && held.status !== 'canceled')
         return onRecord(base, held, attempt.workflowExecutionId ?? '');
       return resolvedResult(
@@ -171,16 +121,16 @@ async function routeOnce(deps: RouteDeps, taken: { ahead?: FireJournal | undefin
       const resolved = await bookSlot(
         {
           api,
-          journal: deps.journal,
-          meetings: deps.meetings,
-          outcomes: deps.outcomes,
+          journal: deps.ledger.journal,
+          meetings: deps.ledger.meetings,
+          outcomes: deps.ledger.outcomes,
           scope,
-          now: deps.now,
+          now: deps.options.now,
           origin,
           suggestOnSlotTaken: false,
-          assertHeld: deps.assertHeld,
-          learnEvent: deps.learnEvent,
-          learnEventWrite: deps.learnEventWrite,
+          assertHeld: deps.lead?.assertHeld,
+          learnEvent: deps.ledger.learnEvent,
+          learnEventWrite: deps.ledger.learnEventWrite,
         },
         attempt.request as BookRequest,
       );
@@ -199,7 +149,7 @@ async function routeOnce(deps: RouteDeps, taken: { ahead?: FireJournal | undefin
     open?.request &&
     open.outcome !== 'booked' &&
     open.acknowledgedAt === undefined &&
-    !(deps.rebook && open.lostBy === 'error_answer')
+    !(deps.options.rebook && open.lostBy === 'error_answer')
   ) {
     const resolved = await resolve(open);
     if (resolved) return resolved;
@@ -207,7 +157,7 @@ async function routeOnce(deps: RouteDeps, taken: { ahead?: FireJournal | undefin
   // The ledger's rule: an upcoming meeting or an unknown outcome of this lead, on any event,
   // trigger or answers, is not booked again (the guard refuses or asks); the same booking again
   // is answered from the record.
-  const verdict = await deps.guard?.({ trigger, email, answersKey: key, asked: early?.guard });
+  const verdict = await deps.lead?.guard?.({ trigger, email, answersKey: key, asked: early?.guard });
   if (verdict?.kind === 'repeat') {
     const held = verdict.meeting;
     return onRecord(base, held, '');
@@ -222,7 +172,7 @@ async function routeOnce(deps: RouteDeps, taken: { ahead?: FireJournal | undefin
 
   let fired: { executionId: string; outcome: Outcome | { type: string } };
   let reused = false;
-  const remembered = await (early?.remembered ?? deps.outcomes.lookup(scope, trigger.id, email, key));
+  const remembered = await (early?.remembered ?? deps.ledger.outcomes.lookup(scope, trigger.id, email, key));
   if (remembered.kind === 'match' && (await asker.reuse(remembered.outcome, trigger))) {
     fired = { executionId: remembered.outcome.executionId, outcome: remembered.outcome.outcome };
     reused = true;
@@ -263,8 +213,8 @@ async function routeOnce(deps: RouteDeps, taken: { ahead?: FireJournal | undefin
   let linkId = outcome.schedulingLinkId;
   let reservationId: string | undefined;
   const firstWindow = () => {
-    const from = deps.now();
-    return { from, to: new Date(from.getTime() + deps.days * DAY_MS) };
+    const from = deps.options.now();
+    return { from, to: new Date(from.getTime() + deps.options.days * DAY_MS) };
   };
   let window = firstWindow();
   let page: SlotPage | undefined;
@@ -287,7 +237,7 @@ async function routeOnce(deps: RouteDeps, taken: { ahead?: FireJournal | undefin
         to: window.to,
       };
     }
-    const earlier = window.from.getTime() > deps.now().getTime() + 60_000;
+    const earlier = window.from.getTime() > deps.options.now().getTime() + 60_000;
     const shown: SlotPage = {
       ...page,
       slots: page.slots.filter((s) => !refused.has(Date.parse(s))),
@@ -298,8 +248,8 @@ async function routeOnce(deps: RouteDeps, taken: { ahead?: FireJournal | undefin
     openDay = undefined;
     const answer = await asker.pickSlot(shown);
     if (answer.kind === 'day') {
-      const from = new Date(Math.max(deps.now().getTime(), answer.day.getTime()));
-      window = { from, to: new Date(from.getTime() + deps.days * DAY_MS) };
+      const from = new Date(Math.max(deps.options.now().getTime(), answer.day.getTime()));
+      window = { from, to: new Date(from.getTime() + deps.options.days * DAY_MS) };
       openDay = answer.day;
       page = undefined;
       reason = undefined;
@@ -309,9 +259,11 @@ async function routeOnce(deps: RouteDeps, taken: { ahead?: FireJournal | undefin
       // Pages of `days` either way; never before now.
       window =
         answer.kind === 'later'
-          ? { from: window.to, to: new Date(window.to.getTime() + deps.days * DAY_MS) }
+          ? { from: window.to, to: new Date(window.to.getTime() + deps.options.days * DAY_MS) }
           : {
-              from: new Date(Math.max(deps.now().getTime(), window.from.getTime() - deps.days * DAY_MS)),
+              from: new Date(
+                Math.max(deps.options.now().getTime(), window.from.getTime() - deps.options.days * DAY_MS),
+              ),
               to: window.from,
             };
       page = undefined;
@@ -330,33 +282,34 @@ async function routeOnce(deps: RouteDeps, taken: { ahead?: FireJournal | undefin
       email,
       executionId: result.executionId,
       guests,
-      leadTimezone: deps.leadTimezone,
+      leadTimezone: deps.options.leadTimezone,
     });
     deps.notify({ type: 'booking', slot });
     attempts += 1;
-    const bookHeld = (assertHeld: RouteDeps['assertHeld']) =>
+    const bookHeld = (assertHeld: RouteLead['assertHeld']) =>
       bookSlot(
         {
           api,
-          journal: deps.journal,
-          meetings: deps.meetings,
+          journal: deps.ledger.journal,
+          meetings: deps.ledger.meetings,
           scope,
-          now: deps.now,
-          outcomes: deps.outcomes,
+          now: deps.options.now,
+          outcomes: deps.ledger.outcomes,
           origin,
           suggestOnSlotTaken: false,
           assertHeld,
-          learnEvent: deps.learnEvent,
-          learnEventWrite: deps.learnEventWrite,
+          learnEvent: deps.ledger.learnEvent,
+          learnEventWrite: deps.ledger.learnEventWrite,
         },
         request,
       );
     try {
       let booked: BookResult;
-      if (deps.holdLead) {
+      const holdLead = deps.lead?.holdLead;
+      if (holdLead) {
         // Held from the confirmation: the lead's record read again, the rule asked again.
-        const held = await deps.holdLead(email, async (assertHeld): Promise<HeldBooking> => {
-          const since = await deps.guard?.({ trigger, email, answersKey: key });
+        const held = await holdLead(email, async (assertHeld): Promise<HeldBooking> => {
+          const since = await deps.lead?.guard?.({ trigger, email, answersKey: key });
           if (since && since.kind !== 'go') return since;
           return { kind: 'booked', booked: await bookHeld(assertHeld) };
         });
@@ -366,7 +319,7 @@ async function routeOnce(deps: RouteDeps, taken: { ahead?: FireJournal | undefin
           return resolvedResult(base, a.workflowExecutionId ?? '', answeredFromLedger(a), a.request as BookRequest);
         }
         booked = held.booked;
-      } else booked = await bookHeld(deps.assertHeld);
+      } else booked = await bookHeld(deps.lead?.assertHeld);
       const done = { ...result, guests, slot, reservationId: request.reservationId, warnings: booked.warnings };
       if (booked.status === 'booked')
         return { ...done, status: 'booked', meeting: booked.meeting, slot: booked.meeting.date };
@@ -403,7 +356,7 @@ async function routeOnce(deps: RouteDeps, taken: { ahead?: FireJournal | undefin
           if (result.refires >= MAX_REFIRES || !(await asker.refire(result.executionId, trigger))) {
             throw error.withHint(refireHint(result.executionId));
           }
-          await deps.outcomes.forgetExecution(scope, result.executionId);
+          await deps.ledger.outcomes.forgetExecution(scope, result.executionId);
           const again = await fire(deps, trigger, email, responses);
           if (again.outcome.type !== 'scheduler' || !('schedulingLinkId' in again.outcome)) {
             // The workflow routed differently this time: report that outcome as the result.
@@ -432,7 +385,7 @@ async function routeOnce(deps: RouteDeps, taken: { ahead?: FireJournal | undefin
   }
 }
 
-type UnansweredAsked = ReturnType<NonNullable<RouteDeps['unansweredFires']>>;
+type UnansweredAsked = ReturnType<NonNullable<RouteLedger['unansweredFires']>>;
 
 /** A booking under the wizard's hold: sent, or answered from the record found there. */
 type HeldBooking = Exclude<RouteGuardResult, { kind: 'go' }> | { kind: 'booked'; booked: BookResult };
@@ -449,7 +402,7 @@ async function fire(
 ): Promise<TriggerFireResult> {
   // Not this run's own fire, when marked sent ahead with the lead's reads.
   const own = journal ? await journal.prepare() : undefined;
-  const earlier = (await (asked ?? deps.unansweredFires?.(trigger, email, own))) ?? [];
+  const earlier = (await (asked ?? deps.ledger.unansweredFires?.(trigger, email, own))) ?? [];
   if (earlier.length > 0) deps.notify({ type: 'unanswered_fires', trigger, email, fires: earlier });
   deps.notify({ type: 'firing', trigger, email });
   // Stops when its outcome cannot be recorded (nothing is booked), saying the run exists.
@@ -457,13 +410,13 @@ async function fire(
     deps.api,
     trigger,
     { email, responses },
-    journal ?? deps.fireJournal?.(trigger, email, answersKey(responses, {})),
+    journal ?? deps.ledger.fireJournal?.(trigger, email, answersKey(responses, {})),
     (fired, along) =>
-      deps.outcomes.remember(
-        deps.scope,
+      deps.ledger.outcomes.remember(
+        deps.options.scope,
         trigger.id,
         email,
-        { ...fired, firedAt: deps.now().toISOString(), answersKey: answersKey(responses, {}) },
+        { ...fired, firedAt: deps.options.now().toISOString(), answersKey: answersKey(responses, {}) },
         along,
         // With the booking's next write (its attempt): one round trip fewer on a team state. Lost
         // only with this process (killed before it), the re-run says the fire went unanswered.
