@@ -1,7 +1,7 @@
 import { workspaceOf } from './workspace.js';
 import type { Trigger } from '../api/schemas.js';
 import type { Context } from '../context.js';
-import { runRoute } from '../domain/route/flow.js';
+import { runRoute, type RouteLead, type RouteLedger } from '../domain/route/flow.js';
 import type { RouteAsker, RouteNotice } from '../domain/route/types.js';
 import { setInterruptNote } from '../interrupt-note.js';
 import { UsageError } from '../errors.js';
@@ -9,7 +9,7 @@ import { BATCH_ONLY_FLAGS, batchFile } from './bulk/batch.js';
 import { routeBatch } from './bulk/route-batch.js';
 import { askLeadRecord, guardLead, leadWaitPrinter, type AskedRecord } from './lead-guard.js';
 import { fireJournalOf } from './trigger/fire-journal.js';
-import type { HeldLock } from '../state/index.js';
+import type { HeldLock, State } from '../state/index.js';
 import { routeCommandLine } from './route/command-line.js';
 import { flagAsker } from './route/flag-asker.js';
 import { type ParsedRouteOptions, parseRouteOptions, type RouteOptionsInput } from './route/options.js';
@@ -154,46 +154,17 @@ export async function routeParsed(ctx: Context, parsed: ParsedRouteOptions, o: R
         },
         asker: flagAsker(parsed.flags, o.terminal),
         notify,
-        journal: state.journal,
-        outcomes: state.outcomes,
-        meetings: state.meetings,
-        askGuard: (email) => askLeadRecord(ctx, state, scope, email),
-        guard: ({ trigger, email, answersKey, asked }) =>
-          guardLead(ctx, state, {
-            scope,
-            email,
-            intent: {
-              kind: 'route',
-              triggerId: trigger.id,
-              answersKey,
-              start: parsed.flags.slot instanceof Date ? parsed.flags.slot : 'first',
-            },
-            zone: parsed.zone,
-            rebook: o.rebook,
-            again: o.again,
-            asked: asked as AskedRecord | undefined,
-            ...(o.rebookWord ? { rebookWord: o.rebookWord } : {}),
-            ...(o.noPrompt ? { noPrompt: true } : {}),
-          }),
-        assertHeld: held ? () => held.assertHeld() : undefined,
-        // A lead typed into the wizard is held from each booking's confirmation (not before: the
-        // lock would outlast a conversation nobody may finish).
-        holdLead: held
-          ? undefined
-          : (email, work) =>
-              state.holdLead({ scope, email }, (h) => work(async () => h.assertHeld()), leadWaitPrinter(ctx, email)),
-        learnEvent: (event, eventId) => state.events.learn(scope, event, eventId),
-        learnEventWrite: (event, eventId) => state.events.learnWrite(scope, event, eventId),
-        fireJournal: (trigger, email, answersKey) =>
-          fireJournalOf(state, { scope, triggerId: trigger.id, email, answersKey }),
-        unansweredFires: (trigger, email, except) => state.fires.unanswered(scope, email, trigger.id, except),
-        fireAhead: !o.terminal,
-        scope,
-        now: () => ctx.clock.now(),
-        days: parsed.days,
-        leadTimezone: parsed.leadZone,
-        rebook: o.rebook,
-        inputNames: FIRE_FLAGS,
+        ledger: routeLedger(state, scope),
+        lead: leadHooks(ctx, state, { scope, parsed, o, held }),
+        options: {
+          fireAhead: !o.terminal,
+          scope,
+          now: () => ctx.clock.now(),
+          days: parsed.days,
+          leadTimezone: parsed.leadZone,
+          rebook: o.rebook,
+          inputNames: FIRE_FLAGS,
+        },
       });
     } finally {
       await state.flush();
@@ -201,7 +172,7 @@ export async function routeParsed(ctx: Context, parsed: ParsedRouteOptions, o: R
   };
   // A lead known up front is routed as the only schedctl booking it (state/lead-lock.ts): a
   // parallel run for the same lead waits, then finds this one's meeting on record. A lead typed
-  // into the wizard is held from each booking's confirmation (holdLead above).
+  // into the wizard is held from each booking's confirmation (leadHooks below: holdLead).
   const lead = parsed.flags.email;
   const routed = lead
     ? await state.holdLead({ scope, email: lead }, routeLead, leadWaitPrinter(ctx, lead))
@@ -213,5 +184,55 @@ export async function routeParsed(ctx: Context, parsed: ParsedRouteOptions, o: R
     zone: parsed.zone,
     leadZone: parsed.leadZone,
     commandLine: routeCommandLine(result, { profile: ctx.globals.profile, leadTz: parsed.leadZone }),
+  };
+}
+
+/** The lead's stores, as the route reads and writes them (domain/route/deps.ts RouteLedger). */
+function routeLedger(state: State, scope: string): RouteLedger {
+  return {
+    journal: state.journal,
+    outcomes: state.outcomes,
+    meetings: state.meetings,
+    learnEvent: (event, eventId) => state.events.learn(scope, event, eventId),
+    learnEventWrite: (event, eventId) => state.events.learnWrite(scope, event, eventId),
+    fireJournal: (trigger, email, answersKey) =>
+      fireJournalOf(state, { scope, triggerId: trigger.id, email, answersKey }),
+    unansweredFires: (trigger, email, except) => state.fires.unanswered(scope, email, trigger.id, except),
+  };
+}
+
+/** The lead session's hooks for a route: the lead rule (run/lead-guard.ts) and the lead's hold. */
+function leadHooks(
+  ctx: Context,
+  state: State,
+  r: { scope: string; parsed: ParsedRouteOptions; o: RouteParsedOptions; held: HeldLock | undefined },
+): RouteLead {
+  const { scope, parsed, o, held } = r;
+  return {
+    askGuard: (email) => askLeadRecord(ctx, state, scope, email),
+    guard: ({ trigger, email, answersKey, asked }) =>
+      guardLead(ctx, state, {
+        scope,
+        email,
+        intent: {
+          kind: 'route',
+          triggerId: trigger.id,
+          answersKey,
+          start: parsed.flags.slot instanceof Date ? parsed.flags.slot : 'first',
+        },
+        zone: parsed.zone,
+        rebook: o.rebook,
+        again: o.again,
+        asked: asked as AskedRecord | undefined,
+        ...(o.rebookWord ? { rebookWord: o.rebookWord } : {}),
+        ...(o.noPrompt ? { noPrompt: true } : {}),
+      }),
+    assertHeld: held ? () => held.assertHeld() : undefined,
+    // A lead typed into the wizard is held from each booking's confirmation (not before: the
+    // lock would outlast a conversation nobody may finish).
+    holdLead: held
+      ? undefined
+      : (email, work) =>
+          state.holdLead({ scope, email }, (h) => work(async () => h.assertHeld()), leadWaitPrinter(ctx, email)),
   };
 }

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { BookRequest, Meeting, Trigger } from '../../src/api/schemas.js';
-import { MAX_BOOK_ATTEMPTS, runRoute, type RouteDeps } from '../../src/domain/route/flow.js';
+import { MAX_BOOK_ATTEMPTS, runRoute, type RouteDeps, type RouteLead } from '../../src/domain/route/flow.js';
 import type { RouteAsker, RouteNotice, SlotPage } from '../../src/domain/route/types.js';
 import { ApiError, CancelledError, CliError, OutcomeUnknownError } from '../../src/errors.js';
 import { flagAsker, type RouteFlags } from '../../src/run/route/flag-asker.js';
@@ -149,7 +149,7 @@ function route(
   o: {
     asker?: RouteAsker;
     flags?: Partial<RouteFlags>;
-    guard?: RouteDeps['guard'];
+    guard?: RouteLead['guard'];
     leadTimezone?: string;
     rebook?: boolean;
     now?: Date;
@@ -161,16 +161,16 @@ function route(
     api,
     asker: o.asker ?? flagAsker({ ...FLAGS, ...o.flags }, undefined),
     notify: (n) => notices.push(n),
-    journal: state.journal,
-    outcomes: state.outcomes,
-    meetings: state.meetings,
-    ...(o.guard ? { guard: o.guard } : {}),
-    scope: SCOPE,
-    now: o.clock ?? (() => o.now ?? NOW),
-    days: 7,
-    leadTimezone: o.leadTimezone,
-    ...(o.rebook !== undefined ? { rebook: o.rebook } : {}),
-    inputNames: FIRE_FLAGS,
+    ledger: { journal: state.journal, outcomes: state.outcomes, meetings: state.meetings },
+    ...(o.guard ? { lead: { guard: o.guard } } : {}),
+    options: {
+      scope: SCOPE,
+      now: o.clock ?? (() => o.now ?? NOW),
+      days: 7,
+      leadTimezone: o.leadTimezone,
+      ...(o.rebook !== undefined ? { rebook: o.rebook } : {}),
+      inputNames: FIRE_FLAGS,
+    },
   });
   return { promise, notices };
 }
@@ -714,25 +714,23 @@ describe("route flow: a fire marked sent ahead, with the lead's reads", () => {
       abandonAhead: async () => void log.push('abandon'),
     });
   }
-  const withJournal = (api: RouteDeps['api'], log: string[], o: { fireAhead: boolean; guard?: RouteDeps['guard'] }) =>
+  const withJournal = (api: RouteDeps['api'], log: string[], o: { fireAhead: boolean; guard?: RouteLead['guard'] }) =>
     runRoute({
       api,
       asker: flagAsker(FLAGS, undefined),
       notify: () => {},
-      journal: state.journal,
-      outcomes: state.outcomes,
-      meetings: state.meetings,
-      ...(o.guard ? { guard: o.guard } : {}),
-      scope: SCOPE,
-      now: () => NOW,
-      days: 7,
-      inputNames: FIRE_FLAGS,
-      fireJournal: aheadJournal(log),
-      fireAhead: o.fireAhead,
-      unansweredFires: async (_t, _e, except) => {
-        log.push(`unanswered except ${except}`);
-        return [];
+      ledger: {
+        journal: state.journal,
+        outcomes: state.outcomes,
+        meetings: state.meetings,
+        fireJournal: aheadJournal(log),
+        unansweredFires: async (_t, _e, except) => {
+          log.push(`unanswered except ${except}`);
+          return [];
+        },
       },
+      ...(o.guard ? { lead: { guard: o.guard } } : {}),
+      options: { scope: SCOPE, now: () => NOW, days: 7, inputNames: FIRE_FLAGS, fireAhead: o.fireAhead },
     });
 
   it('is marked before the reads, which leave it out of the unanswered fires, and the fire goes on its journal', async () => {

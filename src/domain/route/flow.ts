@@ -8,82 +8,29 @@
  * - CONFLICT: the scheduling session ended: fire again (asked: it repeats CRM writes and counts
  *   for routing fairness) and restart from the slots step.
  * A remembered scheduler outcome for the same trigger and email is offered for reuse first.
+ *
+ * The steps, each its own function over the route's session (session.ts): choose the trigger,
+ * lead and answers; read the lead (started together); resolve an earlier lost attempt and ask
+ * the lead rule (resolve.ts); reuse or fire (reuse-or-fire.ts); pick and book (book-loop.ts).
  */
-import { leadFields } from '../lead-fields.js';
-import type { Api } from '../../api/endpoints.js';
-import type { Meeting, Outcome, Trigger, TriggerFireResult } from '../../api/schemas.js';
-import { ApiError, CancelledError, CliError, EXIT } from '../../errors.js';
-import { refireHint } from '../../hints.js';
-import { answersKey, type Journal, type JournalEntry, type Meetings, type Outcomes } from '../../state/index.js';
-import { answeredFromLedger, bookSlot, type BookDeps, type BookRequest, type BookResult } from '../booking.js';
-import { fireTrigger, type FireJournal } from '../fire.js';
-import { fetchSlots } from '../slots.js';
-import { buildResponses, type FireInputNames, isEmailField } from '../triggers.js';
-import type { GuestDetails, RouteAsker, RouteNotice, RouteResult, SlotPage } from './types.js';
+import type { Outcome, Trigger } from '../../api/schemas.js';
+import { ApiError, CliError, EXIT } from '../../errors.js';
+import { answersKey, type JournalEntry } from '../../state/index.js';
+import type { FireJournal } from '../fire.js';
+import { buildResponses, isEmailField } from '../triggers.js';
+import { pickAndBook } from './book-loop.js';
+import type { RouteDeps } from './deps.js';
+import { askLeadRule, resolveLostAttempt } from './resolve.js';
+import { reuseOrFire } from './reuse-or-fire.js';
+import type { RouteSession } from './session.js';
+import type { RouteResult } from './types.js';
 
-export interface RouteDeps {
-  api: Pick<Api, 'listTriggers' | 'fireTrigger' | 'slots' | 'book'>;
-  asker: RouteAsker;
-  notify: (notice: RouteNotice) => void;
-  journal: Pick<Journal, 'begin' | 'update' | 'remove' | 'path' | 'findOpenAttempt'>;
-  outcomes: Pick<Outcomes, 'lookup' | 'remember' | 'forgetExecution'>;
-  meetings?: Pick<Meetings, 'record'> & Partial<Pick<Meetings, 'get'>>;
-  /**
-   * The lead already has an upcoming meeting from this trigger (local record): returns it when
-   * this run repeats that booking (report it), throws or asks when it is something else.
-   */
-  guard?: (q: { trigger: Trigger; email: string; answersKey: string; asked?: unknown }) => Promise<RouteGuardResult>;
-  /**
-   * Starts the guard's reads (the lead's record) at once, so that they go out with the open
-   * attempt's (one round trip on a team state); what it returns is handed to guard as `asked`.
-   */
-  askGuard?: ((email: string) => unknown) | undefined;
-  /** Right before a booking's bytes leave: throws when the lead's lock was taken over (nothing is sent). */
-  assertHeld?: (() => void | Promise<void>) | undefined;
-  /**
-   * The lead is not held yet (a lead typed into the wizard): each booking holds it from its
-   * confirmation until its answer is settled, and the guard reads the record again under the hold
-   * (another run may have booked the lead while the wizard asked). Never the whole conversation.
-   */
-  holdLead?: (<T>(email: string, work: (assertHeld: () => Promise<void>) => Promise<T>) => Promise<T>) | undefined;
-  /** The ledger's event aliases learn which eventId a scheduling link books. */
-  learnEvent?: ((event: string, eventId: string) => Promise<unknown>) | undefined;
-  /** learnEvent as a write for the booking's one step (domain/booking.ts BookDeps). */
-  learnEventWrite?: BookDeps['learnEventWrite'];
-  /** The fires journal of this lead and trigger (a fire is written down before it is sent). */
-  fireJournal?: ((trigger: Trigger, email: string, answersKey: string) => FireJournal) | undefined;
-  /** Sent fires of this lead and trigger whose answer was lost (each may have started a run), but `except` (this run's own). */
-  unansweredFires?:
-    ((trigger: Trigger, email: string, except?: string) => Promise<{ sentAt?: string | undefined }[]>) | undefined;
-  /** No question can come between the lead's reads and its fire (no terminal): the fire may be marked sent ahead (FireJournal.markAhead). */
-  fireAhead?: boolean | undefined;
-  /** `${profile ?? 'env'}@${baseUrl}` (journal and outcome memory). */
-  scope: string;
-  now: () => Date;
-  /** Length of one page of slots, in days (at most 63: one slots request per page). */
-  days: number;
-  /** Sent as the booking's leadTimezone when known. */
-  leadTimezone?: string | undefined;
-  /** A booking known to exist does not stop this run (a lost attempt is still resolved first). */
-  rebook?: boolean | undefined;
-  /** How the caller names the fire's inputs when the answers do not fit the form. */
-  inputNames: FireInputNames;
-}
-
-/** The lead guard's verdict (run/lead-guard.ts): book, or answer from the ledger. */
-export type RouteGuardResult =
-  { kind: 'go' } | { kind: 'repeat'; meeting: Meeting } | { kind: 'repeat_attempt'; attempt: JournalEntry };
-
-/** Booking attempts per run: each recovery costs requests, and a server refusing forever must not loop. */
-export const MAX_BOOK_ATTEMPTS = 6;
-/** Re-fires per run: each one starts a workflow run (CRM writes, routing fairness). */
-export const MAX_REFIRES = 2;
-const DAY_MS = 86_400_000;
-/** Refusals of a re-sent attempt that tell nothing about whether it booked: the server did not look at it. */
-const NOT_AN_ANSWER = new Set(['RATE_LIMITED', 'INVALID_API_KEY', 'MISSING_SCOPE']);
+export type { RouteApi, RouteDeps, RouteGuardResult, RouteLead, RouteLedger, RouteOptions } from './deps.js';
+export { MAX_BOOK_ATTEMPTS } from './book-loop.js';
+export { MAX_REFIRES } from './recover.js';
 
 export async function runRoute(deps: RouteDeps): Promise<RouteResult> {
-  // A fire marked sent ahead (below) and not handed to its fire is taken back, however the route ends.
+  // A fire marked sent ahead (readLead) and not handed to its fire is taken back, however the route ends.
   const taken: { ahead?: FireJournal | undefined } = {};
   try {
     return await routeOnce(deps, taken);
@@ -92,8 +39,38 @@ export async function runRoute(deps: RouteDeps): Promise<RouteResult> {
   }
 }
 
-async function routeOnce(deps: RouteDeps, taken: { ahead?: FireJournal | undefined }): Promise<RouteResult> {
-  const { api, asker, scope } = deps;
+async function routeOnce(deps: RouteDeps, taken: RouteSession['taken']): Promise<RouteResult> {
+  const s = await chooseLead(deps, taken);
+  const open = await readLead(s);
+  const resolved = await resolveLostAttempt(s, open);
+  if (resolved) return resolved;
+  const answered = await askLeadRule(s, open);
+  if (answered) return answered;
+  const fired = await reuseOrFire(s);
+  if ('finished' in fired) return fired.finished;
+  const result: RouteResult = {
+    status: 'none',
+    trigger: s.trigger,
+    email: s.email,
+    executionId: fired.executionId,
+    outcome: fired.outcome,
+    responses: s.responses,
+    reused: fired.reused,
+    refires: 0,
+    meeting: null,
+    slot: null,
+    reservationId: null,
+    guests: { guests: [] },
+  };
+  const outcome = fired.outcome as Outcome | { type: string };
+  if (outcome.type === 'redirect' || outcome.type === 'none') return { ...result, status: outcome.type };
+  if (!('schedulingLinkId' in outcome) || outcome.type !== 'scheduler') return { ...result, status: 'other' };
+  return pickAndBook(s, result, outcome.schedulingLinkId);
+}
+
+/** The trigger, the lead's email and the form's answers: the session every later step reads. */
+async function chooseLead(deps: RouteDeps, taken: RouteSession['taken']): Promise<RouteSession> {
+  const { api, asker } = deps;
   const { triggers } = await api.listTriggers();
   if (triggers.length === 0) {
     throw new CliError('NOT_FOUND', 'this workspace has no API triggers to route with', EXIT.notFound, {
@@ -105,435 +82,69 @@ async function routeOnce(deps: RouteDeps, taken: { ahead?: FireJournal | undefin
   const formFields = trigger.fields.filter((f) => !isEmailField(f));
   // The answers come first: a remembered outcome belongs to the answers it was fired with.
   const formAnswers = await asker.form(trigger, formFields, email);
-  const responses = buildResponses(trigger, { email, fields: formAnswers }, deps.inputNames);
-  /**
-   * WORK_EMAIL_REQUIRED: on a terminal the lead's email is asked again and the run starts over
-   * with it, keeping every other answer (no re-typing the form, no second triggers request).
-   */
-  const withAnotherEmail = async (error: unknown): Promise<RouteResult | undefined> => {
-    if (!(error instanceof ApiError) || error.code !== 'WORK_EMAIL_REQUIRED' || !asker.retryEmail) return undefined;
-    const next = await asker.retryEmail(trigger, email, error.message);
-    if (!next) return undefined;
-    return runRoute({
-      ...deps,
-      api: { ...deps.api, listTriggers: async () => ({ triggers }) },
-      asker: { ...asker, trigger: async () => trigger, email: async () => next, form: async () => formAnswers },
-    });
+  const responses = buildResponses(trigger, { email, fields: formAnswers }, deps.options.inputNames);
+  return {
+    deps,
+    trigger,
+    email,
+    responses,
+    key: answersKey(responses, {}),
+    base: { trigger, email, responses, refires: 0, guests: { guests: [] as string[] } },
+    taken,
+    withAnotherEmail: (error) => withAnotherEmail(deps, { triggers, trigger, email, formAnswers }, error),
   };
-  const key = answersKey(responses, {});
-  const origin = { triggerId: trigger.id, triggerName: trigger.name, answersKey: key };
-  const base = { trigger, email, responses, refires: 0, guests: { guests: [] as string[] } };
+}
 
+/**
+ * WORK_EMAIL_REQUIRED: on a terminal the lead's email is asked again and the run starts over
+ * with it, keeping every other answer (no re-typing the form, no second triggers request).
+ */
+async function withAnotherEmail(
+  deps: RouteDeps,
+  chosen: { triggers: Trigger[]; trigger: Trigger; email: string; formAnswers: Record<string, string> },
+  error: unknown,
+): Promise<RouteResult | undefined> {
+  const { asker } = deps;
+  const { triggers, trigger, formAnswers } = chosen;
+  if (!(error instanceof ApiError) || error.code !== 'WORK_EMAIL_REQUIRED' || !asker.retryEmail) return undefined;
+  const next = await asker.retryEmail(trigger, chosen.email, error.message);
+  if (!next) return undefined;
+  return runRoute({
+    ...deps,
+    api: { ...deps.api, listTriggers: async () => ({ triggers }) },
+    asker: { ...asker, trigger: async () => trigger, email: async () => next, form: async () => formAnswers },
+  });
+}
+
+/**
+ * The lead's reads, started together (one round trip on a team state): the open attempt is
+ * awaited here, the rest (session.early) by the steps that use them.
+ */
+async function readLead(s: RouteSession): Promise<JournalEntry | undefined> {
+  const { deps, trigger, email, key } = s;
+  const { ledger, options } = deps;
   // A lead with nothing on record is fired for: without a question between its reads and its
   // fire, a team state marks the fire sent with those reads (state/fires.ts recordSentAhead),
   // and the fire's own mark then costs no round trip. A mark not followed by its fire is taken back.
-  const ahead = deps.fireAhead ? deps.fireJournal?.(trigger, email, key) : undefined;
+  const ahead = options.fireAhead ? ledger.fireJournal?.(trigger, email, key) : undefined;
   const aheadId = ahead?.markAhead?.();
-  if (aheadId !== undefined) taken.ahead = ahead;
+  if (aheadId !== undefined) s.taken.ahead = ahead;
   // Asked together with the open attempt (one round trip on a team state): the remembered outcome,
-  // the fires whose answer was lost and the guard's record of the lead, used below unless
-  // resolving an earlier attempt wrote to the ledger first (then asked again).
-  let early:
-    | { remembered: ReturnType<Outcomes['lookup']>; unanswered: UnansweredAsked | undefined; guard: unknown }
-    | undefined = {
-    remembered: deps.outcomes.lookup(scope, trigger.id, email, key),
-    unanswered: deps.unansweredFires?.(trigger, email, aheadId),
-    guard: deps.askGuard?.(email),
+  // the fires whose answer was lost and the guard's record of the lead, used by the later steps
+  // unless resolving an earlier attempt wrote to the ledger first (then asked again).
+  s.early = {
+    remembered: ledger.outcomes.lookup(options.scope, trigger.id, email, key),
+    unanswered: ledger.unansweredFires?.(trigger, email, aheadId),
+    guard: deps.lead?.askGuard?.(email),
   };
-  early.remembered.catch(() => {});
-  early.unanswered?.catch(() => {});
-  // An earlier run of the same lead and answers whose booking answer was lost is resolved first,
-  // whatever slot this run asks for: its attempt is sent again as it was. So is one known to
-  // have booked (unless rebook): after a lost answer its meeting is in no local record.
-  const open = await deps.journal.findOpenAttempt(scope, {
+  s.early.remembered.catch(() => {});
+  s.early.unanswered?.catch(() => {});
+  // An earlier run of the same lead and answers whose booking answer was lost is resolved first
+  // (resolveLostAttempt); so is one known to have booked (unless rebook).
+  return ledger.journal.findOpenAttempt(options.scope, {
     personEmail: email,
     triggerId: trigger.id,
     answersKey: key,
-    ...(deps.rebook ? {} : { bookedSince: deps.now() }),
+    ...(options.rebook ? {} : { bookedSince: options.now() }),
   });
-  const resolve = async (attempt: JournalEntry): Promise<RouteResult | undefined> => {
-    early = undefined;
-    // The same lead and answers, resolved as booked (shared/ledger-rules.md): answered from the ledger, nothing sent.
-    if (attempt.outcome !== 'unknown') {
-      // Its meeting on record (its id learnt since, by a move): answered with that meeting.
-      const held = attempt.meetingId ? await deps.meetings?.get?.(scope, attempt.meetingId) : undefined;
-      if (held && held.goneAt === undefined && held.status !== 'canceled')
-        return onRecord(base, held, attempt.workflowExecutionId ?? '');
-      return resolvedResult(
-        base,
-        attempt.workflowExecutionId ?? '',
-        answeredFromLedger(attempt),
-        attempt.request as BookRequest,
-      );
-    }
-    deps.notify({ type: 'resolving', attempt });
-    try {
-      const resolved = await bookSlot(
-        {
-          api,
-          journal: deps.journal,
-          meetings: deps.meetings,
-          outcomes: deps.outcomes,
-          scope,
-          now: deps.now,
-          origin,
-          suggestOnSlotTaken: false,
-          assertHeld: deps.assertHeld,
-          learnEvent: deps.learnEvent,
-          learnEventWrite: deps.learnEventWrite,
-        },
-        attempt.request as BookRequest,
-      );
-      return resolvedResult(base, attempt.workflowExecutionId ?? '', resolved, attempt.request as BookRequest);
-    } catch (error) {
-      // Refused for another reason (the slot went to someone else, the hold of a run that never
-      // booked lapsed): the earlier attempt booked nothing, so this run goes on as a new booking.
-      // Not when the server did not look at the booking at all (rate limit, key): that says nothing.
-      if (!(error instanceof ApiError) || NOT_AN_ANSWER.has(error.code)) throw error;
-      return undefined;
-    }
-  };
-  // Not one the user already booked past (rebook after an unknown outcome): resending it again
-  // would only repeat the answer that left it unknown.
-  if (
-    open?.request &&
-    open.outcome !== 'booked' &&
-    open.acknowledgedAt === undefined &&
-    !(deps.rebook && open.lostBy === 'error_answer')
-  ) {
-    const resolved = await resolve(open);
-    if (resolved) return resolved;
-  }
-  // The ledger's rule: an upcoming meeting or an unknown outcome of this lead, on any event,
-  // trigger or answers, is not booked again (the guard refuses or asks); the same booking again
-  // is answered from the record.
-  const verdict = await deps.guard?.({ trigger, email, answersKey: key, asked: early?.guard });
-  if (verdict?.kind === 'repeat') {
-    const held = verdict.meeting;
-    return onRecord(base, held, '');
-  }
-  // Booked, but not on record (the meetings record could not be written): the server says so again.
-  const bookedBefore =
-    verdict?.kind === 'repeat_attempt' ? verdict.attempt : open?.outcome === 'booked' ? open : undefined;
-  if (bookedBefore?.request) {
-    const resolved = await resolve(bookedBefore);
-    if (resolved) return resolved;
-  }
-
-  let fired: { executionId: string; outcome: Outcome | { type: string } };
-  let reused = false;
-  const remembered = await (early?.remembered ?? deps.outcomes.lookup(scope, trigger.id, email, key));
-  if (remembered.kind === 'match' && (await asker.reuse(remembered.outcome, trigger))) {
-    fired = { executionId: remembered.outcome.executionId, outcome: remembered.outcome.outcome };
-    reused = true;
-    deps.notify({ type: 'reused', remembered: remembered.outcome });
-  } else {
-    if (remembered.kind === 'different-answers')
-      deps.notify({ type: 'answers_changed', previous: remembered.previous });
-    if (!(await asker.confirmFire({ trigger, email, responses }))) throw new CancelledError('nothing was fired');
-    try {
-      const journal = taken.ahead;
-      taken.ahead = undefined; // the fire's now: its journal forgets the mark if it never leaves
-      fired = await fire(deps, trigger, email, responses, early?.unanswered, journal);
-    } catch (error) {
-      const again = await withAnotherEmail(error);
-      if (again) return again;
-      throw error;
-    }
-  }
-
-  const result: RouteResult = {
-    status: 'none',
-    trigger,
-    email,
-    executionId: fired.executionId,
-    outcome: fired.outcome,
-    responses,
-    reused,
-    refires: 0,
-    meeting: null,
-    slot: null,
-    reservationId: null,
-    guests: { guests: [] },
-  };
-  const outcome = fired.outcome as Outcome | { type: string };
-  if (outcome.type === 'redirect' || outcome.type === 'none') return { ...result, status: outcome.type };
-  if (!('schedulingLinkId' in outcome) || outcome.type !== 'scheduler') return { ...result, status: 'other' };
-
-  let linkId = outcome.schedulingLinkId;
-  let reservationId: string | undefined;
-  const firstWindow = () => {
-    const from = deps.now();
-    return { from, to: new Date(from.getTime() + deps.days * DAY_MS) };
-  };
-  let window = firstWindow();
-  let page: SlotPage | undefined;
-  let reason: SlotPage['reason'];
-  let openDay: Date | undefined;
-  const refused = new Set<number>();
-  let guests: GuestDetails | undefined;
-  let attempts = 0;
-
-  for (;;) {
-    if (!page) {
-      const fresh = await fetchSlots(api, linkId, { ...window, reservationId });
-      reservationId = fresh.reservationId;
-      page = {
-        linkId,
-        reservationId,
-        expiresAt: fresh.expiresAt,
-        slots: fresh.slots,
-        from: window.from,
-        to: window.to,
-      };
-    }
-    const earlier = window.from.getTime() > deps.now().getTime() + 60_000;
-    const shown: SlotPage = {
-      ...page,
-      slots: page.slots.filter((s) => !refused.has(Date.parse(s))),
-      earlier,
-      ...(reason ? { reason } : {}),
-      ...(openDay ? { openDay } : {}),
-    };
-    openDay = undefined;
-    const answer = await asker.pickSlot(shown);
-    if (answer.kind === 'day') {
-      const from = new Date(Math.max(deps.now().getTime(), answer.day.getTime()));
-      window = { from, to: new Date(from.getTime() + deps.days * DAY_MS) };
-      openDay = answer.day;
-      page = undefined;
-      reason = undefined;
-      continue;
-    }
-    if (answer.kind === 'later' || answer.kind === 'earlier') {
-      // Pages of `days` either way; never before now.
-      window =
-        answer.kind === 'later'
-          ? { from: window.to, to: new Date(window.to.getTime() + deps.days * DAY_MS) }
-          : {
-              from: new Date(Math.max(deps.now().getTime(), window.from.getTime() - deps.days * DAY_MS)),
-              to: window.from,
-            };
-      page = undefined;
-      reason = undefined;
-      continue;
-    }
-    const slot = answer.slot;
-    guests ??= await asker.guests();
-    if (!(await asker.confirmBook({ slot, email, linkId, executionId: result.executionId, guests }))) {
-      throw new CancelledError('not booked (the reservation lapses by itself)');
-    }
-    const request = bookRequest({
-      slot,
-      reservationId: page.reservationId,
-      linkId,
-      email,
-      executionId: result.executionId,
-      guests,
-      leadTimezone: deps.leadTimezone,
-    });
-    deps.notify({ type: 'booking', slot });
-    attempts += 1;
-    const bookHeld = (assertHeld: RouteDeps['assertHeld']) =>
-      bookSlot(
-        {
-          api,
-          journal: deps.journal,
-          meetings: deps.meetings,
-          scope,
-          now: deps.now,
-          outcomes: deps.outcomes,
-          origin,
-          suggestOnSlotTaken: false,
-          assertHeld,
-          learnEvent: deps.learnEvent,
-          learnEventWrite: deps.learnEventWrite,
-        },
-        request,
-      );
-    try {
-      let booked: BookResult;
-      if (deps.holdLead) {
-        // Held from the confirmation: the lead's record read again, the rule asked again.
-        const held = await deps.holdLead(email, async (assertHeld): Promise<HeldBooking> => {
-          const since = await deps.guard?.({ trigger, email, answersKey: key });
-          if (since && since.kind !== 'go') return since;
-          return { kind: 'booked', booked: await bookHeld(assertHeld) };
-        });
-        if (held.kind === 'repeat') return onRecord(base, held.meeting, result.executionId);
-        if (held.kind === 'repeat_attempt') {
-          const a = held.attempt;
-          return resolvedResult(base, a.workflowExecutionId ?? '', answeredFromLedger(a), a.request as BookRequest);
-        }
-        booked = held.booked;
-      } else booked = await bookHeld(deps.assertHeld);
-      const done = { ...result, guests, slot, reservationId: request.reservationId, warnings: booked.warnings };
-      if (booked.status === 'booked')
-        return { ...done, status: 'booked', meeting: booked.meeting, slot: booked.meeting.date };
-      return { ...done, status: 'already_booked', slot: booked.attempt.startTime, alreadyBookedCode: booked.code };
-    } catch (error) {
-      if (!(error instanceof ApiError) || attempts >= MAX_BOOK_ATTEMPTS) throw error;
-      switch (error.code) {
-        case 'WORK_EMAIL_REQUIRED': {
-          // The event wants a work email: the run is fired anew for the new email (its own lead).
-          const again = await withAnotherEmail(error);
-          if (again) return again;
-          throw error;
-        }
-        case 'SLOT_TAKEN':
-          deps.notify({ type: 'slot_taken', slot });
-          refused.add(Date.parse(slot));
-          page = undefined; // same window, same reservation: it stays usable
-          reason = 'slot_taken';
-          break;
-        case 'NO_HOST_AVAILABLE':
-          deps.notify({ type: 'no_host', slot });
-          refused.add(Date.parse(slot));
-          reason = 'no_host';
-          break;
-        case 'RESERVATION_EXPIRED':
-          deps.notify({ type: 'expired' });
-          reservationId = undefined;
-          window = firstWindow();
-          page = undefined;
-          reason = 'expired';
-          break;
-        case 'CONFLICT': {
-          deps.notify({ type: 'session_ended', executionId: result.executionId });
-          if (result.refires >= MAX_REFIRES || !(await asker.refire(result.executionId, trigger))) {
-            throw error.withHint(refireHint(result.executionId));
-          }
-          await deps.outcomes.forgetExecution(scope, result.executionId);
-          const again = await fire(deps, trigger, email, responses);
-          if (again.outcome.type !== 'scheduler' || !('schedulingLinkId' in again.outcome)) {
-            // The workflow routed differently this time: report that outcome as the result.
-            const status =
-              again.outcome.type === 'redirect' || again.outcome.type === 'none' ? again.outcome.type : 'other';
-            return { ...result, ...again, responses, refires: result.refires + 1, guests, status };
-          }
-          Object.assign(result, {
-            executionId: again.executionId,
-            outcome: again.outcome,
-            responses,
-            refires: result.refires + 1,
-          });
-          linkId = again.outcome.schedulingLinkId;
-          reservationId = undefined;
-          window = firstWindow();
-          page = undefined;
-          refused.clear();
-          reason = 'refired';
-          break;
-        }
-        default:
-          throw error;
-      }
-    }
-  }
-}
-
-type UnansweredAsked = ReturnType<NonNullable<RouteDeps['unansweredFires']>>;
-
-/** A booking under the wizard's hold: sent, or answered from the record found there. */
-type HeldBooking = Exclude<RouteGuardResult, { kind: 'go' }> | { kind: 'booked'; booked: BookResult };
-
-async function fire(
-  deps: RouteDeps,
-  trigger: Trigger,
-  email: string,
-  responses: Record<string, string>,
-  /** The unanswered fires, when already asked (runRoute). */
-  asked?: UnansweredAsked,
-  /** The fire's journal, when made already (its fire marked sent ahead: runRoute). */
-  journal?: FireJournal,
-): Promise<TriggerFireResult> {
-  // Not this run's own fire, when marked sent ahead with the lead's reads.
-  const own = journal ? await journal.prepare() : undefined;
-  const earlier = (await (asked ?? deps.unansweredFires?.(trigger, email, own))) ?? [];
-  if (earlier.length > 0) deps.notify({ type: 'unanswered_fires', trigger, email, fires: earlier });
-  deps.notify({ type: 'firing', trigger, email });
-  // Stops when its outcome cannot be recorded (nothing is booked), saying the run exists.
-  const result = await fireTrigger(
-    deps.api,
-    trigger,
-    { email, responses },
-    journal ?? deps.fireJournal?.(trigger, email, answersKey(responses, {})),
-    (fired, along) =>
-      deps.outcomes.remember(
-        deps.scope,
-        trigger.id,
-        email,
-        { ...fired, firedAt: deps.now().toISOString(), answersKey: answersKey(responses, {}) },
-        along,
-        // With the booking's next write (its attempt): one round trip fewer on a team state. Lost
-        // only with this process (killed before it), the re-run says the fire went unanswered.
-        { later: true },
-      ),
-  );
-  deps.notify({ type: 'fired', executionId: result.executionId, outcome: result.outcome });
-  return result;
-}
-
-/** A lead's meeting on record answers the route: nothing fired or booked (ON_RECORD is schedctl's code, not the API's). */
-function onRecord(
-  base: Pick<RouteResult, 'trigger' | 'email' | 'responses' | 'refires' | 'guests'>,
-  meeting: Meeting,
-  executionId: string,
-): RouteResult {
-  return {
-    ...base,
-    status: 'already_booked',
-    executionId,
-    outcome: { type: 'scheduler' },
-    reused: true,
-    meeting,
-    slot: meeting.date,
-    reservationId: null,
-    alreadyBookedCode: 'ON_RECORD',
-  };
-}
-
-/** The result of re-sending an earlier run's lost booking attempt. */
-function resolvedResult(
-  base: Pick<RouteResult, 'trigger' | 'email' | 'responses' | 'refires' | 'guests'>,
-  executionId: string,
-  booked: BookResult,
-  request: BookRequest,
-): RouteResult {
-  const common = {
-    ...base,
-    executionId,
-    outcome: { type: 'scheduler' },
-    reused: true,
-    reservationId: request.reservationId,
-    warnings: booked.warnings,
-  };
-  if (booked.status === 'booked')
-    return { ...common, status: 'booked', meeting: booked.meeting, slot: booked.meeting.date };
-  return {
-    ...common,
-    status: 'already_booked',
-    meeting: null,
-    slot: booked.attempt.startTime,
-    alreadyBookedCode: booked.code,
-  };
-}
-
-function bookRequest(r: {
-  slot: string;
-  reservationId: string;
-  linkId: string;
-  email: string;
-  executionId: string;
-  guests: GuestDetails;
-  leadTimezone: string | undefined;
-}): BookRequest {
-  return {
-    startTime: r.slot,
-    reservationId: r.reservationId,
-    event: r.linkId,
-    personEmail: r.email,
-    workflowExecutionId: r.executionId,
-    ...leadFields({ ...r.guests, leadTimezone: r.leadTimezone }),
-  };
 }
