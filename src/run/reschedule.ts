@@ -26,7 +26,7 @@ import {
   planSearch,
   readable,
   refusalLine,
-  serverNow,
+  refusalNow,
   type MoveSearch,
 } from './reschedule/search.js';
 
@@ -292,15 +292,17 @@ async function moveHeld(
 }
 
 /**
- * This meeting's host refused `at`: kept for this run and in the record, with the server's time
- * of the answer (a remembered refusal lapses after REFUSAL_LAPSE_MS). A record that cannot be
+ * This meeting's host refused `at`: kept for this run and in the record, dated by the refusals'
+ * clock (the server's, at most a day ahead of this machine's: a server's Date never makes one
+ * last longer; a remembered refusal lapses after REFUSAL_LAPSE_MS). A record that cannot be
  * written loses only the memory, never the move: said once, not failed.
  */
 async function rememberRefusal(ctx: Context, found: MeetingToMove, at: string): Promise<void> {
-  const refusal = { startTime: at, at: (await serverNow(ctx)).toISOString() };
+  const now = await refusalNow(ctx);
+  const refusal = { startTime: at, at: now.toISOString() };
   found.refused.push(refusal);
   try {
-    await (await ctx.state()).meetings.recordRefusal(found.scope, found.id, refusal, await serverNow(ctx));
+    await (await ctx.state()).meetings.recordRefusal(found.scope, found.id, refusal, now);
   } catch (error) {
     (await ctx.ui()).warn(
       `the refusal of ${at} was not recorded (${error instanceof Error ? error.message : String(error)}); the next run may offer it again`,
