@@ -902,7 +902,7 @@ function __schedctl_flags --argument-names cmdpath
         case 'sandbox'
             printf '%s\t%s\n' '--host' 'address to bind (loopback unless you mean it)'
             printf '%s\t%s\n' '--port' 'port to listen on (0 picks a free one)'
-            printf '%s\t%s\n' '--seed' 'seed of the generated workspace'
+            printf '%s\t%s\n' '--seed' 'seed of the generated workspace (default 1); given, the ids handed out repeat start after start (without it, each start\'s ids are new)'
             printf '%s\t%s\n' '--hold-seconds' 'how long a reservation holds'
             printf '%s\t%s\n' '--rate-limit' 'requests per minute per key (0 turns the limit off)'
             printf '%s\t%s\n' '--state' 'keep the workspace in this file across restarts'
