@@ -24,8 +24,9 @@ function copyLedger(from: string, to: string): void {
 }
 
 const meetingsOf = async (email: string) => (await t.sb.state()).meetings.filter((m) => m.personEmail === email);
-const bookings = async () =>
-  (await t.sb.state()).requests.filter((r) => r.method === 'POST' && r.path === '/v1/scheduling/meetings').length;
+/** What was sent that changes something: bookings, fires, moves. */
+const changes = async () => (await t.sb.state()).requests.filter((r) => r.method === 'POST' || r.method === 'PATCH');
+const bookings = async () => (await changes()).filter((r) => r.path === '/v1/scheduling/meetings').length;
 
 describe('issue 52 finding 4: a restored older copy of ledger.db', () => {
   it('is refused naming the file before anything is booked; state accept-ledger takes it on purpose', async () => {
@@ -39,6 +40,7 @@ describe('issue 52 finding 4: a restored older copy of ledger.db', () => {
     copyLedger(backup, t.dir);
 
     const sentBefore = await bookings();
+    const changedBefore = (await changes()).length;
     const again = await cli([...demoRouteFirstArgs('ada-age@acme.example'), '--json']);
     expect(again.code, show(again)).toBe(1);
     expect(again.json().error.code).toBe('STATE_FILE');
@@ -46,6 +48,7 @@ describe('issue 52 finding 4: a restored older copy of ledger.db', () => {
     expect(again.json().error.message).toMatch(/older copy/);
     expect(again.json().error.message).toContain('schedctl state accept-ledger');
     expect(await bookings(), 'nothing was booked').toBe(sentBefore);
+    expect((await changes()).length, 'nothing was fired either').toBe(changedBefore);
     expect(await meetingsOf('ada-age@acme.example')).toHaveLength(1);
     // Every command that reads the ledger says so, not only a booking.
     const ls = await cli(['meetings', 'ls', '--json']);
