@@ -33,6 +33,8 @@ import {
 import { inTransaction, LEDGER_TABLES, migrate, SQLITE_SCHEMA_VERSION, type MigrateOptions } from './migrate.js';
 
 export const LEDGER_DB = 'ledger.db';
+/** How long a long-lived process (the MCP server) lets the remembered serial lag its ledger at most. */
+const MARK_EVERY_MS = 5_000;
 
 /** SQLite's primary result codes that are not a bug of ours (https://sqlite.org/rescode.html). */
 const BUSY = 5;
@@ -108,7 +110,15 @@ export class SqliteLedger implements Sql {
   /** The open connection is read-only (a command that only reads a file it cannot write). */
   private readOnly = false;
   /** The open ledger's identity and the serial the config directory's mark holds for it (ledger-mark.ts). */
-  private marked: { ledgerId: string; serial: number | undefined } | undefined;
+  private marked:
+    | {
+        ledgerId: string;
+        serial: number | undefined;
+        pending?: number | undefined;
+        writtenAt: number;
+        onExit?: (() => void) | undefined;
+      }
+    | undefined;
 
   constructor(
     private readonly dir: string,
@@ -163,18 +173,42 @@ export class SqliteLedger implements Sql {
   }
 
   /**
-   * The config directory remembers the highest serial it has seen, outside the file (after the
-   * commit, so the mark is never ahead of the ledger; two processes writing it at once may leave
-   * the lower of their two, which only makes the check less strict, never refuses a good ledger).
+   * The config directory remembers the highest serial it has seen, outside the file: after the
+   * commit (so the mark is never ahead of the ledger), written once when the ledger is closed at
+   * the command's end (one atomic write, ~3 ms with its fsync, per command rather than per step),
+   * at the latest when the process exits, and in a long-lived process (the MCP server) at most
+   * MARK_EVERY_MS after a step. Two processes writing it at once may leave the lower of their
+   * two, which only makes the check less strict, never refuses a good ledger.
    */
   private remember(serial: number | undefined): void {
     const marked = this.marked;
-    if (serial === undefined || !marked || (marked.serial !== undefined && serial <= marked.serial)) return;
-    marked.serial = serial;
-    writeLedgerMark(this.dir, { ledgerId: marked.ledgerId, schemaVersion: SQLITE_SCHEMA_VERSION, serial });
+    if (serial === undefined || !marked || serial <= (marked.pending ?? marked.serial ?? 0)) return;
+    marked.pending = serial;
+    if (Date.now() - marked.writtenAt >= MARK_EVERY_MS) return this.writeMark();
+    if (!marked.onExit) {
+      marked.onExit = () => this.writeMark();
+      process.once('exit', marked.onExit);
+    }
+  }
+
+  /** Writes the serial waiting to be remembered, if any. */
+  private writeMark(): void {
+    const marked = this.marked;
+    if (!marked || marked.pending === undefined) return;
+    marked.serial = marked.pending;
+    marked.pending = undefined;
+    marked.writtenAt = Date.now();
+    if (marked.onExit) process.removeListener('exit', marked.onExit);
+    marked.onExit = undefined;
+    writeLedgerMark(this.dir, {
+      ledgerId: marked.ledgerId,
+      schemaVersion: SQLITE_SCHEMA_VERSION,
+      serial: marked.serial,
+    });
   }
 
   close(): void {
+    this.writeMark();
     this.db?.close();
     this.blank?.close();
     this.db = this.blank = undefined;
@@ -441,7 +475,8 @@ export class SqliteLedger implements Sql {
     if (ledgerId === undefined) return; // not writable (a read-only file): nothing to mark yet
     // First use (no serial remembered): the serial there is accepted silently, and remembered.
     const remembered = mark?.ledgerId === ledgerId ? Math.max(mark.serial ?? 0, serial ?? 0) : (serial ?? 0);
-    this.marked = { ledgerId, serial: remembered };
+    this.writeMark(); // a serial still waiting from a connection opened before (reopened for writing)
+    this.marked = { ledgerId, serial: remembered, writtenAt: Date.now() };
     if (mark?.ledgerId !== ledgerId || mark.schemaVersion !== SQLITE_SCHEMA_VERSION || mark.serial !== remembered)
       writeLedgerMark(this.dir, { ledgerId, schemaVersion: SQLITE_SCHEMA_VERSION, serial: remembered });
     placeStandIns(this.dir);
