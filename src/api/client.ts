@@ -204,6 +204,8 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     let reachedTransport = false;
     // What each try did, for the messages of a failure (transportError counts from them).
     const tries: TryRecord[] = [];
+    // A request that must not be repeated is tried again only once, and only when nothing left.
+    let unsentRetried = false;
 
     const client = ky.create({
       timeout: options.timeoutMs,
@@ -257,6 +259,21 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
             debug(`${label}: 429, waiting ${waitMs} ms then retrying (attempt ${retryCount + 1})`);
             // A usable Retry-After: let ky wait exactly that long. Otherwise force a backoff retry.
             return seconds === undefined ? true : undefined;
+          }
+          // A try whose bytes never left (the connection failed before the request was written):
+          // nothing was sent, so once more on a fresh connection (issue 52 finding 9).
+          if (
+            once &&
+            tries.at(-1)?.sent === false &&
+            !unsentRetried &&
+            !isRefusal(error) &&
+            !(error instanceof TimeoutError)
+          ) {
+            unsentRetried = true;
+            debug(
+              `${label}: ${describeFailure(error)} before the request was written; retrying once on a new connection`,
+            );
+            return true;
           }
           if (once) {
             debug(`${label}: not retried (it may have reached the server)`);

@@ -250,6 +250,16 @@ export function transportError(
       hint: 'check --base-url / the profile, your network or proxy settings; for the local sandbox run `schedctl sandbox`',
     });
   }
+  // Our transport knows whether each try's bytes were written: none were, so however the
+  // connection failed (a reset before the write), the request never reached the server.
+  if (once && tries.length > 0 && !anySent && !(error instanceof TimeoutError)) {
+    return new NetworkError(
+      `could not send ${label}: the connection failed (${code ?? describeFailure(error)}) before the request was written; nothing was sent${tries.length > 1 ? ` (${tries.length} tries, each on a new connection)` : ''}`,
+      {
+        hint: 'it is safe to run the same command again; if it keeps failing, check the network or proxy between here and the API',
+      },
+    );
+  }
   const what =
     error instanceof TimeoutError
       ? `no response within ${timeoutMs / 1000} s`

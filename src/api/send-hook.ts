@@ -11,10 +11,10 @@ import { CancelledError } from '../errors.js';
 
 export type SendHook = () => Promise<unknown>;
 
-const current = new AsyncLocalStorage<{ hook: SendHook; called: boolean }>();
+const current = new AsyncLocalStorage<{ hook: SendHook; called: Promise<unknown> | undefined }>();
 
 export function withSendHook<T>(hook: SendHook | undefined, fn: () => Promise<T>): Promise<T> {
-  return hook ? current.run({ hook, called: false }, fn) : fn();
+  return hook ? current.run({ hook, called: undefined }, fn) : fn();
 }
 
 /** Whether an operation (a CLI command is one per process; an MCP tool call is one each) has sent a request that must not be repeated. */
@@ -57,15 +57,16 @@ export function forgetSentForTests(): void {
   processSent = false;
 }
 
-/** Called by a transport right before it writes a request; the hook runs only inside `withSendHook`, and once. */
+/**
+ * Called by a transport right before it writes a request; the hook runs only inside `withSendHook`,
+ * and once: a later try of the same request (one whose first try's connection failed before it was
+ * written) waits for that one call to finish, so its bytes never leave before the mark is saved.
+ */
 export async function beforeSend(): Promise<void> {
   // Before the hook: a cancelled booking stays "prepared, never sent" in the journal.
   throwIfCancelled();
   const slot = current.getStore();
-  if (slot && !slot.called) {
-    slot.called = true;
-    await slot.hook();
-  }
+  if (slot) await (slot.called ??= slot.hook());
   if (!isUnrepeatable()) return;
   const op = operation.getStore();
   if (op) op.sent = true;

@@ -23,7 +23,7 @@ import { Readable } from 'node:stream';
 import { getProxyForUrl } from 'proxy-from-env';
 import { ConfigError, EXIT, UsageError } from '../errors.js';
 import { beforeSend, isUnrepeatable } from './send-hook.js';
-import { connectionKey, REUSE_UNREPEATABLE_MS, withWarmConnections } from './warm.js';
+import { connectionKey, withWarmConnections } from './warm.js';
 
 type Https = typeof import('node:https');
 // node:http through getBuiltinModule, not `import`: the ES module facade of node:http reads every
@@ -33,6 +33,7 @@ const http = process.getBuiltinModule('node:http');
 type WarmAgent = Http.Agent & {
   warm: import('./warm.js').WarmConnections;
   dropIdle(maxIdleMs: number, now?: number): number;
+  dropAllIdle(): number;
 };
 interface Wire {
   request: typeof Http.request;
@@ -227,8 +228,10 @@ export async function nodeFetch(input: Request): Promise<Response> {
   signal.throwIfAborted();
   if (!proxy && isUnrepeatable()) {
     wire.agent.warm.discard('a request that must not be repeated gets a connection of its own');
-    // Nor a kept-alive one the server may be closing as the request is written (warm.ts).
-    wire.agent.dropIdle(REUSE_UNREPEATABLE_MS);
+    // Nor any kept-alive one, however briefly idle: a server may close it right after its last
+    // answer (issue 52 finding 9), and a booking written into it could not tell that reset from a
+    // lost answer. A fresh connection's failure before the bytes are written is "nothing was sent".
+    wire.agent.dropAllIdle();
   }
 
   return new Promise<Response>((resolve, reject) => {
@@ -261,6 +264,9 @@ export async function nodeFetch(input: Request): Promise<Response> {
         onWire.connected = true;
         beforeSend().then(
           () => {
+            // The connection failed while the send hook ran (the request has already failed with
+            // that error): its bytes never left, and the try stays "not sent".
+            if (req.destroyed) return;
             onWire.sent = true;
             req.end(body);
           },

@@ -90,16 +90,6 @@ export class WarmConnections {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a mixin's base class must take any constructor arguments (TypeScript's rule for mixins).
 type AgentClass = new (...args: any[]) => Agent;
 
-/**
- * How long a kept-alive connection may have been idle and still carry a request that must not
- * be repeated. A server closes an idle connection when its keep-alive timeout ends (Node's
- * default: 5 s, announced as `Keep-Alive: timeout=5`; others announce nothing), and a request
- * written into it as it closes fails with ECONNRESET, which for a booking or a move reads as a
- * lost answer. The steps of one command follow each other within this time (fire, slots,
- * book); a booking after a prompt or an MCP call seconds after the last one opens its own.
- */
-export const REUSE_UNREPEATABLE_MS = 1000;
-
 /** An Agent (http or https) whose first connection to an origin may be one opened ahead. */
 export function withWarmConnections<A extends AgentClass>(Base: A) {
   return class extends Base {
@@ -132,9 +122,21 @@ export function withWarmConnections<A extends AgentClass>(Base: A) {
       }
       if (dropped)
         this.warm.log?.(
-          `closed ${dropped} kept-alive connection(s) idle over ${maxIdleMs} ms: a request that must not be repeated opens its own`,
+          `closed ${dropped} kept-alive connection(s)${maxIdleMs >= 0 ? ` idle over ${maxIdleMs} ms` : ''}: a request that must not be repeated opens its own`,
         );
       return dropped;
+    }
+
+    /**
+     * Closes every kept-alive connection, so that the next request (one that must not be
+     * repeated: a booking, a fire, a move) opens a new one. A server may close a kept-alive
+     * connection at any moment after an answer (its keep-alive timeout, a deploy, a middlebox),
+     * and a request written into it as it closes fails with ECONNRESET after its bytes left,
+     * which for a booking reads as a lost answer (issue 52 finding 9). One more handshake per
+     * booking is the price.
+     */
+    dropAllIdle(): number {
+      return this.dropIdle(-1);
     }
 
     override createConnection(

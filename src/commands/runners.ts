@@ -37,6 +37,7 @@ export const RUNNERS = {
   sandbox: () => import('../run/sandbox.js'),
   slots: () => import('../run/slots.js'),
   smoke: () => import('../run/smoke.js'),
+  'state/accept-ledger': () => import('../run/state/accept-ledger.js'),
   'state/pull': () => import('../run/state/pull.js'),
   'state/push': () => import('../run/state/push.js'),
   'state/reset-ledger': () => import('../run/state/reset-ledger.js'),

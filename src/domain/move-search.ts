@@ -17,20 +17,50 @@ export const MAX_MOVE_TRIES = 20;
 export const NEAR_TAKEN_MS = 2 * 3_600_000;
 /** Refusals kept per meeting at most (the newest): a record's body stays small. */
 export const MAX_REFUSALS_KEPT = 50;
+/**
+ * How far ahead of the clock a refusal's date may be and still be believed (clocks of two
+ * machines that agree, give or take). Beyond it the date is a server's clock that is wrong (a
+ * `Date: Fri, 31 Dec 9999`, by mistake or on purpose), and such a refusal would never lapse.
+ */
+export const REFUSAL_SKEW_MS = 5 * 60_000;
 
 const DAY_MS = 86_400_000;
 
-/** A start time the meeting's host refused (CONFLICT), and the server's time of that answer. */
+/** A start time the meeting's host refused (CONFLICT), and when it was answered. */
 export interface MoveRefusal {
   startTime: string;
-  /** The server's clock when it answered (its Date header), ISO 8601. */
+  /** When it was answered, by `refusalClock` (the server's, bounded by this machine's), ISO 8601. */
   at: string;
 }
 
-/** Whether a refusal answered at `at` may still be true at the server's `now`. */
+/**
+ * How far ahead of this machine's clock a server's may be and still date and lapse refusals. A
+ * server's clock is the right one for a host's calendar, and an honest skew of hours (a laptop's
+ * clock behind) keeps its word; beyond this it is this machine's clock plus this.
+ */
+export const REFUSAL_SERVER_LEAD_MS = 86_400_000;
+
+/**
+ * The clock refusals are dated and lapse by (issue 52 finding 6): the server's (its Date header),
+ * but never more than REFUSAL_SERVER_LEAD_MS ahead of this machine's. One clock for both, so a
+ * refusal lapses after the hour whichever it is; and a server dated `Fri, 31 Dec 9999` (by
+ * mistake or on purpose) no longer dates refusals that never lapse: they used to pile up and,
+ * once the server was honest again, block a whole day.
+ */
+export function refusalClock(serverNow: Date, localNow: Date): Date {
+  const most = localNow.getTime() + REFUSAL_SERVER_LEAD_MS;
+  return serverNow.getTime() <= most ? serverNow : new Date(most);
+}
+
+/**
+ * Whether a refusal answered at `at` may still be true at `now` (refusalClock). One dated beyond
+ * REFUSAL_SKEW_MS ahead of `now` is not believed (written by a version that trusted a server's
+ * clock dated in the future): lapsed, like one that cannot be read. A refusal is a hint; a lapsed
+ * one costs one more refused PATCH, never a wrong move.
+ */
 export function refusalLive(r: Pick<MoveRefusal, 'at'>, now: Date): boolean {
   const at = Date.parse(r.at);
-  return Number.isFinite(at) && now.getTime() < at + REFUSAL_LAPSE_MS;
+  return Number.isFinite(at) && at <= now.getTime() + REFUSAL_SKEW_MS && now.getTime() < at + REFUSAL_LAPSE_MS;
 }
 
 /** The start times (epoch ms) refused and not lapsed at the server's `now`. */
@@ -43,15 +73,22 @@ export function refusedTimes(refusals: readonly MoveRefusal[] | undefined, now: 
   return out;
 }
 
-/** The refusals to keep after one more: the lapsed ones and an older answer for the same time dropped. */
+/**
+ * The refusals to keep after one more: the lapsed ones and an older answer for the same time
+ * dropped, at most MAX_REFUSALS_KEPT (the newest). The new one dated beyond REFUSAL_SKEW_MS
+ * ahead of `now` is dated `now`: whatever its caller read, no refusal is kept dated in the future.
+ */
 export function withRefusal(
   refusals: readonly MoveRefusal[] | undefined,
   refusal: MoveRefusal,
   now: Date,
 ): MoveRefusal[] {
   const t = Date.parse(refusal.startTime);
+  const at = Date.parse(refusal.at);
+  const dated =
+    Number.isFinite(at) && at <= now.getTime() + REFUSAL_SKEW_MS ? refusal : { ...refusal, at: now.toISOString() };
   const kept = (refusals ?? []).filter((r) => refusalLive(r, now) && Date.parse(r.startTime) !== t);
-  return [...kept, refusal].slice(-MAX_REFUSALS_KEPT);
+  return [...kept, dated].slice(-MAX_REFUSALS_KEPT);
 }
 
 /** Minutes between two times of day (UTC), the short way round the clock. */

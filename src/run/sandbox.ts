@@ -7,7 +7,7 @@ import { runSandboxCommand, type SandboxCommandOptions } from '../sandbox/main.j
 interface SandboxOptions {
   host: string;
   port: string;
-  seed: string;
+  seed?: string | undefined;
   holdSeconds: string;
   rateLimit: string;
   state?: string;
@@ -60,7 +60,8 @@ function parseOptions(opts: SandboxOptions, json: boolean): SandboxCommandOption
   return {
     host: opts.host,
     port: int('--port', opts.port, 0, 65535),
-    seed: int('--seed', opts.seed, 0, 2 ** 31 - 1),
+    seed: int('--seed', opts.seed ?? '1', 0, 2 ** 31 - 1),
+    seeded: opts.seed !== undefined,
     holdSeconds: int('--hold-seconds', opts.holdSeconds, 1, 86_400),
     rateLimit: int('--rate-limit', opts.rateLimit, 0, 1_000_000),
     json,

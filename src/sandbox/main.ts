@@ -12,6 +12,8 @@ export interface SandboxCommandOptions {
   host: string;
   port: number;
   seed: number;
+  /** --seed was given: the seed's ids, start after start (otherwise each start's ids are its own). */
+  seeded?: boolean;
   holdSeconds: number;
   rateLimit: number;
   state?: string;
@@ -95,6 +97,8 @@ export async function runSandboxCommand(opts: SandboxCommandOptions, io: Sandbox
     host: opts.host,
     port: opts.port,
     seed: opts.seed,
+    // Without --seed, ids never repeat across starts (a ledger would take them for the same meeting).
+    uniqueIds: !opts.seeded,
     holdSeconds: opts.holdSeconds,
     rateLimit: opts.rateLimit,
     ...(opts.state ? { stateFile: opts.state } : {}),

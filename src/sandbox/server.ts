@@ -34,6 +34,13 @@ export interface SandboxOptions {
   rateLimit?: number;
   stateFile?: string;
   now?: () => Date;
+  /**
+   * Ids (meetings, reservations, executions) unique across starts: a random number of this start
+   * mixed into the id generator, so a sandbox restarted without --state never hands out an id it
+   * gave before (issue 52 finding 8). `schedctl sandbox` sets it unless --seed is given; off (the
+   * seed's ids, start after start) where a test relies on them.
+   */
+  uniqueIds?: boolean;
 }
 
 export interface Sandbox {
@@ -101,6 +108,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     slotNoticeSeconds: options.slotNoticeSeconds ?? 0,
     now: options.now ?? (() => new Date()),
     stateFile: options.stateFile,
+    uniqueIds: options.uniqueIds === true,
   });
   const faults = new FaultBook();
   const limiter = new RateLimiter(options.rateLimit ?? 30);

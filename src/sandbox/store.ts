@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import type { HostCalendar } from './availability.js';
 import { loadState, saveState } from './persist.js';
+import { randomInt } from 'node:crypto';
 import { Rng } from './rng.js';
 import type {
   ExecutionRecord,
@@ -25,6 +26,8 @@ export interface StoreOptions {
   slotNoticeSeconds?: number;
   now: () => Date;
   stateFile?: string;
+  /** Mix a random number of this start into the runtime ids (SandboxOptions.uniqueIds). */
+  uniqueIds?: boolean;
 }
 
 export class Store {
@@ -41,16 +44,19 @@ export class Store {
   constructor(readonly options: StoreOptions) {
     const loaded = options.stateFile ? loadState(options.stateFile) : undefined;
     // A state file remembers its seed so the ids of its meetings keep resolving.
-    this.state = loaded ?? Store.emptyState(options.seed);
+    this.state = loaded ?? Store.emptyState(options.seed, options.uniqueIds);
     this.rng = new Rng(this.state.rngState);
     this.workspace = seedWorkspace(this.state.seed, this.now());
   }
 
-  private static emptyState(seed: number): SandboxState {
+  private static emptyState(seed: number, unique = false): SandboxState {
+    // The workspace (its keys, events, triggers) stays the seed's; only the ids handed out from
+    // now on start elsewhere in the sequence. A state file saves the generator, so ids stay unique.
+    const nonce = unique ? randomInt(1, 2 ** 32) : 0;
     return {
       version: 1,
       seed,
-      rngState: Rng.fromSeed(seed, 'runtime').state,
+      rngState: (Rng.fromSeed(seed, 'runtime').state ^ nonce) >>> 0,
       clockOffsetMs: 0,
       meetings: [],
       reservations: [],
@@ -143,7 +149,7 @@ export class Store {
   /** Back to the seeded workspace, keeping the seed the store was started (or loaded) with. */
   reset(): void {
     const seed = this.state.seed;
-    this.state = Store.emptyState(seed);
+    this.state = Store.emptyState(seed, this.options.uniqueIds);
     this.rng = new Rng(this.state.rngState);
     this.requests = [];
     this.rotatedKeys.clear();

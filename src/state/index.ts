@@ -68,7 +68,7 @@ export interface StateOptions {
    * a profile, read from this same state); undefined = the local files.
    */
   stateUrl?: () => Promise<string | undefined> | string | undefined;
-  /** Team state only: says what happened when a write had to be kept on this machine. */
+  /** Says what the command should know of the ledger: a write kept on this machine (team state), a meeting id answered for another lead. */
   warn?: (line: string) => void;
   /**
    * Team state only: the command will hold a lead's or a meeting's lock, so the lock's own
@@ -151,7 +151,7 @@ export function openState(dir: string, opts: StateOptions): State {
     profiles: new Profiles(new ConfigFileStore(dir, timing)),
     journal: new Journal(sql, opts.now, whereNow),
     outcomes: new Outcomes(sql, opts.now, whereNow),
-    meetings: new Meetings(sql, opts.now, whereNow),
+    meetings: new Meetings(sql, opts.now, whereNow, opts.warn),
     fires: new Fires(sql, opts.now),
     events: new EventAliases(sql, opts.now),
     workspaces: new Workspaces(sql, opts.now),

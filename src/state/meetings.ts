@@ -74,11 +74,22 @@ interface Row {
 }
 const recordOf = (row: Row): MeetingRecord => ({ ...(JSON.parse(row.body) as MeetingRecord), scope: row.workspace });
 
-async function putMeeting(sql: Sql, m: MeetingRecord, keep = false): Promise<number> {
-  return sql.run(...meetingWrite(m, keep));
+async function putMeeting(sql: Sql, m: MeetingRecord, keep = false, rowId = m.id): Promise<number> {
+  return sql.run(...meetingWrite(m, keep, rowId));
 }
 
-function meetingWrite(m: MeetingRecord, keep = false): [string, SqlValue[]] {
+/**
+ * The row of a meeting id answered for another lead than the one on record (issue 52 finding 8:
+ * a server that reissued an id, a sandbox restarted without --state): kept apart, keyed also by
+ * its lead, so the first lead's record is never overwritten. Its body keeps the real id; the
+ * lead's queries (`meetings ls --email`, the booking rule) find it by the lead column.
+ */
+export const apartRowId = (id: string, email: string): string => `${id}#${leadId(email)}`;
+
+const sameLead = (a: { personEmail: string }, b: { personEmail: string }): boolean =>
+  leadId(a.personEmail) === leadId(b.personEmail);
+
+function meetingWrite(m: MeetingRecord, keep = false, rowId = m.id): [string, SqlValue[]] {
   return [
     `INSERT INTO schedctl_meetings (workspace, id, lead, start_ms, over_ms, status, trigger_id, event, event_id, body)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -91,7 +102,7 @@ function meetingWrite(m: MeetingRecord, keep = false): [string, SqlValue[]] {
      }`,
     [
       m.scope,
-      m.id,
+      rowId,
       leadId(m.personEmail),
       msOf(m.date),
       overAt(m),
@@ -130,7 +141,30 @@ export class Meetings {
     private readonly db: SqlSource,
     protected readonly now: () => Date,
     private readonly where: () => string,
+    /** Says a clash of meeting ids (one answered for another lead), on stderr. */
+    private readonly warn?: (line: string) => void,
   ) {}
+
+  /** The clashes said in this process, in words (for a document that lists warnings). */
+  readonly clashes: string[] = [];
+
+  /**
+   * Which row a Meeting answered for `meeting.personEmail` goes to: its id's, unless that row is
+   * another lead's (then the row kept apart for this lead, and the clash said once per write).
+   */
+  private async rowFor(
+    tx: Sql,
+    scope: string,
+    meeting: { id: string; personEmail: string },
+  ): Promise<{ rowId: string; held: MeetingRecord | undefined }> {
+    const first = await getMeeting(tx, scope, meeting.id);
+    if (!first || sameLead(first, meeting)) return { rowId: meeting.id, held: first };
+    const rowId = apartRowId(meeting.id, meeting.personEmail);
+    const line = `the API answered meeting id ${meeting.id} for ${meeting.personEmail}, but that id is on record for ${first.personEmail}: both are kept (the record of ${first.personEmail} unchanged, ${meeting.personEmail}'s kept apart); the server reissued an id, so check both meetings in the scheduling app`;
+    this.clashes.push(line);
+    this.warn?.(`warning: ${line}`);
+    return { rowId, held: await getMeeting(tx, scope, rowId) };
+  }
 
   get path(): string {
     return `${this.where()} (meetings)`;
@@ -163,13 +197,17 @@ export class Meetings {
     return { statement: meetingWrite(fresh, true), fresh, otherwise: () => this.refresh(input) };
   }
 
-  /** A meeting already on record: the server's fields refreshed, how it got here kept. */
+  /**
+   * A meeting already on record: the server's fields refreshed, how it got here kept. An id on
+   * record for another lead is never overwritten: this lead's is kept apart (rowFor).
+   */
   private async refresh(input: MeetingToRecord): Promise<MeetingRecord> {
     const recordedAt = this.now().toISOString();
     return (await this.db()).transaction(
       async (tx) => {
-        const record = recordedOver(input, await getMeeting(tx, input.scope, input.meeting.id), recordedAt);
-        await putMeeting(tx, record);
+        const { rowId, held } = await this.rowFor(tx, input.scope, input.meeting);
+        const record = recordedOver(input, held, recordedAt);
+        await putMeeting(tx, record, false, rowId);
         return record;
       },
       { oneWrite: true },
@@ -184,7 +222,8 @@ export class Meetings {
     const when = typeof at === 'string' ? at : at.toISOString();
     return (await this.db()).transaction(
       async (tx) => {
-        const held = await getMeeting(tx, scope, meetingId);
+        // The moved Meeting names its lead: an id on record for another lead is not theirs to move.
+        const { rowId, held } = await this.rowFor(tx, scope, { id: meetingId, personEmail: meeting.personEmail });
         const moved = !held || Date.parse(held.date) !== Date.parse(meeting.date);
         const move: MeetingMove = { ...optional('from', held?.date), to: meeting.date, at: when, by: whoAmI() };
         // The server answered it with a Meeting: it is not gone (whatever an earlier 404 said).
@@ -199,7 +238,7 @@ export class Meetings {
           bookedBy: held?.bookedBy ?? whoAmI(),
           history: [...(held?.history ?? []), ...(moved ? [move] : [])],
         };
-        await putMeeting(tx, record);
+        await putMeeting(tx, record, false, rowId);
         return record;
       },
       { oneWrite: true },

@@ -101,6 +101,8 @@ describe('the ledger mark (ledger-mark.ts)', () => {
       '{"ledgerId":"0123456789ab","schemaVersion":3.5}',
       '{"schemaVersion":3}',
       '{"ledgerId":123456789012,"schemaVersion":3}',
+      '{"ledgerId":"0123456789ab","schemaVersion":3,"serial":-1}',
+      '{"ledgerId":"0123456789ab","schemaVersion":3,"serial":"7"}',
       '5',
       '{"ledgerId":"0123456789ab"}',
     ])
@@ -130,9 +132,25 @@ describe('the ledger mark (ledger-mark.ts)', () => {
     );
     expect(refusal(where, mark, { kind: 'empty' })?.message).toContain('(it is empty: ');
     expect(refusal(where, mark, { kind: 'ledger', ledgerId: '0000000000bb', schemaVersion: 3 })?.message).toBe(
-      "/c/ledger.db is not a readable schedctl ledger database file (it is another ledger (id 0000000000bb), not this config directory's ledger (id 0000000000aa, /c/ledger-id.json)): it was not changed; restore it from a backup, or run `schedctl state reset-ledger --yes` to start a new, empty ledger (its meetings and attempts then no longer keep a lead from a second booking)",
+      "/c/ledger.db is not a readable schedctl ledger database file (it is another ledger (id 0000000000bb), not this config directory's ledger (id 0000000000aa, /c/ledger-id.json)): it was not changed; restore it from a backup, or run `schedctl state reset-ledger --yes` to start a new, empty ledger (its meetings and attempts then no longer keep a lead from a second booking); or, if it is the ledger to keep (copied from another config directory on purpose), run `schedctl state accept-ledger`",
     );
     expect(refusal(where, mark, { kind: 'ledger', ledgerId: '0000000000aa', schemaVersion: 3 })).toBeUndefined();
+    // Issue 52 finding 4: the same ledger at a lower serial than remembered is an older copy.
+    const seen = { ...mark, serial: 5 };
+    expect(
+      refusal(where, seen, { kind: 'ledger', ledgerId: '0000000000aa', schemaVersion: 3, serial: 4 })?.message,
+    ).toMatch(
+      /older copy of this config directory's ledger \(id 0000000000aa\): at serial 4, while \/c\/ledger-id.json has seen it at 5.*schedctl state accept-ledger/,
+    );
+    expect(
+      refusal(where, seen, { kind: 'ledger', ledgerId: '0000000000aa', schemaVersion: 3, serial: 5 }),
+    ).toBeUndefined();
+    expect(
+      refusal(where, seen, { kind: 'ledger', ledgerId: '0000000000aa', schemaVersion: 3, serial: 9 }),
+    ).toBeUndefined();
+    expect(refusal(where, seen, { kind: 'ledger', ledgerId: '0000000000aa', schemaVersion: 3 })?.message).toMatch(
+      /at serial 0/,
+    );
     // A ledger of before identities is this one.
     expect(refusal(where, mark, { kind: 'ledger', ledgerId: undefined, schemaVersion: 3 })).toBeUndefined();
     expect(refusal(where, mark, { kind: 'missing' })?.code).toBe('STATE_FILE');
@@ -211,7 +229,11 @@ describe('a ledger that was there stays there', () => {
     await state.close();
     expect(said).toEqual([]);
     const mark = readLedgerMark(dir);
-    expect(mark).toEqual({ ledgerId: expect.stringMatching(/^[0-9a-f]{12}$/), schemaVersion: 3 });
+    expect(mark).toEqual({
+      ledgerId: expect.stringMatching(/^[0-9a-f]{12}$/),
+      schemaVersion: 3,
+      serial: expect.any(Number),
+    });
     const db = new DatabaseSync(join(dir, 'ledger.db'), { readOnly: true });
     const row = db.prepare("SELECT at_ms FROM schedctl_ledger_marks WHERE mark = 'ledger-id'").get() as {
       at_ms: number;
@@ -301,9 +323,10 @@ describe('a ledger that was there stays there', () => {
     const state = open(dir);
     expect(await state.meetings.list(WS)).toEqual([]);
     await state.close();
-    expect(readLedgerMark(dir)).toEqual({ ledgerId, schemaVersion: 3 });
+    const current = readLedgerMark(dir);
+    expect(current).toEqual({ ledgerId, schemaVersion: 3, serial: expect.any(Number) });
     const before = statSync(join(dir, LEDGER_MARK_FILE)).mtimeMs;
-    writeFileSync(join(dir, LEDGER_MARK_FILE), `${JSON.stringify({ ledgerId, schemaVersion: 3 })} `);
+    writeFileSync(join(dir, LEDGER_MARK_FILE), `${JSON.stringify(current)} `);
     const again = open(dir);
     expect(await again.meetings.list(WS)).toEqual([]);
     await again.close();

@@ -4,6 +4,9 @@ import {
   MAX_REFUSALS_KEPT,
   offerable,
   REFUSAL_LAPSE_MS,
+  REFUSAL_SERVER_LEAD_MS,
+  REFUSAL_SKEW_MS,
+  refusalClock,
   refusalLive,
   refusedTimes,
   searchOrder,
@@ -117,6 +120,27 @@ describe('refusals lapse after an hour of the server’s clock', () => {
     expect(many).toHaveLength(MAX_REFUSALS_KEPT);
     expect(many.at(-1)!.startTime).toBe(times.at(-1));
     expect(many[0]!.startTime).toBe(times[times.length - MAX_REFUSALS_KEPT]);
+  });
+
+  it('issue 52 finding 6: a server clock ahead never makes a refusal last longer', () => {
+    const local = new Date('2026-12-01T10:00:00.000Z');
+    const server9999 = new Date('9999-12-31T23:59:59.000Z');
+    expect(refusalClock(server9999, local)).toEqual(new Date(local.getTime() + REFUSAL_SERVER_LEAD_MS));
+    const behind = new Date('2026-11-30T10:00:00.000Z');
+    expect(refusalClock(behind, local)).toBe(behind);
+    const hourAhead = new Date(local.getTime() + 3_600_000);
+    expect(refusalClock(hourAhead, local), "an honest skew keeps the server's word").toBe(hourAhead);
+    // One dated in the future (an older version trusted the server's Date) is not believed.
+    expect(refusalLive({ at: server9999.toISOString() }, local)).toBe(false);
+    expect(refusalLive({ at: new Date(local.getTime() + REFUSAL_SKEW_MS).toISOString() }, local)).toBe(true);
+    expect(refusalLive({ at: new Date(local.getTime() + REFUSAL_SKEW_MS + 1).toISOString() }, local)).toBe(false);
+    // A new one dated in the future is kept dated now; the old future-dated ones are dropped.
+    const kept = withRefusal(
+      [{ startTime: at('09:00'), at: server9999.toISOString() }],
+      { startTime: at('10:00'), at: server9999.toISOString() },
+      local,
+    );
+    expect(kept).toEqual([{ startTime: at('10:00'), at: local.toISOString() }]);
   });
 
   it('offerable leaves out refused times', () => {

@@ -158,6 +158,42 @@ describe.each(backends)('the %s backend', (_name, makeStore) => {
     expect((await a.meetings.get(SCOPE, meeting.id))?.refused).toEqual([fresh]);
   });
 
+  it("issue 52 finding 8: a meeting id answered for another lead never overwrites the first lead's record", async () => {
+    const [a, b] = [client(), client()];
+    const meeting = {
+      id: '6f1d0c1e-0000-4000-8000-00000000c1a5',
+      eventId: '6f1d0c1e-0000-4000-8000-0000000e7e17',
+      title: 'Demo',
+      status: 'scheduled' as const,
+      date: '2031-03-05T10:00:00.000Z',
+      duration: 30,
+      meetingLink: null,
+      conferencingType: 'zoom' as const,
+      location: null,
+      personEmail: 'lin@example.com',
+      additionalAttendees: [],
+      cancellationReason: null,
+      createdAt: NOW.toISOString(),
+      updatedAt: NOW.toISOString(),
+    };
+    await a.meetings.record({ scope: SCOPE, meeting, source: 'booked', event: 'ev' });
+    const zed = { ...meeting, personEmail: 'zed@example.com', date: '2031-03-06T10:00:00.000Z' };
+    await b.meetings.record({ scope: SCOPE, meeting: zed, source: 'booked', event: 'ev' });
+    expect(b.meetings.clashes.join('\n')).toContain(`meeting id ${meeting.id} for zed@example.com`);
+    expect(b.meetings.clashes.join('\n')).toContain('on record for lin@example.com');
+    expect((await a.meetings.get(SCOPE, meeting.id))?.personEmail).toBe('lin@example.com');
+    expect((await a.meetings.list(SCOPE, { email: 'lin@example.com' })).map((m) => m.date)).toEqual([meeting.date]);
+    expect((await a.meetings.list(SCOPE, { email: 'zed@example.com' })).map((m) => [m.id, m.date])).toEqual([
+      [meeting.id, zed.date],
+    ]);
+    // A move answered for zed's meeting moves zed's record, not lin's.
+    await b.meetings.recordMove(SCOPE, meeting.id, { ...zed, date: '2031-03-07T10:00:00.000Z' }, NOW);
+    expect((await a.meetings.get(SCOPE, meeting.id))?.date).toBe(meeting.date);
+    expect((await a.meetings.findUpcoming(SCOPE, { email: 'zed@example.com' }, NOW)).map((m) => m.date)).toEqual([
+      '2031-03-07T10:00:00.000Z',
+    ]);
+  });
+
   it('keeps the ledger rules the stores apply: a sent unknown attempt is open until its outcome is known', async () => {
     const [a, b] = [client(), client()];
     const entry = await a.journal.add(attempt(200, 'open@example.com'));

@@ -1,13 +1,10 @@
 import { once } from 'node:events';
 import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  REUSE_UNREPEATABLE_MS,
-  WARM_MS,
-  WarmConnections,
-  connectionKey,
-  withWarmConnections,
-} from '../../src/api/warm.js';
+import { WARM_MS, WarmConnections, connectionKey, withWarmConnections } from '../../src/api/warm.js';
+
+/** A limit for dropIdle's own tests (the transport now drops every idle one: dropAllIdle). */
+const REUSE_UNREPEATABLE_MS = 1000;
 
 let server: Server | undefined;
 const accepted: Socket[] = [];
@@ -148,6 +145,19 @@ describe('kept-alive connections and requests that must not be repeated', () => 
       const later = Date.now() + REUSE_UNREPEATABLE_MS + 1;
       expect(s.agent.dropIdle(REUSE_UNREPEATABLE_MS, later)).toBe(1);
       expect(Object.values(s.agent.freeSockets).flat()).toHaveLength(0);
+      await s.get();
+      expect(s.connections).toHaveLength(2);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('dropAllIdle closes one idle for no time at all (issue 52 finding 9: a booking never rides a kept-alive one)', async () => {
+    const s = await httpServer();
+    try {
+      await s.get();
+      await s.freed();
+      expect(s.agent.dropAllIdle()).toBe(1);
       await s.get();
       expect(s.connections).toHaveLength(2);
     } finally {

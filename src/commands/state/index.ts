@@ -51,6 +51,17 @@ export function stateCommand(ctx: Context): Command {
         .action(runs(ctx, 'state/reset-ledger')),
     )
     .addCommand(
+      new Command('accept-ledger')
+        .description(
+          "accept the local ledger.db there as this config directory's: a restored older copy, or one copied from another config directory (the file is not changed)",
+        )
+        .addHelpText(
+          'after',
+          '\nThe way past the refusal of an older copy or another ledger (docs/ledger.md#the-ledger-knows-its-age).\n--json prints {ledger, ledgerId, serial, was: {ledgerId, serial} | null, mark}.',
+        )
+        .action(runs(ctx, 'state/accept-ledger')),
+    )
+    .addCommand(
       new Command('unlock')
         .description(
           "release a lead's lock held by a stuck run (like `terraform force-unlock`): that run is cut off from the team state",

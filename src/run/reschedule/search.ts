@@ -10,6 +10,7 @@ import { formatRange } from '../../domain/human-time.js';
 import {
   DEFAULT_MOVE_TRIES,
   MAX_MOVE_TRIES,
+  refusalClock,
   refusedTimes,
   searchOrder,
   type MoveRefusal,
@@ -49,14 +50,17 @@ export function parseTries(raw: string | number | undefined, name = '--tries'): 
   return n;
 }
 
-/** The server's "now" for the API this command talks to (the refusals' lapse is judged by it). */
-export async function serverNow(ctx: Context): Promise<Date> {
-  return serverClockOf(ctx).serverNow((await ctx.target()).baseUrl);
+/**
+ * The "now" refusals are dated and lapse by: the server's clock as heard in this command, never
+ * more than a day ahead of this machine's (domain/move-search.ts refusalClock; issue 52 finding 6).
+ */
+export async function refusalNow(ctx: Context): Promise<Date> {
+  return refusalClock(serverClockOf(ctx).serverNow((await ctx.target()).baseUrl), ctx.clock.now());
 }
 
-/** The refused times of this meeting, not lapsed, as the server's clock says now. */
+/** The refused times of this meeting, not lapsed, by the refusals' clock now. */
 export async function liveRefused(ctx: Context, refused: readonly MoveRefusal[] | undefined): Promise<Set<number>> {
-  return refusedTimes(refused, await serverNow(ctx));
+  return refusedTimes(refused, await refusalNow(ctx));
 }
 
 /** `Fri 4 Dec 09:00 EST`-like: a time a person reads, in their zone. */

@@ -23,7 +23,7 @@ import type { HeldLock, JournalEntry, MeetingRecord, State } from '../../state/i
 import { leadWaitPrinter } from '../lead-guard.js';
 import { adoptUnknownId } from '../reschedule/adopt.js';
 import { learnGone } from '../reschedule/gone.js';
-import { liveRefused, noneAccepted, refusalLine, serverNow, type MoveSearch } from '../reschedule/search.js';
+import { liveRefused, noneAccepted, refusalLine, refusalNow, type MoveSearch } from '../reschedule/search.js';
 
 const DAY_MS = 86_400_000;
 
@@ -209,10 +209,13 @@ function lostMove(error: OutcomeUnknownError, id: string, at: string, search: Mo
  * move's sent mark). A record that cannot be written loses only the memory, never the move.
  */
 async function rememberRefusal(ctx: Context, found: MeetingToMove, at: string): Promise<void> {
-  const refusal = { startTime: at, at: (await serverNow(ctx)).toISOString() };
+  // Dated by the refusals' clock: the server's, at most a day ahead of this machine's (a
+  // server's Date never makes a refusal last longer: reschedule/search.ts refusalNow).
+  const now = await refusalNow(ctx);
+  const refusal = { startTime: at, at: now.toISOString() };
   found.refused.push(refusal);
   try {
-    await (await ctx.state()).meetings.recordRefusal(found.scope, found.id, refusal, await serverNow(ctx));
+    await (await ctx.state()).meetings.recordRefusal(found.scope, found.id, refusal, now);
   } catch (error) {
     (await ctx.ui()).warn(
       `the refusal of ${at} was not recorded (${error instanceof Error ? error.message : String(error)}); the next run may offer it again`,

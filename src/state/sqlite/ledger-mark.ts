@@ -17,14 +17,25 @@ import { StateFileError, describeOsError, errnoCode } from '../errors.js';
 export const LEDGER_MARK_FILE = 'ledger-id.json';
 /** The row of schedctl_ledger_marks that holds the ledger's identity (in its at_ms column). */
 export const LEDGER_ID_MARK = 'ledger-id';
+/** The row of schedctl_ledger_marks that counts the ledger's write steps (in its at_ms column). */
+export const LEDGER_SERIAL_MARK = 'serial';
 /** The command that starts a new ledger on purpose. */
 export const RESET_COMMAND = 'schedctl state reset-ledger --yes';
+/** The command that accepts the ledger there as this config directory's, on purpose. */
+export const ACCEPT_COMMAND = 'schedctl state accept-ledger';
 
 export interface LedgerMark {
-  /** The ledger's identity: 12 hex digits. */
+  /** The ledger's identity (its lineage, as Terraform's state calls it): 12 hex digits. */
   ledgerId: string;
   /** The schema version last seen in it. */
   schemaVersion: number;
+  /**
+   * The highest serial this config directory has seen the ledger at (issue 52 finding 4): the
+   * ledger counts its write steps (the `serial` row of schedctl_ledger_marks, one UPDATE in each
+   * write transaction), so a restored older copy, whose serial is lower, is told from the ledger
+   * it replaced. Absent in a mark written before serials were kept: nothing remembered yet.
+   */
+  serial?: number;
 }
 
 export const markPath = (dir: string): string => join(dir, LEDGER_MARK_FILE);
@@ -59,10 +70,15 @@ export function parseMark(text: string): LedgerMark | undefined {
   } catch {
     return undefined;
   }
-  const { ledgerId, schemaVersion } = json;
+  const { ledgerId, schemaVersion, serial } = json;
   if (typeof ledgerId !== 'string' || !/^[0-9a-f]{12}$/.test(ledgerId) || !Number.isInteger(schemaVersion))
     return undefined;
-  return { ledgerId, schemaVersion: schemaVersion as number };
+  if (serial !== undefined && !(Number.isInteger(serial) && (serial as number) >= 0)) return undefined;
+  return {
+    ledgerId,
+    schemaVersion: schemaVersion as number,
+    ...(serial !== undefined ? { serial: serial as number } : {}),
+  };
 }
 
 /**
@@ -83,7 +99,9 @@ export function removeLedgerMark(dir: string): void {
 
 /** What the ledger file looks like, as the mark judges it. */
 export type LedgerFound =
-  { kind: 'missing' } | { kind: 'empty' } | { kind: 'ledger'; ledgerId: string | undefined; schemaVersion: number };
+  | { kind: 'missing' }
+  | { kind: 'empty' }
+  | { kind: 'ledger'; ledgerId: string | undefined; schemaVersion: number; serial?: number | undefined };
 
 /**
  * Why the file where the marked ledger was cannot be used, or undefined when it can. A ledger
@@ -99,12 +117,21 @@ export function refusal(where: string, mark: LedgerMark | undefined, found: Ledg
     case 'empty':
       return new StateFileError(where, 'ledger database', `it is empty: ${what} was here`, restore);
     case 'ledger':
-      if (found.ledgerId === undefined || found.ledgerId === mark.ledgerId) return undefined;
-      return new StateFileError(
-        where,
-        'ledger database',
-        `it is another ledger (id ${found.ledgerId}), not ${what}`,
-        `it was not changed; ${restore}`,
-      );
+      if (found.ledgerId === undefined) return undefined;
+      if (found.ledgerId !== mark.ledgerId)
+        return new StateFileError(
+          where,
+          'ledger database',
+          `it is another ledger (id ${found.ledgerId}), not ${what}`,
+          `it was not changed; ${restore}; or, if it is the ledger to keep (copied from another config directory on purpose), run \`${ACCEPT_COMMAND}\``,
+        );
+      if (mark.serial !== undefined && (found.serial ?? 0) < mark.serial)
+        return new StateFileError(
+          where,
+          'ledger database',
+          `it is an older copy of this config directory's ledger (id ${mark.ledgerId}): at serial ${found.serial ?? 0}, while ${markPath(join(where, '..'))} has seen it at ${mark.serial} (a backup restored?); a lead booked since that copy would be booked again`,
+          `it was not changed; put the newer file back, or, if this copy is the one to keep, run \`${ACCEPT_COMMAND}\` (the meetings and attempts recorded since it was taken then no longer keep a lead from a second booking)`,
+        );
+      return undefined;
   }
 }
