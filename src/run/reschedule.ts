@@ -29,6 +29,7 @@ import {
   serverNow,
   type MoveSearch,
 } from './reschedule/search.js';
+import { moveDocument } from './reschedule/document.js';
 
 export interface RescheduleOptions {
   start?: string;
@@ -84,8 +85,8 @@ export async function run(ctx: Context, [meetingId]: string[], opts: RescheduleO
     meeting = await moveMeeting(ctx, found, search);
   } else meeting = await pickAndMove(ctx, found, zone, request.range);
   const ui = await ctx.ui();
-  // A searched move's --json adds what was tried (docs/json-output.md); a move to one time prints the Meeting.
-  if (ctx.globals.json) return ui.json(search ? { ...meeting, tried: search.tried } : meeting);
+  // A move result (docs/json-output.md): the Meeting, where it was, and what was tried.
+  if (ctx.globals.json) return ui.json(moveDocument(meeting, was, search));
   ui.print(describeMeeting(meeting, zone, 'Rescheduled'));
   // A search whose window already held the meeting keeps it there (its own time is tried first).
   const stayed = was !== undefined && Date.parse(was) === Date.parse(meeting.date);

@@ -379,7 +379,7 @@ describe('a confirmed booking whose local record cannot be written', () => {
     // Run again: the attempt is sent again as it was, and the server's answer proves the booking. No second meeting.
     const again = await viaGate(g, args);
     expect(again.code, show(again)).toBe(0);
-    expect(again.json()).toMatchObject({ status: 'already_booked', slot: doc.meeting.date });
+    expect(again.json()).toMatchObject({ status: 'already_booked', startTime: doc.meeting.date });
     const after = await state();
     expect(after.meetings).toHaveLength(1);
     expect(after.executions).toHaveLength(1);

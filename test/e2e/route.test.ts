@@ -38,7 +38,7 @@ describe('route (scriptable)', () => {
     expect(doc).toMatchObject({ status: 'booked', requests: 4, reused: false, refires: 0, email: 'ada@acme.example' });
     expect(strictSchemas.meeting.safeParse(doc.meeting).success).toBe(true);
     expect(doc.outcome).toMatchObject({ type: 'scheduler', schedulingLinkId: doc.schedulingLinkId });
-    expect(doc.slot).toBe(doc.meeting.date);
+    expect(doc.startTime).toBe(doc.meeting.date);
     expect(await requests()).toEqual([
       'GET /v1/triggers 200',
       'POST /v1/triggers/:id 200',
@@ -78,7 +78,7 @@ describe('route (scriptable)', () => {
     t.dir = tempDir();
     const r = await cli([...shellWords(line).slice(1), '--json']);
     expect(r.code, show(r)).toBe(0);
-    expect(r.json()).toMatchObject({ status: 'booked', requests: 4, slot: booked });
+    expect(r.json()).toMatchObject({ status: 'booked', requests: 4, startTime: booked });
   });
 
   it('a local --slot time in --tz books exactly that time', async () => {

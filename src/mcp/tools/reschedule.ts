@@ -1,4 +1,5 @@
 /** reschedule_meeting and the lead's meeting by email: the CLI's `reschedule` without its terminal picker. */
+import { moveDocument } from '../../run/reschedule/document.js';
 import * as z from 'zod/v4';
 import { workspaceOf } from '../../run/workspace.js';
 import { ApiError, OutcomeUnknownError, UsageError } from '../../errors.js';
@@ -69,14 +70,14 @@ export const rescheduleMeetingTool = defineTool({
     try {
       if (request.start) {
         const meeting = await moveMeeting(ctx, found, request.start);
-        return { doc: meeting, text: rescheduleText(meeting, found.was, request.zone) };
+        return { doc: moveDocument(meeting, found.was, undefined), text: rescheduleText(meeting, found.was, request.zone) };
       }
       if (!request.range) throw new UsageError('missing --start: pass the new start time');
       search = await searchIn(ctx, found, request.range, { zone: request.zone, tries: request.tries });
       const meeting = await moveMeeting(ctx, found, search);
       const refused = search.tried.filter((t) => t.answer === 'CONFLICT');
       return {
-        doc: { ...meeting, tried: search.tried },
+        doc: moveDocument(meeting, found.was, search),
         text: [
           ...rescheduleText(meeting, found.was, request.zone),
           refused.length

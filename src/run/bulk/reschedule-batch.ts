@@ -5,6 +5,7 @@
  * (moving a meeting to the time it already has changes nothing).
  */
 import { RESCHEDULE_COST } from '../../bulk/plan.js';
+import type { Meeting } from '../../api/schemas.js';
 import type { RowResult } from '../../bulk/results.js';
 import { type RescheduleRow, validateRescheduleRow } from '../../bulk/reschedule-rows.js';
 import { workspaceOf } from '../workspace.js';
@@ -56,13 +57,15 @@ export async function rescheduleBatch(ctx: Context, o: RescheduleBatchOptions): 
         try {
           const api = await ctx.api();
           // Under the meeting's lock, like `reschedule`: parallel moves land in the record in order.
+          let moved: Meeting | undefined;
           await state.holdMeeting({ scope, id: move.meeting }, async (held) => {
             const m = await api.reschedule(move.meeting, move.start.toISOString(), {
               beforeSend: async () => held.assertHeld(),
             });
+            moved = m;
             await state.meetings.recordMove(scope, move.meeting, m, ctx.clock.now()).catch(() => undefined);
           });
-          return { row: line, key, status: 'moved', meetingId: move.meeting };
+          return { row: line, key, status: 'moved', meetingId: move.meeting, ...(moved ? { meeting: moved } : {}) };
         } catch (caught) {
           if (!(caught instanceof CliError)) throw caught;
           // The API no longer has it: the record learns it (as `reschedule` does), the row says so.
