@@ -196,7 +196,7 @@ describe('one lead, one meeting, across machines', () => {
       const target = s.slots.at(-1)!;
       const moved = await b.run(['reschedule', '--email', email, '--start', target, '--json']);
       expect(moved.code, show(moved)).toBe(0);
-      expect(moved.json()).toMatchObject({ id, date: target });
+      expect(moved.json().meeting).toMatchObject({ id, date: target });
       expect((await meetingsOf(email)).map((m) => m.date)).toEqual([target]);
 
       const seen = await a.run(['meetings', 'show', id, '--json']);
