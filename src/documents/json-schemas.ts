@@ -7,7 +7,10 @@ export function jsonSchemas(): Record<string, Record<string, unknown>> {
   for (const kind of Object.keys(DOCUMENTS) as DocumentKindName[]) {
     const doc = DOCUMENTS[kind];
     // The output a script reads: `io: 'output'`; what JSON Schema cannot say (none today) is left open.
-    const body = z.toJSONSchema(doc.schema(), { io: 'output', unrepresentable: 'any', reused: 'ref' }) as Record<string, unknown>;
+    const body = z.toJSONSchema(doc.schema(), { io: 'output', unrepresentable: 'any', reused: 'ref' }) as Record<
+      string,
+      unknown
+    >;
     const { $schema, ...rest } = body;
     out[kind] = {
       $schema,

@@ -39,6 +39,9 @@ export const errorDocument = () =>
       /** USAGE: the nearest known command or option. */
       suggestion: z.optional(str()),
     }),
+    /** book's SLOT_TAKEN: the nearest free times, bookable under this reservation. */
+    nearestSlots: z.optional(z.array(str())),
+    reservationId: z.optional(str()),
   });
 
 /** What is known of a booking: the one document kind of `book`, `route`, their MCP tools and their bulk rows. */
@@ -105,7 +108,16 @@ export const moveResult = () =>
     tried: z.array(z.object({ startTime: str(), answer: z.enum(['CONFLICT', 'moved']) })),
   });
 
-export const ROW_STATUSES = ['booked', 'already_booked', 'moved', 'skipped', 'redirect', 'none', 'failed', 'invalid'] as const;
+export const ROW_STATUSES = [
+  'booked',
+  'already_booked',
+  'moved',
+  'skipped',
+  'redirect',
+  'none',
+  'failed',
+  'invalid',
+] as const;
 
 /** A line of a bulk `--file --json` run: a row's result, its summary, or (dry run) the plan. */
 export const bulkLine = () =>

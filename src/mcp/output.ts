@@ -56,8 +56,6 @@ const meetingShape = {
   personEmail: z.string(),
   additionalAttendees: z.array(z.string()),
 };
-const partial = (shape: Record<string, z.ZodType>) =>
-  Object.fromEntries(Object.entries(shape).map(([k, v]) => [k, v.optional()]));
 /** A booking's result: the same document from book_meeting and route_lead (docs/json-output.md). */
 const bookingShape = {
   status: z.string().describe('booked, or already_booked: nothing new was booked (see alreadyBookedCode)'),

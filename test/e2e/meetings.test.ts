@@ -28,7 +28,11 @@ async function book(event: string, email: string, pick = 0): Promise<{ id: strin
     '--rebook',
   ]);
   expect(b.code, show(b)).toBe(0);
-  return { id: b.json().meeting.id, date: b.json().meeting.date, free: slots.filter((_: string, i: number) => i !== pick) };
+  return {
+    id: b.json().meeting.id,
+    date: b.json().meeting.date,
+    free: slots.filter((_: string, i: number) => i !== pick),
+  };
 }
 
 describe('meetings ls / show', () => {

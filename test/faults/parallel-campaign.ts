@@ -333,9 +333,7 @@ export async function startCampaign(o: { holdSeconds: number }): Promise<Campaig
       // A booking result (book, route) has its status; a slots document none.
       const status = result.killed
         ? 'killed'
-        : (doc?.status ??
-          doc?.error?.code ??
-          (doc?.reservationId ? 'slots' : `no JSON (exit ${result.code})`));
+        : (doc?.status ?? doc?.error?.code ?? (doc?.reservationId ? 'slots' : `no JSON (exit ${result.code})`));
       return {
         plan: p,
         phase,

@@ -70,7 +70,10 @@ export const rescheduleMeetingTool = defineTool({
     try {
       if (request.start) {
         const meeting = await moveMeeting(ctx, found, request.start);
-        return { doc: moveDocument(meeting, found.was, undefined), text: rescheduleText(meeting, found.was, request.zone) };
+        return {
+          doc: moveDocument(meeting, found.was, undefined),
+          text: rescheduleText(meeting, found.was, request.zone),
+        };
       }
       if (!request.range) throw new UsageError('missing --start: pass the new start time');
       search = await searchIn(ctx, found, request.range, { zone: request.zone, tries: request.tries });

@@ -9,7 +9,11 @@ import type { MoveResultDocument } from '../../documents/schemas.js';
  * machine never booked or moved it), and every time tried in order: a move to one time is one
  * try, `moved`.
  */
-export function moveDocument(meeting: Meeting, was: string | undefined, search: MoveSearch | undefined): MoveResultDocument {
+export function moveDocument(
+  meeting: Meeting,
+  was: string | undefined,
+  search: MoveSearch | undefined,
+): MoveResultDocument {
   return {
     status: 'moved',
     meeting: apiMeeting(meeting),

@@ -44,7 +44,10 @@ export function routeDocument(r: RouteRun): RouteResultDocument {
  */
 function fullOutcome(o: RouteRun['result']['outcome']): RouteResultDocument['outcome'] {
   const fields = o as Record<string, unknown>;
-  if (o.type === 'scheduler' && (typeof fields.schedulingLinkId !== 'string' || typeof fields.schedulerUrl !== 'string'))
+  if (
+    o.type === 'scheduler' &&
+    (typeof fields.schedulingLinkId !== 'string' || typeof fields.schedulerUrl !== 'string')
+  )
     return null;
   return o as RouteResultDocument['outcome'];
 }
