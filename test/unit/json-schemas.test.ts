@@ -37,12 +37,13 @@ describe('schemas/', () => {
     expect(pkg.files).toContain('schemas/');
   });
 
-  it('every kind is named in `schedctl help formatting` and docs/json-output.md', () => {
+  it('every kind is named in `schedctl help formatting` and docs/json-output.md (its file: schemas/<kind>.json)', () => {
     const topic = readFileSync(join(ROOT, 'src/help/formatting.json'), 'utf8');
     const page = readFileSync(join(ROOT, 'docs/json-output.md'), 'utf8');
+    expect(topic).toContain('https://schedctl.dev/schemas/v1/<kind>.json');
     for (const kind of Object.keys(DOCUMENTS)) {
-      expect(topic, kind).toContain(`schemas/${kind}.json`);
-      expect(page, kind).toContain(`schemas/${kind}.json`);
+      expect(topic, kind).toMatch(new RegExp(`[ :]${kind}[ ,(]`));
+      expect(page, kind).toMatch(new RegExp(`[ :]${kind}[ ,(]`));
     }
   });
 });
