@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { bookSlotArgs, demoFireArgs, demoRouteFirstArgs } from '../helpers/args.js';
 import { runCli, show, tempDir, type RunResult } from '../helpers/cli.js';
 import { startMcp, shown } from '../helpers/mcp-client.js';
-import { describeRun, sleep, startCli } from '../helpers/parallel-run.js';
+import { describeRun, jsonOf, sleep, startCli } from '../helpers/parallel-run.js';
 import { useSandbox } from '../helpers/sandbox.js';
 import { readOwner } from '../../src/state/lead-lock.js';
 
@@ -263,7 +263,7 @@ describe('5. a run stopped while it holds the lead', () => {
     }
     const r1 = await first.done;
     expect(r1.code, describeRun(r1)).toBe(5);
-    expect(JSON.parse(r1.stdout).error).toMatchObject({ code: 'LEAD_LOCK_LOST' });
+    expect(jsonOf(r1).error).toMatchObject({ code: 'LEAD_LOCK_LOST' });
     expect(r1.stdout).toContain('nothing was sent');
     expect(await meetingsOf(email)).toHaveLength(1);
     const bookings = (await t.sb.state()).requests.filter((q) => q.method === 'POST' && q.path === BOOK_PATH);
