@@ -45,6 +45,7 @@ _schedctl_sub() {
     'state/push') r='state push' ;;
     'state/pull') r='state pull' ;;
     'state/reset-ledger') r='state reset-ledger' ;;
+    'state/accept-ledger') r='state accept-ledger' ;;
     'state/unlock') r='state unlock' ;;
     'state/help') r='state help' ;;
     *) return 1 ;;
@@ -164,7 +165,7 @@ _schedctl_arg() {
     'trigger help/0') r='choices fire environment exit-codes formatting' ;;
     'events help/0') r='choices ls show environment exit-codes formatting' ;;
     'meetings help/0') r='choices ls history show environment exit-codes formatting' ;;
-    'state help/0') r='choices status push pull reset-ledger unlock environment exit-codes formatting' ;;
+    'state help/0') r='choices status push pull reset-ledger accept-ledger unlock environment exit-codes formatting' ;;
     'completion/0') r='choices bash zsh fish' ;;
     'help/0') r='choices profile route triggers trigger events slots book reschedule meetings state api smoke mcp completion sandbox environment exit-codes formatting' ;;
     'help/'*) r='choices profile route triggers trigger events slots book reschedule meetings state api smoke mcp completion sandbox environment exit-codes formatting' ;;
@@ -181,7 +182,7 @@ _schedctl_cmds() {
     'trigger') r='fire help' ;;
     'events') r='ls list show help' ;;
     'meetings') r='ls list history show help' ;;
-    'state') r='status push pull reset-ledger unlock help' ;;
+    'state') r='status push pull reset-ledger accept-ledger unlock help' ;;
     *) r='' ;;
   esac
 }
@@ -222,6 +223,7 @@ _schedctl_flags() {
     'state push') r='-h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'state pull') r='-h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'state reset-ledger') r='--yes -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
+    'state accept-ledger') r='-h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'state unlock') r='--meeting --force -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'state help') r='--json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'api') r='-d --data -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;

@@ -133,7 +133,7 @@ export async function main(argv: string[], ctx: Context = createContext()): Prom
       if (error.exitCode === 0 || error.code === 'commander.helpDisplayed' || error.code === 'commander.version')
         return 0;
       if (argv.includes('--json')) {
-        ctx.io.stdout.write(`${JSON.stringify({ error: usageDocument(error.message) }, null, 2)}\n`);
+        ctx.io.stdout.write(`${JSON.stringify({ error: usageDocument(error.message) })}\n`);
       }
       return 2;
     }

@@ -79,17 +79,22 @@ export function reportError(error: unknown, ctx: Context, json: boolean, zone?: 
   if (json) {
     // The data as the server sent it (JSON-escaped); the human lines below are sanitized.
     // A refusal judged by the server's clock says so when this machine's clock is off (clockSkew).
-    ctx.io.stdout.write(`${jsonText(withClockSkew(ctx, doc))}\n`);
+    // One line: a bulk run's stdout is JSON Lines, its final error a line like the rest, and one
+    // rule for every command is simpler for a script than two.
+    ctx.io.stdout.write(`${jsonText(withClockSkew(ctx, doc), 0)}\n`);
   }
-  if (!silent && (!json || !ctx.globals.quiet)) {
-    // Messages, details and hints quote the server (and local files): data, never terminal control.
-    const e = doc.error;
-    const code = sanitizeText(e.code);
-    // Times for people: in the user's zone, as the tables show them (--json keeps ISO 8601).
-    const human = (s: string) => sanitizeText(zone ? humanTimes(s, zone) : s);
-    const lines = [
-      `error: ${human(e.message)}${e.status !== undefined ? ` (${code}, HTTP ${e.status})` : e.code !== 'USAGE' && e.code !== 'UNEXPECTED' ? ` (${code})` : ''}`,
-    ];
+  // Messages, details and hints quote the server (and local files): data, never terminal control.
+  const e = doc.error;
+  const code = sanitizeText(e.code);
+  // Times for people: in the user's zone, as the tables show them (--json keeps ISO 8601).
+  const human = (s: string) => sanitizeText(zone ? humanTimes(s, zone) : s);
+  const headline = `error: ${human(e.message)}${e.status !== undefined ? ` (${code}, HTTP ${e.status})` : e.code !== 'USAGE' && e.code !== 'UNEXPECTED' ? ` (${code})` : ''}`;
+  if (!silent && json && !ctx.globals.quiet) {
+    // The document is the report; stderr gets its headline only (for a person watching the
+    // terminal), never the details and hint a second time (docs/json-output.md).
+    ctx.io.stderr.write(`${headline}\n`);
+  } else if (!silent && !json) {
+    const lines = [headline];
     // A record in --json (a meeting with its id) is its error's own line for people.
     const details = isCliError(error) && error.details ? error.details.map(clean) : (e.details ?? []);
     for (const d of details) lines.push(`  - ${human(typeof d === 'string' ? d : Object.values(d).join('  '))}`);

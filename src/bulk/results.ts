@@ -2,6 +2,9 @@
  * What happened to each row of a bulk run: one result per row, written as it is known (JSON
  * Lines or CSV), and the run's summary and exit code.
  */
+import type { Meeting } from '../api/schemas.js';
+import { apiMeeting } from '../documents/meeting.js';
+import type { BulkRowDocument } from '../documents/schemas.js';
 
 export const ROW_STATUSES = [
   'booked',
@@ -28,11 +31,26 @@ export interface RowResult {
   /** An API error code (SLOT_TAKEN, …) or schedctl's own (OUTCOME_UNKNOWN, …). */
   code?: string;
   message?: string;
+  /** The API's Meeting when this run booked or moved it (JSON Lines only: not kept in the run log or --out). */
+  meeting?: Meeting;
 }
 
-/** One JSON object and a newline (stdout of `--json`, or a results file). */
+/** A row's `--json` line (src/documents/schemas.ts bulkLine): every field present, null when not known. */
+export function rowDocument(r: RowResult): BulkRowDocument {
+  return {
+    row: r.row,
+    key: r.key,
+    status: r.status,
+    meetingId: r.meetingId ?? r.meeting?.id ?? null,
+    meeting: r.meeting ? apiMeeting(r.meeting) : null,
+    code: r.code ?? null,
+    message: r.message ?? null,
+  };
+}
+
+/** One JSON object and a newline (stdout of `--json`). */
 export function toJsonLine(result: RowResult): string {
-  return `${JSON.stringify(result)}\n`;
+  return `${JSON.stringify(rowDocument(result))}\n`;
 }
 
 export const CSV_RESULT_HEADER = ['row', 'key', 'status', 'meeting_id', 'code', 'message'] as const;

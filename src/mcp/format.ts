@@ -12,6 +12,7 @@ import type { FireDocument } from '../run/trigger/fire.js';
 import { isGone, type ListedView } from '../run/meetings/records.js';
 import { isUnresolvedView, type UnresolvedView } from '../run/meetings/unresolved.js';
 import type { routeDocument } from '../run/route/print.js';
+import type { BookingResultDocument } from '../documents/schemas.js';
 import { q, shown } from './quote.js';
 
 /** At most this many days of free times are summarised in the text; structuredContent.days holds all. */
@@ -155,14 +156,14 @@ export function meetingText(m: Meeting, zone: string, verb: string): string[] {
   ];
 }
 
-/** book_meeting's document: a Meeting, or already_booked. */
-export function bookText(doc: Record<string, unknown>, zone: string): string[] {
+/** book_meeting's document: a booking result (run/book.ts bookDocument). */
+export function bookText(doc: BookingResultDocument, zone: string): string[] {
   if (doc.status === 'already_booked') {
     const known = doc.meetingId ? ` (meeting ${shown(doc.meetingId)})` : '';
     const why =
-      doc.code === 'ON_RECORD'
+      doc.alreadyBookedCode === 'ON_RECORD'
         ? `this lead already has this meeting on record${doc.meetingId ? '' : " (its id was never received: the booking's answer was lost)"}; nothing was sent`
-        : `the API answered ${shown(doc.code)} to this retry`;
+        : `the API answered ${shown(doc.alreadyBookedCode)} to this retry`;
     return [
       `Already booked${known} at ${formatInZone(String(doc.startTime), zone)} on ${shown(doc.event)}: ${why}. No second meeting was created.`,
       doc.meetingId
@@ -170,7 +171,8 @@ export function bookText(doc: Record<string, unknown>, zone: string): string[] {
         : 'To move it: reschedule_meeting with meeting_id (the id from the scheduling app or the calendar invite) and start.',
     ];
   }
-  const m = doc as unknown as Meeting;
+  const m = doc.meeting;
+  if (!m) return [`Booked at ${formatInZone(String(doc.startTime), zone)} on ${shown(doc.event)}.`];
   return [
     ...meetingText(m, zone, 'Booked'),
     `To move it: reschedule_meeting with meeting_id ${shown(m.id)} and start.`,
@@ -179,7 +181,7 @@ export function bookText(doc: Record<string, unknown>, zone: string): string[] {
 
 /** route_lead's document (run/route/print.ts routeDocument). */
 export function routeText(doc: ReturnType<typeof routeDocument>, zone: string): string[] {
-  const o = doc.outcome as { type: string; url?: unknown };
+  const o = (doc.outcome ?? { type: 'scheduler' }) as { type: string; url?: unknown };
   const cost = `(${plural(doc.requests, 'API request')}${doc.reused ? ', remembered outcome reused: no new workflow run' : ''}${doc.refires ? `, ${doc.refires} re-fire` : ''})`;
   const run = shown(doc.executionId);
   switch (doc.status) {
@@ -200,11 +202,11 @@ export function routeText(doc: ReturnType<typeof routeDocument>, zone: string): 
           ]
         : doc.alreadyBookedCode === 'ON_RECORD'
           ? [
-              `Already booked: an earlier attempt whose answer was lost booked ${shown(doc.email)} at ${formatInZone(doc.slot ?? '', zone)} (on record: a retry proved it; its meeting id was never received); nothing was sent, no second meeting ${cost}.`,
+              `Already booked: an earlier attempt whose answer was lost booked ${shown(doc.email)} at ${formatInZone(doc.startTime ?? '', zone)} (on record: a retry proved it; its meeting id was never received); nothing was sent, no second meeting ${cost}.`,
               'To move it: reschedule_meeting with meeting_id (the id from the scheduling app or the calendar invite) and start.',
             ]
           : [
-              `Already booked: an earlier attempt whose answer was lost did book ${shown(doc.email)} at ${formatInZone(doc.slot ?? '', zone)}; the API answered ${shown(doc.alreadyBookedCode)} to this retry, so no second meeting was created ${cost}.`,
+              `Already booked: an earlier attempt whose answer was lost did book ${shown(doc.email)} at ${formatInZone(doc.startTime ?? '', zone)}; the API answered ${shown(doc.alreadyBookedCode)} to this retry, so no second meeting was created ${cost}.`,
             ];
     case 'redirect':
       return [

@@ -56,8 +56,20 @@ const meetingShape = {
   personEmail: z.string(),
   additionalAttendees: z.array(z.string()),
 };
-const partial = (shape: Record<string, z.ZodType>) =>
-  Object.fromEntries(Object.entries(shape).map(([k, v]) => [k, v.optional()]));
+/** A booking's result: the same document from book_meeting and route_lead (docs/json-output.md). */
+const bookingShape = {
+  status: z.string().describe('booked, or already_booked: nothing new was booked (see alreadyBookedCode)'),
+  meeting: nullable(z.looseObject(meetingShape)).describe("the API's Meeting; null when only its booking is known"),
+  meetingId: nullable(z.string()).describe('the meeting id (also when meeting is null); null: never received'),
+  startTime: nullable(time()),
+  email: z.string(),
+  event: nullable(z.string()).describe('the event or scheduling link booked'),
+  reservationId: nullable(z.string()),
+  executionId: nullable(z.string()),
+  alreadyBookedCode: nullable(z.string()).describe(
+    'already_booked: ON_RECORD (on record, nothing sent) or the API code answered to a retry; else null',
+  ),
+};
 /** The scheduler, redirect or none outcome of a fired trigger (or one this schedctl does not know). */
 const outcome = z
   .looseObject({
@@ -137,40 +149,18 @@ export const OUTPUT = {
       .describe('every day (in zone) with free times: how many, the first and the last'),
     requests: z.number().int().describe('API requests this call made'),
   }),
-  // `book --json`: the new Meeting, or {status: already_booked, ...} when no second meeting was made.
-  book_meeting: z.looseObject({
-    ...partial(meetingShape),
-    status: z
-      .string()
-      .optional()
-      .describe(
-        "the new meeting's status (scheduled), or already_booked: nothing new was booked (see code and meetingId)",
-      ),
-    code: z
-      .string()
-      .optional()
-      .describe('already_booked: ON_RECORD (on record, nothing sent) or the API code answered to a retry'),
-    meetingId: nullable(z.string()).optional(),
-    event: z.string().optional(),
-    startTime: time().optional(),
-    reservationId: nullable(z.string()).optional(),
-    workflowExecutionId: nullable(z.string()).optional(),
-  }),
+  // `book --json`: a booking result (src/documents/schemas.ts bookingResult), the same fields as route_lead's.
+  book_meeting: z.object(bookingShape),
   route_lead: z.object({
-    status: z.string().describe('booked | already_booked | redirect | none | other'),
-    executionId: z.string(),
-    outcome,
-    // booked: the API's Meeting; already_booked: the meeting on record (schedctl's local record of it).
-    meeting: nullable(z.looseObject({ ...partial(meetingShape), id: z.string(), date: time() })),
+    ...bookingShape,
+    status: z.string().describe('booked | already_booked | redirect | none | other (nothing was booked)'),
+    outcome: nullable(outcome).describe("the workflow's outcome; null when this call neither fired nor reused one"),
     requests: z.number().int(),
     trigger: z.object({ id: z.string(), name: z.string() }),
-    email: z.string(),
     schedulingLinkId: nullable(z.string()),
-    reservationId: nullable(z.string()),
-    slot: nullable(z.string()),
     reused: z.boolean().describe('a remembered outcome was used: no new workflow run'),
     refires: z.number().int(),
-    alreadyBookedCode: z.string().optional(),
+    unansweredFires: z.array(z.object({ sentAt: nullable(z.string()) })),
   }),
   list_meetings: z.object({
     meetings: z
@@ -197,5 +187,13 @@ export const OUTPUT = {
       ),
     ...paging,
   }),
-  reschedule_meeting: z.looseObject(meetingShape),
+  // `reschedule --json`: a move result (src/documents/schemas.ts moveResult).
+  reschedule_meeting: z.object({
+    status: z.literal('moved'),
+    meeting: z.looseObject(meetingShape).describe('the moved meeting'),
+    from: nullable(time()).describe('its start as schedctl last recorded it; null: not known here'),
+    tried: z
+      .array(z.object({ startTime: time(), answer: z.enum(['CONFLICT', 'moved']) }))
+      .describe("every time tried, in order: CONFLICT (this meeting's host refused it, nothing changed) or moved"),
+  }),
 } satisfies Record<string, z.ZodObject>;

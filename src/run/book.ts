@@ -13,6 +13,8 @@ import type { MeetingRecord, State } from '../state/index.js';
 import { describeMeeting } from '../ui/meeting-view.js';
 import { sanitizeText } from '../ui/sanitize.js';
 import { guardLead, leadWaitPrinter } from './lead-guard.js';
+import { apiMeeting } from '../documents/meeting.js';
+import type { BookingResultDocument } from '../documents/schemas.js';
 
 export interface BookOptions {
   start?: string;
@@ -67,30 +69,50 @@ export async function run(ctx: Context, [event = '']: string[], opts: BookOption
 /** What a booking came to: the server's answer, or the lead's meeting already on record (nothing sent). */
 export type BookOutcome = BookResult | { status: 'on_record'; meeting: MeetingRecord };
 
-/** The `book --json` document: the Meeting, or `already_booked` with what is known of the earlier booking. */
-export function bookDocument(result: BookOutcome, request: BookRequest) {
-  if (result.status === 'booked') return result.meeting;
+/**
+ * The `book --json` document, a booking result (src/documents/schemas.ts): `status` and the
+ * Meeting (null when only its booking is known), with what identifies the booking.
+ */
+export function bookDocument(result: BookOutcome, request: BookRequest): BookingResultDocument {
+  const base = { email: request.personEmail, event: request.event };
+  if (result.status === 'booked') {
+    const m = result.meeting;
+    return {
+      status: 'booked',
+      meeting: apiMeeting(m),
+      meetingId: m.id,
+      startTime: m.date,
+      ...base,
+      reservationId: request.reservationId,
+      executionId: request.workflowExecutionId ?? null,
+      alreadyBookedCode: null,
+    };
+  }
   if (result.status === 'on_record') {
     const m = result.meeting;
     return {
-      status: 'already_booked' as const,
-      code: 'ON_RECORD',
-      reservationId: null,
-      workflowExecutionId: request.workflowExecutionId ?? null,
-      event: m.event,
-      startTime: m.date,
+      status: 'already_booked',
+      meeting: apiMeeting(m),
       meetingId: m.id,
+      startTime: m.date,
+      email: m.personEmail,
+      event: m.event,
+      reservationId: null,
+      executionId: request.workflowExecutionId ?? null,
+      alreadyBookedCode: 'ON_RECORD',
     };
   }
   const a = result.attempt;
   return {
-    status: 'already_booked' as const,
-    code: result.code,
-    reservationId: a.reservationId,
-    workflowExecutionId: a.workflowExecutionId,
-    event: a.event,
-    startTime: a.startTime,
+    status: 'already_booked',
+    meeting: null,
     meetingId: a.meetingId ?? null,
+    startTime: a.startTime,
+    email: a.personEmail,
+    event: a.event,
+    reservationId: a.reservationId,
+    executionId: a.workflowExecutionId,
+    alreadyBookedCode: result.code,
   };
 }
 

@@ -12,6 +12,7 @@ import { findMeetingByEmail } from './reschedule/find.js';
 import { meetingToMove, moveMeeting, type MeetingToMove, type MoveOutcome } from './session/move.js';
 import { pickTime, shortTime } from './reschedule/pick.js';
 import { liveRefused, parseTries, planSearch, readable, type MoveSearch } from './reschedule/search.js';
+import { moveDocument } from './reschedule/document.js';
 
 export interface RescheduleOptions {
   start?: string;
@@ -68,9 +69,9 @@ export async function run(ctx: Context, [meetingId]: string[], opts: RescheduleO
   } else outcome = await pickAndMove(ctx, found, zone, request.range);
   const { meeting } = outcome;
   const ui = await ctx.ui();
-  // A searched move's --json adds what was tried (docs/json-output.md); a move to one time prints the Meeting.
-  if (ctx.globals.json) return ui.json(search ? { ...meeting, tried: search.tried } : meeting);
   const unchanged = outcome.status === 'unchanged';
+  // A move result (docs/json-output.md): the Meeting, where it was, and what was tried.
+  if (ctx.globals.json) return ui.json(moveDocument(outcome, was, search));
   if (unchanged) ui.info(`meeting ${meeting.id} is already at that time on record: nothing was sent`);
   ui.print(describeMeeting(meeting, zone, unchanged ? 'Unchanged' : 'Rescheduled'));
   // A search whose window already held the meeting keeps it there (its own time is tried first).

@@ -17,7 +17,6 @@ import type { Sql, SqlSource, SqlValue } from './sql/types.js';
 import type { Write } from './together.js';
 
 export type { JournalEntry };
-export type JournalOutcome = JournalEntry['outcome'];
 /** What a caller supplies for a new attempt; id, attemptedAt (the clock) and sentAt (null) are set here. */
 export type NewAttempt = Omit<JournalEntry, 'id' | 'attemptedAt' | 'sentAt'>;
 export type JournalPatch = Partial<Omit<JournalEntry, 'id' | 'scope'>>;

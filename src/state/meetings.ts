@@ -16,7 +16,7 @@ import type { PendingMove } from '../domain/lead-rule.js';
 import type { Sql, SqlSource, SqlValue } from './sql/types.js';
 import type { Write } from './together.js';
 
-export type { MeetingMove, MeetingRecord };
+export type { MeetingRecord };
 export type MeetingSource = MeetingRecord['source'];
 export interface MeetingToRecord {
   scope: string;

@@ -69,8 +69,11 @@ describe('book: success', () => {
     const s = await slots('strategy-session');
     const r = await book('strategy-session', s.slots[0]!, s.reservationId, 'lead@acme.example', ['--json']);
     expect(r.code, show(r)).toBe(0);
-    expect(strictSchemas.meeting.safeParse(r.json()).success).toBe(true);
-    expect(r.json()).toMatchObject({
+    // A booking result: `status` and the API's Meeting (docs/json-output.md).
+    expect(r.json()).toMatchObject({ status: 'booked', alreadyBookedCode: null, email: 'lead@acme.example' });
+    expect(strictSchemas.meeting.safeParse(r.json().meeting).success).toBe(true);
+    expect(r.json().meetingId).toBe(r.json().meeting.id);
+    expect(r.json().meeting).toMatchObject({
       status: 'scheduled',
       date: s.slots[0],
       location: '1 Market St, San Francisco, CA',
@@ -90,7 +93,8 @@ describe('book: success', () => {
     const state = await t.sb.state();
     expect(state.meetings).toHaveLength(1);
     expect(state.meetings[0]!.workflowExecutionId).toBe(executionId);
-    expect(state.executions[0]!.meetingId).toBe(r.json().id);
+    expect(state.executions[0]!.meetingId).toBe(r.json().meeting.id);
+    expect(r.json().executionId).toBe(executionId);
   });
 });
 
@@ -202,7 +206,7 @@ describe('book: every error code of the spec', () => {
     // shared/ledger-rules.md: the identical request, resolved as booked, is answered from the ledger: nothing sent.
     expect(again.json()).toMatchObject({
       status: 'already_booked',
-      code: 'ON_RECORD',
+      alreadyBookedCode: 'ON_RECORD',
       meetingId: m!.id,
       reservationId: s.reservationId,
     });
@@ -232,7 +236,8 @@ describe('book: every error code of the spec', () => {
     // The same time again is a repeat: already booked, from the local record, nothing sent.
     const same = await book('intro-call', s.slots[0]!, fresh.reservationId, 'lead@acme.example', ['--json']);
     expect(same.code, show(same)).toBe(0);
-    expect(same.json()).toMatchObject({ status: 'already_booked', code: 'ON_RECORD', meetingId: m!.id });
+    expect(same.json()).toMatchObject({ status: 'already_booked', alreadyBookedCode: 'ON_RECORD', meetingId: m!.id });
+    expect(same.json().meeting).toMatchObject({ id: m!.id });
     const again = await book('intro-call', fresh.slots[1]!, fresh.reservationId, 'lead@acme.example', [
       '--json',
       '--rebook',
@@ -417,12 +422,14 @@ describe('book: lost responses never make a second meeting', () => {
     expect(await t.sb.requestCount()).toBe(sentBefore);
     expect(json.json()).toEqual({
       status: 'already_booked',
-      code: 'ON_RECORD',
-      reservationId: s.reservationId,
-      workflowExecutionId: null,
-      event: 'intro-call',
-      startTime: s.slots[0],
+      meeting: null,
       meetingId: null,
+      startTime: s.slots[0],
+      email: 'lead@acme.example',
+      event: 'intro-call',
+      reservationId: s.reservationId,
+      executionId: null,
+      alreadyBookedCode: 'ON_RECORD',
     });
     expect(await meetings()).toHaveLength(1);
     assertNoSecretsInFiles(t.dir);
@@ -456,8 +463,8 @@ describe('book: lost responses never make a second meeting', () => {
     expect(again.code, show(again)).toBe(0);
     expect(again.json()).toMatchObject({
       status: 'already_booked',
-      code: 'CONFLICT',
-      workflowExecutionId: executionId,
+      alreadyBookedCode: 'CONFLICT',
+      executionId,
       reservationId: s.reservationId,
     });
     expect(await meetings()).toHaveLength(1);

@@ -351,10 +351,19 @@ describe('route --from: sending', () => {
     expect(out.rows.map((x) => [x.row, x.status, x.code])).toEqual([
       [2, 'failed', 'OUTCOME_UNKNOWN'],
       [3, 'failed', 'OUTCOME_UNKNOWN'],
-      [4, 'booked', undefined],
-      [5, 'booked', undefined],
+      [4, 'booked', null],
+      [5, 'booked', null],
     ]);
     expect(out.summary?.failedRows).toEqual([2, 3]);
+    // JSON Lines: every line one complete document, the final ROWS_FAILED error too (issue 54).
+    const lines = r.stdout.trimEnd().split('\n');
+    expect(lines).toHaveLength(6);
+    for (const line of lines) expect(() => JSON.parse(line), line).not.toThrow();
+    expect(JSON.parse(lines.at(-1)!).error).toMatchObject({ code: 'ROWS_FAILED', hint: expect.any(String) });
+    // A booked row carries the API's Meeting; the document's headline only goes to stderr, once.
+    expect(out.rows[2]!.meeting).toMatchObject({ id: out.rows[2]!.meetingId, personEmail: out.rows[2]!.key });
+    expect(r.stderr.match(/^error: /gm)).toHaveLength(1);
+    expect(r.stderr).not.toContain('hint:');
     // The sandbox did book them: the answers were lost on the way back.
     expect([...meetingsPerLead(await t.sb.state()).values()]).toEqual([1, 1, 1, 1]);
 
@@ -531,10 +540,10 @@ describe('reschedule --from', () => {
       expect(r.code, show(r)).toBe(8);
       const out = parseBulk(r);
       expect(out.rows.map((x) => [x.row, x.status, x.code])).toEqual([
-        [2, 'moved', undefined],
-        [3, 'moved', undefined],
-        [4, 'invalid', undefined],
-        [5, 'invalid', undefined],
+        [2, 'moved', null],
+        [3, 'moved', null],
+        [4, 'invalid', null],
+        [5, 'invalid', null],
         [6, 'failed', 'NOT_FOUND'],
       ]);
       expect(out.rows[1]?.meetingId).toBe(ids['r2@acme.example']);
@@ -564,7 +573,15 @@ describe('reschedule --from', () => {
       });
       expect(s.code, show(s)).toBe(0);
       expect(parseBulk(s).rows).toEqual([
-        { row: 1, key: 'r1@acme.example', status: 'moved', meetingId: ids['r1@acme.example'] },
+        {
+          row: 1,
+          key: 'r1@acme.example',
+          status: 'moved',
+          meetingId: ids['r1@acme.example'],
+          meeting: expect.objectContaining({ id: ids['r1@acme.example'], date: toC }),
+          code: null,
+          message: null,
+        },
       ]);
       state = await t.sb.state();
       expect(dateOf(ids['r1@acme.example'])).toBe(Date.parse(toC));

@@ -98,4 +98,21 @@ describe('events show', () => {
     expect(r.code, show(r)).toBe(4);
     expect(r.json().error).toMatchObject({ code: 'NOT_FOUND', status: 404 });
   });
+
+  it('a --json failure is printed once: the document (one line) on stdout, only its headline on stderr', async () => {
+    const r = await t.sb.cli(['events', 'show', 'nope', '--json']);
+    expect(r.code, show(r)).toBe(4);
+    expect(r.stdout.split('\n')).toEqual([expect.stringMatching(/^\{"error":\{/), '']);
+    const e = r.json().error;
+    expect(e).toMatchObject({ code: 'NOT_FOUND', hint: expect.any(String) });
+    expect(r.stderr).toBe(`error: ${e.message} (NOT_FOUND, HTTP 404)\n`);
+    expect(r.stderr).not.toContain('hint:');
+    // --quiet: the document alone.
+    const quiet = await t.sb.cli(['events', 'show', 'nope', '--json', '--quiet']);
+    expect(quiet.stderr).toBe('');
+    // Without --json: the lines for people, hint included.
+    const human = await t.sb.cli(['events', 'show', 'nope']);
+    expect(human.stdout).toBe('');
+    expect(human.stderr).toContain(`\nhint: ${e.hint}`);
+  });
 });

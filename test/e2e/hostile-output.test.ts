@@ -107,14 +107,14 @@ const CASES: Case[] = [
     args: () => ['book', 'intro-call', '--start', future(), '--reservation', UUID, '--email', 'lead@acme.example'],
     exit: 0,
     shows: 'Intro Call',
-    json: { at: (d) => d.title, is: h('Intro Call') },
+    json: { at: (d) => d.meeting.title, is: h('Intro Call') },
   },
   {
     name: 'reschedule',
     args: () => ['reschedule', UUID, '--start', future()],
     exit: 0,
     shows: 'rescheduled',
-    json: { at: (d) => d.status, is: h('rescheduled') },
+    json: { at: (d) => d.meeting.status, is: h('rescheduled') },
   },
   {
     name: 'route --slot first --yes',

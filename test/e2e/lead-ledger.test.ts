@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { bookSlotArgs, demoFireArgs, demoRouteFirstArgs } from '../helpers/args.js';
 import { runCli, show, tempDir, type RunResult } from '../helpers/cli.js';
 import { startMcp, shown } from '../helpers/mcp-client.js';
-import { describeRun, sleep, startCli } from '../helpers/parallel-run.js';
+import { describeRun, jsonOf, sleep, startCli } from '../helpers/parallel-run.js';
 import { useSandbox } from '../helpers/sandbox.js';
 import { readOwner } from '../../src/state/lead-lock.js';
 
@@ -110,7 +110,7 @@ describe('2. a lost answer, then anything that is not the identical command', ()
     // The identical command again resolves it (the reservation is spent: the meeting exists).
     const same = await book('intro-call', s.slots[1]!, s.reservationId, email);
     expect(same.code, show(same)).toBe(0);
-    expect(same.json()).toMatchObject({ status: 'already_booked', code: 'RESERVATION_USED' });
+    expect(same.json()).toMatchObject({ status: 'already_booked', alreadyBookedCode: 'RESERVATION_USED' });
     // Known to exist now: another booking is refused as a meeting, and --rebook books a second one.
     const after = await book('intro-call', s2.slots[3]!, s2.reservationId, email);
     expect(after.code, show(after)).toBe(5);
@@ -129,7 +129,7 @@ describe('3. the same event under another name', () => {
     const s2 = await freshSlots(s.eventId);
     const byId = await book(s.eventId, s.slots[1]!, s2.reservationId, email);
     expect(byId.code, show(byId)).toBe(0);
-    expect(byId.json()).toMatchObject({ status: 'already_booked', code: 'ON_RECORD' });
+    expect(byId.json()).toMatchObject({ status: 'already_booked', alreadyBookedCode: 'ON_RECORD' });
     const later = await book(s.eventId, s2.slots[2]!, s2.reservationId, email);
     expect(later.code, show(later)).toBe(5);
     expect(later.json().error).toMatchObject({ code: 'LEAD_HAS_MEETING' });
@@ -147,7 +147,7 @@ describe('3. the same event under another name', () => {
         email: email.toUpperCase(),
       });
       expect(same.isError, shown(same)).toBe(false);
-      expect(same.doc).toMatchObject({ status: 'already_booked', code: 'ON_RECORD' });
+      expect(same.doc).toMatchObject({ status: 'already_booked', alreadyBookedCode: 'ON_RECORD' });
       const other = await mcp.call('book_meeting', {
         event: 'intro-call',
         start: s3.slots[3]!,
@@ -213,7 +213,7 @@ describe('4. the same workspace under another name', () => {
     expect(b.json().error).toMatchObject({ code: 'LEAD_HAS_MEETING' });
     const listed = await runCli(['meetings', 'ls', '--json', '-p', 'beta'], { configDir: dir, env });
     expect(listed.code, show(listed)).toBe(0);
-    expect(JSON.stringify(listed.json())).toContain(a.json().id);
+    expect(JSON.stringify(listed.json())).toContain(a.json().meeting.id);
     expect(await meetingsOf(email)).toHaveLength(1);
   });
 });
@@ -263,7 +263,7 @@ describe('5. a run stopped while it holds the lead', () => {
     }
     const r1 = await first.done;
     expect(r1.code, describeRun(r1)).toBe(5);
-    expect(JSON.parse(r1.stdout).error).toMatchObject({ code: 'LEAD_LOCK_LOST' });
+    expect(jsonOf(r1).error).toMatchObject({ code: 'LEAD_LOCK_LOST' });
     expect(r1.stdout).toContain('nothing was sent');
     expect(await meetingsOf(email)).toHaveLength(1);
     const bookings = (await t.sb.state()).requests.filter((q) => q.method === 'POST' && q.path === BOOK_PATH);
@@ -303,7 +303,7 @@ describe('7. parallel reschedules of one meeting', () => {
     const s = await freshSlots('quarterly-review');
     const booked = await book('quarterly-review', s.slots[1]!, s.reservationId, email);
     expect(booked.code, show(booked)).toBe(0);
-    const id = booked.json().id as string;
+    const id = booked.json().meeting.id as string;
     const targets = [s.slots[3]!, s.slots[6]!, s.slots[9]!, s.slots[12]!];
     const runs = await Promise.all(targets.map((start) => cli(['reschedule', id, '--start', start, '--json'])));
     for (const r of runs) expect(r.code, show(r)).toBe(0);

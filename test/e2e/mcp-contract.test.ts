@@ -107,7 +107,7 @@ describe('mcp: typed results', () => {
       slot: 'first',
     });
     await check('list_meetings', { all: true });
-    await check('reschedule_meeting', { meeting_id: booked.doc.id, start: found.doc.slots[3] });
+    await check('reschedule_meeting', { meeting_id: booked.doc.meeting.id, start: found.doc.slots[3] });
     expect([...seen].sort()).toEqual(tools.map((x) => x.name).sort());
   });
 
@@ -165,7 +165,7 @@ describe('mcp: annotations match what the tools do', () => {
         },
       ],
       // A time nobody else books here: the last free one.
-      ['reschedule_meeting', { meeting_id: booked.doc.id, start: found.doc.slots.at(-1) }],
+      ['reschedule_meeting', { meeting_id: booked.doc.meeting.id, start: found.doc.slots.at(-1) }],
     ];
     const { tools } = await s.client.listTools();
     for (const [name, args] of cases) {
@@ -241,7 +241,7 @@ describe('mcp: hints and text speak tools, and carry the data they refer to', ()
     });
     expect(refused.isError, shown(refused)).toBe(true);
     expect(refused.doc.error.code).toBe('LEAD_HAS_MEETING');
-    expect(refused.text).toContain(`reschedule_meeting with meeting_id ${booked.doc.id} and start`);
+    expect(refused.text).toContain(`reschedule_meeting with meeting_id ${booked.doc.meeting.id} and start`);
     expect(refused.text).toMatch(/ask the person.*rebook: true/);
     expect(refused.text).not.toMatch(CLI_WORDS);
 

@@ -92,7 +92,7 @@ describe('mcp: one reader of times, on a fresh server', () => {
         tz: 'UTC',
       }),
     );
-    expect(r.doc.date).toBe(target);
+    expect(r.doc.meeting.date).toBe(target);
   });
 
   it('reschedule_meeting reads start as people say it as its first call', async () => {
@@ -104,7 +104,7 @@ describe('mcp: one reader of times, on a fresh server', () => {
     expect(booked.code, show(booked)).toBe(0);
     const s = await mcp();
     const r = ok(await s.call('reschedule_meeting', { email: 'ada@acme.example', start: said(slots[5]!), tz: 'UTC' }));
-    expect(r.doc.date).toBe(slots[5]);
+    expect(r.doc.meeting.date).toBe(slots[5]);
   });
 
   it('route_lead reads slot "first next tuesday" as its first call', async () => {
@@ -119,7 +119,7 @@ describe('mcp: one reader of times, on a fresh server', () => {
       }),
     );
     expect(r.doc.status).toBe('booked');
-    expect(DateTime.fromISO(r.doc.slot as string, { zone: 'UTC' }).weekday).toBe(2);
+    expect(DateTime.fromISO(r.doc.startTime as string, { zone: 'UTC' }).weekday).toBe(2);
   });
 });
 
@@ -195,7 +195,7 @@ describe('mcp: a cancelled call', () => {
     });
     const before = (await requests()).length;
     const again = ok(await s.call('book_meeting', args));
-    expect(again.doc).toMatchObject({ status: 'already_booked', code: 'ON_RECORD' });
+    expect(again.doc).toMatchObject({ status: 'already_booked', alreadyBookedCode: 'ON_RECORD' });
     expect((await requests()).length).toBe(before);
     expect((await t.sb.state()).meetings).toHaveLength(1);
   });
@@ -240,7 +240,7 @@ describe('mcp: a cancelled call', () => {
     );
     const booked = await raw.answer(9);
     expect(booked.result.isError ?? false, JSON.stringify(booked)).toBe(false);
-    expect(booked.result.structuredContent.date).toBe(slots[0]);
+    expect(booked.result.structuredContent.meeting.date).toBe(slots[0]);
     expect(await bookPosts()).toHaveLength(1);
     await raw.close();
   });
@@ -414,7 +414,7 @@ describe('mcp: claims that hold', () => {
     ok(await s.call('book_meeting', args));
     const before = (await requests()).length;
     const again = ok(await s.call('book_meeting', args));
-    expect(again.doc).toMatchObject({ status: 'already_booked', code: 'ON_RECORD' });
+    expect(again.doc).toMatchObject({ status: 'already_booked', alreadyBookedCode: 'ON_RECORD' });
     expect(again.text).toMatch(/nothing was sent/);
     expect((await requests()).length).toBe(before);
     expect(await bookPosts()).toHaveLength(1);
@@ -451,7 +451,7 @@ describe('mcp: claims that hold', () => {
     expect(failed.doc.error.hint).toMatch(/call book_meeting again with exactly the same arguments/);
     expect((await t.sb.state()).meetings).toHaveLength(0);
     const retry = ok(await s.call('book_meeting', args));
-    expect(retry.doc.date).toBe(found.doc.slots[0]);
+    expect(retry.doc.meeting.date).toBe(found.doc.slots[0]);
     expect((await t.sb.state()).meetings).toHaveLength(1);
   });
 });

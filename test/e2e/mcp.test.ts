@@ -142,7 +142,7 @@ describe('mcp: fire, slots, book, reschedule', () => {
     });
     expect(booked.isError, shown(booked)).toBe(false);
     const [meeting] = (await t.sb.state()).meetings;
-    expect(booked.doc).toMatchObject({ id: meeting!.id, date: slots[0], personEmail: 'ada@acme.example' });
+    expect(booked.doc.meeting).toMatchObject({ id: meeting!.id, date: slots[0], personEmail: 'ada@acme.example' });
     expect(booked.text).toContain(`Booked meeting ${meeting!.id}`);
 
     const listed = await s.call('list_meetings', { email: 'ada@acme.example' });
@@ -156,7 +156,7 @@ describe('mcp: fire, slots, book, reschedule', () => {
     const before = (await t.sb.state()).requests.length;
     const moved = await s.call('reschedule_meeting', { email: 'ada@acme.example', start: said, tz: zone });
     expect(moved.isError, `${said}\n${shown(moved)}`).toBe(false);
-    expect(moved.doc).toMatchObject({ id: meeting!.id, date: target });
+    expect(moved.doc.meeting).toMatchObject({ id: meeting!.id, date: target });
     expect(moved.text).toContain('Rescheduled');
     expect((await t.sb.state()).requests.length).toBe(before + 1);
     expect((await t.sb.state()).meetings.map((m) => m.date)).toEqual([target]);
@@ -186,7 +186,7 @@ describe('mcp: never a second meeting', () => {
     expect(again.isError, shown(again)).toBe(false);
     expect(again.doc).toMatchObject({
       status: 'already_booked',
-      code: expect.stringMatching(/^(RESERVATION_USED|RESERVATION_EXPIRED|CONFLICT)$/),
+      alreadyBookedCode: expect.stringMatching(/^(RESERVATION_USED|RESERVATION_EXPIRED|CONFLICT)$/),
       reservationId: args.reservation_id,
     });
     expect(again.text).toMatch(/No second meeting/);

@@ -28,7 +28,11 @@ async function book(event: string, email: string, pick = 0): Promise<{ id: strin
     '--rebook',
   ]);
   expect(b.code, show(b)).toBe(0);
-  return { id: b.json().id, date: b.json().date, free: slots.filter((_: string, i: number) => i !== pick) };
+  return {
+    id: b.json().meeting.id,
+    date: b.json().meeting.date,
+    free: slots.filter((_: string, i: number) => i !== pick),
+  };
 }
 
 describe('meetings ls / show', () => {
@@ -113,7 +117,7 @@ describe('reschedule --email', () => {
     const spoken = `${target.toLocaleString('en-US', { month: 'short', timeZone: 'UTC' })} ${target.getUTCDate()} ${String(target.getUTCHours()).padStart(2, '0')}:${String(target.getUTCMinutes()).padStart(2, '0')}`;
     const r = await cli(['reschedule', '--email', 'ada@acme.example', '--start', spoken, '--tz', 'UTC', '--json']);
     expect(r.code, show(r)).toBe(0);
-    expect(r.json()).toMatchObject({ id: m.id, date: target.toISOString() });
+    expect(r.json().meeting).toMatchObject({ id: m.id, date: target.toISOString() });
   });
 
   it('several matches fail in scripts listing them (exit 2); no match is exit 4; nothing is sent', async () => {

@@ -107,7 +107,7 @@ describe('bookings, in parallel', () => {
       gate.before = barrier(N_BOOKS, (r) => r.method === 'POST' && r.path === BOOK_PATH);
       const first = await Promise.all(plans.map(book));
       for (const r of first) ok(r);
-      const ids = first.map((r) => jsonOf(r).id as string);
+      const ids = first.map((r) => jsonOf(r).meeting.id as string);
       expect(new Set(ids).size).toBe(N_BOOKS);
 
       const scope = `http://loopback:${new URL(gate.baseUrl).port}#key:${keyFingerprint(t.sb.keys.full)}`;

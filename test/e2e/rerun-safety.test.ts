@@ -149,7 +149,7 @@ describe('killed before the booking left the machine', () => {
     const again = await viaGate(g, args);
     expect(again.code, show(again)).toBe(0);
     const [m] = (await state()).meetings;
-    expect(again.json()).toMatchObject({ id: m!.id, date: s.slots[0] });
+    expect(again.json().meeting).toMatchObject({ id: m!.id, date: s.slots[0] });
     expect((await state()).meetings).toHaveLength(1);
     const rerun = await viaGate(g, args);
     expect(rerun.code, show(rerun)).toBe(0);
@@ -311,7 +311,7 @@ describe('an explicit time after a lost answer', () => {
     ] as const) {
       const r = await cli(routeArgs('eve@acme.example', 'emea', slot, [...extra]));
       expect(r.code, `--slot ${slot}\n${show(r)}`).toBe(0);
-      expect(r.json(), `--slot ${slot}`).toMatchObject({ status: 'already_booked', slot: wanted });
+      expect(r.json(), `--slot ${slot}`).toMatchObject({ status: 'already_booked', startTime: wanted });
     }
     const s = await state();
     expect(s.meetings).toHaveLength(1);
@@ -330,7 +330,7 @@ describe('an explicit time after a lost answer', () => {
     ] as const) {
       const r = await cli(routeArgs('ivy@acme.example', 'americas', slot, [...extra]));
       expect(r.code, `--slot ${slot}\n${show(r)}`).toBe(0);
-      expect(r.json(), `--slot ${slot}`).toMatchObject({ status: 'already_booked', slot: m!.date });
+      expect(r.json(), `--slot ${slot}`).toMatchObject({ status: 'already_booked', startTime: m!.date });
     }
     expect((await state()).meetings).toHaveLength(1);
   });
@@ -379,7 +379,7 @@ describe('a confirmed booking whose local record cannot be written', () => {
     // Run again: the attempt is sent again as it was, and the server's answer proves the booking. No second meeting.
     const again = await viaGate(g, args);
     expect(again.code, show(again)).toBe(0);
-    expect(again.json()).toMatchObject({ status: 'already_booked', slot: doc.meeting.date });
+    expect(again.json()).toMatchObject({ status: 'already_booked', startTime: doc.meeting.date });
     const after = await state();
     expect(after.meetings).toHaveLength(1);
     expect(after.executions).toHaveLength(1);

@@ -50,7 +50,7 @@ async function bookedDemo(email: string): Promise<{ id: string; date: string; ta
   expect(b.code, show(b)).toBe(0);
   const later = slots.filter((x) => utc(x).hasSame(utc(at), 'day') === false && utc(x) > utc(at));
   const target = utc(later.find((x) => utc(x).weekday <= 5 && utc(x).hour === 13)!).startOf('day');
-  return { id: b.json().id, date: at, target, free: slots };
+  return { id: b.json().meeting.id, date: at, target, free: slots };
 }
 
 describe('reschedule --start "first <day>" searches for a time the host accepts', () => {
@@ -68,7 +68,9 @@ describe('reschedule --start "first <day>" searches for a time the host accepts'
       '--json',
     ]);
     expect(r.code, show(r)).toBe(0);
-    const doc = r.json<{ id: string; date: string; tried: Tried[] }>();
+    const moved = r.json<{ status: string; meeting: { id: string; date: string }; tried: Tried[] }>();
+    expect(moved.status).toBe('moved');
+    const doc = { ...moved.meeting, tried: moved.tried };
     expect(doc.id).toBe(m.id);
     expect(utc(doc.date).hasSame(m.target, 'day')).toBe(true);
     expect(doc.tried.map((x) => x.answer)).toEqual(['CONFLICT', 'CONFLICT', 'moved']);
@@ -174,7 +176,8 @@ describe('reschedule --start "first <day>" searches for a time the host accepts'
       '--json',
     ]);
     expect(r.code, show(r)).toBe(0);
-    const doc = r.json<{ date: string; tried: Tried[] }>();
+    const moved = r.json<{ meeting: { date: string }; tried: Tried[] }>();
+    const doc = { date: moved.meeting.date, tried: moved.tried };
     const local = DateTime.fromISO(doc.date, { zone: 'America/New_York' });
     expect(local.toFormat('HH:mm')).not.toBe('00:00');
     // The event's first free time that New York day is the Tokyo host's, at midnight: never tried.
@@ -282,7 +285,7 @@ describe('a move to one named time: one PATCH, and times offered instead are nev
     // A time named explicitly is sent even while it is remembered as refused.
     const named = await cli(['reschedule', m.id, '--start', z, '--json']);
     expect(named.code, show(named)).toBe(0);
-    expect(named.json().date).toBe(z);
+    expect(named.json().meeting.date).toBe(z);
   }, 60_000);
 });
 
@@ -409,7 +412,7 @@ describe.skipIf(!hasTmux)('the picker after a refusal (tmux)', () => {
     await pane.waitFor('Move "');
     await pane.type(['Enter']);
     await pane.waitFor('EXIT=0', 20_000);
-    const moved = (await sb.state()).meetings.find((m) => m.id === b.json().id)!;
+    const moved = (await sb.state()).meetings.find((m) => m.id === b.json().meeting.id)!;
     expect(moved.date).toBe(last);
     expect((await sb.state()).requests.filter((r) => r.method === 'PATCH').map((r) => r.status)).toEqual([409, 200]);
     expect(pane.screen()).toContain(`Rescheduled meeting ${moved.id}`);

@@ -53,7 +53,7 @@ describe.skipIf(!hasTmux)('reschedule in a real terminal (tmux)', () => {
     await pane.waitFor('EXIT=0', 20_000);
     expect(keys.length).toBeLessThanOrEqual(5);
 
-    const moved = (await sb.state()).meetings.find((m) => m.id === b.json().id)!;
+    const moved = (await sb.state()).meetings.find((m) => m.id === b.json().meeting.id)!;
     const at = DateTime.fromISO(moved.date, { zone: 'UTC' });
     expect(at.weekday).toBe(2); // Tuesday
     expect(moved.date).not.toBe(start);
@@ -96,7 +96,7 @@ describe.skipIf(!hasTmux)('reschedule in a real terminal (tmux)', () => {
     await pane.waitFor('Move "');
     await pane.type(['Enter']);
     await pane.waitFor('EXIT=0', 20_000);
-    const moved = (await sb.state()).meetings.find((m) => m.id === b.json().id)!;
+    const moved = (await sb.state()).meetings.find((m) => m.id === b.json().meeting.id)!;
     const at = DateTime.fromISO(moved.date, { zone: 'UTC' });
     expect(at.weekday).toBe(2);
     expect(at.toFormat('HH:mm')).not.toBe('00:00');
@@ -136,7 +136,7 @@ describe.skipIf(!hasTmux)('reschedule in a real terminal (tmux)', () => {
     const screen = pane.screen().replace(/\s+/g, ' ');
     const booked = DateTime.fromISO(slots[0]!, { zone: 'UTC' }).toFormat('ccc d LLL HH:mm');
     expect(screen).toContain(`New time for "Quarterly Business Review with cy@acme.example" (${booked}, host `);
-    expect(screen).not.toContain(b.json().id);
+    expect(screen).not.toContain(b.json().meeting.id);
     // A weekend (or any day without a free time) is listed, said to have none.
     expect(screen).toMatch(/(Sat|Sun) \d+ \w+ · no free times/);
     await pane.type(['Enter']);
@@ -147,7 +147,7 @@ describe.skipIf(!hasTmux)('reschedule in a real terminal (tmux)', () => {
     await pane.waitFor('Move "');
     await pane.type(['Enter']);
     await pane.waitFor('EXIT=0', 20_000);
-    const moved = (await sb.state()).meetings.find((m) => m.id === b.json().id)!;
+    const moved = (await sb.state()).meetings.find((m) => m.id === b.json().meeting.id)!;
     expect(moved.date).toBe(wanted);
   }, 60_000);
 });

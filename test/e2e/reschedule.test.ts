@@ -28,7 +28,7 @@ async function booked(): Promise<{ id: string; date: string; free: string[] }> {
     '--json',
   ]);
   expect(b.code, show(b)).toBe(0);
-  return { id: b.json().id, date: b.json().date, free: slots.slice(1) };
+  return { id: b.json().meeting.id, date: b.json().meeting.date, free: slots.slice(1) };
 }
 
 /**
@@ -137,8 +137,10 @@ describe('reschedule', () => {
     const local = new Date(target).toLocaleString('sv-SE', { timeZone: 'America/New_York' }).slice(0, 16);
     const r = await cli(['reschedule', m.id, '--start', local, '--tz', 'America/New_York', '--json']);
     expect(r.code, show(r)).toBe(0);
-    expect(strictSchemas.meeting.safeParse(r.json()).success).toBe(true);
-    expect(r.json()).toMatchObject({ id: m.id, date: target, status: 'rescheduled' });
+    // A move result: `status`, the API's Meeting, where it was, and the one time tried.
+    expect(strictSchemas.meeting.safeParse(r.json().meeting).success).toBe(true);
+    expect(r.json()).toMatchObject({ status: 'moved', from: m.date, tried: [{ startTime: target, answer: 'moved' }] });
+    expect(r.json().meeting).toMatchObject({ id: m.id, date: target, status: 'rescheduled' });
   });
 
   it('says the old time is unknown for a meeting booked elsewhere', async () => {
@@ -279,11 +281,14 @@ describe('reschedule --email with several meetings on record', () => {
     // Each with its `line` too (issue 46): the string a person sees, what `details` holds for every other error.
     for (const d of error.details) expect(Object.keys(d).sort()).toEqual(['date', 'event', 'id', 'line', 'title']);
     for (const d of error.details) expect(d.line).toContain(d.id);
-    expect(error.details.map((d) => d.id).sort()).toEqual([first.id, second.json().id].sort());
+    expect(error.details.map((d) => d.id).sort()).toEqual([first.id, second.json().meeting.id].sort());
+    // With --json the document is the report: stderr has its headline only, the meetings once (in the document).
+    expect(r.stderr).toMatch(/^error: 2 upcoming meetings of lead@acme\.example are on record[^\n]*\n$/);
+    const human = await cli(['reschedule', '--email', 'lead@acme.example', '--start', 'tomorrow 15:00']);
     // For people: a line each, with its id.
-    expect(r.stderr).toContain(`  - `);
-    expect(r.stderr).toContain(first.id);
-    expect(r.stderr).toContain(second.json().id);
+    expect(human.stderr).toContain(`  - `);
+    expect(human.stderr).toContain(first.id);
+    expect(human.stderr).toContain(second.json().meeting.id);
   });
 });
 
@@ -295,11 +300,11 @@ describe('a moment needs a time: a day without a time of day is never its midnig
     const said = day.toFormat('ccc LLL d').toLowerCase();
     const r = await cli(['reschedule', '--email', 'lead@acme.example', '--start', said, '--tz', 'UTC', '--json']);
     expect(r.code, show(r)).toBe(0);
-    const moved = DateTime.fromISO(r.json().date, { zone: 'UTC' });
+    const moved = DateTime.fromISO(r.json().meeting.date, { zone: 'UTC' });
     expect(moved.hasSame(day, 'day')).toBe(true);
     expect(moved.toFormat('HH:mm')).not.toBe('00:00');
-    expect(r.json().tried).toEqual([{ startTime: r.json().date, answer: 'moved' }]);
-    expect((await t.sb.state()).meetings.find((x) => x.id === m.id)!.date).toBe(r.json().date);
+    expect(r.json().tried).toEqual([{ startTime: r.json().meeting.date, answer: 'moved' }]);
+    expect((await t.sb.state()).meetings.find((x) => x.id === m.id)!.date).toBe(r.json().meeting.date);
   });
 
   it('book --start tomorrow and route --slot 2026-12-01 are refused the same way (exit 2)', async () => {

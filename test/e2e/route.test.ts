@@ -31,6 +31,30 @@ describe('route (scriptable)', () => {
     expect((await t.sb.state()).meetings).toHaveLength(1);
   });
 
+  it('a re-run answered from the record prints the same booking result: nulls for what it never learnt, never "" or half an outcome', async () => {
+    const first = await cli([...DEMO, '--slot', 'first', '--yes', '--json']);
+    expect(first.code, show(first)).toBe(0);
+    const booked = first.json();
+    expect(booked).toMatchObject({ status: 'booked', alreadyBookedCode: null, unansweredFires: [] });
+    expect(booked.outcome).toMatchObject({ type: 'scheduler', schedulingLinkId: booked.event });
+    expect(booked.meetingId).toBe(booked.meeting.id);
+    const again = await cli([...DEMO, '--slot', 'first', '--yes', '--json']);
+    expect(again.code, show(again)).toBe(0);
+    const doc = again.json();
+    expect(doc).toMatchObject({
+      status: 'already_booked',
+      alreadyBookedCode: 'ON_RECORD',
+      meetingId: booked.meeting.id,
+      startTime: booked.meeting.date,
+      email: booked.email,
+    });
+    // The API's Meeting, field for field: no record-only fields (source, history, …) in it.
+    expect(Object.keys(doc.meeting).sort()).toEqual(Object.keys(booked.meeting).sort());
+    // Nothing fired: no workflow run or outcome of this run to show (was "" and {"type":"scheduler"}).
+    expect(doc.outcome).toBeNull();
+    expect(JSON.stringify(doc)).not.toMatch(/:""/);
+  });
+
   it('books the first free time in exactly 4 requests and prints one JSON document', async () => {
     const r = await cli([...DEMO, '--slot', 'first', '--yes', '--json']);
     expect(r.code, show(r)).toBe(0);
@@ -38,7 +62,7 @@ describe('route (scriptable)', () => {
     expect(doc).toMatchObject({ status: 'booked', requests: 4, reused: false, refires: 0, email: 'ada@acme.example' });
     expect(strictSchemas.meeting.safeParse(doc.meeting).success).toBe(true);
     expect(doc.outcome).toMatchObject({ type: 'scheduler', schedulingLinkId: doc.schedulingLinkId });
-    expect(doc.slot).toBe(doc.meeting.date);
+    expect(doc.startTime).toBe(doc.meeting.date);
     expect(await requests()).toEqual([
       'GET /v1/triggers 200',
       'POST /v1/triggers/:id 200',
@@ -78,7 +102,7 @@ describe('route (scriptable)', () => {
     t.dir = tempDir();
     const r = await cli([...shellWords(line).slice(1), '--json']);
     expect(r.code, show(r)).toBe(0);
-    expect(r.json()).toMatchObject({ status: 'booked', requests: 4, slot: booked });
+    expect(r.json()).toMatchObject({ status: 'booked', requests: 4, startTime: booked });
   });
 
   it('a local --slot time in --tz books exactly that time', async () => {

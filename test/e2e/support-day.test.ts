@@ -228,7 +228,7 @@ describe('small things people notice', () => {
       '--json',
     ]);
     expect(r.code, show(r)).toBe(0);
-    const at = utc(r.json().date);
+    const at = utc(r.json().meeting.date);
     expect(at.weekday).toBe(2);
     expect(at.hour).toBeGreaterThanOrEqual(12);
     expect(at.hour).toBeLessThan(17);

@@ -183,9 +183,9 @@ describe('a network cut between schedctl and the database', () => {
         const r = await run.done;
 
         expect(await meetingsOf(email)).toHaveLength(1);
-        // The booking succeeded, so the command does (exit 0, the Meeting on stdout), with warnings.
+        // The booking succeeded, so the command does (exit 0, its booking result on stdout), with warnings.
         expect(r.code, describeRun(r)).toBe(0);
-        expect(jsonOf(r), describeRun(r)).toMatchObject({ id: (await meetingsOf(email))[0]!.id });
+        expect(jsonOf(r)?.meeting, describeRun(r)).toMatchObject({ id: (await meetingsOf(email))[0]!.id });
         const spool = join(a.dir, 'team-spool');
         expect(r.stderr, describeRun(r)).toContain('failed after the request was sent');
         expect(r.stderr, describeRun(r)).toContain(`kept on this machine in ${spool}`);

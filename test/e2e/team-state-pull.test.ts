@@ -61,7 +61,7 @@ describe('state pull', () => {
       // On its own files now, machine B knows the lead's meeting: it lists it and books the lead no second time.
       const listed = await b.run(['meetings', 'ls', '--json', '--email', email], LOCAL);
       expect(listed.code, show(listed)).toBe(0);
-      expect(listed.json<Array<{ id: string }>>().map((m) => m.id)).toEqual([booked.json().id]);
+      expect(listed.json<Array<{ id: string }>>().map((m) => m.id)).toEqual([booked.json().meeting.id]);
       const s2 = await freshSlots(b, 'intro-call');
       const again = await b.run(
         [...bookSlotArgs('intro-call', s2.slots[3]!, s2.reservationId, email), '--json'],

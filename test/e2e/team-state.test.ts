@@ -184,7 +184,7 @@ describe('one lead, one meeting, across machines', () => {
       const s = await freshSlots(a, 'quarterly-review');
       const booked = await book(a, 'quarterly-review', s.slots[1]!, s.reservationId, email);
       expect(booked.code, show(booked)).toBe(0);
-      const id: string = booked.json().id;
+      const id: string = booked.json().meeting.id;
 
       const listed = await b.run(['meetings', 'ls', '--json']);
       expect(listed.code, show(listed)).toBe(0);
@@ -196,7 +196,7 @@ describe('one lead, one meeting, across machines', () => {
       const target = s.slots.at(-1)!;
       const moved = await b.run(['reschedule', '--email', email, '--start', target, '--json']);
       expect(moved.code, show(moved)).toBe(0);
-      expect(moved.json()).toMatchObject({ id, date: target });
+      expect(moved.json().meeting).toMatchObject({ id, date: target });
       expect((await meetingsOf(email)).map((m) => m.date)).toEqual([target]);
 
       const seen = await a.run(['meetings', 'show', id, '--json']);
@@ -237,7 +237,7 @@ describe('state push', () => {
       const b = on();
       const listed = await b.run(['meetings', 'ls', '--json', '--email', email]);
       expect(listed.code, show(listed)).toBe(0);
-      expect(listed.json<Array<{ id: string }>>().map((m) => m.id)).toEqual([booked.json().id]);
+      expect(listed.json<Array<{ id: string }>>().map((m) => m.id)).toEqual([booked.json().meeting.id]);
       const s2 = await freshSlots(b, 'intro-call');
       const again = await book(b, 'intro-call', s2.slots[3]!, s2.reservationId, email);
       expect(again.code, show(again)).toBe(5);
@@ -279,7 +279,7 @@ describe('the schema version', () => {
         await b.run(['state', 'status', '--json']),
         await b.run(['state', 'unlock', email, '--force', '--json']),
         await b.run(['state', 'push', '--json']),
-        await a.run(['reschedule', booked.json().id, '--start', s.slots.at(-1)!, '--json']),
+        await a.run(['reschedule', booked.json().meeting.id, '--start', s.slots.at(-1)!, '--json']),
       ];
       for (const r of runs) {
         expect(r.code, show(r)).toBe(9);
@@ -305,7 +305,7 @@ describe('what the database holds', () => {
     const s = await freshSlots(b, 'quarterly-review');
     const booked = await book(b, 'quarterly-review', s.slots[1]!, s.reservationId, 'keys-3@acme.example');
     expect(booked.code, show(booked)).toBe(0);
-    const moved = await a.run(['reschedule', booked.json().id, '--start', s.slots[2]!, '--json'], budgeted);
+    const moved = await a.run(['reschedule', booked.json().meeting.id, '--start', s.slots[2]!, '--json'], budgeted);
     expect(moved.code, show(moved)).toBe(0);
     const ro = await b.run(['triggers', 'ls', '--json'], { ...budgeted, SCHEDCTL_API_KEY: t.sb.keys.readOnly });
     expect(ro.code, show(ro)).toBe(0);

@@ -71,7 +71,7 @@ describe('times in the user zone', () => {
       '--json',
     ]);
     expect(booked.code, show(booked)).toBe(0);
-    const id = (booked.json() as { id: string }).id;
+    const id = (booked.json() as { meeting: { id: string } }).meeting.id;
     const file = join(tempDir(), 'moves.csv');
     writeFileSync(file, `meeting,start\n${id},${nightTime()}\n`);
     const r = await cli(['reschedule', '--file', file], { TZ: 'America/New_York' });

@@ -325,27 +325,23 @@ export async function startCampaign(o: { holdSeconds: number }): Promise<Campaig
             status?: string;
             id?: string;
             meeting?: { id: string; date: string } | null;
-            slot?: string | null;
+            startTime?: string | null;
             error?: { code: string; message?: string };
             reservationId?: string;
           }
         | undefined;
-      // `book` prints the Meeting itself when it books.
-      const booked = doc?.id && !doc.status ? 'booked' : undefined;
+      // A booking result (book, route) has its status; a slots document none.
       const status = result.killed
         ? 'killed'
-        : (doc?.status ??
-          booked ??
-          doc?.error?.code ??
-          (doc?.reservationId ? 'slots' : `no JSON (exit ${result.code})`));
+        : (doc?.status ?? doc?.error?.code ?? (doc?.reservationId ? 'slots' : `no JSON (exit ${result.code})`));
       return {
         plan: p,
         phase,
         machine: machine.name,
         result,
         status,
-        meetingId: doc?.meeting?.id ?? doc?.id ?? null,
-        slot: doc?.slot ?? null,
+        meetingId: doc?.meeting?.id ?? null,
+        slot: doc?.startTime ?? null,
         unknownAfterError: /whether it booked a meeting is unknown/.test(doc?.error?.message ?? ''),
         reservationId: doc?.reservationId,
         startedAt,

@@ -13,13 +13,15 @@ import { scaled } from './slowness.js';
 
 export { DEMO_TRIGGER } from './args.js';
 
+/** A row's line (src/documents/schemas.ts bulkLine): every field present, null when not known. */
 export interface RowLine {
   row: number;
   key: string;
   status: string;
-  meetingId?: string;
-  code?: string;
-  message?: string;
+  meetingId: string | null;
+  meeting: { id: string; date: string; [k: string]: unknown } | null;
+  code: string | null;
+  message: string | null;
 }
 
 export interface BulkOutput {
@@ -29,25 +31,27 @@ export interface BulkOutput {
   error: { code: string; message: string; details?: string[]; hint?: string } | undefined;
 }
 
-/** Splits a bulk run's `--json` stdout into its row lines, summary line and error document. */
-export function parseBulk(r: RunResult): BulkOutput {
-  const lines = r.stdout.split('\n');
+/**
+ * Splits a bulk run's `--json` stdout into its row lines, summary line and error document.
+ * JSON Lines: every line must be one complete document of the bulk-line schema, the final
+ * error included (RunResult.jsonLines fails the test naming the first that is not).
+ */
+export function parseBulk(r: Pick<RunResult, 'stdout'> & Partial<Pick<RunResult, 'jsonLines'>>): BulkOutput {
   const rows: RowLine[] = [];
   let summary: BulkOutput['summary'];
-  let i = 0;
-  for (; i < lines.length; i++) {
-    const line = lines[i] ?? '';
-    if (!line.startsWith('{"')) break;
-    const value = JSON.parse(line) as RowLine & { summary?: BulkOutput['summary'] };
-    if (value.summary) {
-      summary = value.summary;
-      i++;
-      break;
-    }
-    rows.push(value);
+  let error: BulkOutput['error'];
+  // A process of spawnCli (killed mid-run) has no jsonLines: its lines are parsed one by one alike.
+  const docs = r.jsonLines
+    ? r.jsonLines<Record<string, unknown>>()
+    : r.stdout
+        .split('\n')
+        .filter((l) => l !== '')
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
+  for (const value of docs) {
+    if (value.summary) summary = value.summary as BulkOutput['summary'];
+    else if (value.error) error = value.error as BulkOutput['error'];
+    else if (typeof value.row === 'number') rows.push(value as unknown as RowLine);
   }
-  const rest = lines.slice(i).join('\n').trim();
-  const error = rest ? (JSON.parse(rest) as { error: BulkOutput['error'] }).error : undefined;
   return { rows, summary, error };
 }
 

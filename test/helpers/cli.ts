@@ -8,6 +8,8 @@ import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { scaled } from './slowness.js';
+import { DOCUMENTS, documentKindOf, schemaId } from '../../src/documents/index.js';
+import { formatSchemaIssues } from '../../src/api/zod.js';
 
 export const BIN = process.env.SCHEDCTL_TEST_BIN ?? resolve(import.meta.dirname, '../../bin/schedctl.js');
 
@@ -21,8 +23,13 @@ export interface RunResult {
   code: number | null;
   stdout: string;
   stderr: string;
-  /** stdout parsed as the one JSON document `--json` promises. */
+  /**
+   * stdout parsed as the one JSON document `--json` promises, validated against its kind's
+   * schema (src/documents/): a test fails naming the field that does not match.
+   */
   json<T = any>(): T;
+  /** stdout as JSON Lines (a bulk `--file --json` run): every line one document, each validated. */
+  jsonLines<T = any>(): T[];
 }
 
 export interface RunOptions {
@@ -135,16 +142,51 @@ export function runCli(args: string[], opts: RunOptions = {}): Promise<RunResult
         stdout,
         stderr,
         json() {
+          let doc: unknown;
           try {
-            return JSON.parse(stdout);
+            doc = JSON.parse(stdout);
           } catch {
             throw new Error(`stdout is not one JSON document (exit ${code})\nstdout:\n${stdout}\nstderr:\n${stderr}`);
           }
+          assertDocument(args, code, doc, stdout);
+          return doc as any;
+        },
+        jsonLines() {
+          const lines = stdout.split('\n').filter((l) => l !== '');
+          return lines.map((line, i) => {
+            let doc: unknown;
+            try {
+              doc = JSON.parse(line);
+            } catch {
+              throw new Error(`stdout line ${i + 1} is not one JSON document (exit ${code})\nstdout:\n${stdout}`);
+            }
+            assertDocument(args, code, doc, line);
+            return doc as any;
+          });
         },
       });
     });
     child.stdin.end(opts.input ?? '');
   });
+}
+
+/**
+ * Every `--json` output a test reads is checked against its published schema (schemas/ is
+ * generated from the same zod schemas). `api` prints the server's body as it came: it has no
+ * kind (src/documents/index.ts), so it is not checked.
+ * A failed command's document is the error document (a `smoke` that failed still prints its
+ * own result, told apart by its `error` not being one).
+ */
+export function assertDocument(args: readonly string[], code: number | null, doc: unknown, text: string): void {
+  const isError =
+    typeof doc === 'object' && doc !== null && typeof (doc as { error?: unknown }).error === 'object' && code !== 0;
+  const kind = documentKindOf(args, isError);
+  if (!kind) return;
+  const parsed = DOCUMENTS[kind].schema().safeParse(doc);
+  if (!parsed.success)
+    throw new Error(
+      `schedctl ${args.join(' ')} printed a document that is not a ${schemaId(kind)}:\n  ${formatSchemaIssues(parsed.error).join('\n  ')}\n${text.slice(0, 2000)}`,
+    );
 }
 
 export function assertNoSecrets(where: string, outputs: Record<string, string>): void {

@@ -6,6 +6,8 @@
  * protocol's edges that a well-behaved client never reaches.
  */
 import { spawn } from 'node:child_process';
+import { DOCUMENTS, schemaId, type DocumentKindName } from '../../src/documents/index.js';
+import { formatSchemaIssues } from '../../src/api/zod.js';
 import { createInterface } from 'node:readline';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -13,6 +15,13 @@ import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.j
 import { afterAll, afterEach, expect } from 'vitest';
 import { assertNoSecrets, baseEnv, BIN, tempDir } from './cli.js';
 import type { SandboxFixture } from './sandbox.js';
+
+/** The tools whose structuredContent is a CLI document kind. */
+const TOOL_DOCUMENTS: Record<string, DocumentKindName> = {
+  book_meeting: 'booking-result',
+  route_lead: 'route-result',
+  reschedule_meeting: 'move-result',
+};
 
 export interface McpSession {
   client: Client;
@@ -85,6 +94,16 @@ export async function startMcp(opts: {
         meta: JSON.stringify(r._meta ?? null),
       });
       const error = r._meta?.['schedctl/error'];
+      // The booking tools' structured output is the CLI's document (docs/json-output.md): checked
+      // against the same schema as `book`, `route` and `reschedule --json`.
+      const kind = TOOL_DOCUMENTS[name];
+      if (kind && r.structuredContent && !r.isError) {
+        const parsed = DOCUMENTS[kind].schema().safeParse(r.structuredContent);
+        if (!parsed.success)
+          throw new Error(
+            `${name}'s structuredContent is not a ${schemaId(kind)}:\n  ${formatSchemaIssues(parsed.error).join('\n  ')}`,
+          );
+      }
       return { isError: Boolean(r.isError), text, doc: r.structuredContent ?? (error ? { error } : undefined), raw: r };
     },
     async close() {

@@ -6,7 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { assertNoSecrets, baseEnv, BIN } from './cli.js';
+import { assertDocument, assertNoSecrets, baseEnv, BIN } from './cli.js';
 import { scaled } from './slowness.js';
 
 export interface KillableResult {
@@ -17,6 +17,8 @@ export interface KillableResult {
   stdout: string;
   stderr: string;
   ms: number;
+  /** The command line (jsonOf validates the document against its kind's schema). */
+  args?: string[];
 }
 
 export interface KillableOptions {
@@ -92,7 +94,7 @@ export function startCli(args: string[], opts: KillableOptions): Killable {
         reject(error);
         return;
       }
-      resolve({ code, signal, killed: killed && signal === 'SIGKILL', stdout, stderr, ms: Date.now() - started });
+      resolve({ code, signal, killed: killed && signal === 'SIGKILL', stdout, stderr, ms: Date.now() - started, args });
     });
   });
   return { child, kill, done, stderr: () => stderr };
@@ -103,12 +105,16 @@ export function runKillable(args: string[], opts: KillableOptions): Promise<Kill
 }
 
 /** The `--json` document on stdout, or undefined when there is none (killed, or not JSON). */
-export function jsonOf(r: { stdout: string }): any {
+export function jsonOf(r: { stdout: string; code?: number | null; args?: string[] }): any {
+  let doc: unknown;
   try {
-    return JSON.parse(r.stdout);
+    doc = JSON.parse(r.stdout);
   } catch {
     return undefined;
   }
+  // A document there is one of its kind (test/helpers/cli.ts assertDocument), as with RunResult.json().
+  if (r.args) assertDocument(r.args, r.code ?? null, doc, r.stdout);
+  return doc;
 }
 
 export function describeRun(r: KillableResult): string {

@@ -61,7 +61,7 @@ describe('parallel clients on one slot', () => {
     for (const r of taken) expect(r.json().error.code, show(r)).toBe('SLOT_TAKEN');
     const meetings = (await sb.state()).meetings.filter((m) => m.date === slot);
     expect(meetings).toHaveLength(1);
-    expect(meetings[0]!.id).toBe(booked[0]!.json().id);
+    expect(meetings[0]!.id).toBe(booked[0]!.json().meeting.id);
   }, 90_000);
 });
 

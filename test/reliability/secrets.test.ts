@@ -54,7 +54,7 @@ describe('keys never appear in output', () => {
         '--execution',
         fired.executionId,
       ])
-    ).json();
+    ).json().meeting;
     await run(['reschedule', meeting.id, '--start', slots.slots[1]]);
     await run(demoRouteFirstArgs('grace@acme.example', 'americas'));
     await run(['api', 'GET', '/v1/scheduling/events']);

@@ -29,8 +29,10 @@ const results: RowResult[] = [
 ];
 
 describe('results', () => {
-  it('writes one JSON object per line', () => {
-    expect(toJsonLine(results[0]!)).toBe('{"row":2,"key":"ada@acme.example","status":"booked","meetingId":"m-1"}\n');
+  it('writes one JSON object per line, every field present (null when not known)', () => {
+    expect(toJsonLine(results[0]!)).toBe(
+      '{"row":2,"key":"ada@acme.example","status":"booked","meetingId":"m-1","meeting":null,"code":null,"message":null}\n',
+    );
   });
 
   it('writes CSV with a header and quoting that a CSV reader reads back unchanged', async () => {

@@ -25,9 +25,7 @@ import { reuseOrFire } from './reuse-or-fire.js';
 import type { RouteSession } from './session.js';
 import type { RouteResult } from './types.js';
 
-export type { RouteApi, RouteDeps, RouteGuardResult, RouteLead, RouteLedger, RouteOptions } from './deps.js';
-export { MAX_BOOK_ATTEMPTS } from './book-loop.js';
-export { MAX_REFIRES } from './recover.js';
+export type { RouteDeps, RouteLead, RouteLedger } from './deps.js';
 
 export async function runRoute(deps: RouteDeps): Promise<RouteResult> {
   // A fire marked sent ahead (readLead) and not handed to its fire is taken back, however the route ends.

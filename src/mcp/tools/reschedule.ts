@@ -1,4 +1,5 @@
 /** reschedule_meeting and the lead's meeting by email: the CLI's `reschedule` without its terminal picker. */
+import { moveDocument } from '../../run/reschedule/document.js';
 import * as z from 'zod/v4';
 import { workspaceOf } from '../../run/workspace.js';
 import { ApiError, OutcomeUnknownError, UsageError } from '../../errors.js';
@@ -69,16 +70,21 @@ export const rescheduleMeetingTool = defineTool({
     let search: MoveSearch | undefined;
     try {
       if (request.start) {
-        const { meeting, status } = await moveMeeting(ctx, found, request.start);
-        const said = status === 'unchanged' ? ['Nothing was sent: the meeting is already at that time on record.'] : [];
-        return { doc: meeting, text: [...said, ...rescheduleText(meeting, found.was, request.zone)] };
+        const moved = await moveMeeting(ctx, found, request.start);
+        const said =
+          moved.status === 'unchanged' ? ['Nothing was sent: the meeting is already at that time on record.'] : [];
+        return {
+          doc: moveDocument(moved, found.was, undefined),
+          text: [...said, ...rescheduleText(moved.meeting, found.was, request.zone)],
+        };
       }
       if (!request.range) throw new UsageError('missing --start: pass the new start time');
       search = await searchIn(ctx, found, request.range, { zone: request.zone, tries: request.tries });
-      const { meeting } = await moveMeeting(ctx, found, search);
+      const moved = await moveMeeting(ctx, found, search);
+      const { meeting } = moved;
       const refused = search.tried.filter((t) => t.answer === 'CONFLICT');
       return {
-        doc: { ...meeting, tried: search.tried },
+        doc: moveDocument(moved, found.was, search),
         text: [
           ...rescheduleText(meeting, found.was, request.zone),
           refused.length

@@ -12,6 +12,7 @@ import type { Context } from '../../context.js';
 import { pgBudgetInUse, type PostgresBackend } from '../../state/postgres/backend.js';
 import { DEFAULT_LOCK_TIMING, rateCache, sqliteBudgetInUse } from '../../state/index.js';
 import { CancelledError, UsageError, type ErrorDocument } from '../../errors.js';
+import { jsonText } from '../../ui/sanitize.js';
 import type { Ui } from '../../ui/ui.js';
 import { batchReporter } from './report.js';
 import type { BatchSource } from './source.js';
@@ -102,7 +103,8 @@ export async function runBatch<Row>(
       : undefined;
   if (o.dryRun) {
     if (refusal && ctx.globals.json) throw refusal; // one document: the error, with the plan in it
-    if (ctx.globals.json) return ui.json({ plan, ratePerMinute: rate, invalid });
+    // One line, like every line of a --file run's JSON Lines (docs/json-output.md).
+    if (ctx.globals.json) return void ctx.io.stdout.write(`${jsonText({ plan, ratePerMinute: rate, invalid }, 0)}\n`);
     ui.print(`${source.label}: ${formatPlan(plan, rate)}`);
     for (const i of invalid.slice(0, MAX_LISTED)) ui.print(`  line ${i.line}: ${i.errors.join('; ')}`);
     if (refusal) throw refusal;

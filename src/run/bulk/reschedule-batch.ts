@@ -64,6 +64,7 @@ export async function rescheduleBatch(ctx: Context, o: RescheduleBatchOptions): 
             key,
             status: 'moved',
             meetingId: move.meeting,
+            meeting: moved.meeting,
             ...(moved.status === 'unchanged' ? { message: 'already at that time on record: nothing was sent' } : {}),
           };
         } catch (error) {

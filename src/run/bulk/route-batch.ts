@@ -119,7 +119,7 @@ async function routeRow(
       row: line,
       key,
       status,
-      ...(result.meeting ? { meetingId: result.meeting.id } : {}),
+      ...(result.meeting ? { meetingId: result.meeting.id, meeting: result.meeting } : {}),
       ...(result.alreadyBookedCode ? { code: result.alreadyBookedCode } : {}),
     };
   } catch (error) {

@@ -7,28 +7,49 @@ import { sanitizeText } from '../../ui/sanitize.js';
 import type { Ui } from '../../ui/ui.js';
 import { fireNotes } from '../trigger/print.js';
 import type { RouteRun } from './types.js';
+import { apiMeeting } from '../../documents/meeting.js';
+import type { RouteResultDocument } from '../../documents/schemas.js';
 
-/** The one --json document (docs/route.md, "--json"). */
-export function routeDocument(r: RouteRun) {
+/**
+ * The one --json document (docs/json-output.md): a booking result (the same fields as `book`'s)
+ * with what the route did before it. Absent values are null, never "".
+ */
+export function routeDocument(r: RouteRun): RouteResultDocument {
   const x = r.result;
-  const linkId =
-    x.outcome.type === 'scheduler' && 'schedulingLinkId' in x.outcome ? String(x.outcome.schedulingLinkId) : null;
+  const outcome = fullOutcome(x.outcome);
+  const linkId = outcome?.type === 'scheduler' ? String(outcome.schedulingLinkId) : null;
   return {
     status: x.status,
-    executionId: x.executionId,
-    outcome: x.outcome,
-    meeting: x.meeting,
+    meeting: x.meeting ? apiMeeting(x.meeting) : null,
+    meetingId: x.meeting?.id ?? null,
+    startTime: x.meeting?.date ?? x.slot,
+    email: x.email,
+    event: x.status === 'booked' || x.status === 'already_booked' ? (linkId ?? x.meeting?.eventId ?? null) : null,
+    reservationId: x.reservationId,
+    executionId: x.executionId || null,
+    alreadyBookedCode: x.alreadyBookedCode ?? null,
+    outcome,
     requests: r.requests,
     trigger: { id: x.trigger.id, name: x.trigger.name },
-    email: x.email,
     schedulingLinkId: linkId,
-    reservationId: x.reservationId,
-    slot: x.slot,
     reused: x.reused,
     refires: x.refires,
-    ...(x.alreadyBookedCode ? { alreadyBookedCode: x.alreadyBookedCode } : {}),
-    ...(x.unansweredFires?.length ? { unansweredFires: x.unansweredFires } : {}),
+    unansweredFires: (x.unansweredFires ?? []).map((f) => ({ sentAt: f.sentAt ?? null })),
   };
+}
+
+/**
+ * The workflow's outcome as the API sent it, or null: a run answered from the record (or by
+ * re-sending a lost attempt) knows only that it was a scheduler outcome, not its fields.
+ */
+function fullOutcome(o: RouteRun['result']['outcome']): RouteResultDocument['outcome'] {
+  const fields = o as Record<string, unknown>;
+  if (
+    o.type === 'scheduler' &&
+    (typeof fields.schedulingLinkId !== 'string' || typeof fields.schedulerUrl !== 'string')
+  )
+    return null;
+  return o as RouteResultDocument['outcome'];
 }
 
 /** One wording for `trigger fire` and `route`: an earlier fire may have started a workflow run. */
