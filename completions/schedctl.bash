@@ -203,7 +203,7 @@ _schedctl_flags() {
     'events show') r='-h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'events help') r='--json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'slots') r='--from --to --days --reservation --tz --lead-tz -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
-    'book') r='--start --reservation --email --execution --first-name --last-name --phone --guest --lead-tz --response --rebook --tz -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
+    'book') r='--start --reservation --email --execution --first-name --last-name --phone --guest --lead-tz --response --rebook --yes --tz -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'reschedule') r='--email --start --event --tz --tries --file --from --dry-run --skip-invalid --out -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'meetings') r='-h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'meetings ls') r='--all --email --event --from --to --tz -n --limit -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
