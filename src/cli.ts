@@ -52,6 +52,12 @@ export function buildProgram(ctx: Context, argv?: readonly string[]): Command {
       ),
     )
     .addOption(
+      new Option(
+        '--jq <expression>',
+        "filter the --json output with a jq expression, as gh's --jq (implies --json; strings print raw)",
+      ),
+    )
+    .addOption(
       new Option('-p, --profile <name>', 'profile to use (default: SCHEDCTL_PROFILE, then the default profile)'),
     )
     .addOption(new Option('--base-url <url>', "API base URL (default: SCHEDCTL_BASE_URL, then the profile's)"))
@@ -141,6 +147,13 @@ export async function main(argv: string[], ctx: Context = createContext()): Prom
     return 0;
   }
   const stopWatching = exitOnInterrupt(ctx);
+  const code = await runProgram(program, argv, ctx, stopWatching);
+  // --jq: the filter's last results, once the command (and its error document) are written.
+  const filtered = (await ctx.endOutput?.()) ?? true;
+  return filtered || code !== 0 ? code : 1;
+}
+
+async function runProgram(program: Command, argv: string[], ctx: Context, stopWatching: () => void): Promise<number> {
   try {
     await program.parseAsync(argv, { from: 'user' });
     return 0;
@@ -148,7 +161,7 @@ export async function main(argv: string[], ctx: Context = createContext()): Prom
     if (error instanceof CommanderError) {
       if (error.exitCode === 0 || error.code === 'commander.helpDisplayed' || error.code === 'commander.version')
         return 0;
-      if (argv.includes('--json')) {
+      if (argv.includes('--json') || argv.some((a) => a === '--jq' || a.startsWith('--jq='))) {
         ctx.io.stdout.write(`${JSON.stringify({ error: usageDocument(error.message) }, null, 2)}\n`);
       }
       return 2;

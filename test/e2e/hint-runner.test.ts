@@ -41,7 +41,11 @@ const ENV = () => ({ SCHEDCTL_BASE_URL: t.sb.baseUrl, SCHEDCTL_API_KEY: t.sb.key
 const freeTime = async (n = 5) => (await t.sb.slots('intro-call', 14)).slots[n]!;
 const FIELDS = { company: 'Acme', region: 'emea' };
 
-async function expectRunsAsWritten(failure: RunResult, fill: Record<string, string>, env = ENV()) {
+async function expectRunsAsWritten(
+  failure: RunResult,
+  fill: Record<string, string>,
+  env: Record<string, string | undefined> = ENV(),
+) {
   const commands = hintCommands(failure);
   expect(commands.length, `a command in the hint: ${show(failure)}`).toBeGreaterThan(0);
   for (const command of commands) {
