@@ -44,19 +44,14 @@ export function soleCommand(
 export function buildProgram(ctx: Context, argv?: readonly string[]): Command {
   const program = new Command('schedctl')
     .description('Book, route and reschedule meetings through the Scheduling and Workflow Trigger API')
-    .version(versionLine(), '-v, --version', 'print the version, the Node.js it runs on and the platform')
+    .version(versionLine(), '-v, --version', 'print the version, Node.js and platform')
     .addOption(
       new Option(
         '--json',
         'print one JSON document on stdout, for scripts (a --file run: JSON Lines, one per row then a summary)',
       ),
     )
-    .addOption(
-      new Option(
-        '--jq <expression>',
-        "filter the --json output with a jq expression, as gh's --jq (implies --json; strings print raw)",
-      ),
-    )
+    .addOption(new Option('--jq <expression>', 'filter the --json output with a jq expression (implies --json)'))
     .addOption(
       new Option('-p, --profile <name>', 'profile to use (default: SCHEDCTL_PROFILE, then the default profile)'),
     )

@@ -9,12 +9,9 @@ export function bookCommand(ctx: Context): Command {
     .argument('<event-or-link>', 'the same event or scheduling link id/slug used to fetch slots')
     .option(
       '--start <time>',
-      'start time: one of the slots (ISO 8601, a local time read in --tz, "thu 15:00"), or a day or part of one ("first fri", "tomorrow afternoon"): its first free time (docs/time.md)',
+      'start time: a slot (ISO 8601, a local time in --tz, "thu 15:00"), or a day ("first fri"): its first free time (docs/time.md)',
     )
-    .option(
-      '--reservation <id>',
-      'reservationId from `schedctl slots` (default: the free times are fetched for --start)',
-    )
+    .option('--reservation <id>', 'reservationId from `schedctl slots` (default: fetched for --start)')
     .option('--email <email>', "the lead's email (with --execution: the email the trigger was fired with)")
     .option('--execution <id>', 'workflow executionId from `schedctl trigger fire` (links and resumes the run)')
     .option('--first-name <name>', "lead's first name")
@@ -27,7 +24,7 @@ export function bookCommand(ctx: Context): Command {
       '--rebook',
       'book even when the ledger holds an upcoming meeting of the lead (any event) or a booking whose outcome is unknown',
     )
-    .option('--yes', 'skip confirmations, as in route (book asks none; a second meeting for a lead needs --rebook)')
+    .option('--yes', 'accepted as in route (book asks no confirmation)')
     .option('--tz <zone>', 'display time zone and zone of local times (default: the system zone)')
     .addHelpText(
       'after',
