@@ -275,7 +275,9 @@ export function checkBaseUrl(raw: string, source: string): string {
     );
   }
   if (url.search || url.hash) {
-    throw new UsageError(`invalid base URL "${showRefusedUrl(raw)}" (from ${source}): it must not carry a query or fragment`);
+    throw new UsageError(
+      `invalid base URL "${showRefusedUrl(raw)}" (from ${source}): it must not carry a query or fragment`,
+    );
   }
   return url.toString().replace(/\/+$/, '');
 }

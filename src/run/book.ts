@@ -112,7 +112,11 @@ export async function parseBookOptions(
     if (value === undefined || value.trim() === '') throw new UsageError(`missing ${flag}: ${what}`);
     return value;
   };
-  const startInput = need(opts.start, '--start', 'pass one of the times `schedctl slots` lists, or a day ("first fri") to book its first free time');
+  const startInput = need(
+    opts.start,
+    '--start',
+    'pass one of the times `schedctl slots` lists, or a day ("first fri") to book its first free time',
+  );
   const start = requireFuture(
     await parseTimeExpression(startInput, { zone, now, name: '--start', zoneInput: '--tz' }),
     now,

@@ -12,8 +12,6 @@ import { Writable } from 'node:stream';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 
-type Jq = typeof import('jq-wasm');
-
 /**
  * Reached like a command's run module (commands/action.ts, before the command's own): puts the
  * filter of `--jq <expression>` in front of stdout, and leaves on the context what ends it.
