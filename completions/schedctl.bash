@@ -184,7 +184,7 @@ _schedctl_flags() {
   case "$1" in
     '') r='-v --version --json --jq -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet -h --help' ;;
     'profile') r='-h --help --json --jq -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
-    'profile add') r='--key-stdin --default --no-verify --state --force --rate --workspace --new-workspace -h --help --json --jq -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
+    'profile add') r='--key-stdin --default --no-verify --state --force --yes --rate --workspace --new-workspace -h --help --json --jq -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'profile ls') r='-h --help --json --jq -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'profile use') r='-h --help --json --jq -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'profile rm') r='-h --help --json --jq -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
@@ -196,7 +196,7 @@ _schedctl_flags() {
     'triggers show') r='-h --help --json --jq -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'triggers help') r='--json --jq -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'trigger') r='-h --help --json --jq -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
-    'trigger fire') r='-e --email -f --field --responses --context --force -h --help --json --jq -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
+    'trigger fire') r='-e --email -f --field --responses --context --force --yes -h --help --json --jq -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'trigger help') r='--json --jq -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'events') r='-h --help --json --jq -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'events ls') r='-n --limit --all --cursor -h --help --json --jq -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
@@ -214,7 +214,7 @@ _schedctl_flags() {
     'state push') r='-h --help --json --jq -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'state pull') r='-h --help --json --jq -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'state reset-ledger') r='--yes -h --help --json --jq -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
-    'state unlock') r='--meeting --force -h --help --json --jq -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
+    'state unlock') r='--meeting --force --yes -h --help --json --jq -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'state help') r='--json --jq -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'api') r='-d --data -h --help --json --jq -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     'smoke') r='--event --trigger --email --field --book --max-latency --junit -h --help --json --jq -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
