@@ -40,7 +40,7 @@ describe('the program', () => {
     ]) {
       const r = await runCli(args);
       expect(r.code, show(r)).toBe(0);
-      expect(r.stdout).toMatch(/^Global flags: --json, -p\/--profile <name>,/m);
+      expect(r.stdout).toMatch(/^Global flags: --json, --jq <expression>, -p\/--profile <name>,/m);
       expect(r.stdout).toContain('--no-input');
       // Not described line by line (that is `schedctl --help`'s job).
       expect(r.stdout).not.toMatch(/^ +--json {2,}\S/m);
