@@ -28,7 +28,7 @@ export function bookCommand(ctx: Context): Command {
     .option('--tz <zone>', 'display time zone and zone of local times (default: the system zone)')
     .addHelpText(
       'after',
-      '\nA timeout or dropped connection is never retried (exit 7): the booking almost certainly happened.\nRunning the same command again then reports "already booked" (exit 0) instead of booking twice.\nExample: schedctl book intro-call --start 2026-12-01T14:00:00Z --reservation <id> --email lead@company.com',
+      '\nA timeout or dropped connection is never retried (exit 7): the booking almost certainly happened.\nRunning the same command again then reports "already booked" (exit 0) instead of booking twice.\nExamples:\n  schedctl book intro-call --start 2026-12-01T14:00:00Z --reservation <id> --email lead@company.com\n  schedctl book intro-call --start "first fri" --email lead@company.com   # its first free time; slots fetched',
     )
     .action(runs(ctx, 'book'));
 }
