@@ -22,7 +22,8 @@ const argv = process.argv.slice(2);
 // `--version` alone is answered without loading the CLI: scripts call it to probe for schedctl.
 if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
   const { version } = JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8'));
-  printVersion(`${version}\n`);
+  // The line of src/version.ts's versionLine(), kept here so that this answer loads nothing.
+  printVersion(`schedctl ${version} (Node.js ${process.version}, ${process.platform}-${process.arch})\n`);
 } else {
   // With --debug, a real crash's stack points at src/ where the build's source maps are (a
   // checkout's build; the package leaves them out to stay small, docs/development.md).

@@ -206,9 +206,12 @@ try {
   });
   const modules = join(prefix, 'node_modules');
   const packages = readdirSync(modules).filter((n) => !n.startsWith('.'));
-  row('packages installed from the tarball', String(packages.length), '1', packages.length === 1);
+  // schedctl and its one runtime dependency, jq-wasm (jq for --jq, loaded only then: docs/json-output.md).
+  row('packages installed from the tarball', String(packages.length), '2', packages.length === 2);
   const installedMb = du(join(modules, 'schedctl')) / 1024 / 1024;
   row('installed size', `${installedMb.toFixed(2)} MB`, '< 3 MB', installedMb < 3);
+  if (packages.includes('jq-wasm'))
+    info('  + jq-wasm (only --jq loads it)', `${(du(join(modules, 'jq-wasm')) / 1024 / 1024).toFixed(2)} MB`);
   rmSync(packDir, { recursive: true, force: true });
   rmSync(prefix, { recursive: true, force: true });
 } finally {

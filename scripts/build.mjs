@@ -163,7 +163,9 @@ const pgBundleHash = createHash('sha256')
   .slice(0, 16);
 const back = await build({
   ...common,
-  external: ['pg'],
+  // jq-wasm (a compiled jq, 1.3 MB) is a runtime dependency, loaded only with --jq: bundled, it would
+  // more than double the tarball (docs/json-output.md).
+  external: ['pg', 'jq-wasm'],
   define: { ...common.define, __PG_BUNDLE_HASH__: JSON.stringify(pgBundleHash) },
   entryPoints: { ...Object.fromEntries(backEntries), sandbox: 'src/sandbox/server.ts' },
   outdir: 'dist/esm',

@@ -95,11 +95,12 @@ async function demo() {
   say(`  ${m.date} (UTC), ${m.duration} min, ${m.conferencingType}${m.meetingLink ? ` ${m.meetingLink}` : ''}`);
   say(`  lead ${m.personEmail}; linked to workflow run ${doc.executionId}`);
   say();
-  // Runnable as printed in a fresh clone: `npx schedctl` there runs the checkout's own CLI, and
-  // the sandbox's profile makes the wizard work without a key (test/e2e/readme-recipes.test.ts).
+  // Runnable as printed in a fresh clone: `node bin/schedctl.js` there is the checkout's own CLI at
+  // the CLI's own start-up cost (`npx schedctl` adds npm's start, 1.7-4 s a call), and the
+  // sandbox's profile makes the wizard work without a key (test/e2e/readme-recipes.test.ts).
   say(dim('Next: try it by hand, step by step, in this checkout:'));
-  say(dim('  npx schedctl sandbox --profile sandbox       # terminal 1: a sandbox on 127.0.0.1:4010'));
-  say(dim('  npx schedctl --profile sandbox route         # terminal 2: the routed booking wizard'));
+  say(dim('  node bin/schedctl.js sandbox --profile sandbox   # terminal 1: a sandbox on 127.0.0.1:4010'));
+  say(dim('  node bin/schedctl.js --profile sandbox route     # terminal 2: the routed booking wizard'));
   return 0;
 }
 

@@ -5,7 +5,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { redactKeyLike, redactUrls } from './config/mask.js';
 import { createContext, type Context } from './context.js';
-import { VERSION } from './version.js';
+import { versionDocument, versionLine } from './version.js';
 import { profileCommand } from './commands/profile/index.js';
 import { sandboxCommand } from './commands/sandbox.js';
 import { extraCommands, isExtraCommand } from './commands/registry.js';
@@ -44,13 +44,14 @@ export function soleCommand(
 export function buildProgram(ctx: Context, argv?: readonly string[]): Command {
   const program = new Command('schedctl')
     .description('Book, route and reschedule meetings through the Scheduling and Workflow Trigger API')
-    .version(VERSION, '-v, --version', 'print the version')
+    .version(versionLine(), '-v, --version', 'print the version, Node.js and platform')
     .addOption(
       new Option(
         '--json',
         'print one JSON document on stdout, for scripts (a --file run: JSON Lines, one per row then a summary)',
       ),
     )
+    .addOption(new Option('--jq <expression>', 'filter the --json output with a jq expression (implies --json)'))
     .addOption(
       new Option('-p, --profile <name>', 'profile to use (default: SCHEDCTL_PROFILE, then the default profile)'),
     )
@@ -86,6 +87,7 @@ export function buildProgram(ctx: Context, argv?: readonly string[]): Command {
           ? extraCommands(ctx, sole)
           : [profileCommand(ctx), ...extraCommands(ctx), sandboxCommand(ctx), helpCommand(ctx)];
   for (const cmd of commands) program.addCommand(cmd);
+  suggestFlagForCommand(program);
   applyRecursively(program, (cmd) => {
     cmd.exitOverride();
     cmd.configureOutput({
@@ -99,6 +101,21 @@ export function buildProgram(ctx: Context, argv?: readonly string[]): Command {
     cmd.configureHelp(commandHelp(program));
   });
   return program;
+}
+
+/**
+ * `schedctl version`, `schedctl json`: a word that names a global flag gets that flag as its
+ * suggestion ("did you mean --version?"), where commander compares it with the commands only.
+ */
+function suggestFlagForCommand(program: Command): void {
+  const p = program as unknown as { unknownCommand(): void; args: string[] };
+  const original = p.unknownCommand.bind(program);
+  p.unknownCommand = () => {
+    const word = p.args[0] ?? '';
+    const flag = program.options.find((o) => o.long === `--${word.replace(/^-+/, '')}`)?.long;
+    if (!flag) return original();
+    program.error(`error: unknown command '${word}'\n(Did you mean ${flag}?)`, { code: 'commander.unknownCommand' });
+  };
 }
 
 function applyRecursively(cmd: Command, fn: (c: Command) => void): void {
@@ -116,7 +133,7 @@ export async function main(argv: string[], ctx: Context = createContext()): Prom
     argv.some((a) => a === '--version' || a === '-v') &&
     argv.every((a) => ['--json', '--version', '-v'].includes(a))
   ) {
-    ctx.io.stdout.write(`${JSON.stringify({ version: VERSION })}\n`);
+    ctx.io.stdout.write(`${JSON.stringify(versionDocument())}\n`);
     return 0;
   }
   const program = buildProgram(ctx, argv);
@@ -125,6 +142,13 @@ export async function main(argv: string[], ctx: Context = createContext()): Prom
     return 0;
   }
   const stopWatching = exitOnInterrupt(ctx);
+  const code = await runProgram(program, argv, ctx, stopWatching);
+  // --jq: the filter's last results, once the command (and its error document) are written.
+  const filtered = (await ctx.endOutput?.()) ?? true;
+  return filtered || code !== 0 ? code : 1;
+}
+
+async function runProgram(program: Command, argv: string[], ctx: Context, stopWatching: () => void): Promise<number> {
   try {
     await program.parseAsync(argv, { from: 'user' });
     return 0;
@@ -132,7 +156,7 @@ export async function main(argv: string[], ctx: Context = createContext()): Prom
     if (error instanceof CommanderError) {
       if (error.exitCode === 0 || error.code === 'commander.helpDisplayed' || error.code === 'commander.version')
         return 0;
-      if (argv.includes('--json')) {
+      if (argv.includes('--json') || argv.some((a) => a === '--jq' || a.startsWith('--jq='))) {
         ctx.io.stdout.write(`${JSON.stringify({ error: usageDocument(error.message) })}\n`);
       }
       return 2;

@@ -21,6 +21,8 @@ export interface Clock {
 
 export interface GlobalOptions {
   profile?: string;
+  /** `--jq <expression>`: the --json output filtered (it implies --json; run/jq-output.ts). */
+  jq?: string;
   baseUrl?: string;
   timeout?: string;
   debug: boolean;

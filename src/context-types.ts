@@ -16,6 +16,8 @@ export interface Context {
   clock: Clock;
   /** Set by the CLI right before an action runs (commander's optsWithGlobals). */
   globals: GlobalOptions;
+  /** Ends what stands in front of stdout once the command is done (--jq): false when it failed. */
+  endOutput?: () => Promise<boolean>;
   /**
    * Set with `globals`: the command's names from the top (`['state', 'unlock']`), its arguments and
    * the option names it declares; what a lock's holder record may say of it (state/holder-command.ts).

@@ -5,6 +5,7 @@
  * flags: this is the CLI's voice, kept out of the domain, which only passes the context.
  */
 import { closest } from './domain/closest.js';
+import { shellWord } from './run/route/command-line.js';
 
 export type Operation = 'book' | 'fire' | 'slots' | 'reschedule';
 
@@ -160,4 +161,25 @@ export function knownEventsHint(asked: string, slugs: string[] | undefined): str
   const near = closest(asked, slugs);
   const listed = slugs.slice(0, 20).join(', ') + (slugs.length > 20 ? `, … (${slugs.length} in all)` : '');
   return `${near ? `did you mean "${near}"? ` : ''}known events: ${listed} (see \`schedctl events ls\`)`;
+}
+
+/** The commands a hint may name, which the command line's --profile and --base-url go with. */
+const RUNS_AGAINST_API =
+  /\bschedctl (?=(?:route|triggers|trigger|events|slots|book|reschedule|meetings|state|api|smoke|mcp)\b)/g;
+
+/**
+ * A hint's commands as the user would run them next: with the --profile and --base-url of the
+ * command line that failed (an environment variable carries over by itself), so that the command
+ * a message suggests runs against the same API as written.
+ */
+export function withCommandLine(
+  hint: string,
+  globals: { profile?: string | undefined; baseUrl?: string | undefined },
+): string {
+  const words = [
+    ...(globals.profile ? ['--profile', shellWord(globals.profile)] : []),
+    ...(globals.baseUrl ? ['--base-url', shellWord(globals.baseUrl)] : []),
+  ];
+  if (words.length === 0) return hint;
+  return hint.replace(RUNS_AGAINST_API, `schedctl ${words.join(' ')} `);
 }

@@ -3,7 +3,7 @@ import { redact, redactKeyLike, redactUrls } from './config/mask.js';
 import type { Context } from './context.js';
 import type { Target } from './config/target.js';
 import { ApiError, EXIT, isCliError, type ErrorDocument } from './errors.js';
-import { keyRefused } from './hints.js';
+import { keyRefused, withCommandLine } from './hints.js';
 import { withClockSkew } from './api/server-clock.js';
 import { interruptNote } from './interrupt-note.js';
 import { humanTimes } from './ui/human-times.js';
@@ -74,7 +74,7 @@ export function reportError(error: unknown, ctx: Context, json: boolean, zone?: 
         ? clean(d)
         : Object.fromEntries(Object.entries(d).map(([k, v]) => [k, v === null ? null : clean(v)])),
     );
-  if (doc.error.hint) doc.error.hint = clean(doc.error.hint);
+  if (doc.error.hint) doc.error.hint = clean(withCommandLine(doc.error.hint, ctx.globals));
 
   if (json) {
     // The data as the server sent it (JSON-escaped); the human lines below are sanitized.

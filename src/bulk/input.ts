@@ -18,6 +18,7 @@ import { createReadStream } from 'node:fs';
 import { Transform, type TransformCallback } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { UsageError } from '../errors.js';
+import { setOwn } from '../domain/own-keys.js';
 import { readCsvRecords } from './csv.js';
 
 export type InputFormat = 'csv' | 'jsonl';
@@ -148,7 +149,7 @@ async function* readCsv(text: AsyncIterable<string>, limits: Limits): AsyncGener
     let unnamed: number | undefined;
     header.forEach((name, i) => {
       const value = rec.fields[i] ?? '';
-      if (name !== '') record[name] = value;
+      if (name !== '') setOwn(record, name, value);
       else if (value.trim() !== '') unnamed ??= i + 1;
     });
     if (unnamed !== undefined)
@@ -219,7 +220,7 @@ function* jsonRow(raw: string, line: number, limits: Limits): Generator<InputRow
         `"${key}" holds ${Array.isArray(v) ? 'an array with a nested value' : 'an object'}; values must be text, numbers or lists of them`,
       );
     else if (text.length > limits.cellChars) problems.push(`"${key}" is longer than ${limits.cellChars} characters`);
-    else record[key] = text;
+    else setOwn(record, key, text);
   }
   if (problems.length > 0) yield { line, error: problems.join('; ') };
   else yield { line, record };

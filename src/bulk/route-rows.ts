@@ -18,6 +18,7 @@
 import { controlCharacterIn, CONTROL_REFUSAL } from '../api/request-text.js';
 import type { Trigger } from '../api/schemas.js';
 import { isValidEmail } from '../domain/inputs.js';
+import { setOwn } from '../domain/own-keys.js';
 import { checkResponses, type FireInputNames, problemLine, resolveTrigger } from '../domain/triggers.js';
 import { CliError } from '../errors.js';
 import { MAX_GUESTS } from '../limits.js';
@@ -126,7 +127,7 @@ function formColumns(
   const anyTrigger = knownColumns(triggers);
   const fields: Record<string, string> = {};
   for (const [column, value] of Object.entries(record)) {
-    if (own.has(column)) fields[column] = value.trim();
+    if (own.has(column)) setOwn(fields, column, value.trim());
     else if ((ROUTE_COLUMNS as readonly string[]).includes(column)) continue;
     else if (!anyTrigger.has(column)) errors.push(unknownColumn(column, [...anyTrigger]));
     else if (trigger && value.trim() !== '')

@@ -14,11 +14,13 @@ export function globalsOf(cmd: Command): GlobalOptions {
     ...(o.profile !== undefined ? { profile: o.profile } : {}),
     ...(o.baseUrl !== undefined ? { baseUrl: o.baseUrl } : {}),
     ...(o.timeout !== undefined ? { timeout: o.timeout } : {}),
+    ...(o.jq !== undefined ? { jq: o.jq } : {}),
     debug: Boolean(o.debug),
     color: o.color !== false,
     input: o.input !== false,
     quiet: Boolean(o.quiet),
-    json: Boolean(o.json),
+    // --jq filters the --json output: it implies --json, as gh's does.
+    json: Boolean(o.json) || o.jq !== undefined,
   };
 }
 
@@ -34,6 +36,14 @@ export function runs(ctx: Context, name: RunnerName) {
     ctx.globals = globalsOf(cmd);
     ctx.invocation = invocationOf(cmd);
     noteInvalidTz(ctx);
+    if (ctx.globals.jq !== undefined) {
+      // The MCP server's stdout is its protocol: no document of its own to filter.
+      if (name === 'mcp' || name === 'completion-values')
+        cmd.error(
+          `error: --jq filters a command's --json output; schedctl ${ctx.invocation.path.join(' ')} prints none`,
+        );
+      await (await RUNNERS['jq-output']()).run(ctx, [ctx.globals.jq]);
+    }
     const { run } = await RUNNERS[name]();
     await run(ctx, args, options as never, cmd);
   };

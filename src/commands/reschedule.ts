@@ -19,6 +19,7 @@ export function rescheduleCommand(ctx: Context): Command {
       '--event <event-or-link>',
       "the meeting's event or link: narrows --email, and lists free times (default: from the local record)",
     )
+    .option('--yes', 'move to the time picked on a terminal without confirming')
     .option('--tz <zone>', 'display time zone and zone of local times (default: the system zone)')
     .option(
       '--tries <n>',

@@ -23,6 +23,7 @@ export const RUNNERS = {
   'events/ls': () => import('../run/events/ls.js'),
   'events/show': () => import('../run/events/show.js'),
   help: () => import('../run/help.js'),
+  'jq-output': () => import('../run/jq-output.js'),
   mcp: () => import('../run/mcp.js'),
   'meetings/history': () => import('../run/meetings/history.js'),
   'meetings/ls': () => import('../run/meetings/ls.js'),

@@ -68,6 +68,18 @@ function showAuthority(authority: string, keepUser: boolean): string {
   return `${authority.slice(0, authority.length - rest.length + colon.index)}:***`;
 }
 
+/**
+ * A URL that was refused, as its refusal names it: showUrl's, and without its query or fragment
+ * (`?…`), which may hold anything (`?x=u:s3cr3t@h`), and which the refusal is often about.
+ */
+export function showRefusedUrl(raw: string): string {
+  const shown = showUrl(raw);
+  const m = AUTHORITY.exec(shown);
+  const start = m ? m[0].length : 0;
+  const cut = shown.slice(start).search(/[?#]/);
+  return cut < 0 ? shown : `${shown.slice(0, start + cut)}${shown[start + cut]}…`;
+}
+
 /** Whether the text of a URL has anything that showUrl would not show. */
 export const hidesSomething = (raw: string): boolean => showUrl(raw) !== raw;
 

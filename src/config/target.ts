@@ -7,7 +7,7 @@
  *   base URL = --base-url > --profile's URL > SCHEDCTL_BASE_URL > the profile's > the local sandbox
  */
 import { ConfigError, UsageError } from '../errors.js';
-import { hasAtInAuthority, hidesSomething, maskKey, showUrl } from './mask.js';
+import { hasAtInAuthority, hidesSomething, maskKey, showRefusedUrl, showUrl } from './mask.js';
 import { workspaceId } from '../state/identity.js';
 import type { Profile } from '../state/index.js';
 
@@ -260,12 +260,12 @@ export function checkBaseUrl(raw: string, source: string): string {
     url = new URL(raw);
   } catch {
     throw new UsageError(
-      `invalid base URL "${showUrl(raw)}" (from ${source}): expected an absolute URL such as https://api.example.com`,
+      `invalid base URL "${showRefusedUrl(raw)}" (from ${source}): expected an absolute URL such as https://api.example.com`,
     );
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     throw new UsageError(
-      `invalid base URL "${showUrl(raw)}" (from ${source}): the scheme must be https:// (or http:// for a local sandbox)`,
+      `invalid base URL "${showRefusedUrl(raw)}" (from ${source}): the scheme must be https:// (or http:// for a local sandbox)`,
     );
   }
   if (url.protocol === 'http:' && !LOOPBACK.test(url.hostname)) {
@@ -275,7 +275,9 @@ export function checkBaseUrl(raw: string, source: string): string {
     );
   }
   if (url.search || url.hash) {
-    throw new UsageError(`invalid base URL "${showUrl(raw)}" (from ${source}): it must not carry a query or fragment`);
+    throw new UsageError(
+      `invalid base URL "${showRefusedUrl(raw)}" (from ${source}): it must not carry a query or fragment`,
+    );
   }
   return url.toString().replace(/\/+$/, '');
 }

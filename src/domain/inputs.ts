@@ -5,6 +5,7 @@
 import { controlCharacterIn, CONTROL_REFUSAL, shownEscaped } from '../api/request-text.js';
 import * as z from '../api/zod.js';
 import { UsageError } from '../errors.js';
+import { setOwn } from './own-keys.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const emailSchema = z.email();
@@ -35,7 +36,7 @@ export function parseKeyValues(pairs: string[], name: string): Record<string, st
     if (at <= 0) {
       throw new UsageError(`invalid ${name} "${pair}": expected key=value`, { hint: `e.g. ${name} company=Acme` });
     }
-    out[pair.slice(0, at)] = pair.slice(at + 1);
+    setOwn(out, pair.slice(0, at), pair.slice(at + 1));
   }
   return out;
 }

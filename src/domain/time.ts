@@ -35,6 +35,10 @@ export function systemZone(): string {
   // TZ=UTC (servers, containers, CI, the tests) is answered without asking Intl: its first use
   // loads ICU's time zone data, about 15-20 ms of CPU that a --json command need not spend.
   if (process.env.TZ === 'UTC') return 'UTC';
+  // The zone as the user named it: ICU answers an alias with its own older name (TZ=Asia/Kolkata
+  // reads back as Asia/Calcutta, Europe/Kyiv as Europe/Kiev), which the user never wrote.
+  const named = process.env.TZ?.replace(/^:/, '');
+  if (named && /^[A-Za-z]/.test(named) && IANAZone.isValidZone(named)) return spelled(named);
   const name: unknown = Settings.defaultZone.name;
   return typeof name === 'string' && name !== 'undefined' && IANAZone.isValidZone(name) ? name : 'UTC';
 }
@@ -48,8 +52,21 @@ export function resolveZone(zone: string | undefined, name: string): string {
       hint: 'use an IANA zone name such as Europe/Berlin, America/New_York or UTC',
     });
   }
-  // Canonical spelling (e.g. "europe/berlin" -> "Europe/Berlin").
-  return IANAZone.create(zone).name;
+  return spelled(zone);
+}
+
+/**
+ * A valid zone name in its usual letter case ("europe/berlin" -> "Europe/Berlin"), its name kept
+ * otherwise: an alias stays the alias the user named (Asia/Kolkata), never ICU's older name.
+ */
+function spelled(zone: string): string {
+  const known = Intl.supportedValuesOf('timeZone');
+  if (known.includes(zone)) return zone;
+  const lower = zone.toLowerCase();
+  const sameLetters = known.find((k) => k.toLowerCase() === lower);
+  if (sameLetters) return sameLetters;
+  // An alias ICU does not list (it lists Asia/Calcutta, not Asia/Kolkata): each part capitalized when all lower case.
+  return zone === lower ? zone.replace(/(^|[/_])([a-z])/g, (_, sep: string, c: string) => sep + c.toUpperCase()) : zone;
 }
 
 const WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|([+-])(\d{2}):?(\d{2})?)$/i;

@@ -6,6 +6,7 @@
 import type { Trigger, TriggerField } from '../api/schemas.js';
 import { CliError, EXIT, UsageError } from '../errors.js';
 import { closest } from './closest.js';
+import { assignOwn, setOwn } from './own-keys.js';
 import { isValidEmail } from './inputs.js';
 import { controlCharacterIn, shownEscaped } from '../api/request-text.js';
 
@@ -103,10 +104,10 @@ export function checkResponses(
   for (const [key, value] of Object.entries(input.fromFile ?? {})) {
     if (value === null || value === undefined) continue;
     if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')
-      merged[key] = String(value);
+      setOwn(merged, key, String(value));
     else problems.push({ kind: 'not_text', key, value });
   }
-  Object.assign(merged, input.fields);
+  assignOwn(merged, input.fields);
 
   const byName = new Map(trigger.fields.map((f) => [f.name, f]));
   const responses: Record<string, string> = {};
@@ -139,10 +140,10 @@ export function checkResponses(
         problems.push({ kind: 'not_an_option', key, value, options: field.options.map((o) => o.value) });
         continue;
       }
-      responses[key] = option.value;
+      setOwn(responses, key, option.value);
       continue;
     }
-    responses[key] = value;
+    setOwn(responses, key, value);
   }
 
   for (const field of trigger.fields) {

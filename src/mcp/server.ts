@@ -33,6 +33,7 @@ import { registerResources } from './resources.js';
 import { toolSchema } from './schema.js';
 import { TOOLS } from './tools/index.js';
 import { LineTransport } from './transport.js';
+import { setOwn } from '../domain/own-keys.js';
 
 export const INSTRUCTIONS = [
   'schedctl books, routes and reschedules meetings through the Scheduling and Workflow Trigger API, with the same safety rules as its CLI.',
@@ -124,6 +125,7 @@ function registerTools(server: Server, base: Context, timeReader: Promise<void>)
       });
       return errorResult(refusal, call, def, base.io.stderr, undefined);
     }
+    keepOwnNames(args, parsed.data as Record<string, unknown>);
     try {
       await timeReader;
       // Each call is an operation of its own: what another call sent says nothing of this one's,
@@ -159,3 +161,20 @@ async function announce(ctx: Context): Promise<void> {
     );
   }
 }
+
+/**
+ * zod's record drops a `__proto__` key without a word (it assigns into a plain object): the
+ * answers by name (`fields`, `responses`) get back every name the client sent as its own
+ * property (domain/own-keys.ts), so the trigger's form check names it like any unknown field.
+ */
+function keepOwnNames(raw: Record<string, unknown>, data: Record<string, unknown>): void {
+  for (const arg of ['fields', 'responses']) {
+    const sent = raw[arg];
+    const kept = data[arg];
+    if (!isPlainRecord(sent) || !isPlainRecord(kept)) continue;
+    for (const key of Object.keys(sent)) if (!Object.hasOwn(kept, key)) setOwn(kept, key, sent[key]);
+  }
+}
+
+const isPlainRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);

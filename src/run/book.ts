@@ -4,7 +4,8 @@ import type { Context } from '../context.js';
 import { leadFields } from '../domain/lead-fields.js';
 import { answeredFromLedger, bookSlot, resolvedAsBooked, type BookResult, SlotTakenError } from '../domain/booking.js';
 import { parseKeyValues, requireEmail, requirePlainAnswers, requirePlainText, requireUuid } from '../domain/inputs.js';
-import { parseTimeExpression } from '../domain/human-time.js';
+import { formatRange, parseTimeExpression } from '../domain/human-time.js';
+import { bookChoice } from './book/start.js';
 import { formatInZone, requireFuture, resolveZone } from '../domain/time.js';
 import { ApiError, UsageError } from '../errors.js';
 import { nearestSlots } from '../domain/slots.js';
@@ -29,10 +30,12 @@ export interface BookOptions {
   response?: string[];
   tz?: string;
   rebook?: boolean;
+  /** Accepted as in `route`: book asks no confirmation of its own (a lead's second meeting needs --rebook). */
+  yes?: boolean;
 }
 
 export async function run(ctx: Context, [event = '']: string[], opts: BookOptions): Promise<void> {
-  const { request, zone } = await parseBookOptions(event, opts, ctx.clock.now());
+  const { request, zone, pickedIn } = await bookChoice(ctx, event, opts);
   let result: BookOutcome;
   try {
     result = await bookMeeting(ctx, request, zone, Boolean(opts.rebook));
@@ -62,6 +65,7 @@ export async function run(ctx: Context, [event = '']: string[], opts: BookOption
       `Already booked: the earlier attempt at ${formatInZone(a.attemptedAt, zone)} (reservation ${a.reservationId}${run}) did book the meeting${a.meetingId ? ` ${a.meetingId}` : ''} at ${formatInZone(a.startTime, zone)} for ${a.personEmail}; the API answered ${result.code} to this retry, so no second meeting was created.`,
     );
   }
+  if (pickedIn) ui.info(`The first free time in "${pickedIn.input}" (${formatRange(pickedIn, zone)}):`);
   ui.print(describeMeeting(result.meeting, zone, 'Booked', request.leadTimezone));
   ui.info(`\nTo move it: schedctl reschedule ${result.meeting.id} --start <time>`);
 }
@@ -130,7 +134,11 @@ export async function parseBookOptions(
     if (value === undefined || value.trim() === '') throw new UsageError(`missing ${flag}: ${what}`);
     return value;
   };
-  const startInput = need(opts.start, '--start', 'pass one of the times `schedctl slots` lists');
+  const startInput = need(
+    opts.start,
+    '--start',
+    'pass one of the times `schedctl slots` lists, or a day ("first fri") to book its first free time',
+  );
   const start = requireFuture(
     await parseTimeExpression(startInput, { zone, now, name: '--start', zoneInput: '--tz' }),
     now,

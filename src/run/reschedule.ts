@@ -26,6 +26,8 @@ export interface RescheduleOptions {
   dryRun?: boolean;
   skipInvalid?: boolean;
   out?: string;
+  /** A time picked on a terminal is moved to without "Move … to …?". */
+  yes?: boolean;
 }
 
 export async function run(ctx: Context, [meetingId]: string[], opts: RescheduleOptions): Promise<void> {
@@ -66,7 +68,7 @@ export async function run(ctx: Context, [meetingId]: string[], opts: RescheduleO
     // `first …`, or a day or a part of it with no one to pick: the search tries its free times (one PATCH each).
     search = await searchIn(ctx, found, request.range, { zone, tries: request.tries });
     outcome = await moveMeeting(ctx, found, search);
-  } else outcome = await pickAndMove(ctx, found, zone, request.range);
+  } else outcome = await pickAndMove(ctx, found, zone, request.range, Boolean(opts.yes));
   const { meeting } = outcome;
   const ui = await ctx.ui();
   const unchanged = outcome.status === 'unchanged';
@@ -188,13 +190,14 @@ async function pickAndMove(
   found: MeetingToMove,
   zone: string,
   range: RescheduleRequest['range'],
+  yes: boolean,
 ): Promise<MoveOutcome> {
   found.event ??= await askEvent(ctx, found.id);
   const m = { id: found.id, event: found.event, was: found.was, title: found.known?.title ?? undefined };
   let openAt: Date | undefined;
   for (;;) {
     const refused = () => liveRefused(ctx, found.refused);
-    const chosen = await pickTime(ctx, await ctx.api(), m, zone, openAt ? undefined : range, { refused, openAt });
+    const chosen = await pickTime(ctx, await ctx.api(), m, zone, openAt ? undefined : range, { refused, openAt, yes });
     const one: MoveSearch = { candidates: [chosen.toISOString()], tries: 1, zone, tried: [] };
     try {
       return await moveMeeting(ctx, found, one);

@@ -5,12 +5,14 @@
  * everything in `--json` (the caller applies this to human lines only). An instant written with
  * a numeric offset is kept as written too: its offset is the point (the two readings of a time
  * that clocks going back repeat differ by nothing else, and the hint asks for one of them). So is
- * one given as an MCP tool's argument to pass back (`(start: 2026-12-02T20:00:00.000Z)`).
+ * one given as an MCP tool's argument to pass back (`(start: 2026-12-02T20:00:00.000Z)`), and
+ * the example of a form a hint names (`ISO 8601 with an offset (2026-12-01T14:00Z, …`): shown in
+ * the zone it would read as a form that is refused when typed.
  */
 import { formatInZone, resolveZone, systemZone } from '../domain/time.js';
 
 const INSTANT =
-  /(?<!--[a-z][a-z-]*[ =]["']?)(?<!\bstart[:=] ?)\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?Z(?![\w:.+-])/gi;
+  /(?<!--[a-z][a-z-]*[ =]["']?)(?<!\bstart[:=] ?)(?<!with an offset \()\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?Z(?![\w:.+-])/gi;
 
 export function humanTimes(text: string, zone: string): string {
   return text.replace(INSTANT, (iso) => {

@@ -40,19 +40,38 @@ describe('the program', () => {
     ]) {
       const r = await runCli(args);
       expect(r.code, show(r)).toBe(0);
-      expect(r.stdout).toMatch(/^Global flags: --json, -p\/--profile <name>,/m);
+      expect(r.stdout).toMatch(/^Global flags: --json, --jq <expression>, -p\/--profile <name>,/m);
       expect(r.stdout).toContain('--no-input');
       // Not described line by line (that is `schedctl --help`'s job).
       expect(r.stdout).not.toMatch(/^ +--json {2,}\S/m);
     }
   });
 
-  it('prints the version, or {"version"} with --json', async () => {
-    expect((await runCli(['--version'])).stdout).toBe(`${VERSION}\n`);
-    expect((await runCli(['-v'])).stdout).toBe(`${VERSION}\n`);
+  it('prints the version, the Node.js it runs on and the platform, in text and --json', async () => {
+    const line = `schedctl ${VERSION} (Node.js ${process.version}, ${process.platform}-${process.arch})\n`;
+    expect((await runCli(['--version'])).stdout).toBe(line);
+    expect((await runCli(['-v'])).stdout).toBe(line);
+    // Beside another global flag: commander answers it, with the same line.
+    expect((await runCli(['--version', '--no-color'])).stdout).toBe(line);
     const j = await runCli(['--version', '--json']);
     expect(j.code, show(j)).toBe(0);
-    expect(j.json()).toEqual({ version: VERSION });
+    expect(j.json()).toEqual({
+      version: VERSION,
+      node: process.version,
+      platform: process.platform,
+      arch: process.arch,
+    });
+  });
+
+  it('`schedctl version` (a global flag written as a command): exit 2, did you mean --version?', async () => {
+    const r = await runCli(['version']);
+    expect(r.code, show(r)).toBe(2);
+    expect(r.stderr).toContain("unknown command 'version'");
+    expect(r.stderr).toContain('(Did you mean --version?)');
+    const j = await runCli(['version', '--json']);
+    expect(j.json()).toMatchObject({
+      error: { code: 'USAGE', suggestion: '--version', hint: 'did you mean --version?' },
+    });
   });
 
   it('rejects an unknown command or option with exit 2 and a suggestion, and a USAGE document with --json', async () => {

@@ -234,7 +234,7 @@ describe('the demo', () => {
   let sandbox: ChildProcess | undefined;
   const socket = `schedctl-demo-next-${process.pid}`;
   afterAll(() => {
-    // The sandbox runs under bash and npx: end its whole process group (started detached below).
+    // The sandbox runs under bash: end its whole process group (started detached below).
     if (sandbox?.pid) {
       try {
         process.kill(-sandbox.pid, 'SIGTERM');
@@ -260,7 +260,7 @@ describe('the demo', () => {
         .filter((l) => /^ {2}\S/.test(l))
         .map((l) => l.trim());
       expect(lines).toHaveLength(2);
-      expect(lines[0]).toMatch(/^npx schedctl sandbox --profile sandbox\b/);
+      expect(lines[0]).toMatch(/^node bin\/schedctl\.js sandbox --profile sandbox\b/);
       if (!(await portFree(4010))) t.skip('port 4010 is in use here: the demo line starts the sandbox on it');
 
       const home = tempDir();

@@ -64,6 +64,45 @@ describe.skipIf(!hasTmux)('reschedule in a real terminal (tmux)', () => {
     expect(screen).toContain(`Rescheduled meeting ${moved.id}`);
   }, 60_000);
 
+  it('--yes: the time picked is moved to without the "Move …?" confirmation (issue 54)', async () => {
+    const sb = terminal.sandbox();
+    const configDir = tempDir();
+    const cli = (args: string[]) => sb.cli(args, { configDir });
+    const { reservationId, slots } = await sb.slots('quarterly-review', 14);
+    const start = slots.find((x) => DateTime.fromISO(x, { zone: 'UTC' }).weekday !== 2)!;
+    const b = await cli([
+      'book',
+      'quarterly-review',
+      '--start',
+      start,
+      '--reservation',
+      reservationId,
+      '--email',
+      'ada@acme.example',
+      '--json',
+    ]);
+    expect(b.code, b.stderr).toBe(0);
+    const pane = terminal.start(
+      'reschedule-yes',
+      ['reschedule', '--email', 'ada@acme.example', '--tz', 'UTC', '--yes'],
+      {
+        TZ: 'UTC',
+        SCHEDCTL_CONFIG_DIR: configDir,
+      },
+    );
+    await pane.waitFor('pick a day');
+    await pane.type(['-l', 't']);
+    await pane.type(['-l', 'u']);
+    await pane.waitFor('Tue ');
+    await pane.type(['Enter']);
+    await pane.waitFor('← other days');
+    await pane.type(['Enter']);
+    await pane.waitFor('EXIT=0', 20_000);
+    expect(pane.screen()).not.toContain('Move "');
+    const moved = (await sb.state()).meetings.find((m) => m.id === b.json().id)!;
+    expect(DateTime.fromISO(moved.date, { zone: 'UTC' }).weekday).toBe(2);
+  }, 60_000);
+
   it('--start tues (a day without a time) opens the picker on that Tuesday, never moving to its midnight', async () => {
     const sb = terminal.sandbox();
     const configDir = tempDir();

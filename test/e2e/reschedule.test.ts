@@ -307,20 +307,8 @@ describe('a moment needs a time: a day without a time of day is never its midnig
     expect((await t.sb.state()).meetings.find((x) => x.id === m.id)!.date).toBe(r.json().meeting.date);
   });
 
-  it('book --start tomorrow and route --slot 2026-12-01 are refused the same way (exit 2)', async () => {
-    const book = await cli([
-      'book',
-      'quarterly-review',
-      '--start',
-      'tomorrow',
-      '--reservation',
-      '00000000-0000-4000-8000-000000000000',
-      '--email',
-      'lead@acme.example',
-    ]);
-    expect(book.code, show(book)).toBe(2);
-    expect(book.stderr).toContain('invalid --start "tomorrow": a day without a time of day');
-    expect(book.stderr).toContain('"tomorrow 15:00"');
+  // book reads reschedule's grammar (issue 54): a day books its first free time, never its midnight.
+  it('route --slot next tuesday is refused (exit 2); book --start tomorrow books its first free time', async () => {
     const route = await cli([
       'route',
       '--trigger',
@@ -333,6 +321,19 @@ describe('a moment needs a time: a day without a time of day is never its midnig
     expect(route.code, show(route)).toBe(2);
     expect(route.stderr).toContain('invalid --slot "next tuesday": a day without a time of day');
     expect(await t.sb.requestCount()).toBe(0);
+    const book = await cli([
+      'book',
+      'quarterly-review',
+      '--start',
+      'tomorrow',
+      '--email',
+      'lead@acme.example',
+      '--json',
+    ]);
+    expect(book.code, show(book)).toBe(0);
+    const at = DateTime.fromISO(book.json<{ date: string }>().date, { zone: 'UTC' });
+    expect(at.hasSame(DateTime.utc().plus({ days: 1 }), 'day')).toBe(true);
+    expect(at.toFormat('HH:mm')).not.toBe('00:00');
   });
 
   it('a range flag keeps reading a bare day as its start: slots --from tomorrow', async () => {

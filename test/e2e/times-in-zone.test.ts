@@ -47,6 +47,19 @@ describe('a TZ that is not a time zone', () => {
   });
 });
 
+describe('a zone as the user named it (issue 54, finding 6)', () => {
+  it("TZ=Asia/Kolkata and --tz asia/kolkata are labelled Asia/Kolkata, never ICU's older Asia/Calcutta", async () => {
+    const booked = await cli([...demoRouteArgs('ada@acme.example', 'emea'), '--slot', 'first', '--yes']);
+    expect(booked.code, show(booked)).toBe(0);
+    const byTz = await cli(['meetings', 'ls', '--all'], { TZ: 'Asia/Kolkata' });
+    expect(byTz.code, show(byTz)).toBe(0);
+    expect(byTz.stdout).toMatch(/^TIME \(Asia\/Kolkata\)/);
+    const byFlag = await cli(['meetings', 'ls', '--all', '--tz', 'asia/kolkata']);
+    expect(byFlag.stdout, show(byFlag)).toMatch(/^TIME \(Asia\/Kolkata\)/);
+    expect(byTz.stdout + byTz.stderr + byFlag.stdout + byFlag.stderr).not.toContain('Calcutta');
+  });
+});
+
 describe('times in the user zone', () => {
   it("smoke's reservation line", async () => {
     const r = await cli(['smoke', '--event', 'intro-call'], { TZ: 'Asia/Kolkata' });

@@ -28,6 +28,7 @@ const HEAVY = [
   '@modelcontextprotocol',
   'proper-lockfile',
   'conf',
+  'jq-wasm',
 ];
 
 interface Meta {
@@ -207,9 +208,11 @@ describe('cold start', () => {
 });
 
 describe('the published package', () => {
-  it('has no runtime dependencies: everything is bundled into dist/', () => {
+  it('has one runtime dependency, jq for --jq (loaded only then); everything else is bundled into dist/', () => {
     const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Record<string, unknown>;
-    expect(pkg.dependencies ?? {}).toEqual({});
+    // jq-wasm is jq compiled to WebAssembly (1.3 MB): bundled, it would more than double the
+    // tarball; as a dependency, only `--jq` loads it (docs/json-output.md).
+    expect(Object.keys(pkg.dependencies ?? {})).toEqual(['jq-wasm']);
     expect(pkg.optionalDependencies ?? {}).toEqual({});
     expect(pkg.peerDependencies ?? {}).toEqual({});
     const files = pkg.files as string[];

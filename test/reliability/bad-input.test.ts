@@ -163,9 +163,9 @@ const CASES: Case[] = [
   { what: 'book: 11 guests', args: [...BOOK, ...elevenGuests], names: '--guest' },
   { what: 'book: --response without =', args: [...BOOK, '--response', 'topic'], names: '--response' },
   {
-    what: 'book: missing --reservation',
-    args: ['book', 'intro-call', '--start', '2030-01-07T10:00:00Z', '--email', 'a@acme.example'],
-    names: '--reservation',
+    what: 'book: missing --email',
+    args: ['book', 'intro-call', '--start', '2030-01-07T10:00:00Z', '--reservation', UUID],
+    names: '--email',
   },
   { what: 'book: bad --timeout', args: [...BOOK, '--timeout', 'forever'], names: '--timeout' },
   // reschedule

@@ -60,7 +60,13 @@ describe('a gone meeting', () => {
   });
 
   it('is booked anew by its route, or by a booking on its event', () => {
-    expect(bookAgainCommand(view())).toBe('schedctl route --trigger "Inbound demo request" --email ada@acme.example');
+    expect(bookAgainCommand(view())).toBe(
+      'schedctl route --trigger "Inbound demo request" --email ada@acme.example --slot first',
+    );
+    // With the trigger's required fields (looked up on the error's path), each a <field> to fill in.
+    expect(bookAgainCommand(view(), ['company', 'region'])).toBe(
+      "schedctl route --trigger \"Inbound demo request\" --email ada@acme.example --field 'company=<company>' --field 'region=<region>' --slot first",
+    );
     expect(bookAgainCommand(view({ triggerId: undefined, event: 'intro-call' }))).toBe(
       'schedctl book intro-call --email ada@acme.example --start <time>',
     );

@@ -61,6 +61,7 @@ export function profileAddCommand(ctx: Context): Command {
         "share this profile's ledger, locks and rate budget in a team's PostgreSQL (postgres://user@host/db; the password from PGPASSWORD or ~/.pgpass, never stored here)",
       )
       .option('--force', 'replace a profile of that name without asking (needed without a terminal)')
+      .option('--yes', 'the same as --force (skips the confirmation)')
       .option(
         '--rate <n>',
         'requests per minute the API allows this key (default 30): the budget every schedctl process shares; 0 turns it off',

@@ -69,6 +69,7 @@ export function stateCommand(ctx: Context): Command {
         .argument('[email]', 'the lead whose lock to release (see `schedctl state status`)')
         .option('--meeting <id>', "release a meeting's lock (held by a move) instead of a lead's")
         .option('--force', 'do not ask for confirmation (required without a terminal)')
+        .option('--yes', 'the same as --force (skips the confirmation)')
         .action(runs(ctx, 'state/unlock')),
     );
 }

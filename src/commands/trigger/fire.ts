@@ -19,6 +19,7 @@ export function triggerFireCommand(ctx: Context): Command {
       collect,
     )
     .option('--force', 'fire even when a scheduler outcome for this trigger and email is already remembered')
+    .option('--yes', 'the same as --force (skips the confirmation)')
     .addHelpText(
       'after',
       `

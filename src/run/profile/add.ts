@@ -21,6 +21,8 @@ interface AddOptions {
   workspace?: string;
   state?: string;
   force?: boolean;
+  /** gh's name for --force: skips the confirmation. */
+  yes?: boolean;
   newWorkspace?: boolean;
 }
 
@@ -57,7 +59,7 @@ export async function run(ctx: Context, [name = '']: string[], opts: AddOptions,
   // for a real API is refused there, and the messages must say that it was the sandbox that refused it.
   const sandboxDefault = ctx.globals.baseUrl === undefined;
   const baseUrl = checkBaseUrl(ctx.globals.baseUrl ?? DEFAULT_BASE_URL, '--base-url');
-  const replaced = await confirmReplace(ctx, name, Boolean(opts.force));
+  const replaced = await confirmReplace(ctx, name, Boolean(opts.force || opts.yes));
   const apiKey = await readKey(opts, ctx);
   // Saving is the point: a directory that cannot take the file is said before the key check's request.
   (await ctx.state()).assertLocalWritable();

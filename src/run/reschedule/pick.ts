@@ -32,7 +32,7 @@ export async function pickTime(
    * their day as refused. Asked after each slots answer, whose Date header tells the server's
    * time their lapse is judged by. `openAt`: open at that day (a choice just refused).
    */
-  marks: { refused?: () => Promise<ReadonlySet<number>>; openAt?: Date | undefined } = {},
+  marks: { refused?: () => Promise<ReadonlySet<number>>; openAt?: Date | undefined; yes?: boolean } = {},
 ): Promise<Date> {
   const { confirm } = await import('@inquirer/prompts');
   const io = { input: ctx.io.stdin, output: ctx.io.stderr };
@@ -84,7 +84,8 @@ export async function pickTime(
     const move = m.was
       ? `from ${fullTime(m.was, zone)} (as schedctl last recorded it) to ${fullTime(chosen, zone)}`
       : `to ${fullTime(chosen, zone)}`;
-    const ok = await confirm({ message: sanitizeText(`Move ${name} ${move}?`), default: true }, io);
+    // --yes: the pick is the decision (gh's --yes skips the confirmation, never the choice).
+    const ok = marks.yes || (await confirm({ message: sanitizeText(`Move ${name} ${move}?`), default: true }, io));
     if (!ok) throw new CancelledError('not rescheduled');
     return new Date(chosen);
   }

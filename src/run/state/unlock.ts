@@ -4,7 +4,11 @@ import { requireEmail } from '../../domain/inputs.js';
 import { sanitizeText } from '../../ui/sanitize.js';
 import { teamBackend } from './team.js';
 
-export async function run(ctx: Context, [email]: string[], opts: { meeting?: string; force?: boolean }): Promise<void> {
+export async function run(
+  ctx: Context,
+  [email]: string[],
+  opts: { meeting?: string; force?: boolean; yes?: boolean },
+): Promise<void> {
   if (email !== undefined && opts.meeting !== undefined)
     throw new UsageError('pass either a lead <email> or --meeting <id>, not both');
   if (email === undefined && opts.meeting === undefined)
@@ -33,7 +37,7 @@ export async function run(ctx: Context, [email]: string[], opts: { meeting?: str
   const ui = await ctx.ui();
   for (const lock of held) {
     const who = sanitizeText(`${lock.user}@${lock.host} pid ${lock.pid}, since ${lock.since}: ${lock.command}`);
-    if (!opts.force) {
+    if (!opts.force && !opts.yes) {
       if (!ctx.canPrompt())
         throw new UsageError(`the lock on ${label} is held by ${who}; pass --force to release it without a terminal`);
       const { confirm } = await import('@inquirer/prompts');

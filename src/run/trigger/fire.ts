@@ -22,6 +22,8 @@ export interface FireOptions {
   responses?: string;
   context?: string[];
   force?: boolean;
+  /** gh's name for --force: skips the confirmation. */
+  yes?: boolean;
 }
 
 /** A fire as checked input: the trigger still to resolve (one request), everything else validated. */
@@ -81,7 +83,7 @@ export async function parseFireOptions(ctx: Context, idOrName: string, opts: Fir
   const fields = parseKeyValues(opts.field ?? [], '--field');
   const context = parseContext(opts.context ?? []);
   const fromFile = opts.responses === undefined ? undefined : await readResponsesFile(opts.responses, ctx);
-  return { idOrName, email, fields, context, fromFile, force: Boolean(opts.force) };
+  return { idOrName, email, fields, context, fromFile, force: Boolean(opts.force || opts.yes) };
 }
 
 /**

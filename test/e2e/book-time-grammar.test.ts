@@ -1,0 +1,75 @@
+/**
+ * Issue 54, finding 5: `book` reads --start in the grammar `reschedule` reads. A day or a part of
+ * one ("first friday", "tomorrow afternoon") books its first free time; without --reservation the
+ * free times are fetched for it (one slots request), so `book <event> --email … --start <time>`
+ * runs as written; `--yes` is accepted as in `route`. Every flag is still checked before any request.
+ */
+import { DateTime } from 'luxon';
+import { describe, expect, it } from 'vitest';
+import { show } from '../helpers/cli.js';
+import { useSandbox } from '../helpers/sandbox.js';
+
+const t = useSandbox();
+const cli = (args: string[]) => t.sb.cli(args, { configDir: t.dir, env: { TZ: 'UTC' } });
+const sent = async () => (await t.sb.state()).requests.map((q) => `${q.method} ${q.path}`);
+const BOOK = 'POST /v1/scheduling/meetings';
+
+describe('book --start with a day or a part of one', () => {
+  it('"first <weekday>" without --reservation: books that day\'s first free time, --yes accepted', async () => {
+    const target = DateTime.utc().plus({ days: 2 });
+    const day = target.toFormat('cccc').toLowerCase();
+    // That day's first free time, as the slots list it before anything is booked.
+    const { slots } = await t.sb.slots('intro-call', 14);
+    const firstOfDay = slots.find((s) => DateTime.fromISO(s, { zone: 'UTC' }).hasSame(target, 'day'));
+    const r = await cli([
+      'book',
+      'intro-call',
+      '--start',
+      `first ${day}`,
+      '--email',
+      'ada@acme.example',
+      '--yes',
+      '--json',
+    ]);
+    expect(r.code, show(r)).toBe(0);
+    const meeting = r.json<{ date: string; personEmail: string }>();
+    expect(Date.parse(meeting.date)).toBe(Date.parse(firstOfDay!));
+    expect((await sent()).filter((s) => s === BOOK)).toHaveLength(1);
+  });
+
+  it('"tomorrow afternoon" with --reservation: its first free time at 12:00 or later, on that reservation', async () => {
+    const held = await t.sb.slots('intro-call', 3);
+    const r = await cli([
+      'book',
+      'intro-call',
+      '--start',
+      'tomorrow afternoon',
+      '--reservation',
+      held.reservationId,
+      '--email',
+      'bo@acme.example',
+    ]);
+    expect(r.code, show(r)).toBe(0);
+    expect(r.stderr).toContain('The first free time in "tomorrow afternoon"');
+    const [meeting] = (await t.sb.state()).meetings;
+    const at = DateTime.fromISO(meeting!.date, { zone: 'UTC' });
+    expect(at.hasSame(DateTime.utc().plus({ days: 1 }), 'day')).toBe(true);
+    expect(at.hour).toBeGreaterThanOrEqual(12);
+    expect(at.hour).toBeLessThan(17);
+  });
+
+  it('one time without --reservation: the reservation is fetched and that time is booked', async () => {
+    const { slots } = await t.sb.slots('intro-call', 14);
+    const start = slots[3]!;
+    const r = await cli(['book', 'intro-call', '--email', 'cy@acme.example', '--start', start, '--json']);
+    expect(r.code, show(r)).toBe(0);
+    expect(Date.parse(r.json<{ date: string }>().date)).toBe(Date.parse(start));
+  });
+
+  it('a bad flag beside a day is refused before any request', async () => {
+    const r = await cli(['book', 'intro-call', '--start', 'first friday', '--email', 'not-an-email']);
+    expect(r.code, show(r)).toBe(2);
+    expect(r.stderr).toContain('invalid --email');
+    expect(await sent()).toEqual([]);
+  });
+});

@@ -1,0 +1,171 @@
+/**
+ * Issue 54, finding 4: every command a message suggests runs as written. Each hint-bearing failure
+ * below is provoked through the built CLI; every `schedctl …` command its hint names is taken from
+ * the hint line people read, its placeholders (<time>, <field>) filled with real values, and run
+ * against the same sandbox: none may exit 2 (a usage error), and each does what it says (exit 0).
+ * The commands carry the failing command line's --profile, so they reach the same API.
+ */
+import { describe, expect, it } from 'vitest';
+import { demoRouteFirstArgs } from '../helpers/args.js';
+import { runCli, show, type RunResult } from '../helpers/cli.js';
+import { useSandbox } from '../helpers/sandbox.js';
+
+const t = useSandbox();
+const cli = (args: string[]) => t.sb.cli(args, { configDir: t.dir, env: { TZ: 'UTC' } });
+
+/** The `schedctl …` commands of the human `hint:` line, each up to where the sentence goes on. */
+export function hintCommands(r: RunResult): string[] {
+  const hint = r.stderr.split('\n').find((l) => l.startsWith('hint: '));
+  if (!hint) return [];
+  return [...hint.matchAll(/schedctl (?:[^`;,()]|, (?!or |and |then ))+/g)]
+    .map((m) => m[0].trim().replace(/[.:]$/, ''))
+    .filter((c) => /^schedctl (?:-|[a-z])/.test(c));
+}
+
+/** Shell words (bare, 'single' or "double" quoted), as the shell the hint is pasted into reads them. */
+function shellWords(line: string): string[] {
+  const words: string[] = [];
+  for (const m of line.matchAll(/'([^']*)'|"((?:[^"\\]|\\.)*)"|(\S+)/g)) words.push(m[1] ?? m[2] ?? m[3] ?? '');
+  return words;
+}
+
+/** Runs a hint's command with its placeholders filled: <time> a free time, <field> the demo lead's answer. */
+async function runHint(command: string, fill: Record<string, string>, env: Record<string, string | undefined>) {
+  const words = shellWords(command).map((w) => w.replace(/<([a-z-]+)>/g, (all, name: string) => fill[name] ?? all));
+  expect(words[0]).toBe('schedctl');
+  for (const w of words) expect(w, `${command}: a placeholder left unfilled`).not.toMatch(/<[a-z-]+>/);
+  return runCli(words.slice(1), { configDir: t.dir, env });
+}
+
+const ENV = () => ({ SCHEDCTL_BASE_URL: t.sb.baseUrl, SCHEDCTL_API_KEY: t.sb.keys.full, TZ: 'UTC' });
+const freeTime = async (n = 5) => (await t.sb.slots('intro-call', 14)).slots[n]!;
+const FIELDS = { company: 'Acme', region: 'emea' };
+
+async function expectRunsAsWritten(
+  failure: RunResult,
+  fill: Record<string, string>,
+  env: Record<string, string | undefined> = ENV(),
+) {
+  const commands = hintCommands(failure);
+  expect(commands.length, `a command in the hint: ${show(failure)}`).toBeGreaterThan(0);
+  for (const command of commands) {
+    const r = await runHint(command, fill, env);
+    expect(r.code, `${command}\n${show(r)}`).not.toBe(2);
+    expect(r.code, `${command}\n${show(r)}`).toBe(0);
+  }
+  return commands;
+}
+
+describe('the commands hints suggest run as written', () => {
+  it('a gone meeting booked on its event: `schedctl book <event> --email … --start <time>`', async () => {
+    const start = await freeTime(2);
+    const booked = await cli(['book', 'intro-call', '--email', 'kim@acme.example', '--start', start, '--json']);
+    expect(booked.code, show(booked)).toBe(0);
+    await t.sb.reset();
+    const move = await cli(['reschedule', booked.json<{ id: string }>().id, '--start', await freeTime(4)]);
+    expect(move.code, show(move)).toBe(4);
+    const commands = await expectRunsAsWritten(move, { time: await freeTime(6) });
+    expect(commands[0]).toMatch(/^schedctl book intro-call --email kim@acme\.example --start/);
+  });
+
+  it("a gone routed meeting: its route, with the trigger's required fields to fill in", async () => {
+    const routed = await cli([...demoRouteFirstArgs('ada@acme.example'), '--json']);
+    expect(routed.code, show(routed)).toBe(0);
+    await t.sb.reset();
+    const move = await cli(['reschedule', '--email', 'ada@acme.example', '--start', 'tomorrow 10:00']);
+    expect(move.code, show(move)).toBe(4);
+    await expectRunsAsWritten(move, FIELDS);
+  });
+
+  it('a lead with a meeting: the reschedule and the book --rebook it names', async () => {
+    const first = await cli(['book', 'intro-call', '--email', 'bo@acme.example', '--start', await freeTime(1)]);
+    expect(first.code, show(first)).toBe(0);
+    const second = await cli(['book', 'intro-call', '--email', 'bo@acme.example', '--start', await freeTime(3)]);
+    expect(second.code, show(second)).not.toBe(0);
+    const commands = await expectRunsAsWritten(second, { time: await freeTime(8) });
+    expect(commands.some((c) => c.startsWith('schedctl reschedule '))).toBe(true);
+    expect(commands.some((c) => c.endsWith('--rebook'))).toBe(true);
+  });
+
+  it('a taken slot: the nearest free time, as a command', async () => {
+    const held = await t.sb.slots('intro-call', 14);
+    const ok = await cli([
+      'book',
+      'intro-call',
+      '--email',
+      'cy@acme.example',
+      '--start',
+      held.slots[0]!,
+      '--reservation',
+      held.reservationId,
+    ]);
+    expect(ok.code, show(ok)).toBe(0);
+    const taken = await cli([
+      'book',
+      'intro-call',
+      '--email',
+      'di@acme.example',
+      '--start',
+      held.slots[0]!,
+      '--reservation',
+      held.reservationId,
+    ]);
+    expect(taken.code, show(taken)).toBe(5);
+    await expectRunsAsWritten(taken, {});
+  });
+
+  it('reschedule without --start, and an unknown event: `schedctl reschedule <id> --start <time>`, `schedctl events ls`', async () => {
+    const booked = await cli([
+      'book',
+      'intro-call',
+      '--email',
+      'ed@acme.example',
+      '--start',
+      await freeTime(2),
+      '--json',
+    ]);
+    const missing = await cli(['reschedule', booked.json<{ id: string }>().id]);
+    expect(missing.code, show(missing)).toBe(2);
+    await expectRunsAsWritten(missing, { time: await freeTime(7), event: 'intro-call' });
+    const unknown = await cli(['events', 'show', 'intro-cal']);
+    expect(unknown.code, show(unknown)).toBe(4);
+    await expectRunsAsWritten(unknown, {});
+  });
+
+  it("with --profile: the hint's commands name it, and run against that profile's API", async () => {
+    // The default profile's key is revoked: a command without --profile work would be refused (exit 3).
+    const input = { configDir: t.dir, env: { SCHEDCTL_API_KEY: undefined, SCHEDCTL_BASE_URL: undefined } };
+    const add = (name: string, key: string) =>
+      runCli(['profile', 'add', name, '--key-stdin', '--no-verify', '--base-url', t.sb.baseUrl], {
+        ...input,
+        input: `${key}\n`,
+      });
+    expect((await add('stale', t.sb.keys.revoked)).code).toBe(0);
+    expect((await add('work', t.sb.keys.full)).code).toBe(0);
+    const env = { TZ: 'UTC' };
+    const booked = await runCli(
+      ['book', 'intro-call', '--profile', 'work', '--email', 'fa@acme.example', '--start', await freeTime(2), '--json'],
+      { configDir: t.dir, env },
+    );
+    expect(booked.code, show(booked)).toBe(0);
+    const missing = await runCli(['reschedule', booked.json<{ id: string }>().id, '--profile', 'work'], {
+      configDir: t.dir,
+      env,
+    });
+    expect(missing.code, show(missing)).toBe(2);
+    const commands = await expectRunsAsWritten(missing, { time: await freeTime(9), event: 'intro-call' }, env);
+    expect(commands[0]).toMatch(/^schedctl --profile work reschedule /);
+  });
+
+  it('the time forms a refusal names are accepted as typed (the ISO example is not shown converted)', async () => {
+    const r = await cli(['book', 'intro-call', '--email', 'gu@acme.example', '--start', '2026-12-01 14:00 UTC']);
+    expect(r.code, show(r)).toBe(2);
+    const hint = r.stderr.split('\n').find((l) => l.startsWith('hint: '))!;
+    expect(hint).toContain('ISO 8601 with an offset (2026-12-01T14:00Z,');
+    expect(hint).not.toContain('2026-12-01 14:00 UTC');
+    // That form, typed for a free time, books it.
+    const free = new Date(await freeTime(3)).toISOString().slice(0, 16) + 'Z';
+    const typed = await cli(['book', 'intro-call', '--email', 'gu@acme.example', '--start', free]);
+    expect(typed.code, show(typed)).toBe(0);
+  });
+});
