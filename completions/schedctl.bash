@@ -57,98 +57,98 @@ _schedctl_value() {
   case "$1" in
     'profile add')
       case "$2" in
-        '--state'|'--rate'|'--workspace'|'--base-url'|'--timeout') r='text' ;;
+        '--state'|'--rate'|'--workspace'|'--jq'|'--base-url'|'--timeout') r='text' ;;
         '-p'|'--profile') r='profiles' ;;
         *) return 1 ;;
       esac ;;
     'route')
       case "$2" in
-        '--trigger'|'--email'|'--field'|'--slot'|'--first-name'|'--last-name'|'--phone'|'--guest'|'--tz'|'--lead-tz'|'--days'|'--base-url'|'--timeout') r='text' ;;
+        '--trigger'|'--email'|'--field'|'--slot'|'--first-name'|'--last-name'|'--phone'|'--guest'|'--tz'|'--lead-tz'|'--days'|'--jq'|'--base-url'|'--timeout') r='text' ;;
         '--file'|'--from'|'--out') r='path' ;;
         '-p'|'--profile') r='profiles' ;;
         *) return 1 ;;
       esac ;;
     'trigger fire')
       case "$2" in
-        '-e'|'--email'|'-f'|'--field'|'--context'|'--base-url'|'--timeout') r='text' ;;
+        '-e'|'--email'|'-f'|'--field'|'--context'|'--jq'|'--base-url'|'--timeout') r='text' ;;
         '--responses') r='path' ;;
         '-p'|'--profile') r='profiles' ;;
         *) return 1 ;;
       esac ;;
     'events ls')
       case "$2" in
-        '-n'|'--limit'|'--cursor'|'--base-url'|'--timeout') r='text' ;;
+        '-n'|'--limit'|'--cursor'|'--jq'|'--base-url'|'--timeout') r='text' ;;
         '-p'|'--profile') r='profiles' ;;
         *) return 1 ;;
       esac ;;
     'slots')
       case "$2" in
-        '--from'|'--to'|'--days'|'--reservation'|'--tz'|'--lead-tz'|'--base-url'|'--timeout') r='text' ;;
+        '--from'|'--to'|'--days'|'--reservation'|'--tz'|'--lead-tz'|'--jq'|'--base-url'|'--timeout') r='text' ;;
         '-p'|'--profile') r='profiles' ;;
         *) return 1 ;;
       esac ;;
     'book')
       case "$2" in
-        '--start'|'--reservation'|'--email'|'--execution'|'--first-name'|'--last-name'|'--phone'|'--guest'|'--lead-tz'|'--response'|'--tz'|'--base-url'|'--timeout') r='text' ;;
+        '--start'|'--reservation'|'--email'|'--execution'|'--first-name'|'--last-name'|'--phone'|'--guest'|'--lead-tz'|'--response'|'--tz'|'--jq'|'--base-url'|'--timeout') r='text' ;;
         '-p'|'--profile') r='profiles' ;;
         *) return 1 ;;
       esac ;;
     'reschedule')
       case "$2" in
-        '--email'|'--start'|'--event'|'--tz'|'--tries'|'--base-url'|'--timeout') r='text' ;;
+        '--email'|'--start'|'--event'|'--tz'|'--tries'|'--jq'|'--base-url'|'--timeout') r='text' ;;
         '--file'|'--from'|'--out') r='path' ;;
         '-p'|'--profile') r='profiles' ;;
         *) return 1 ;;
       esac ;;
     'meetings ls')
       case "$2" in
-        '--email'|'--event'|'--from'|'--to'|'--tz'|'-n'|'--limit'|'--base-url'|'--timeout') r='text' ;;
+        '--email'|'--event'|'--from'|'--to'|'--tz'|'-n'|'--limit'|'--jq'|'--base-url'|'--timeout') r='text' ;;
         '-p'|'--profile') r='profiles' ;;
         *) return 1 ;;
       esac ;;
     'meetings history')
       case "$2" in
-        '--tz'|'--base-url'|'--timeout') r='text' ;;
+        '--tz'|'--jq'|'--base-url'|'--timeout') r='text' ;;
         '-p'|'--profile') r='profiles' ;;
         *) return 1 ;;
       esac ;;
     'meetings show')
       case "$2" in
-        '--tz'|'--base-url'|'--timeout') r='text' ;;
+        '--tz'|'--jq'|'--base-url'|'--timeout') r='text' ;;
         '-p'|'--profile') r='profiles' ;;
         *) return 1 ;;
       esac ;;
     'state unlock')
       case "$2" in
-        '--meeting'|'--base-url'|'--timeout') r='text' ;;
+        '--meeting'|'--jq'|'--base-url'|'--timeout') r='text' ;;
         '-p'|'--profile') r='profiles' ;;
         *) return 1 ;;
       esac ;;
     'api')
       case "$2" in
         '-d'|'--data') r='path' ;;
+        '--jq'|'--base-url'|'--timeout') r='text' ;;
         '-p'|'--profile') r='profiles' ;;
-        '--base-url'|'--timeout') r='text' ;;
         *) return 1 ;;
       esac ;;
     'smoke')
       case "$2" in
-        '--event'|'--trigger'|'--email'|'--field'|'--max-latency'|'--base-url'|'--timeout') r='text' ;;
+        '--event'|'--trigger'|'--email'|'--field'|'--max-latency'|'--jq'|'--base-url'|'--timeout') r='text' ;;
         '--junit') r='path' ;;
         '-p'|'--profile') r='profiles' ;;
         *) return 1 ;;
       esac ;;
     'sandbox')
       case "$2" in
-        '--host'|'--port'|'--seed'|'--hold-seconds'|'--rate-limit'|'--base-url'|'--timeout') r='text' ;;
+        '--host'|'--port'|'--seed'|'--hold-seconds'|'--rate-limit'|'--jq'|'--base-url'|'--timeout') r='text' ;;
         '--state') r='path' ;;
         '-p'|'--profile') r='profiles' ;;
         *) return 1 ;;
       esac ;;
     *)
       case "$2" in
+        '--jq'|'--base-url'|'--timeout') r='text' ;;
         '-p'|'--profile') r='profiles' ;;
-        '--base-url'|'--timeout') r='text' ;;
         *) return 1 ;;
       esac ;;
   esac
@@ -190,48 +190,48 @@ _schedctl_cmds() {
 # _schedctl_flags PATH: r = the flags accepted at PATH (its own and the global ones).
 _schedctl_flags() {
   case "$1" in
-    '') r='-v --version --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet -h --help' ;;
-    'profile') r='-h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
-    'profile add') r='--key-stdin --default --no-verify --state --force --rate --workspace --new-workspace -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
-    'profile ls') r='-h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
-    'profile use') r='-h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
-    'profile rm') r='-h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
-    'profile show') r='-h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
-    'profile help') r='--json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
-    'route') r='--trigger --email --field --slot --first-name --last-name --phone --guest --yes --refire --rebook --tz --lead-tz --days --file --from --dry-run --skip-invalid --out -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
-    'triggers') r='-h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
-    'triggers ls') r='-h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
-    'triggers show') r='-h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
-    'triggers help') r='--json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
-    'trigger') r='-h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
-    'trigger fire') r='-e --email -f --field --responses --context --force -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
-    'trigger help') r='--json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
-    'events') r='-h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
-    'events ls') r='-n --limit --all --cursor -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
-    'events show') r='-h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
-    'events help') r='--json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
-    'slots') r='--from --to --days --reservation --tz --lead-tz -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
-    'book') r='--start --reservation --email --execution --first-name --last-name --phone --guest --lead-tz --response --rebook --tz -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
-    'reschedule') r='--email --start --event --tz --tries --file --from --dry-run --skip-invalid --out -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
-    'meetings') r='-h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
-    'meetings ls') r='--all --email --event --from --to --tz -n --limit -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
-    'meetings history') r='--tz -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
-    'meetings show') r='--tz -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
-    'meetings help') r='--json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
-    'state') r='-h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
-    'state status') r='-h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
-    'state push') r='-h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
-    'state pull') r='-h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
-    'state reset-ledger') r='--yes -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
-    'state accept-ledger') r='-h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
-    'state unlock') r='--meeting --force -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
-    'state help') r='--json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
-    'api') r='-d --data -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
-    'smoke') r='--event --trigger --email --field --book --max-latency --junit -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
-    'mcp') r='--print-config -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
-    'completion') r='-h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
-    'sandbox') r='--host --port --seed --hold-seconds --rate-limit --state -h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
-    'help') r='-h --help --json -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
+    '') r='-v --version --json --jq -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet -h --help' ;;
+    'profile') r='-h --help --json --jq -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
+    'profile add') r='--key-stdin --default --no-verify --state --force --yes --rate --workspace --new-workspace -h --help --json --jq -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
+    'profile ls') r='-h --help --json --jq -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
+    'profile use') r='-h --help --json --jq -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
+    'profile rm') r='-h --help --json --jq -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
+    'profile show') r='-h --help --json --jq -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
+    'profile help') r='--json --jq -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
+    'route') r='--trigger --email --field --slot --first-name --last-name --phone --guest --yes --refire --rebook --tz --lead-tz --days --file --from --dry-run --skip-invalid --out -h --help --json --jq -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
+    'triggers') r='-h --help --json --jq -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
+    'triggers ls') r='-h --help --json --jq -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
+    'triggers show') r='-h --help --json --jq -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
+    'triggers help') r='--json --jq -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
+    'trigger') r='-h --help --json --jq -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
+    'trigger fire') r='-e --email -f --field --responses --context --force --yes -h --help --json --jq -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
+    'trigger help') r='--json --jq -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
+    'events') r='-h --help --json --jq -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
+    'events ls') r='-n --limit --all --cursor -h --help --json --jq -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
+    'events show') r='-h --help --json --jq -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
+    'events help') r='--json --jq -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
+    'slots') r='--from --to --days --reservation --tz --lead-tz -h --help --json --jq -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
+    'book') r='--start --reservation --email --execution --first-name --last-name --phone --guest --lead-tz --response --rebook --yes --tz -h --help --json --jq -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
+    'reschedule') r='--email --start --event --yes --tz --tries --file --from --dry-run --skip-invalid --out -h --help --json --jq -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
+    'meetings') r='-h --help --json --jq -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
+    'meetings ls') r='--all --email --event --from --to --tz -n --limit -h --help --json --jq -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
+    'meetings history') r='--tz -h --help --json --jq -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
+    'meetings show') r='--tz -h --help --json --jq -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
+    'meetings help') r='--json --jq -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
+    'state') r='-h --help --json --jq -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
+    'state status') r='-h --help --json --jq -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
+    'state push') r='-h --help --json --jq -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
+    'state pull') r='-h --help --json --jq -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
+    'state reset-ledger') r='--yes -h --help --json --jq -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
+    'state accept-ledger') r='-h --help --json --jq -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
+    'state unlock') r='--meeting --force --yes -h --help --json --jq -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
+    'state help') r='--json --jq -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
+    'api') r='-d --data -h --help --json --jq -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
+    'smoke') r='--event --trigger --email --field --book --max-latency --junit -h --help --json --jq -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
+    'mcp') r='--print-config -h --help --json --jq -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
+    'completion') r='-h --help --json --jq -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
+    'sandbox') r='--host --port --seed --hold-seconds --rate-limit --state -h --help --json --jq -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
+    'help') r='-h --help --json --jq -p --profile --base-url --timeout --debug --no-color --no-input -q --quiet' ;;
     *) r='' ;;
   esac
 }

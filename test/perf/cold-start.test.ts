@@ -216,10 +216,12 @@ describe('the published package', () => {
     expect(pkg.optionalDependencies ?? {}).toEqual({});
     expect(pkg.peerDependencies ?? {}).toEqual({});
     const files = pkg.files as string[];
-    expect(files).toEqual(expect.arrayContaining(['bin/', 'dist/', 'completions/']));
+    expect(files).toEqual(expect.arrayContaining(['bin/', 'dist/']));
+    // The completion scripts come from the CLI itself (`schedctl completion <shell>`), not the package.
+    expect(files).not.toContain('completions/');
   });
 
-  it('packs bin, dist and completions, and no sources or tests', () => {
+  it('packs bin and dist, and no sources, tests or committed completion scripts', () => {
     const r = spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8' });
     expect(r.status, r.stderr).toBe(0);
     const [packed] = JSON.parse(r.stdout) as Array<{ files: Array<{ path: string }> }>;
@@ -228,7 +230,7 @@ describe('the published package', () => {
     expect(paths).toContain('bin/package.json'); // makes bin/*.js CommonJS
     expect(paths).toContain('dist/cli.cjs');
     expect(paths).toContain('dist/esm/sandbox.mjs');
-    expect(paths).toContain('completions/schedctl.bash');
+    expect(paths).not.toContain('completions/schedctl.bash');
     expect(paths.some((p) => p.startsWith('src/') || p.startsWith('test/') || p === 'dist/meta.json')).toBe(false);
   });
 });
