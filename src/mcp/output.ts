@@ -189,7 +189,7 @@ export const OUTPUT = {
   }),
   // `reschedule --json`: a move result (src/documents/schemas.ts moveResult).
   reschedule_meeting: z.object({
-    status: z.literal('moved'),
+    status: z.enum(['moved', 'unchanged']),
     meeting: z.looseObject(meetingShape).describe('the moved meeting'),
     from: nullable(time()).describe('its start as schedctl last recorded it; null: not known here'),
     tried: z

@@ -32,7 +32,7 @@ describe('book --start with a day or a part of one', () => {
       '--json',
     ]);
     expect(r.code, show(r)).toBe(0);
-    const meeting = r.json<{ date: string; personEmail: string }>();
+    const meeting = r.json<{ meeting: { date: string; personEmail: string } }>().meeting;
     expect(Date.parse(meeting.date)).toBe(Date.parse(firstOfDay!));
     expect((await sent()).filter((s) => s === BOOK)).toHaveLength(1);
   });
@@ -63,7 +63,7 @@ describe('book --start with a day or a part of one', () => {
     const start = slots[3]!;
     const r = await cli(['book', 'intro-call', '--email', 'cy@acme.example', '--start', start, '--json']);
     expect(r.code, show(r)).toBe(0);
-    expect(Date.parse(r.json<{ date: string }>().date)).toBe(Date.parse(start));
+    expect(Date.parse(r.json<{ meeting: { date: string } }>().meeting.date)).toBe(Date.parse(start));
   });
 
   it('a bad flag beside a day is refused before any request', async () => {

@@ -62,7 +62,12 @@ describe('the commands hints suggest run as written', () => {
     const booked = await cli(['book', 'intro-call', '--email', 'kim@acme.example', '--start', start, '--json']);
     expect(booked.code, show(booked)).toBe(0);
     await t.sb.reset();
-    const move = await cli(['reschedule', booked.json<{ id: string }>().id, '--start', await freeTime(4)]);
+    const move = await cli([
+      'reschedule',
+      booked.json<{ meeting: { id: string } }>().meeting.id,
+      '--start',
+      await freeTime(4),
+    ]);
     expect(move.code, show(move)).toBe(4);
     const commands = await expectRunsAsWritten(move, { time: await freeTime(6) });
     expect(commands[0]).toMatch(/^schedctl book intro-call --email kim@acme\.example --start/);
@@ -124,7 +129,7 @@ describe('the commands hints suggest run as written', () => {
       await freeTime(2),
       '--json',
     ]);
-    const missing = await cli(['reschedule', booked.json<{ id: string }>().id]);
+    const missing = await cli(['reschedule', booked.json<{ meeting: { id: string } }>().meeting.id]);
     expect(missing.code, show(missing)).toBe(2);
     await expectRunsAsWritten(missing, { time: await freeTime(7), event: 'intro-call' });
     const unknown = await cli(['events', 'show', 'intro-cal']);
@@ -148,10 +153,13 @@ describe('the commands hints suggest run as written', () => {
       { configDir: t.dir, env },
     );
     expect(booked.code, show(booked)).toBe(0);
-    const missing = await runCli(['reschedule', booked.json<{ id: string }>().id, '--profile', 'work'], {
-      configDir: t.dir,
-      env,
-    });
+    const missing = await runCli(
+      ['reschedule', booked.json<{ meeting: { id: string } }>().meeting.id, '--profile', 'work'],
+      {
+        configDir: t.dir,
+        env,
+      },
+    );
     expect(missing.code, show(missing)).toBe(2);
     const commands = await expectRunsAsWritten(missing, { time: await freeTime(9), event: 'intro-call' }, env);
     expect(commands[0]).toMatch(/^schedctl --profile work reschedule /);

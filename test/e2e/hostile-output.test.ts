@@ -253,7 +253,7 @@ describe('hostile server text in the record: meetings history (issue 52)', () =>
       '--json',
     ]);
     expect(booked.code, show(booked)).toBe(0);
-    const id = (booked.json() as { id: string }).id;
+    const id = (booked.json() as { meeting: { id: string } }).meeting.id;
     const r = await cli(['meetings', 'history', email]);
     expect(r.code, show(r)).toBe(0);
     expectNoRawControls(r, 'meetings history');

@@ -32,7 +32,7 @@ const futureSlot = async (n: number) => (await t.sb.slots('intro-call', 14)).slo
 const bookedId = async (email: string) => {
   const r = await cli(['book', 'intro-call', '--email', email, '--start', await futureSlot(1), '--json']);
   expect(r.code, show(r)).toBe(0);
-  return r.json<{ id: string }>().id;
+  return r.json<{ meeting: { id: string } }>().meeting.id;
 };
 const triggerId = async () =>
   (await cli(['triggers', 'ls', '--json']))
@@ -62,6 +62,10 @@ const ROWS: Row[] = [
     documented: 'meetings show <meeting-id>',
     args: async () => ['meetings', 'show', await bookedId('fa@acme.example')],
   },
+  {
+    documented: 'meetings history <email>',
+    args: async () => (await bookedId('gi@acme.example'), ['meetings', 'history', 'gi@acme.example']),
+  },
   { documented: 'api <METHOD> <path>', args: () => ['api', 'GET', '/v1/triggers'] },
   { documented: 'smoke', args: () => ['smoke'], writes: true },
   {
@@ -75,6 +79,10 @@ const ROWS: Row[] = [
   { documented: 'profile rm <name>', args: () => ['profile', 'rm', 'p1'], writes: true },
   { documented: 'state status', args: () => ['state', 'status'] },
   { documented: 'state reset-ledger --yes', args: () => ['state', 'reset-ledger', '--yes'] },
+  {
+    documented: 'state accept-ledger',
+    args: async () => (await bookedId('ha@acme.example'), ['state', 'accept-ledger']),
+  },
   { documented: 'completion <shell>', args: () => ['completion', 'bash'] },
   { documented: 'help <topic>', args: () => ['help', 'formatting'] },
 ];

@@ -38,7 +38,7 @@ async function booked(email: string): Promise<{ id: string; free: string[] }> {
   const s = await t.sb.slots('quarterly-review', 14);
   const r = await cli([...bookSlotArgs('quarterly-review', s.slots[1]!, s.reservationId, email), '--json']);
   expect(r.code, show(r)).toBe(0);
-  return { id: (r.json() as { id: string }).id, free: s.slots.slice(2) };
+  return { id: (r.json() as { meeting: { id: string } }).meeting.id, free: s.slots.slice(2) };
 }
 
 describe('meetings history', () => {

@@ -109,7 +109,7 @@ describe('issue 52 finding 7: a booking whose answer was lost, before it is re-r
     const s = await t.sb.slots('quarterly-review', 14);
     const first = await cli([...bookSlotArgs('quarterly-review', s.slots[1]!, s.reservationId, email), '--json']);
     expect(first.code, show(first)).toBe(0);
-    const id = (first.json() as { id: string }).id;
+    const id = (first.json() as { meeting: { id: string } }).meeting.id;
     const lost = await lostBooking(email, ['--rebook']);
     const r = await cli(['meetings', 'show', id]);
     expect(r.code, show(r)).toBe(0);

@@ -99,7 +99,7 @@ describe.skipIf(!hasTmux)('reschedule in a real terminal (tmux)', () => {
     await pane.type(['Enter']);
     await pane.waitFor('EXIT=0', 20_000);
     expect(pane.screen()).not.toContain('Move "');
-    const moved = (await sb.state()).meetings.find((m) => m.id === b.json().id)!;
+    const moved = (await sb.state()).meetings.find((m) => m.id === b.json().meeting.id)!;
     expect(DateTime.fromISO(moved.date, { zone: 'UTC' }).weekday).toBe(2);
   }, 60_000);
 

@@ -331,7 +331,7 @@ describe('a moment needs a time: a day without a time of day is never its midnig
       '--json',
     ]);
     expect(book.code, show(book)).toBe(0);
-    const at = DateTime.fromISO(book.json<{ date: string }>().date, { zone: 'UTC' });
+    const at = DateTime.fromISO(book.json<{ meeting: { date: string } }>().meeting.date, { zone: 'UTC' });
     expect(at.hasSame(DateTime.utc().plus({ days: 1 }), 'day')).toBe(true);
     expect(at.toFormat('HH:mm')).not.toBe('00:00');
   });

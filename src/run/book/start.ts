@@ -11,7 +11,7 @@ import { formatRange, readTime } from '../../domain/human-time.js';
 import { fetchSlots } from '../../domain/slots.js';
 import { requireFuture, resolveZone } from '../../domain/time.js';
 import { CliError, EXIT } from '../../errors.js';
-import { parseBookOptions, type BookOptions } from '../book.js';
+import { parseBookOptions, type BookOptions } from './options.js';
 
 /** A reservation id of the right form, standing in while the other flags are checked (never sent). */
 const STAND_IN_RESERVATION = '00000000-0000-4000-8000-000000000000';
