@@ -113,6 +113,67 @@ describe("the lead's record, as the ledger reads it", () => {
   });
 });
 
+describe("a 404 in the lead's record (issue 52 finding 2)", () => {
+  it('notes an upcoming meeting the API answered 404 for, never past, canceled or answered since', async () => {
+    const state = openState(mkdtempSync(join(tmpdir(), 'ledger-')), { now: () => NOW });
+    const record = (m: ReturnType<typeof meeting>) =>
+      state.meetings.record({ scope: WS, meeting: m, source: 'booked', event: 'intro-call' });
+    await record(meeting('m1', LATER));
+    await record(meeting('m2', EARLIER));
+    await record(meeting('m3', LATER, 'ada@acme.com', 'canceled'));
+    await record(meeting('m4', LATER));
+    for (const id of ['m1', 'm2', 'm3']) await state.meetings.markGone(WS, id, NOW);
+    const r = await leadRecord(state, WS, 'ada@acme.com', NOW);
+    expect(r.notFound).toEqual([{ ...(await state.meetings.get(WS, 'm1')), goneAt: NOW.toISOString() }]);
+    expect(r.meetings.map((m) => m.id)).toEqual(['m4']);
+    // A Meeting answered since (a move) clears the note.
+    await state.meetings.recordMove(WS, 'm1', meeting('m1', LATER), NOW);
+    expect((await leadRecord(state, WS, 'ada@acme.com', NOW)).notFound).toEqual([]);
+  });
+
+  it('notes a booked attempt whose meeting is in no record and was answered 404, until its time passes', async () => {
+    const state = openState(mkdtempSync(join(tmpdir(), 'ledger-')), { now: () => NOW });
+    const id = await attempt(state, { outcome: 'booked', meetingId: 'm7' });
+    await attempt(state, { outcome: 'booked', meetingId: 'm8', start: EARLIER });
+    await attempt(state, { outcome: 'booked' });
+    await state.journal.markGone(WS, 'm7', NOW);
+    await state.journal.markGone(WS, 'm8', NOW);
+    const r = await leadRecord(state, WS, 'ada@acme.com', NOW);
+    expect(r.notFound).toEqual([{ id: 'm7', date: LATER, goneAt: NOW.toISOString(), event: 'intro-call', scope: WS }]);
+    expect(r.bookedUnrecorded.map((a) => a.id)).not.toContain(id);
+    // Recorded as a meeting, the note is the meeting's (once).
+    await state.meetings.record({ scope: WS, meeting: meeting('m7', LATER), source: 'booked', event: 'intro-call' });
+    await state.meetings.markGone(WS, 'm7', NOW);
+    expect((await leadRecord(state, WS, 'ada@acme.com', NOW)).notFound.map((n) => n.id)).toEqual(['m7']);
+  });
+});
+
+describe("a move marked sent in the meeting's record (issue 52 finding 5)", () => {
+  it('keeps the pending move until an answer settles it: a move, a refusal, a 404, or taken back', async () => {
+    const state = openState(mkdtempSync(join(tmpdir(), 'ledger-')), { now: () => NOW });
+    const pending = { to: '2031-03-05T15:00:00.000Z', sentAt: NOW.toISOString() };
+    expect(await state.meetings.markMoveSent(WS, 'm1', pending)).toBeUndefined();
+    await state.meetings.record({ scope: WS, meeting: meeting('m1', LATER), source: 'booked', event: 'intro-call' });
+    const marked = await state.meetings.markMoveSent(WS, 'm1', pending);
+    expect(marked?.pendingMove).toEqual(pending);
+    expect(marked?.date).toBe(LATER);
+    expect((await state.meetings.get(WS, 'm1'))?.pendingMove).toEqual(pending);
+    const settledBy = [
+      () => state.meetings.recordMove(WS, 'm1', meeting('m1', pending.to), NOW),
+      () => state.meetings.recordRefusal(WS, 'm1', { startTime: pending.to, at: NOW.toISOString() }, NOW),
+      () => state.meetings.markGone(WS, 'm1', NOW),
+      () => state.meetings.markMoveSent(WS, 'm1', undefined),
+    ];
+    for (const settle of settledBy) {
+      await state.meetings.markMoveSent(WS, 'm1', pending);
+      await settle();
+      const after = await state.meetings.get(WS, 'm1');
+      expect(after?.pendingMove).toBeUndefined();
+      expect(after && 'pendingMove' in after).toBe(false);
+    }
+  });
+});
+
 describe('legacy scopes are adopted into the workspace', () => {
   it('moves journal entries, outcomes, meetings and fires of profile@url to the workspace, writing nothing otherwise', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'ledger-'));
