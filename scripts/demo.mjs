@@ -80,7 +80,7 @@ async function demo() {
   const returned = [
     `the triggers and their form fields; "${doc.trigger.name}" is ${doc.trigger.id}`,
     `workflow run ${doc.executionId}, outcome ${doc.outcome.type}: book through link ${doc.schedulingLinkId}`,
-    `reservation ${doc.reservationId}${reservation ? ` (held until ${reservation.expiresAt})` : ''}; first free time ${doc.slot}`,
+    `reservation ${doc.reservationId}${reservation ? ` (held until ${reservation.expiresAt})` : ''}; first free time ${doc.startTime}`,
     `meeting ${doc.meeting?.id} (${doc.meeting?.status})`,
   ];
   say(bold(`The API requests schedctl made (${state.requests.length}):`));

@@ -254,6 +254,9 @@ describe('the demo', () => {
         timeout: 60_000,
       });
       expect(demo.status, demo.stdout + demo.stderr).toBe(0);
+      // Every value the walk-through names comes from the route's --json document.
+      expect(demo.stdout).not.toMatch(/\bundefined\b|\bnull\b/);
+      expect(demo.stdout).toMatch(/first free time \d{4}-\d\d-\d\dT/);
       const after = demo.stdout.slice(demo.stdout.lastIndexOf('Next:'));
       const lines = after
         .split('\n')
