@@ -32,6 +32,12 @@ describe('issue 52 finding 9: the server resets the kept-alive connection after 
     const meetings = (await t.sb.state()).meetings.filter((m) => m.personEmail === email);
     expect(meetings).toHaveLength(1);
     expect(fwd.seen.filter((s) => s === 'POST /v1/scheduling/meetings')).toHaveLength(1);
+    // The timeline holds one booking, booked: the try whose bytes never left is no attempt at all.
+    const entries = (await via(['meetings', 'history', email, '--json'])).json().entries as Array<{
+      kind: string;
+      outcome?: string;
+    }>;
+    expect(entries.filter((e) => e.kind === 'booking').map((e) => e.outcome)).toEqual(['booked']);
   });
 
   it('reschedule: a searched move (its PATCH journaled as a booking is) goes on a fresh connection too', async () => {

@@ -63,6 +63,12 @@ describe('issue 52 finding 4: a restored older copy of ledger.db', () => {
     expect(kept.code, show(kept)).toBe(0);
     expect(kept.json().status).toBe('already_booked');
     expect(await meetingsOf('kept@acme.example')).toHaveLength(1);
+    // The timeline is the accepted copy's: the lead it forgot has no record in it (said, not hidden).
+    const forgot = await cli(['meetings', 'history', 'ada-age@acme.example', '--json']);
+    expect(forgot.code, show(forgot)).toBe(0);
+    expect(forgot.json().entries).toEqual([]);
+    const known = await cli(['meetings', 'history', 'kept@acme.example', '--json']);
+    expect(known.json().entries.map((e: { kind: string }) => e.kind)).toContain('meeting');
   });
 
   it('a ledger copied from another config directory is refused too; the first use of a config directory accepts silently', async () => {

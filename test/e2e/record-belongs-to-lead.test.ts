@@ -41,6 +41,17 @@ describe('issue 52 finding 8: a meeting id answered for another lead', () => {
     const again = await cli([...demoRouteFirstArgs('lin@acme.example', 'apac'), '--json']);
     expect(again.code, show(again)).toBe(5);
     expect(again.json().error).toMatchObject({ code: 'LEAD_HAS_MEETING' });
+    // Each lead's timeline holds its own meeting under the one id, the other's never.
+    for (const email of ['lin@acme.example', 'zed@acme.example']) {
+      const entries = (await cli(['meetings', 'history', email, '--json'])).json().entries as Array<{
+        kind: string;
+        meetingId?: string;
+      }>;
+      expect(
+        entries.filter((e) => e.kind === 'meeting').map((e) => e.meetingId),
+        email,
+      ).toEqual([id]);
+    }
   });
 });
 

@@ -77,6 +77,14 @@ describe('issue 52 finding 6: refusals answered under a server clock dated 9999'
     expect(record!.refused!.length).toBeLessThanOrEqual(MAX_REFUSALS_KEPT);
     // Dated by this machine's clock (at most a day ahead), not the server's 9999.
     for (const r of record!.refused!) expect(Date.parse(r.at)).toBeLessThanOrEqual(Date.now() + REFUSAL_SERVER_LEAD_MS);
+    // The lead's timeline shows them as they are: refusals, dated by that clock.
+    const entries = (await via(['meetings', 'history', email, '--json'])).json().entries as Array<{
+      kind: string;
+      at: string;
+    }>;
+    const refusals = entries.filter((e) => e.kind === 'move_refused');
+    expect(refusals).toHaveLength(record!.refused!.length);
+    for (const e of refusals) expect(Date.parse(e.at)).toBeLessThanOrEqual(Date.now() + REFUSAL_SERVER_LEAD_MS);
 
     // An hour later on both clocks, the server honest and accepting again: the day is open.
     await t.sb.clearFaults();

@@ -126,6 +126,11 @@ describe.skipIf(!hasTmux)('route in a real terminal (tmux)', () => {
     await waitFor('EXIT=');
     expect(pane.screen()).not.toContain('EXIT=0');
     expect(await ofLead()).toHaveLength(1);
+    // The lead's timeline: the script's one meeting; the wizard's booking never sent.
+    const history = await sb.cli(['meetings', 'history', lead, '--json'], { configDir });
+    const entries = history.json().entries as Array<{ kind: string; outcome?: string }>;
+    expect(entries.filter((e) => e.kind === 'meeting')).toHaveLength(1);
+    expect(entries.filter((e) => e.kind === 'booking').map((e) => e.outcome)).toEqual(['booked']);
   }, 60_000);
 
   it('Ctrl-C at the time picker, after the fire: exit 130 saying what was done and how to resume; resuming fires no second run', async () => {
