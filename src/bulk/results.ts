@@ -4,18 +4,10 @@
  */
 import type { Meeting } from '../api/schemas.js';
 import { apiMeeting } from '../documents/meeting.js';
-import type { BulkRowDocument } from '../documents/schemas.js';
+import { ROW_STATUSES, type BulkRowDocument } from '../documents/schemas.js';
 
-export const ROW_STATUSES = [
-  'booked',
-  'already_booked',
-  'moved',
-  'skipped',
-  'redirect',
-  'none',
-  'failed',
-  'invalid',
-] as const;
+// The statuses are the documents' (the --json contract), said once there.
+export { ROW_STATUSES };
 export type RowStatus = (typeof ROW_STATUSES)[number];
 
 /** Statuses that count as done: `redirect` and `none` are valid workflow outcomes, not errors (spec). */

@@ -246,22 +246,16 @@ export class Meetings {
   }
 
   /**
-   * The API answered NOT_FOUND for this meeting: marks it gone (not upcoming any more; the lead's
-   * next booking goes ahead), and the journal's attempts that booked it (they prove no meeting
-   * now). Undefined when it is not on record here.
+   * The API answered NOT_FOUND for this meeting: notes it with its date (`goneAt`). Not upcoming
+   * as a meeting any more, but the lead is not freed: the lead's record keeps it as a 404
+   * (state/ledger.ts notFound; domain/lead-rule.ts). Undefined when it is not on record here.
    */
   async markGone(scope: string, meetingId: string, at: Date): Promise<MeetingRecord | undefined> {
-    return (await this.db()).transaction(
-      async (tx) => {
-        const held = await getMeeting(tx, scope, meetingId);
-        if (!held) return undefined;
-        // The 404 answers the move that was sent, if any: it is no longer pending.
-        const record = { ...withoutPending(held), goneAt: held.goneAt ?? at.toISOString() } as MeetingRecord;
-        await putMeeting(tx, record);
-        return record;
-      },
-      { oneWrite: true },
-    );
+    // The 404 answers the move that was sent, if any: it is no longer pending.
+    return this.change(scope, meetingId, (held) => ({
+      ...withoutPending(held),
+      goneAt: held.goneAt ?? at.toISOString(),
+    }));
   }
 
   /**
@@ -275,20 +269,11 @@ export class Meetings {
     refusal: MoveRefusal,
     serverNow: Date,
   ): Promise<MeetingRecord | undefined> {
-    return (await this.db()).transaction(
-      async (tx) => {
-        const held = await getMeeting(tx, scope, meetingId);
-        if (!held) return undefined;
-        // The refusal answers the move that was sent: it is no longer pending.
-        const record = {
-          ...withoutPending(held),
-          refused: withRefusal(held.refused, refusal, serverNow),
-        } as MeetingRecord;
-        await putMeeting(tx, record);
-        return record;
-      },
-      { oneWrite: true },
-    );
+    // The refusal answers the move that was sent: it is no longer pending.
+    return this.change(scope, meetingId, (held) => ({
+      ...withoutPending(held),
+      refused: withRefusal(held.refused, refusal, serverNow),
+    }));
   }
 
   /**
@@ -301,11 +286,23 @@ export class Meetings {
     meetingId: string,
     pending: PendingMove | undefined,
   ): Promise<MeetingRecord | undefined> {
+    return this.change(scope, meetingId, (held) => ({
+      ...withoutPending(held),
+      ...(pending ? { pendingMove: pending } : {}),
+    }));
+  }
+
+  /** A meeting on record read and written again in one transaction; undefined (nothing written) when it is not. */
+  private async change(
+    scope: string,
+    meetingId: string,
+    next: (held: MeetingRecord) => Partial<MeetingRecord>,
+  ): Promise<MeetingRecord | undefined> {
     return (await this.db()).transaction(
       async (tx) => {
         const held = await getMeeting(tx, scope, meetingId);
         if (!held) return undefined;
-        const record = { ...withoutPending(held), ...(pending ? { pendingMove: pending } : {}) } as MeetingRecord;
+        const record = next(held) as MeetingRecord;
         await putMeeting(tx, record);
         return record;
       },
