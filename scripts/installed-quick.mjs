@@ -3,7 +3,7 @@
 // on another Node, this proves in a few seconds that the same package starts and works there.
 // Run by scripts/test-installed.mjs on that Node, with the installed bin and prefix:
 //   node installed-quick.mjs <bin> <prefix>
-// Checks: `--version` is package.json's; `--help` lists the commands; `sandbox --port 0 --json`
+// Checks: `--version` names package.json's version and this Node; `--help` lists the commands; `sandbox --port 0 --json`
 // prints its one JSON line; the package's `schedctl/sandbox` export starts an embedded sandbox
 // that a routed booking (`route … --json`, the demo's) books against. Exit 0, or 1 naming the check.
 import { spawn } from 'node:child_process';
@@ -56,8 +56,9 @@ try {
   const v = await cli(['--version']);
   check(
     '--version',
-    v.code === 0 && v.stdout.trim() === version,
-    `exit ${v.code}, ${JSON.stringify(v.stdout)} (want ${version})`,
+    // `schedctl 0.2.0 (Node.js v24…, linux-x64)`: the version, and the Node it runs on (this one).
+    v.code === 0 && v.stdout.trim().startsWith(`schedctl ${version} (Node.js ${process.version},`),
+    `exit ${v.code}, ${JSON.stringify(v.stdout)} (want "schedctl ${version} (Node.js ${process.version}, …)")`,
   );
 
   const help = await cli(['--help']);
