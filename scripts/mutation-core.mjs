@@ -54,7 +54,16 @@ const MIN_SCORE = 90;
  * fall further), named here as an open gap until tests bring it back to MIN_SCORE: none is now.
  * (Issue 44's four files held here on e801ee6 reached 90% or more with their unit tests.)
  */
-const HELD_BELOW = {};
+const HELD_BELOW = {
+  // Held on the stop after issues 52-55 (measured in the full run that made the incremental
+  // baseline): new code this stop whose unit tests the mutation run does not yet have. The
+  // contract suite proves it on both engines, but it is left out of Stryker's run (it starts
+  // PostgreSQL). Open gaps: unit tests of Outcomes.ofLead and Fires.ofLead (the lead's timeline),
+  // and of the SQLite engine's write serial (the ledger's age, issue 52 finding 4).
+  'src/state/outcomes.ts': 81.6,
+  'src/state/fires.ts': 88.2,
+  'src/state/sqlite/engine.ts': 83.3,
+};
 
 const reportPath = resolve(process.argv[2] ?? 'reports/mutation/mutation.json');
 let report;
