@@ -49,9 +49,6 @@ export const DEFAULT_TIMEOUT_SECONDS = 30;
 /** Requests per minute of the shared budget when neither SCHEDCTL_RATE nor the profile says. */
 const DEFAULT_RATE = 30;
 
-/** Commands that hold a lead's or a meeting's lock (a team state opens its connection early). */
-const LOCKING_COMMANDS = new Set(['route', 'book', 'reschedule']);
-
 export function openStateOf(ctx: Context): State {
   // What this run's lock holder records say it is (never the command's values).
   if (ctx.invocation) setHolderCommand(ctx.invocation.path, ctx.invocation.argv, new Set(ctx.invocation.known));
@@ -61,7 +58,6 @@ export function openStateOf(ctx: Context): State {
     lockWaitMs: testOnlyMs(ctx.env.SCHEDCTL_TEST_LOCK_WAIT_MS),
     stateUrl: async () => stateUrlFrom(ctx, await state.profiles.snapshot()),
     warn: (line) => ctx.io.stderr.write(`${sanitizeText(line)}\n`),
-    lockSoon: LOCKING_COMMANDS.has(ctx.invocation?.path[0] ?? ''),
   });
   return state;
 }

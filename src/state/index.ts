@@ -70,11 +70,6 @@ export interface StateOptions {
   stateUrl?: () => Promise<string | undefined> | string | undefined;
   /** Says what the command should know of the ledger: a write kept on this machine (team state), a meeting id answered for another lead. */
   warn?: (line: string) => void;
-  /**
-   * Team state only: the command will hold a lead's or a meeting's lock, so the lock's own
-   * connection is opened with the first (postgres/early.ts).
-   */
-  lockSoon?: boolean;
 }
 
 export interface State {
@@ -132,9 +127,9 @@ export function openState(dir: string, opts: StateOptions): State {
       if (url === undefined) return localBackend(dir, timing, leadTiming, opts.warn);
       // The connection first (early.ts: its wait overlaps loading the rest). The client (pg) loads
       // only with a team state; the backend's own modules are in this chunk (backend.ts says why).
-      const early = connectEarly(url, { spare: opts.lockSoon === true });
+      const early = connectEarly(url);
       const team = postgresBackend({ url, dir, now: opts.now, leadWaitMs: leadTiming.waitMs, warn: opts.warn, early });
-      // The schema check goes in front of the command's first statement (backend.ts takeGuard):
+      // The schema check rides in front of the command's first statements (connect.ts checkSchema):
       // no round trip of its own. A failure is said by the first use that needs the database.
       return team;
     })());

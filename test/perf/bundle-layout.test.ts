@@ -80,7 +80,6 @@ describe('bundle layout', () => {
       'src/state/postgres/schema.ts',
       'src/state/postgres/locks.ts',
       'src/state/postgres/rate-budget.ts',
-      'src/state/postgres/spool.ts',
       'src/state/backend.ts',
     ];
     const homes = new Set(

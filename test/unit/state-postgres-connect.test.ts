@@ -93,25 +93,30 @@ describe('a state URL in messages', () => {
   });
 });
 
-describe('several statements in one round trip (Database.simple: the rate budget draw)', () => {
-  it("gives each statement's rows, in order", async () => {
+describe('a step: statements in one transaction, written together (Database.step)', () => {
+  it("gives each statement's answer, in order", async () => {
     const url = await pg.createDatabase();
     const db = openDatabase(url);
     await db.query('CREATE TABLE t (id int PRIMARY KEY, n int NOT NULL)');
-    expect(
-      await db.simple('BEGIN; INSERT INTO t VALUES (1, 5) RETURNING n; SELECT count(*)::int AS c FROM t; COMMIT'),
-    ).toEqual([[], [{ n: 5 }], [{ c: 1 }], []]);
+    const answers = await db.step([
+      ['INSERT INTO t VALUES ($1, $2) RETURNING n', [1, 5]],
+      ['SELECT count(*)::int AS c FROM t', []],
+    ]);
+    expect(answers.map((a) => a.rows)).toEqual([[{ n: 5 }], [{ c: 1 }]]);
     await db.end();
   });
 
-  it('rolls back a transaction whose statement fails, gives the error, and the connection goes on', async () => {
+  it('rolls back a step whose statement fails, gives the error, and the connection goes on', async () => {
     const url = await pg.createDatabase();
     const db = openDatabase(url);
     await db.query('CREATE TABLE t (id int PRIMARY KEY)');
-    await expect(db.simple('BEGIN; INSERT INTO t VALUES (1); INSERT INTO t VALUES (1); COMMIT')).rejects.toThrow(
-      /duplicate key/,
-    );
-    // The pool's one connection: not left in an aborted transaction.
+    await expect(
+      db.step([
+        ['INSERT INTO t VALUES ($1)', [1]],
+        ['INSERT INTO t VALUES ($1)', [1]],
+      ]),
+    ).rejects.toThrow(/duplicate key/);
+    // The one connection: not left in an aborted transaction.
     expect(await db.query('SELECT * FROM t')).toEqual([]);
     await db.end();
   });

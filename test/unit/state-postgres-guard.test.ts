@@ -1,5 +1,5 @@
 /**
- * The schema check sent in front of a command's first statement (backend.ts takeGuard, schema.ts
+ * The schema check sent in front of a command's first statements (connect.ts checkSchema, schema.ts
  * schemaGuard) instead of a round trip of its own: on the current schema the statement's answer
  * comes with it; on an older one (or none) the full check migrates and the statement runs again;
  * on a newer one the command is refused and nothing is written, a rate budget draw included.
@@ -14,6 +14,8 @@ import { postgresBackend } from '../../src/state/postgres/backend.js';
 import { pgBudgetStore } from '../../src/state/postgres/rate-budget.js';
 import { SCHEMA_VERSION } from '../../src/state/postgres/schema.js';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
+// @ts-expect-error: a script's module (JavaScript, no types)
+import { startForwarder } from '../../scripts/pg-forwarder.mjs';
 
 let pg: TestPostgres;
 const dir = mkdtempSync(join(tmpdir(), 'pg-guard-'));
@@ -21,28 +23,27 @@ beforeAll(async () => {
   pg = await startPostgres();
 }, 60_000);
 // The suite's workers share modules between files (isolate: false): a test file before this one
-// may have marked a request sent, and a failed step would then go to the mirror, not refuse.
+// may have marked a request sent, and a failed step would then be kept on this machine, not refuse.
 beforeEach(() => forgetSentForTests());
 afterAll(async () => {
   await pg?.destroy();
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** A backend as a command opens it, counting the simple and extended queries its pool sends. */
+/** A backend as a command opens it, through a forwarder that notes what each round trip carries. */
 async function backendOn(url: string) {
-  const backend = postgresBackend({ url, dir, now: () => new Date(), leadWaitMs: 1000 });
-  const texts: string[] = [];
-  const pool = await backend.db.pool();
-  pool.on('connect', (client) => {
-    const query = client.query.bind(client) as (...a: unknown[]) => unknown;
-    (client as unknown as { query: (...a: unknown[]) => unknown }).query = (...a: unknown[]) => {
-      const q = a[0];
-      texts.push(typeof q === 'string' ? q : String((q as { text?: string }).text));
-      return query(...a);
-    };
-  });
-  return { backend, texts };
+  const target = new URL(url);
+  const forwarder = await startForwarder({ host: target.hostname, port: Number(target.port) });
+  forwarders.push(forwarder);
+  forwarder.state.trace = [];
+  target.port = String(forwarder.port);
+  const backend = postgresBackend({ url: target.toString(), dir, now: () => new Date(), leadWaitMs: 1000 });
+  return { backend, trips: () => forwarder.state.trace as string[] };
 }
+const forwarders: Array<{ close(): Promise<void> }> = [];
+afterAll(async () => {
+  for (const f of forwarders) await f.close();
+});
 
 const dbName = (url: string) => new URL(url).pathname.slice(1);
 
@@ -50,18 +51,18 @@ describe('the schema check in front of the first statement', () => {
   it('on the current schema: one round trip for the check and the read, the backend ready after it', async () => {
     const url = await pg.createDatabase();
     const setup = postgresBackend({ url, dir, now: () => new Date(), leadWaitMs: 1000 });
-    await setup.ready();
+    await (await setup.sql()).all('SELECT 1'); // the schema made (the check rides with the first statement)
     await setup.close();
-    const { backend, texts } = await backendOn(url);
+    const { backend, trips } = await backendOn(url);
     const sql = await backend.sql();
     expect(await sql.all('SELECT count(*)::int AS n FROM schedctl_meetings')).toEqual([{ n: 0 }]);
-    expect(texts).toHaveLength(1);
-    expect(texts[0]).toMatch(/^SELECT 1 \/ \(SELECT count\(\*\) FROM schedctl_meta .*; SELECT count/);
-    // Ready: no check of its own later, and the next statement goes alone.
-    await backend.ready();
+    // The connection's start, then the check and the read together.
+    expect(trips()).toHaveLength(2);
+    expect(trips()[1]).toMatch(/SELECT 1 \/ \(SELECT count\(\*\) FROM schedctl_meta .*/);
+    // Passed: the next statement goes alone.
     await sql.all('SELECT count(*)::int AS n FROM schedctl_attempts');
-    expect(texts).toHaveLength(2);
-    expect(texts[1]).not.toContain('schedctl_meta');
+    expect(trips()).toHaveLength(3);
+    expect(trips()[2]).not.toContain('schedctl_meta');
     await backend.close();
   });
 
@@ -79,7 +80,7 @@ describe('the schema check in front of the first statement', () => {
   it('on an older schema: migrated, then the write lands once', async () => {
     const url = await pg.createDatabase();
     const setup = postgresBackend({ url, dir, now: () => new Date(), leadWaitMs: 1000 });
-    await setup.ready();
+    await (await setup.sql()).all('SELECT 1'); // the schema made (the check rides with the first statement)
     await setup.close();
     // Schema 3's version row (its tables are a subset: migration 4 adds the workspace tables).
     await pg.psql(
@@ -102,7 +103,7 @@ describe('the schema check in front of the first statement', () => {
   it('on a newer schema: refused, and neither the statement nor a budget draw writes anything', async () => {
     const url = await pg.createDatabase();
     const setup = postgresBackend({ url, dir, now: () => new Date(), leadWaitMs: 1000 });
-    await setup.ready();
+    await (await setup.sql()).all('SELECT 1'); // the schema made (the check rides with the first statement)
     await setup.close();
     await pg.psql(`UPDATE schedctl_meta SET value = '${SCHEMA_VERSION + 1}' WHERE key = 'schema_version'`, dbName(url));
 

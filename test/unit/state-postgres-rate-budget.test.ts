@@ -36,7 +36,7 @@ function budget(id: string, database = db) {
   const counted: Database = {
     ...database,
     query: (...a: Parameters<Database['query']>) => (trips++, database.query(...a)),
-    simple: (text: string) => (trips++, database.simple(text)),
+    step: (...a: Parameters<Database['step']>) => (trips++, database.step(...a)),
   } as Database;
   const store = pgBudgetStore({ db: counted, ready: async () => {}, where: 'test' }, id, Date.now);
   const b = createRateBudget({

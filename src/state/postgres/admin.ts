@@ -30,7 +30,7 @@ export async function teamCounts(backend: PostgresBackend): Promise<Record<strin
 
 export async function teamSchemaVersion(backend: PostgresBackend): Promise<number> {
   await backend.ready();
-  return (await schemaVersion(await backend.db.pool())) ?? 0;
+  return (await schemaVersion(backend.db)) ?? 0;
 }
 
 export { SCHEMA_VERSION };
@@ -191,8 +191,8 @@ export async function pullTeam(backend: PostgresBackend, local: Sql): Promise<Pu
   return report;
 }
 
-/** Records kept on this machine, waiting for the team state (ledger-spool.ts, and a former schedctl's spool.ts). */
+/** Records kept on this machine, waiting for the team state (ledger-spool.ts, the runs' spool). */
 export async function keptHere(backend: PostgresBackend): Promise<number> {
   const runs = runLogFiles(backend.runSpoolDir).reduce((n, f) => n + f.records.length, 0);
-  return backend.spool.pending().length + backend.legacySpool.count() + runs;
+  return backend.spool.pending().length + runs;
 }

@@ -1,87 +1,71 @@
 /**
- * Connections to the team database. The `pg` client (pure JavaScript) is loaded here only, so
- * commands without a team state never load it. A command opens a small pool for the ledger's
- * transactions (idle connections do not keep the process alive) and one connection per lock
- * it holds (a session advisory lock lives and dies with its connection: locks.ts).
+ * The team database as a command sees it: one connection (pg's pipeline mode), opened as soon as
+ * the command knows its state URL (early.ts) and made anew after one that failed. In pipeline
+ * mode a statement is written when it is asked, without waiting for the answers of those before
+ * it: the statements of a step (BEGIN, its writes, COMMIT) and reads asked at the same moment go
+ * out together, one round trip, and the driver, not hand-built SQL text, does it. The session's
+ * advisory locks (locks.ts) live on the same connection, and die with it.
+ *
+ * The schema check (schema.ts schemaGuard) rides in front of each statement until one such
+ * check has passed: in a step's transaction, so a step behind a failed check changes nothing;
+ * a failed check runs the full one (migrating, or refusing a newer schema), then the statement
+ * again. pg is loaded here only, so commands without a team state never load it.
  */
-import type { Client, ClientConfig, Pool, PoolClient } from 'pg';
+import type { Client, ClientConfig, QueryResult } from 'pg';
 import { parse as parseConnectionString } from 'pg-connection-string';
 import { hasSentUnrepeatable } from '../../api/send-hook.js';
 import { StateUnavailableError } from '../errors.js';
-import { clientConfigWith } from './client-config.js';
-import { loadBundledPg, loadPg as loadPgBundle, saveCodeCache } from './load-pg.js';
+import type { SqlValue } from '../sql/types.js';
+import { clientConfigWith, QUERY_TIMEOUT_MS } from './client-config.js';
+import { loadBundledPg, loadPg, saveCodeCache } from './load-pg.js';
 import { refusalHint, tlsFileReason } from './refusals.js';
 import { passwordOf, redactStateUrl } from './url.js';
 
-type Pg = typeof import('pg');
-let loaded: Promise<Pg> | undefined;
-export const loadPg = (): Promise<Pg> => (loaded ??= loadPgBundle());
+/** A statement and its values, `$n` placeholders (toPg turns the stores' `?` into them). */
+export type PgStatement = readonly [text: string, params?: readonly SqlValue[]];
 
-export { QUERY_TIMEOUT_MS } from './client-config.js';
-
-/** A step on a pooled connection (lazyTransaction): `begun` once it sent BEGIN. */
-export interface LazyStep {
-  begun: boolean;
-}
-
-/** The first connection, opened as soon as a command knows its state URL (early.ts). */
+/** The connection opened as soon as a command knows its state URL (early.ts): the Database's first. */
 export interface EarlyConnection {
   readonly client: Client;
-  /** Its settings (client-config.ts): the pool's too, so the URL is read once. */
   readonly config: ClientConfig;
-  /** Settles when the connection is up or has failed (never rejects unhandled). */
   readonly connected: Promise<void>;
-  /** Set once the pool has taken it. */
-  taken: boolean;
-  /**
-   * A second connection opened at the same moment, when the command is one that will hold a
-   * session lock (a lead's or a meeting's: locks.ts takes it): the server starts both sessions
-   * at once, while the command loads, instead of the lock's after. Undefined when not asked for,
-   * or once taken.
-   */
-  spare: SpareConnection | undefined;
-  /**
-   * Keeps the process alive for it: called by whatever waits for it (the pool, the schema
-   * check), so that a pool that unref'd it while idle cannot leave such a wait behind.
-   */
-  use(): void;
 }
 
-export interface SpareConnection {
+/** The connection a session lock was taken on, and whether it is still the one in use, unbroken. */
+export interface Session {
   readonly client: Client;
-  /** Settles when the connection is up or has failed (never rejects unhandled). */
-  readonly connected: Promise<void>;
-  /** Whether it failed or ended before it was taken (its taker's listeners came too late for that). */
-  readonly gone: () => boolean;
+  alive(): boolean;
 }
 
 export interface Database {
   readonly where: string;
   readonly config: ClientConfig;
-  pool(): Promise<Pool>;
-  /** Runs `work` in one transaction on a pooled connection (rolled back when it throws). */
-  transaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T>;
+  /** One statement: its rows. */
+  query<R extends object = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<R[]>;
+  /** Statements in one transaction, written together (one round trip): each one's answer. All land, or none. */
+  step(statements: readonly PgStatement[]): Promise<QueryResult[]>;
   /**
-   * Runs `work` on a pooled connection in a transaction that `work` begins with its first write
-   * (sql.ts sends BEGIN with it, and sets `lazy.begun`): a step that only reads costs no BEGIN
-   * and no COMMIT round trip, and one that writes no BEGIN of its own. Under PostgreSQL's
-   * default READ COMMITTED a read takes its own snapshot in a transaction or out of one, so the
-   * reads before the BEGIN see what they would inside it; the writes are still all or nothing.
+   * `work` in one transaction, alone on the connection until its COMMIT is written (nothing else
+   * of this process goes in between): for reads whose answers decide the writes. BEGIN goes out
+   * with its first statement; `commit()` writes the COMMIT behind its last (otherwise written
+   * once `work` resolves).
    */
-  lazyTransaction<T>(work: (client: PoolClient, lazy: LazyStep) => Promise<T>): Promise<T>;
+  transaction<T>(work: (client: Client, commit: () => Promise<QueryResult>) => Promise<T>): Promise<T>;
+  /** The connection in use (connected), for a session lock held on it. */
+  session(): Promise<Session>;
   /**
-   * One simple query of several statements (no parameters: values quoted by the client's
-   * escaping), on a connection of its own: the rows of each statement's answer. It may hold
-   * BEGIN … COMMIT; should a statement fail, the transaction is rolled back.
+   * The schema check to ride in front of statements until one passes, and the full check to run
+   * when one fails (backend.ts). Statements of the full check itself (`unchecked`) carry none.
    */
-  simple(text: string): Promise<unknown[][]>;
-  query<R extends object = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<R[]>;
+  checkSchema(guard: string, full: () => Promise<void>): void;
+  /** Runs `work` with this process's statements carrying no schema check (the full check's own). */
+  unchecked<T>(work: () => Promise<T>): Promise<T>;
   /** A failure of the database as the error to show: names the URL without its password. */
   /** `notSent`: what this failure stopped from being sent, when something else was sent before. */
   unavailable(error: unknown, hint?: string, notSent?: string): StateUnavailableError;
+  /** When the database last answered (performance.now()), 0 before it has. */
+  answeredAt(): number;
   end(): Promise<void>;
-  /** The spare early connection (early.ts) for a session lock, once: undefined when there is none (left). */
-  takeSpare(): SpareConnection | undefined;
 }
 
 /**
@@ -92,28 +76,21 @@ export interface Database {
 export const clientConfig = (url: string): ClientConfig =>
   clientConfigWith(loadBundledPg()?.parseConnectionString ?? parseConnectionString, url);
 
-/**
- * pg's Client class for the pool, whose first instance is the early connection (early.ts),
- * already connecting: the pool's connect() of it waits for that one instead of opening another.
- */
-function adoptingFirst(Base: typeof import('pg').Client, early: EarlyConnection): typeof import('pg').Client {
-  return class extends Base {
-    constructor(config?: ClientConfig) {
-      if (!early.taken) {
-        early.taken = true;
-        early.use();
-        const client = early.client as unknown as { connect: (cb?: (error?: Error) => void) => Promise<void> };
-        client.connect = (cb) => {
-          if (cb) early.connected.then(() => cb(), cb);
-          return early.connected;
-        };
-        // The early connection, not a new one (a constructor may return another object).
-        return client as unknown as InstanceType<typeof Base>;
-      }
-      super(config);
-    }
-  } as typeof import('pg').Client;
+const placeholders = new Map<string, string>();
+/** `?` → `$1, $2, …` (the ledger's SQL has no `?` inside a string). */
+export function toPg(sql: string): string {
+  let text = placeholders.get(sql);
+  if (text === undefined) {
+    let n = 0;
+    text = sql.replace(/\?/g, () => `$${++n}`);
+    placeholders.set(sql, text);
+  }
+  return text;
 }
+
+const isTimeout = (error: unknown) =>
+  error instanceof Error &&
+  /timeout|timed out/i.test(`${error.message} ${String((error as { cause?: unknown }).cause ?? '')}`);
 
 export function openDatabase(url: string, early?: EarlyConnection): Database {
   const where = redactStateUrl(url);
@@ -130,9 +107,7 @@ export function openDatabase(url: string, early?: EarlyConnection): Database {
   }
   // The role as the hints name it: the URL's, else libpq's PGUSER, else the system user's name.
   const role = config.user ?? process.env.PGUSER ?? process.env.USER ?? 'the role';
-  let pool: Promise<Pool> | undefined;
-  let answered = false;
-  const broken = new WeakSet<object>();
+  let answered = 0;
   // One already made (e.g. by ready(): a schema too new, with its own hint) is passed on as it is, not wrapped twice.
   const unavailable = (error: unknown, hint?: string, notSent?: string) =>
     error instanceof StateUnavailableError
@@ -144,101 +119,214 @@ export function openDatabase(url: string, early?: EarlyConnection): Database {
           hasSentUnrepeatable() ? (notSent ? { notSent } : true) : false,
         );
 
+  interface Connection {
+    client: Client;
+    connected: Promise<void>;
+    broken: boolean;
+  }
+  let current: Connection | undefined;
+  const adopt = (client: Client, connected: Promise<void>): Connection => {
+    const c: Connection = { client, connected, broken: false };
+    // A connection that failed (or ended) is not used again: the next statement makes a new one.
+    const broke = () => (c.broken = true);
+    client.on('error', broke);
+    client.on('end', broke);
+    connected.catch(broke);
+    return c;
+  };
+  // A database that has just let a query or a connection time out (stopped, or a network that
+  // drops packets) is not waited for again for as long as one timeout: a command's later steps
+  // fail at once instead of each waiting its own. A long-lived process tries again after it.
+  let stalled: { error: unknown; until: number } | undefined;
+  async function connection(): Promise<Client> {
+    if (stalled && Date.now() < stalled.until) throw stalled.error;
+    if (!current || current.broken) {
+      if (early && !current) current = adopt(early.client, early.connected);
+      else {
+        if (configError !== undefined) throw configError;
+        const pg = await loadPg();
+        const client = new pg.Client({ ...config, pipeline: true });
+        current = adopt(
+          client,
+          client.connect().then(() => {}),
+        );
+      }
+    }
+    const c = current;
+    try {
+      await c.connected;
+    } catch (error) {
+      noteStall(error);
+      throw error;
+    }
+    return c.client;
+  }
+  const noteStall = (error: unknown) => {
+    if (isTimeout(error) && error !== stalled?.error) stalled = { error, until: Date.now() + QUERY_TIMEOUT_MS };
+  };
+
+  // A transaction under way alone on the connection (Database.transaction): others wait for it.
+  let alone: Promise<void> | undefined;
+  const free = async () => {
+    while (alone) await alone;
+  };
+
+  // The schema check (checkSchema): riding until one passes; a full check under way, waited for.
+  let guard: string | undefined;
+  let fullCheck: (() => Promise<void>) | undefined;
+  let checking: Promise<void> | undefined;
+  let uncheckedDepth = 0;
+  /** Runs `send(withGuard)` with the guard in front while it is unproven; a failed guard: the full check, then again. */
+  async function checked<T>(send: (guard: string | undefined) => Promise<T>): Promise<T> {
+    while (checking && uncheckedDepth === 0) await checking;
+    const riding = uncheckedDepth === 0 ? guard : undefined;
+    try {
+      const result = await send(riding);
+      if (riding !== undefined) guard = undefined;
+      return result;
+    } catch (error) {
+      if (riding === undefined || !isGuardFailure(error)) throw error;
+      // Another version, or no schema yet: the full check (migrating, or refusing), then again.
+      checking ??= (async () => {
+        try {
+          uncheckedDepth++;
+          await fullCheck?.();
+          guard = undefined;
+        } finally {
+          uncheckedDepth--;
+          checking = undefined;
+        }
+      })();
+      await checking;
+      return send(undefined);
+    }
+  }
+
+  const settle = async <T>(sent: Array<Promise<T>>): Promise<T[]> => {
+    const answers = await Promise.allSettled(sent);
+    const failed = answers.find((a): a is PromiseRejectedResult => a.status === 'rejected');
+    if (failed) {
+      noteStall(failed.reason);
+      throw failed.reason;
+    }
+    answered = performance.now();
+    return answers.map((a) => (a as PromiseFulfilledResult<T>).value);
+  };
+
   const db: Database = {
     where,
     config,
-    pool: () =>
-      (pool ??= loadPg().then((pg) => {
-        if (configError !== undefined) {
-          pool = undefined; // said again by the next use, never a pool without its settings
-          throw configError;
-        }
-        const p = new pg.Pool({
-          ...config,
-          // One connection: a command's steps are one after another, and the few that overlap
-          // (a lead's record read beside a rate budget draw) take a round trip
-          // more in turn, where each further connection would cost the server a backend's start
-          // and its caches warmed again. A step never asks the pool while it holds a connection.
-          max: 1,
-          allowExitOnIdle: true,
-          idleTimeoutMillis: 1000,
-          ...(early ? { Client: adoptingFirst(pg.Client, early) } : {}),
-        });
-        // An idle connection dropped by the server must not crash the process: the next use reconnects.
-        p.on('error', () => {});
-        // A connection that failed mid-transaction is thrown away on release, never reused.
-        p.on('connect', (client) => client.on('error', () => broken.add(client)));
-        return p;
-      })),
-    // Begun at once: BEGIN sent before `work`.
-    transaction: async (work) =>
-      db.lazyTransaction(async (client, lazy) => {
-        lazy.begun = true;
-        await client.query('BEGIN');
-        return work(client);
+    query: (sql, params) =>
+      checked(async (guarded) => {
+        await free();
+        const client = await connection();
+        const one = () => client.query(sql, params as unknown[] | undefined);
+        if (!guarded) return ((await settle([one()]))[0] as QueryResult).rows as never;
+        // Behind the check, in its transaction: a statement behind a failed one changes nothing.
+        const sent = [client.query('BEGIN'), client.query(guarded), one(), client.query('COMMIT')];
+        return ((await settle(sent))[2] as QueryResult).rows as never;
       }),
-    async lazyTransaction(work) {
-      const client = await (await db.pool()).connect();
-      const lazy: LazyStep = { begun: false };
-      try {
-        const result = await work(client, lazy);
-        if (lazy.begun) await client.query('COMMIT');
-        answered = true;
-        return result;
-      } catch (error) {
-        if (lazy.begun) await client.query('ROLLBACK').catch(() => broken.add(client));
-        throw error;
-      } finally {
-        client.release(broken.has(client) || undefined);
-      }
+    step: (statements) =>
+      checked(async (guarded) => {
+        await free();
+        const client = await connection();
+        const sent = [
+          client.query('BEGIN'),
+          ...(guarded ? [client.query(guarded)] : []),
+          ...statements.map(([text, params]) => client.query(text, params as unknown[] | undefined)),
+          client.query('COMMIT'),
+        ];
+        const answers = (await settle(sent)) as QueryResult[];
+        // COMMIT of a transaction a statement failed in answers ROLLBACK (that statement's error came first).
+        if (answers.at(-1)?.command === 'ROLLBACK') throw new Error('the step was rolled back');
+        return answers.slice(guarded ? 2 : 1, -1);
+      }),
+    transaction: (work) =>
+      checked(async (guarded) => {
+        await free();
+        const client = await connection();
+        let done!: () => void;
+        const mine = new Promise<void>((resolve) => (done = resolve));
+        alone = mine;
+        // From the COMMIT (or ROLLBACK) on, what others ask is written behind it: they wait no longer.
+        const letGo = () => {
+          if (alone === mine) alone = undefined;
+          done();
+        };
+        let committed: Promise<QueryResult> | undefined;
+        const commit = () => {
+          if (!committed) {
+            committed = client.query('COMMIT');
+            committed.catch(() => {});
+            letGo();
+          }
+          return committed;
+        };
+        const opening = settle([client.query('BEGIN'), ...(guarded ? [client.query(guarded)] : [])]);
+        opening.catch(() => {});
+        try {
+          // A failed check fails what work sent behind it: its error is the check's.
+          const result = await work(client, commit).catch(async (error: unknown) => {
+            await opening;
+            throw error;
+          });
+          await opening;
+          if ((await settle([commit()]))[0]!.command === 'ROLLBACK') throw new Error('the step was rolled back');
+          return result;
+        } catch (error) {
+          if (!committed) client.query('ROLLBACK').catch(() => {});
+          throw error;
+        } finally {
+          letGo();
+        }
+      }),
+    async session() {
+      await free();
+      const client = await connection();
+      const c = current!;
+      return { client, alive: () => current === c && !c.broken };
     },
-    async simple(text) {
-      const client = await (await db.pool()).connect();
-      try {
-        const answer = (await client.query(text)) as unknown as { rows: unknown[] } | Array<{ rows: unknown[] }>;
-        answered = true;
-        return (Array.isArray(answer) ? answer : [answer]).map((a) => a.rows);
-      } catch (error) {
-        // A failed statement leaves an explicit transaction open (aborted): ended here (a warning only when none is).
-        await client.query('ROLLBACK').catch(() => broken.add(client));
-        throw error;
-      } finally {
-        client.release(broken.has(client) || undefined);
-      }
+    checkSchema(text, full) {
+      guard = text;
+      fullCheck = full;
     },
-    async query(sql, params) {
-      const result = await (await db.pool()).query(sql, params);
-      answered = true;
-      return result.rows;
+    async unchecked(work) {
+      uncheckedDepth++;
+      try {
+        return await work();
+      } finally {
+        uncheckedDepth--;
+      }
     },
     unavailable,
-    takeSpare() {
-      const spare = early?.spare;
-      if (early) early.spare = undefined;
-      return spare;
-    },
+    answeredAt: () => answered,
     async end() {
       // The client has done real work: the code cache then holds what a command needs.
       if (answered) saveCodeCache();
-      if (early && !early.taken) {
-        // Its Terminate goes out now (Node flushes a write before it exits) and the process does
-        // not wait for the server to close the socket: about 10 ms for a command that sent no
-        // query of its own, like a read without a rate budget. Unref'd only here, at the close:
-        // see early.ts for why never before.
-        const ending = early.client.end().catch(() => {});
-        (early.client as unknown as { unref(): void }).unref();
-        await ending;
-      }
-      const spare = db.takeSpare();
-      if (spare) {
-        // Not used after all (the command failed before its lock): ended as the early one is.
-        void spare.client.end().catch(() => {});
-        (spare.client as unknown as { unref(): void }).unref();
-      }
-      if (pool) await (await pool).end().catch(() => {});
+      const c = current ?? (early ? adopt(early.client, early.connected) : undefined);
+      current = undefined;
+      if (!c) return;
+      // Its Terminate goes out behind whatever is still written (a lock given back, say), and the
+      // process does not wait for the server to close the socket, nor for those answers.
+      endNow(c.client);
     },
   };
   return db;
+}
+
+/**
+ * Ends a connection at once: its Terminate written behind what is already written (pg's own
+ * end() waits, in pipeline mode, for every answer first), the socket no longer keeping the
+ * process alive. A connection that never opened is closed as it is.
+ */
+export function endNow(client: Client): void {
+  const connection = (client as unknown as { connection: { end(): void; stream: { unref?(): void } } }).connection;
+  try {
+    connection.end();
+    connection.stream.unref?.();
+  } catch {
+    // Never connected, or already gone: nothing to end.
+  }
 }
 
 /** One line on what the database said, never the password (a driver could quote a connection string). */

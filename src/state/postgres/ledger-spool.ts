@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { ensureDir } from '../disk.js';
 import { StateFileError, StateWriteError } from '../errors.js';
 import { withLock, type LockTiming } from '../lock.js';
-import type { Sql, SqlValue } from '../sql/types.js';
+import type { SqlValue } from '../sql/types.js';
+import { toPg, type Database } from './connect.js';
 
 export interface SpooledStatement {
   sql: string;
@@ -43,14 +44,12 @@ export class LedgerSpool {
     return existsSync(this.path) ? this.read() : [];
   }
 
-  /** Applies what is kept to `sql` (in its transaction, in order), then forgets it; resolves to how many. */
-  async applyTo(transaction: <R>(work: (tx: Sql) => Promise<R>) => Promise<R>): Promise<number> {
+  /** Applies what is kept to the database (one step, in order), then forgets it; resolves to how many. */
+  async applyTo(db: Pick<Database, 'step'>): Promise<number> {
     if (!existsSync(this.path)) return 0;
     return withLock(this.path, this.timing, () => this.read()).then(async (kept) => {
       if (kept.length === 0) return 0;
-      await transaction(async (tx) => {
-        for (const s of kept) await tx.run(s.sql, s.params);
-      });
+      await db.step(kept.map((s) => [toPg(s.sql), s.params] as const));
       // Only what was applied is forgotten: a run that kept more meanwhile appended after it.
       await withLock(this.path, this.timing, () => {
         const now = this.read();

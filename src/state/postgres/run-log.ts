@@ -13,7 +13,6 @@
  */
 import { closeSync, fdatasyncSync, mkdirSync, openSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Client } from 'pg';
 import {
   foldRunRecords,
   parseRecord,
@@ -26,8 +25,8 @@ import { CliError, EXIT } from '../../errors.js';
 import type { LockOwner } from '../lead-lock.js';
 // Types only: what runs of them comes from the backend (PgRunLogDeps), so that this module, loaded
 // on demand, shares no module with the backend's chunk (test/perf/bundle-layout.test.ts).
-import type { Database } from './connect.js';
-import type { holderSoon, sessionClient, takeAndRecord } from './locks.js';
+import type { Database, PgStatement } from './connect.js';
+import type { holderSoon, takeLock } from './locks.js';
 
 export interface PgRunLogDeps {
   db: Database;
@@ -37,7 +36,7 @@ export interface PgRunLogDeps {
   spoolDir: string;
   warn?: ((line: string) => void) | undefined;
   /** The session locks (locks.ts) and connect.ts's isConnectionFailure, from the backend. */
-  locks: { holderSoon: typeof holderSoon; sessionClient: typeof sessionClient; takeAndRecord: typeof takeAndRecord };
+  locks: { holderSoon: typeof holderSoon; takeLock: typeof takeLock };
   isConnectionFailure: (error: unknown) => boolean;
 }
 
@@ -46,12 +45,10 @@ export const runLockName = (id: RunLogId): string => `run ${id.workspace} ${id.k
 
 export function pgRunLogs(deps: PgRunLogDeps): RunLogStore {
   const { db, isConnectionFailure } = deps;
-  const { sessionClient } = deps.locks;
-  const take = async (client: Client, name: string): Promise<void> => {
-    // At once, or refused naming who holds it (never waits: the other run may take hours).
-    if (!(await deps.locks.takeAndRecord(client, name)))
-      throw new RunInProgressError(await deps.locks.holderSoon(client, name));
-  };
+  // At once, or refused naming who holds it (never waits: the other run may take hours).
+  const take = async (name: string) =>
+    (await deps.locks.takeLock(db, name)) ??
+    Promise.reject(new RunInProgressError(await deps.locks.holderSoon(db, name)));
   const failure = (error: unknown, notSent?: string): Error =>
     error instanceof Error && 'exitCode' in error ? error : db.unavailable(error, undefined, notSent);
   return {
@@ -78,12 +75,10 @@ export function pgRunLogs(deps: PgRunLogDeps): RunLogStore {
         throw failure(error);
       }
       const name = runLockName(id);
-      const { client, connect, lost, release } = await sessionClient(db);
+      let lock: Awaited<ReturnType<typeof take>>;
       try {
-        await connect();
-        await take(client, name);
+        lock = await take(name);
       } catch (error) {
-        await client.end().catch(() => {});
         throw failure(error);
       }
       let closed = false;
@@ -98,7 +93,7 @@ export function pgRunLogs(deps: PgRunLogDeps): RunLogStore {
           try {
             // The run's lock went with its connection (the database restarted, or the way to it
             // broke): another run may take the input over, so no new row is started.
-            if (starting && lost()) {
+            if (starting && !lock.alive()) {
               await db.query('SELECT 1'); // the database's own failure, when it is one
               throw new Error('the connection holding this run was lost');
             }
@@ -125,7 +120,7 @@ export function pgRunLogs(deps: PgRunLogDeps): RunLogStore {
         async close() {
           if (closed) return;
           closed = true;
-          await release(name);
+          await lock.release();
         },
       };
     },
@@ -163,17 +158,16 @@ function keepRunRecord(spoolDir: string, key: string, record: RunRecord): void {
 /** Inserts a log's records in one transaction, in their order. */
 export async function insertRunRecords(db: Database, key: string, records: RunRecord[]): Promise<void> {
   if (records.length === 0) return;
-  await db.transaction((client) => appendRecords(client, key, records));
+  await db.step([appendRecords(key, records)]);
 }
 
 /** A log's records in one statement, in their order. */
-async function appendRecords(client: Pick<Client, 'query'>, key: string, records: RunRecord[]): Promise<void> {
-  await client.query(
+const appendRecords = (key: string, records: RunRecord[]): PgStatement =>
+  [
     `INSERT INTO schedctl_run_records (log_key, record)
      SELECT $1, r FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS t(r, n) ORDER BY n`,
     [key, JSON.stringify(records)],
-  );
-}
+  ] as const;
 
 /**
  * Copies a machine's run log into the database unless the database has records of it already;
@@ -185,7 +179,7 @@ export async function insertRunRecordsOnce(db: Database, key: string, records: R
     await client.query(`SELECT pg_advisory_xact_lock(hashtextextended('schedctl push ' || $1, 0))`, [key]);
     const has = await client.query('SELECT 1 FROM schedctl_run_records WHERE log_key = $1 LIMIT 1', [key]);
     if (has.rowCount) return false;
-    if (records.length) await appendRecords(client, key, records);
+    if (records.length) await client.query(...(appendRecords(key, records) as unknown as [string, unknown[]]));
     return true;
   });
 }

@@ -3,7 +3,7 @@
  * schedctl migrates an older schema (under a transaction-level advisory lock, so two machines
  * starting together do not race); an older schedctl refuses a newer schema and writes nothing.
  */
-import type { PoolClient } from 'pg';
+import type { Client } from 'pg';
 import { EVENTS_FILE, FIRES_FILE, JOURNAL_FILE, MEETINGS_FILE, OUTCOMES_FILE } from '../files.js';
 import { parseStateText, type FileKind } from '../json-file.js';
 import { countDocuments, importDocuments, type LedgerDocuments } from '../sql/documents.js';
@@ -50,7 +50,7 @@ const DOCUMENT_KINDS: Record<string, FileKind<unknown>> = Object.fromEntries(
 );
 
 /** Schema 2's documents into schema 3's tables; every record counted before and after, or the migration fails whole. */
-async function moveDocumentsIn(client: PoolClient, where: string): Promise<void> {
+async function moveDocumentsIn(client: Client, where: string): Promise<void> {
   const exists = await client.query(`SELECT to_regclass('schedctl_documents') AS t`);
   if (!exists.rows[0]?.t) return;
   const rows = await client.query<{ kind: string; body: unknown }>('SELECT kind, body FROM schedctl_documents');
@@ -60,7 +60,7 @@ async function moveDocumentsIn(client: PoolClient, where: string): Promise<void>
     if (k) docs[kind.replace(/\.json$/, '')] = parseStateText(JSON.stringify(body), k, `${where} (${kind})`);
   }
   const ledger = docs as LedgerDocuments;
-  const written = await onClient(where, client, (tx) => importDocuments(tx, ledger, false));
+  const written = await importDocuments(onClient(where, client), ledger, false);
   const read = countDocuments(ledger);
   for (const kind of Object.keys(read) as (keyof typeof read)[])
     if (written[kind] !== read[kind])
@@ -78,10 +78,10 @@ export class SchemaTooNewError extends Error {
   }
 }
 
-export async function schemaVersion(client: Pick<PoolClient, 'query'>): Promise<number | undefined> {
+export async function schemaVersion(db: Pick<Database, 'query'>): Promise<number | undefined> {
   try {
-    const r = await client.query<{ value: string }>(`SELECT value FROM schedctl_meta WHERE key = 'schema_version'`);
-    const v = r.rows[0]?.value;
+    const [row] = await db.query<{ value: string }>(`SELECT value FROM schedctl_meta WHERE key = 'schema_version'`);
+    const v = row?.value;
     return v === undefined ? 0 : Number(v);
   } catch (error) {
     if ((error as { code?: string }).code === '42P01') return undefined; // no table yet
@@ -102,14 +102,14 @@ export const schemaGuard = (): string =>
 /** Makes sure the schema is there and current; resolves to its version. One query when it is. */
 export async function ensureSchema(db: Database, known: number | undefined | 'ask' = 'ask'): Promise<number> {
   // `known`: the version the caller asked already (versionBefore), else asked now.
-  const found = known === 'ask' ? await schemaVersion(await db.pool()) : known;
+  const found = known === 'ask' ? await schemaVersion(db) : known;
   if (found !== undefined && found > SCHEMA_VERSION) throw new SchemaTooNewError(found);
   if (found === SCHEMA_VERSION) return found;
   return db.transaction(async (client) => {
     await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK.toString()]);
     // Made first: a failed query would abort the transaction, so "no table yet" is never asked.
     await client.query(META_TABLE);
-    const now = (await schemaVersion(client)) ?? 0;
+    const now = (await schemaVersion({ query: async (text) => (await client.query(text)).rows as never })) ?? 0;
     if (now > SCHEMA_VERSION) throw new SchemaTooNewError(now);
     for (let v = now + 1; v <= SCHEMA_VERSION; v++) {
       for (const sql of MIGRATIONS[v] ?? []) await client.query(sql);

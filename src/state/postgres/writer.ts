@@ -11,7 +11,7 @@ import { schemaVersion, type SchemaTooNewError } from './schema.js';
 
 /** The schema's version before ensureSchema (given to it: asked once). */
 export async function versionBefore(db: Database): Promise<number | undefined> {
-  return schemaVersion(await db.pool());
+  return schemaVersion(db);
 }
 
 /** Says in the schema which schedctl made or migrated it (only then: a write per command would cost a round trip). */
