@@ -89,6 +89,8 @@ export function createContext(opts: { io?: IO; env?: NodeJS.ProcessEnv; clock?: 
     close: async () => {
       // The server's time heard by this command, written down for the next one (api/server-clock.ts).
       if (http) await services().then((s) => s.settleServerClock(ctx));
+      // Draws taken ahead and never sent go back to the key's budget (other machines wait for them otherwise).
+      if (http) await (await http.catch(() => undefined))?.giveBack?.();
       if (state) await (await state.catch(() => undefined))?.close();
     },
   };

@@ -202,7 +202,9 @@ async function sharedBudgetStore(ctx: Context, to: { baseUrl: string; apiKey: st
   const backend = await state.backend();
   const id = budgetId(to.baseUrl, to.apiKey);
   if (backend.kind !== 'postgres') return sqliteBudgetStore(rateCacheOf(ctx, state), id, Date.now);
-  return pgBudgetStore(backend as PostgresBackend, id, Date.now);
+  return pgBudgetStore(backend as PostgresBackend, id, Date.now, (line) =>
+    ctx.io.stderr.write(`${sanitizeText(line)}\n`),
+  );
 }
 
 /**

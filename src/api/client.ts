@@ -85,6 +85,8 @@ export interface HttpClient {
   waitForBudget?(n: number, onWait?: (ms: number, left: number, limit: number) => void): Promise<number>;
   /** The next `n` requests go one after another: the budget draws them at once (RateBudget.drawAhead). */
   drawAhead?(n: number): void;
+  /** The command ends: what was drawn ahead and not sent goes back to the budget (RateBudget.giveBack). */
+  giveBack?(): Promise<void>;
 }
 
 export interface HttpClientOptions {
@@ -109,7 +111,7 @@ export interface HttpClientOptions {
    * from it before it goes out, and a 429's Retry-After is written to it for everyone.
    */
   budget?: Pick<RateBudget, 'draw' | 'recordRetryAfter'> &
-    Partial<Pick<RateBudget, 'waitForRoom' | 'limit' | 'drawAhead'>>;
+    Partial<Pick<RateBudget, 'waitForRoom' | 'limit' | 'drawAhead' | 'giveBack'>>;
   /** Each answer's server time (its Date header, + 500 ms: the header has whole seconds), in ms since the epoch. */
   onServerDate?: ((serverMs: number) => void) | undefined;
   /** Test-only (SCHEDCTL_TEST_RETRY_BASE_MS): the first retry's backoff, doubling each time; unset, ky's 300 ms. */
@@ -417,6 +419,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       return rateWaitMs;
     },
     drawAhead: (n) => options.budget?.drawAhead?.(n),
+    giveBack: async () => options.budget?.giveBack?.({ debug }).catch(() => {}),
     waitForBudget: async (n, onWait) => {
       const { budget } = options;
       if (!budget?.waitForRoom) return 0;

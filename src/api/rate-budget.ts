@@ -120,6 +120,11 @@ export interface RateBudget {
    * left unused stays counted (an estimate on the safe side); a 429 drops them.
    */
   drawAhead(n: number): void;
+  /**
+   * The command ends: draws taken ahead and never sent are given back to the budget (they would
+   * otherwise hold its room for a minute: other machines on the key wait for requests never made).
+   */
+  giveBack(opts?: Pick<DrawOptions, 'debug'>): Promise<void>;
   /** A 429 said to wait `seconds`: every process on this key waits at least that long. */
   recordRetryAfter(seconds: number, opts?: Pick<DrawOptions, 'debug'>): Promise<void>;
   /**
@@ -193,6 +198,12 @@ export function createRateBudget(options: RateBudgetOptions): RateBudget {
   /** Requests the next draw takes at once (drawAhead), and the spares of the last batch. */
   let ahead = 1;
   let spares: { left: number; at: number; until: number } | undefined;
+  /** Spares that lapsed unused (their instants in the store's window): given back at the end. */
+  const lapsed: number[] = [];
+  const lapse = () => {
+    if (spares && spares.left > 0) lapsed.push(...Array.from({ length: spares.left }, () => spares!.at + AHEAD_MS));
+    spares = undefined;
+  };
 
   async function draw(opts: DrawOptions = {}): Promise<number> {
     if (spares && spares.left > 0 && now() < spares.until) {
@@ -200,7 +211,7 @@ export function createRateBudget(options: RateBudgetOptions): RateBudget {
       opts.debug?.(`rate budget: a request drawn ahead with the last draw (${spares.left} left)`);
       return spares.at;
     }
-    spares = undefined;
+    lapse();
     const count = ahead;
     ahead = 1;
     let waited = 0;
@@ -291,7 +302,20 @@ export function createRateBudget(options: RateBudgetOptions): RateBudget {
   const drawAhead = (n: number) => {
     ahead = Math.max(1, Math.min(Math.floor(n) || 1, limit));
   };
-  return { file, draw, drawAhead, recordRetryAfter, waitForRoom, limit };
+
+  async function giveBack(opts: Pick<DrawOptions, 'debug'> = {}): Promise<void> {
+    lapse();
+    const back = lapsed.splice(0);
+    if (back.length === 0) return;
+    await store.update((state) => {
+      for (const at of back) {
+        const i = state.sent.indexOf(at);
+        if (i !== -1) state.sent.splice(i, 1);
+      }
+    }, opts.debug);
+    opts.debug?.(`rate budget: ${back.length} request(s) drawn ahead and not sent given back`);
+  }
+  return { file, draw, drawAhead, giveBack, recordRetryAfter, waitForRoom, limit };
 }
 
 /**
@@ -310,10 +334,15 @@ function fileStore(file: string, staleMs: number, now: () => number): BudgetStor
   );
 }
 
+/** How long a budget that lost its shared place counts alone before it asks that place again. */
+export const REJOIN_MS = 5000;
+
 /**
  * A budget store over a shared place (a file, the team database): `shared` runs one locked
- * read-modify-write there. The first time it fails the store switches for good to a state in
- * memory, seeded with what it last saw: this process's own requests still count, nothing fails.
+ * read-modify-write there. When it fails the store counts in memory, seeded with what it last
+ * saw (this process's own requests still count, nothing fails), says so once (`warn`), and asks
+ * the shared place again after REJOIN_MS: once it answers, the draws made alone meanwhile are
+ * added to its window, and every machine on the key counts them again.
  */
 export function sharedOrMemory(
   where: string,
@@ -322,27 +351,56 @@ export function sharedOrMemory(
     change: (state: BudgetState, t: number) => T,
     draw?: DrawRule,
   ) => Promise<{ result: T; state: BudgetState }>,
+  warn?: (line: string) => void,
 ): BudgetStore {
   let memory: BudgetState = { sent: [] };
-  let degraded = false;
+  /** Alone since this instant (this process's clock), and the draws made alone that the shared place has not seen. */
+  let alone: { since: number; retryAt: number; unseen: number[] } | undefined;
+  let warned = false;
+  async function rejoin(): Promise<void> {
+    const unseen = alone!.unseen;
+    // The draws made alone, at their age on the shared place's clock.
+    const local = now();
+    await shared((state, t) => {
+      state.sent.push(...unseen.map((at) => t - (local - at)));
+    });
+  }
   async function update<T>(
     change: (state: BudgetState, t: number) => T,
     debug: ((line: string) => void) | undefined,
     draw?: DrawRule,
   ): Promise<T> {
-    if (!degraded) {
+    if (!alone || now() >= alone.retryAt) {
       try {
+        if (alone) await rejoin();
         const { result, state } = await shared(change, draw);
+        if (alone) debug?.(`rate budget: ${where} answers again; the draws made alone are counted there`);
+        alone = undefined;
         memory = { ...state, sent: [...state.sent] };
         return result;
       } catch (error) {
-        degraded = true;
-        debug?.(
-          `rate budget: ${where} cannot be used (${(error as Error).message}); counting this process's requests only`,
-        );
+        const first = !alone;
+        alone = { since: alone?.since ?? now(), retryAt: now() + REJOIN_MS, unseen: alone?.unseen ?? [] };
+        const why = `${where} cannot be used (${(error as Error).message})`;
+        debug?.(`rate budget: ${why}; counting this process's requests only`);
+        if (first && warn && !warned) {
+          warned = true;
+          warn(
+            `warning: the shared rate budget at ${why}: this run counts its own requests only, and rejoins the shared count once it answers`,
+          );
+        }
       }
     }
-    return change(memory, now());
+    const before = [...memory.sent];
+    const result = change(memory, now());
+    // What this change drew alone (the draws it added), for the shared place to count on rejoining.
+    const added = [...memory.sent];
+    for (const at of before) {
+      const i = added.indexOf(at);
+      if (i !== -1) added.splice(i, 1);
+    }
+    alone?.unseen.push(...added);
+    return result;
   }
   return { where, update };
 }

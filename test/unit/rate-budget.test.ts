@@ -10,6 +10,9 @@ import {
   MAX_BLOCK_MS,
   AHEAD_MS,
   RateBudgetWaitError,
+  REJOIN_MS,
+  sharedOrMemory,
+  type BudgetState,
 } from '../../src/api/rate-budget.js';
 
 const KEY = 'sk_live_0123456789abcdef';
@@ -265,5 +268,89 @@ describe('rate budget: a batch drawn ahead (a route knows its four requests)', (
     await a.recordRetryAfter(2);
     await a.draw();
     expect(clock.waits).toEqual([2000]);
+  });
+});
+
+describe('rate budget: draws taken ahead and never sent (RateBudget.giveBack)', () => {
+  const sent = (dir: string) =>
+    (JSON.parse(readFileSync(budgetFile(dir, BASE, KEY), 'utf8')) as { sent: number[] }).sent;
+
+  it('gives back the spares left when the command ends: the window holds only what was sent', async () => {
+    const dir = tempDir();
+    const { make } = fakeTime();
+    const a = make(dir, { limit: 10 });
+    a.drawAhead(4);
+    const t0 = await a.draw();
+    await a.draw();
+    await a.giveBack();
+    expect(sent(dir)).toEqual([t0, t0 + AHEAD_MS]);
+    // Nothing left: a second giveBack changes nothing.
+    await a.giveBack();
+    expect(sent(dir)).toEqual([t0, t0 + AHEAD_MS]);
+  });
+
+  it("gives back spares that lapsed unused, and never another process's draw at the same instant", async () => {
+    const dir = tempDir();
+    const { clock, make } = fakeTime();
+    const a = make(dir, { limit: 10 });
+    const b = make(dir, { limit: 10 });
+    a.drawAhead(3);
+    const t0 = await a.draw();
+    // Another process draws at the instant a's spares are stamped with.
+    clock.t = t0 + AHEAD_MS;
+    await b.draw();
+    clock.t += 1;
+    // a's spares have lapsed: its next draw is one of its own, and both spares go back at its end.
+    const t1 = await a.draw();
+    await a.giveBack();
+    expect(sent(dir)).toEqual([t0, t0 + AHEAD_MS, t1]);
+  });
+});
+
+describe('rate budget: a shared place that stops answering (the team database)', () => {
+  /** A shared store over `state` that fails while `down` is set. */
+  function flaky(clock: { t: number }) {
+    const shared = { state: { sent: [] as number[] } as BudgetState, down: false, calls: 0 };
+    const warnings: string[] = [];
+    const store = sharedOrMemory(
+      'the team database',
+      () => clock.t,
+      async (change) => {
+        shared.calls++;
+        if (shared.down) throw new Error('connection refused');
+        const result = change(shared.state, clock.t);
+        return { result, state: shared.state };
+      },
+      (line) => warnings.push(line),
+    );
+    return { shared, warnings, store };
+  }
+
+  it('counts alone while it fails, says so once, and rejoins once it answers: the draws made alone counted there', async () => {
+    const { clock, make } = fakeTime();
+    const { shared, warnings, store } = flaky(clock);
+    const budget = make(tempDir(), { limit: 10, store });
+    await budget.draw();
+    shared.down = true;
+    await budget.draw();
+    clock.t += 1000;
+    await budget.draw();
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/the team database cannot be used \(connection refused\).*rejoins/);
+    expect(shared.state.sent).toHaveLength(1);
+    // Back, but within REJOIN_MS of the failure: not asked yet.
+    shared.down = false;
+    const asked = shared.calls;
+    await budget.draw();
+    expect(shared.calls).toBe(asked);
+    // Past it: the draws made alone (3) go into the shared window at their age, then this one.
+    clock.t += REJOIN_MS;
+    await budget.draw();
+    expect(shared.state.sent).toHaveLength(5);
+    expect(shared.state.sent.every((t) => t <= clock.t)).toBe(true);
+    // And it stays joined: the next draw is counted there at once.
+    await budget.draw();
+    expect(shared.state.sent).toHaveLength(6);
+    expect(warnings).toHaveLength(1);
   });
 });

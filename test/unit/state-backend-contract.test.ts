@@ -43,6 +43,8 @@ interface Store {
   /** The env a worker process needs to reach the same store. */
   workerEnv(): NodeJS.ProcessEnv;
   workerDir(): string;
+  /** The database restarted (a stall: every session ends), when the store has one. */
+  restart?(): Promise<void>;
 }
 
 const backends: [string, () => Promise<Store>][] = [
@@ -66,6 +68,11 @@ const backends: [string, () => Promise<Store>][] = [
         client: (o = {}) => openState(tempDir(), { now: () => NOW, stateUrl: () => url, ...o }),
         workerEnv: () => ({ STATE_URL: url }),
         workerDir: () => workerDir,
+        restart: async () => {
+          await pg.stop();
+          await new Promise((r) => setTimeout(r, 1000));
+          await pg.start();
+        },
       };
     },
   ],
@@ -405,6 +412,29 @@ describe.each(backends)('the %s backend', (_name, makeStore) => {
     await again.append({ row: 1, status: 'started' });
     await again.close();
   });
+
+  // The database restarts under a wait: the holder's session (and lock) ends with it, and the
+  // waiter goes on, on a new connection, instead of failing with STATE_UNAVAILABLE.
+  it.runIf(_name === 'PostgreSQL')(
+    'goes on waiting for a lead while the database restarts, and takes it once it is back',
+    async () => {
+      const tag = `stall${Math.random().toString(36).slice(2, 8)}`;
+      const child = holdInWorker(store, tag);
+      await untilHeld(child);
+      const waiter = client({ leadWaitMs: 30_000 });
+      const lead = { scope: `${tag}@http://127.0.0.1:1`, email: `${tag}@example.com` };
+      let got = false;
+      const second = waiter.holdLead(lead, async () => {
+        got = true;
+      });
+      await new Promise((r) => setTimeout(r, 300));
+      await store.restart!();
+      await second;
+      expect(got).toBe(true);
+      child.kill('SIGKILL');
+    },
+    60_000,
+  );
 
   it('frees the lead of a killed holder at once', async () => {
     const tag = `killed${Math.random().toString(36).slice(2, 8)}`;

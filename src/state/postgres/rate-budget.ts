@@ -64,40 +64,47 @@ export function pgBudgetStore(
   backend: { db: Database; ready: () => Promise<void>; where: string },
   id: string,
   now: () => number,
+  /** Says once on stderr that the shared budget could not be used (and is rejoined when it answers). */
+  warn?: (line: string) => void,
 ): BudgetStore {
   const { db } = backend;
   const row = `INSERT INTO schedctl_rate_budgets (budget_id, state) VALUES ($1, '{"sent":[]}')`;
-  return sharedOrMemory(`${backend.where} (rate budget ${id.slice(0, 12)})`, now, async (change, rule) => {
-    await backend.ready();
-    if (rule) {
-      for (let tries = 0; ; tries++) {
-        // BEGIN, the draw, COMMIT: one round trip (behind the schema check, when it still rides).
-        const [answer] = await db.step([drawStatement(id, rule)]);
-        const found = answer?.rows[0] as { state: unknown; t: number | string } | undefined;
-        if (found) {
-          const state = budgetStateOf(found.state);
-          return { result: change(state, dbTime(found.t)), state };
+  return sharedOrMemory(
+    `${backend.where} (rate budget ${id.slice(0, 12)})`,
+    now,
+    async (change, rule) => {
+      await backend.ready();
+      if (rule) {
+        for (let tries = 0; ; tries++) {
+          // BEGIN, the draw, COMMIT: one round trip (behind the schema check, when it still rides).
+          const [answer] = await db.step([drawStatement(id, rule)]);
+          const found = answer?.rows[0] as { state: unknown; t: number | string } | undefined;
+          if (found) {
+            const state = budgetStateOf(found.state);
+            return { result: change(state, dbTime(found.t)), state };
+          }
+          // The key's first draw anywhere: its row made, then drawn as any other.
+          if (tries > 0) throw new Error('the rate budget row is missing after it was made');
+          await db.query(`${row} ON CONFLICT (budget_id) DO NOTHING`, [id]);
         }
-        // The key's first draw anywhere: its row made, then drawn as any other.
-        if (tries > 0) throw new Error('the rate budget row is missing after it was made');
-        await db.query(`${row} ON CONFLICT (budget_id) DO NOTHING`, [id]);
       }
-    }
-    return db.transaction(async (client) => {
-      // The row made if missing, locked (ON CONFLICT DO UPDATE) and read.
-      const r = await client.query<{ state: unknown; t: number | string }>(
-        `${row} ON CONFLICT (budget_id) DO UPDATE SET budget_id = EXCLUDED.budget_id RETURNING state, ${DB_NOW}`,
-        [id],
-      );
-      const state: BudgetState = budgetStateOf(r.rows[0]?.state);
-      const result = change(state, dbTime(r.rows[0]?.t));
-      await client.query('UPDATE schedctl_rate_budgets SET state = $1, updated_at = now() WHERE budget_id = $2', [
-        JSON.stringify(state),
-        id,
-      ]);
-      return { result, state };
-    });
-  });
+      return db.transaction(async (client) => {
+        // The row made if missing, locked (ON CONFLICT DO UPDATE) and read.
+        const r = await client.query<{ state: unknown; t: number | string }>(
+          `${row} ON CONFLICT (budget_id) DO UPDATE SET budget_id = EXCLUDED.budget_id RETURNING state, ${DB_NOW}`,
+          [id],
+        );
+        const state: BudgetState = budgetStateOf(r.rows[0]?.state);
+        const result = change(state, dbTime(r.rows[0]?.t));
+        await client.query('UPDATE schedctl_rate_budgets SET state = $1, updated_at = now() WHERE budget_id = $2', [
+          JSON.stringify(state),
+          id,
+        ]);
+        return { result, state };
+      });
+    },
+    warn,
+  );
 }
 
 /**
