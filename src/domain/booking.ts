@@ -281,15 +281,14 @@ async function recordBooked(
     for (const e of before) if (e.outcome !== 'booked') await journal.remove(e.id);
   };
   // Every record in one step (one round trip on a team state), all or nothing, when the stores
-  // share the journal's ledger (they do in every command): what an answered request did
-  // (StepOptions.asyncCommit). Lost, the attempt stays sent with its outcome unknown, and a
-  // re-run resolves it without booking again.
+  // share the journal's ledger (they do in every command). Lost, the attempt stays sent with its
+  // outcome unknown, and a re-run resolves it without booking again.
   const together = togetherWrites(deps, attempt, settled, toRecord, executionId);
   if (together) {
     await step(
       `the meeting in the local record (schedctl meetings ls), its event alias and the journal entry in ${journal.path}`,
       async () => {
-        await writeTogether(journal.ledger!, together, { asyncCommit: true });
+        await writeTogether(journal.ledger!, together);
         await removeBefore();
       },
     );
@@ -308,7 +307,7 @@ async function recordBooked(
     await step('the event alias', () => learn(request.event, meeting.eventId));
   }
   await step(`the journal entry in ${journal.path}`, async () => {
-    await journal.update(attempt.id, settled, attempt, { answered: true });
+    await journal.update(attempt.id, settled, attempt);
     await removeBefore();
   });
   const outcomes = deps.outcomes;

@@ -141,8 +141,8 @@ export async function routeParsed(ctx: Context, parsed: ParsedRouteOptions, o: R
     if (n.type === 'unanswered_fires') unansweredFires = n.fires.map((f) => ({ sentAt: f.sentAt }));
     o.notify(n);
   };
-  // What the route left to ride with a later step (a fire's answer and outcome: Sql.later) lands
-  // before the lead's lock is given back: a run waiting for it must find them.
+  // What a fire's answer left for a booking that did not follow (state/together.ts FireAnswers)
+  // lands before the lead's lock is given back: a run waiting for it must find it.
   const routeLead = async (held: HeldLock | undefined) => {
     try {
       return await runRoute({
@@ -198,6 +198,7 @@ function routeLedger(state: State, scope: string): RouteLedger {
     fireJournal: (trigger, email, answersKey) =>
       fireJournalOf(state, { scope, triggerId: trigger.id, email, answersKey }),
     unansweredFires: (trigger, email, except) => state.fires.unanswered(scope, email, trigger.id, except),
+    settle: () => state.flush(),
   };
 }
 

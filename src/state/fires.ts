@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { leadId } from './identity.js';
 import { msOf } from './journal.js';
 import type { FireEntry } from './schemas.js';
-import type { Sql, SqlSource, SqlValue } from './sql/types.js';
+import { get, type Sql, type SqlSource, type SqlValue, type Statement } from './sql/types.js';
 import type { Write } from './together.js';
 
 export type { FireEntry };
@@ -65,19 +65,16 @@ export class Fires {
     protected readonly now: () => Date,
   ) {}
 
-  /** Records a fire about to be sent; prunes fires prepared over 90 days ago. */
+  /** The fires prepared over 90 days ago, pruned with each fire written. */
+  private prune(): Statement {
+    return ['DELETE FROM schedctl_fires WHERE prepared_ms < ?', [this.now().getTime() - KEEP_DAYS * DAY_MS]];
+  }
+
+  /** Records a fire about to be sent; prunes fires prepared over 90 days ago (one step). */
   async prepare(fire: NewFire): Promise<FireEntry> {
     const entry = this.newEntry(fire);
-    // Both deferred: on a team state the step is one round trip (BEGIN, both, COMMIT). Its
-    // commit is asynchronous: marking the fire sent, before it is, is not (StepOptions).
-    return (await this.db()).transaction(
-      async (tx) => {
-        tx.defer('DELETE FROM schedctl_fires WHERE prepared_ms < ?', [this.now().getTime() - KEEP_DAYS * DAY_MS]);
-        tx.defer(...fireWrite(entry));
-        return entry;
-      },
-      { asyncCommit: true },
-    );
+    await (await this.db()).step([this.prune(), fireWrite(entry)]);
+    return entry;
   }
 
   /** A fire about to be sent, not written yet: recordSent writes it whole, right before it is sent. */
@@ -87,29 +84,25 @@ export class Fires {
 
   /**
    * Records a fire as sent, right before its bytes leave (nothing of it written before: a fire
-   * that never leaves needs no record), with the pruning of fires prepared over 90 days ago: on
-   * a team state one round trip (BEGIN, both, COMMIT), committed synchronously.
+   * that never leaves needs no record), with the pruning of fires prepared over 90 days ago: one
+   * step (on a team state one round trip: BEGIN, both, COMMIT).
    */
   async recordSent(entry: FireEntry): Promise<FireEntry> {
     const next: FireEntry = { ...entry, state: 'sent', sentAt: this.now().toISOString() };
-    return (await this.db()).transaction(async (tx) => {
-      tx.defer('DELETE FROM schedctl_fires WHERE prepared_ms < ?', [this.now().getTime() - KEEP_DAYS * DAY_MS]);
-      await tx.last(...fireWrite(next));
-      return next;
-    });
+    await (await this.db()).step([this.prune(), fireWrite(next)]);
+    return next;
   }
 
   /**
    * recordSent for a lead with nothing on record (no meeting, no attempt, no remembered outcome of
-   * this trigger: a route will fire for it), sent ahead with the lead's reads where a ledger lets
-   * writes ride with its next step (Sql.later): the round trip marking the fire sent saved, as it
-   * lands, committed, before the reads' answer. Resolves to the fire marked, or to undefined when
-   * it was not (the lead has a record, or the ledger writes at once): recordSent it then, as usual.
-   * A fire marked ahead that is not sent after all must be forgotten (forgetLater).
+   * this trigger: a route will fire for it), written in front of the lead's reads (asked right
+   * after it: on a team state they go out together, the round trip marking the fire sent
+   * saved). Resolves to the fire marked, or to undefined when it was not (the lead has a
+   * record): recordSent it then, as usual. A fire marked ahead that is not sent after all must
+   * be forgotten (forget).
    */
   async recordSentAhead(entry: FireEntry): Promise<FireEntry | undefined> {
     const db = await this.db();
-    if (!db.later) return undefined;
     const next: FireEntry = { ...entry, state: 'sent', sentAt: this.now().toISOString() };
     const lead = leadId(entry.personEmail);
     const [insert, values] = fireWrite(next, true);
@@ -120,28 +113,11 @@ export class Fires {
          AND NOT EXISTS (SELECT 1 FROM schedctl_attempts WHERE workspace = ? AND lead = ?)
          AND NOT EXISTS (SELECT 1 FROM schedctl_outcomes WHERE workspace = ? AND trigger_id = ? AND lead = ?)`,
     );
-    const counts = await new Promise<number[]>((landed) =>
-      db.later!(
-        [
-          ['DELETE FROM schedctl_fires WHERE prepared_ms < ?', [this.now().getTime() - KEEP_DAYS * DAY_MS]],
-          [ahead, [...values, entry.scope, lead, entry.scope, lead, entry.scope, entry.triggerId, lead]],
-        ],
-        landed,
-      ),
-    );
-    return counts[1] === 1 ? next : undefined;
-  }
-
-  /** forget, sent with the ledger's next step where it can ride (Sql.later): a fire marked ahead and not sent. */
-  async forgetLater(id: string): Promise<void> {
-    const db = await this.db();
-    if (db.later) db.later([['DELETE FROM schedctl_fires WHERE id = ?', [id]]]);
-    else await this.forget(id);
-  }
-
-  /** Sends what waits to ride with the ledger's next step (Sql.later), if anything does. */
-  async flush(): Promise<void> {
-    await (await this.db()).flush?.();
+    const answers = await db.step([
+      this.prune(),
+      [ahead, [...values, entry.scope, lead, entry.scope, lead, entry.scope, entry.triggerId, lead]],
+    ]);
+    return answers[1]!.changes === 1 ? next : undefined;
   }
 
   /** `known`: the fire as this process last wrote it (Journal.update says why it then needs no read). */
@@ -159,25 +135,17 @@ export class Fires {
     if (known?.id === id) {
       // As this process last wrote it: no read, the step one round trip (its writes with the COMMIT).
       const [earlier, fire] = this.answeredWrites(known, executionId, outcomeType);
-      const written = await db.transaction(
-        async (tx) => {
-          void tx.defer(...earlier!.statement);
-          return tx.last(...fire!.statement);
-        },
-        { asyncCommit: true },
-      );
-      if (written.changes > 0) return;
+      const answers = await db.step([earlier!.statement, fire!.statement]);
+      if (answers[1]!.changes > 0) return;
     }
-    await db.transaction(
-      async (tx) => {
-        const held = await getFire(tx, id);
-        if (!held) return;
-        // Deferred: sent with the COMMIT, in one round trip.
-        tx.defer(...earlierOf(held, id));
-        tx.defer(...fireWrite({ ...held, state: 'answered', answeredAt: at, executionId, outcomeType }));
-      },
-      { asyncCommit: true },
-    );
+    await db.transaction(async (tx) => {
+      const held = await getFire(tx, id);
+      if (!held) return;
+      await tx.step([
+        earlierOf(held, id),
+        fireWrite({ ...held, state: 'answered', answeredAt: at, executionId, outcomeType }),
+      ]);
+    });
   }
 
   /**
@@ -216,7 +184,7 @@ export class Fires {
       `SELECT * FROM schedctl_fires WHERE workspace = ? AND lead = ? AND state = 'sent'${byTrigger} ORDER BY seq`,
       [scope, leadId(email), ...(triggerId === undefined ? [] : [triggerId])],
     );
-    // `except`: this run's own fire, marked sent ahead with these reads (recordSentAhead).
+    // `except`: this run's own fire, marked sent ahead of these reads (recordSentAhead).
     return rows.map(fireOf).filter((f) => f.id !== except);
   }
 
@@ -237,12 +205,11 @@ export class Fires {
 
   /** The answered fire that started this workflow run (its trigger and answers), if on record. */
   async byExecution(scope: string, executionId: string): Promise<FireEntry | undefined> {
-    const row = await (
-      await this.db()
-    ).get<Row>('SELECT * FROM schedctl_fires WHERE workspace = ? AND execution_id = ? ORDER BY seq LIMIT 1', [
-      scope,
-      executionId,
-    ]);
+    const row = await get<Row>(
+      await this.db(),
+      'SELECT * FROM schedctl_fires WHERE workspace = ? AND execution_id = ? ORDER BY seq LIMIT 1',
+      [scope, executionId],
+    );
     return row && fireOf(row);
   }
 
@@ -252,20 +219,17 @@ export class Fires {
       const next: FireEntry = { ...known, ...patch };
       if ((await db.run(...fireWrite(next, false, true))) > 0) return next;
     }
-    return db.transaction(
-      async (tx) => {
-        const held = await getFire(tx, id);
-        if (!held) return undefined;
-        const next: FireEntry = { ...held, ...patch };
-        await putFire(tx, next);
-        return next;
-      },
-      { oneWrite: true },
-    );
+    return db.transaction(async (tx) => {
+      const held = await getFire(tx, id);
+      if (!held) return undefined;
+      const next: FireEntry = { ...held, ...patch };
+      await tx.step([fireWrite(next)]);
+      return next;
+    });
   }
 }
 
 async function getFire(sql: Sql, id: string): Promise<FireEntry | undefined> {
-  const row = await sql.get<Row>('SELECT * FROM schedctl_fires WHERE id = ?', [id]);
+  const row = await get<Row>(sql, 'SELECT * FROM schedctl_fires WHERE id = ?', [id]);
   return row && fireOf(row);
 }

@@ -20,6 +20,7 @@ import { Outcomes } from './outcomes.js';
 import { postgresBackend } from './postgres/backend.js';
 import { connectEarly } from './postgres/early.js';
 import { Profiles } from './profiles.js';
+import { FireAnswers } from './together.js';
 import { LEDGER_DB } from './sqlite/engine.js';
 import { moveRecords, Workspaces } from './workspaces.js';
 import { countTables as countRecords, type LedgerCounts } from './sql/documents.js';
@@ -91,7 +92,7 @@ export interface State {
   assertLocalWritable(): void;
   /** The ledger's backend (local files or the team database), chosen on first use. */
   backend(): Promise<LedgerBackend>;
-  /** Sends the ledger's writes still waiting to ride with a later step (Sql.later), if any. */
+  /** Writes what a fire's answer left for a booking that did not follow (together.ts FireAnswers), if anything. */
   flush(): Promise<void>;
   /** Ends the backend's connections, if any were opened (what still waits to be written sent first). */
   close(): Promise<void>;
@@ -129,6 +130,8 @@ export function openState(dir: string, opts: StateOptions): State {
       // only with a team state; the backend's own modules are in this chunk (backend.ts says why).
       const early = connectEarly(url);
       const team = postgresBackend({ url, dir, now: opts.now, leadWaitMs: leadTiming.waitMs, warn: opts.warn, early });
+      // A step costs a round trip there: a fire's answer waits for the booking's first step.
+      fireAnswers.holds = true;
       // The schema check rides in front of the command's first statements (connect.ts checkSchema):
       // no round trip of its own. A failure is said by the first use that needs the database.
       return team;
@@ -141,11 +144,12 @@ export function openState(dir: string, opts: StateOptions): State {
     if (b.kind === 'postgres') where = b.where;
     return b.sql();
   };
+  const fireAnswers = new FireAnswers();
   const state: State = {
     dir,
     profiles: new Profiles(new ConfigFileStore(dir, timing)),
-    journal: new Journal(sql, opts.now, whereNow),
-    outcomes: new Outcomes(sql, opts.now, whereNow),
+    journal: new Journal(sql, opts.now, whereNow, fireAnswers),
+    outcomes: new Outcomes(sql, opts.now, whereNow, fireAnswers),
     meetings: new Meetings(sql, opts.now, whereNow, opts.warn),
     fires: new Fires(sql, opts.now),
     events: new EventAliases(sql, opts.now),
@@ -155,11 +159,8 @@ export function openState(dir: string, opts: StateOptions): State {
     assertWritable: async () => (await backend()).assertWritable(),
     holdLead: async (lead, work, onWait) => (await backend()).hold({ kind: 'lead', ...lead }, work, onWait),
     holdMeeting: async (meeting, work, onWait) => (await backend()).hold({ kind: 'meeting', ...meeting }, work, onWait),
-    async flush() {
-      // Only a team state has writes waiting (SQLite writes at once); its Sql is made without I/O.
-      const b = chosen && (await chosen.catch(() => undefined));
-      if (b?.kind === 'postgres') await (await b.sql()).flush?.();
-    },
+    // What a fire's answer left for a booking that did not follow (together.ts FireAnswers).
+    flush: () => fireAnswers.send(sql),
     async close() {
       await state.flush().catch(() => {});
       const b = chosen && (await chosen.catch(() => undefined));

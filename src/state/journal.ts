@@ -13,8 +13,8 @@ import { randomUUID } from 'node:crypto';
 import { leadId } from './identity.js';
 import { sameEmail } from './records.js';
 import type { JournalEntry } from './schemas.js';
-import type { Sql, SqlSource, SqlValue } from './sql/types.js';
-import type { Write } from './together.js';
+import { get, type Sql, type SqlSource, type SqlValue } from './sql/types.js';
+import { settleOtherwise, type FireAnswers, type Write } from './together.js';
 
 export type { JournalEntry };
 /** What a caller supplies for a new attempt; id, attemptedAt (the clock) and sentAt (null) are set here. */
@@ -104,6 +104,8 @@ export class Journal {
     private readonly db: SqlSource,
     protected readonly now: () => Date,
     private readonly where: () => string,
+    /** What a fire's answer left to write: it goes with the next attempt's step (together.ts). */
+    private readonly fireAnswers?: FireAnswers,
   ) {}
 
   /** The ledger this store keeps its rows in: stores on the same one may share a step (together.ts). */
@@ -136,31 +138,35 @@ export class Journal {
   async begin(
     entry: NewAttempt,
     o: {
-      /**
-       * Written already marked sent (right before its bytes leave: domain/booking.ts), the step
-       * then committed synchronously, as a mark of a request sent must be (StepOptions).
-       */
+      /** Written already marked sent (right before its bytes leave: domain/booking.ts). */
       sent?: boolean;
     } = {},
   ): Promise<{ prior: JournalEntry | undefined; attempt: JournalEntry; earlier: JournalEntry[] }> {
     const at = this.now().toISOString();
     const attempt: JournalEntry = { id: randomUUID(), ...entry, attemptedAt: at, sentAt: o.sent ? at : null };
-    // One round trip on a team state: the prune and the attempt deferred, the look-up last, all
-    // with the COMMIT. The look-up sees the new attempt, which is passed over here. The prior's
-    // other attempts, a rare second look-up, come after. Not yet sent, the commit is
-    // asynchronous: marking the attempt sent, before it is, is not (StepOptions).
+    // One step (one round trip on a team state): what a fire's answer left to write, the prune,
+    // the attempt and the look-up, which sees the new attempt (passed over here). The prior's
+    // other attempts, a rare second look-up, come after.
     const db = await this.db();
-    const candidates = await db.transaction(
-      async (tx) => {
+    const carried = this.fireAnswers?.take() ?? [];
+    const answers = await db
+      .step([
+        ...carried.map((w) => w.statement),
         // Booked entries stay (reschedule needs them); an unreadable date (null) is kept rather than guessed old.
-        void tx.defer(`DELETE FROM schedctl_attempts WHERE outcome <> 'booked' AND touched_ms < ?`, [
-          this.now().getTime() - KEEP_DAYS * DAY_MS,
-        ]);
-        void tx.defer(...attemptWrite(attempt));
-        return (await tx.last<Row>(...ofBookingQuery(entry.scope, entry))).rows.map(entryOf);
-      },
-      { asyncCommit: !o.sent },
-    );
+        [
+          `DELETE FROM schedctl_attempts WHERE outcome <> 'booked' AND touched_ms < ?`,
+          [this.now().getTime() - KEEP_DAYS * DAY_MS],
+        ],
+        attemptWrite(attempt),
+        ofBookingQuery(entry.scope, entry),
+      ])
+      .catch((error: unknown) => {
+        // Not written: they wait for the next step again.
+        this.fireAnswers?.add(carried);
+        throw error;
+      });
+    await settleOtherwise(carried, answers);
+    const candidates = (answers.at(-1)!.rows as unknown as Row[]).map(entryOf);
     const others = (list: JournalEntry[]) => list.filter((e) => e.id !== attempt.id);
     const prior = findPrior(others(candidates), entry.scope, entry);
     const earlier = prior
@@ -181,31 +187,19 @@ export class Journal {
    * workspace since (a key's records adopted), which is read and patched as without `known`. A
    * known outcome is never replaced by `unknown` either way (attemptWrite).
    */
-  async update(
-    id: string,
-    patch: JournalPatch,
-    known?: JournalEntry,
-    /** `answered`: the patch records what an answered request did (StepOptions.asyncCommit). */
-    o: { answered?: boolean } = {},
-  ): Promise<JournalEntry | undefined> {
+  async update(id: string, patch: JournalPatch, known?: JournalEntry): Promise<JournalEntry | undefined> {
     const db = await this.db();
     if (known?.id === id) {
       const next: JournalEntry = { ...known, ...patch };
-      const written = await db.transaction((tx) => tx.last(...attemptWrite(next, false, true)), {
-        asyncCommit: o.answered === true,
-      });
-      if (written.changes > 0) return next;
+      if ((await db.run(...attemptWrite(next, false, true))) > 0) return next;
     }
-    return db.transaction(
-      async (tx) => {
-        const row = await tx.get<Row>(`SELECT ${COLUMNS} FROM schedctl_attempts WHERE id = ?`, [id]);
-        if (!row) return undefined;
-        const updated: JournalEntry = { ...entryOf(row), ...patch };
-        await putAttempt(tx, updated);
-        return updated;
-      },
-      { oneWrite: true },
-    );
+    return db.transaction(async (tx) => {
+      const row = await get<Row>(tx, `SELECT ${COLUMNS} FROM schedctl_attempts WHERE id = ?`, [id]);
+      if (!row) return undefined;
+      const updated: JournalEntry = { ...entryOf(row), ...patch };
+      await tx.step([attemptWrite(updated)]);
+      return updated;
+    });
   }
 
   /**

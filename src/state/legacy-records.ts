@@ -15,7 +15,7 @@ import {
   workspaceId,
 } from './identity.js';
 import type { Profile } from './schemas.js';
-import type { Sql } from './sql/types.js';
+import { get, type Sql } from './sql/types.js';
 import { joinIn, legacyScopes, moveRecords, type Workspaces } from './workspaces.js';
 
 /** What the attribution did: each legacy scope and the workspace it went to. */
@@ -69,7 +69,8 @@ export async function attributeLegacy(
 }
 
 async function currentWorkspace(tx: Sql, url: string, fingerprint: string): Promise<string> {
-  const row = await tx.get<{ workspace: string }>(
+  const row = await get<{ workspace: string }>(
+    tx,
     'SELECT workspace FROM schedctl_workspace_keys WHERE base_url = ? AND fingerprint = ?',
     [url, fingerprint],
   );

@@ -13,7 +13,7 @@ import { msOf } from './journal.js';
 import type { MeetingMove, MeetingRecord } from './schemas.js';
 import { withRefusal, type MoveRefusal } from '../domain/move-search.js';
 import type { PendingMove } from '../domain/lead-rule.js';
-import type { Sql, SqlSource, SqlValue } from './sql/types.js';
+import { get, type Sql, type SqlSource, type SqlValue } from './sql/types.js';
 import type { Write } from './together.js';
 
 export type { MeetingRecord };
@@ -181,11 +181,9 @@ export class Meetings {
    */
   async record(input: MeetingToRecord): Promise<MeetingRecord> {
     // A meeting new to the record (a booking's, the usual case) is written in one statement
-    // (one round trip on a team state), what an answered request did (StepOptions.asyncCommit);
-    // one already there is read and refreshed.
+    // (one round trip on a team state); one already there is read and refreshed.
     const { statement, fresh } = this.recordWrite(input);
-    const written = await (await this.db()).transaction((tx) => tx.last(...statement), { asyncCommit: true });
-    return written.changes > 0 ? fresh : this.refresh(input);
+    return (await (await this.db()).run(...statement)) > 0 ? fresh : this.refresh(input);
   }
 
   /**
@@ -203,15 +201,12 @@ export class Meetings {
    */
   private async refresh(input: MeetingToRecord): Promise<MeetingRecord> {
     const recordedAt = this.now().toISOString();
-    return (await this.db()).transaction(
-      async (tx) => {
-        const { rowId, held } = await this.rowFor(tx, input.scope, input.meeting);
-        const record = recordedOver(input, held, recordedAt);
-        await putMeeting(tx, record, false, rowId);
-        return record;
-      },
-      { oneWrite: true },
-    );
+    return (await this.db()).transaction(async (tx) => {
+      const { rowId, held } = await this.rowFor(tx, input.scope, input.meeting);
+      const record = recordedOver(input, held, recordedAt);
+      await tx.step([meetingWrite(record, false, rowId)]);
+      return record;
+    });
   }
 
   /**
@@ -220,29 +215,26 @@ export class Meetings {
    */
   async recordMove(scope: string, meetingId: string, meeting: Meeting, at: Date | string): Promise<MeetingRecord> {
     const when = typeof at === 'string' ? at : at.toISOString();
-    return (await this.db()).transaction(
-      async (tx) => {
-        // The moved Meeting names its lead: an id on record for another lead is not theirs to move.
-        const { rowId, held } = await this.rowFor(tx, scope, { id: meetingId, personEmail: meeting.personEmail });
-        const moved = !held || Date.parse(held.date) !== Date.parse(meeting.date);
-        const move: MeetingMove = { ...optional('from', held?.date), to: meeting.date, at: when, by: whoAmI() };
-        // The server answered it with a Meeting: it is not gone (whatever an earlier 404 said).
-        const record: MeetingRecord = {
-          ...withoutPending(withoutGone(held)),
-          ...meeting,
-          id: meetingId,
-          scope,
-          source: held?.source ?? 'rescheduled',
-          recordedAt: held?.recordedAt ?? when,
-          event: held?.event ?? meeting.eventId,
-          bookedBy: held?.bookedBy ?? whoAmI(),
-          history: [...(held?.history ?? []), ...(moved ? [move] : [])],
-        };
-        await putMeeting(tx, record, false, rowId);
-        return record;
-      },
-      { oneWrite: true },
-    );
+    return (await this.db()).transaction(async (tx) => {
+      // The moved Meeting names its lead: an id on record for another lead is not theirs to move.
+      const { rowId, held } = await this.rowFor(tx, scope, { id: meetingId, personEmail: meeting.personEmail });
+      const moved = !held || Date.parse(held.date) !== Date.parse(meeting.date);
+      const move: MeetingMove = { ...optional('from', held?.date), to: meeting.date, at: when, by: whoAmI() };
+      // The server answered it with a Meeting: it is not gone (whatever an earlier 404 said).
+      const record: MeetingRecord = {
+        ...withoutPending(withoutGone(held)),
+        ...meeting,
+        id: meetingId,
+        scope,
+        source: held?.source ?? 'rescheduled',
+        recordedAt: held?.recordedAt ?? when,
+        event: held?.event ?? meeting.eventId,
+        bookedBy: held?.bookedBy ?? whoAmI(),
+        history: [...(held?.history ?? []), ...(moved ? [move] : [])],
+      };
+      await tx.step([meetingWrite(record, false, rowId)]);
+      return record;
+    });
   }
 
   /**
@@ -298,16 +290,13 @@ export class Meetings {
     meetingId: string,
     next: (held: MeetingRecord) => Partial<MeetingRecord>,
   ): Promise<MeetingRecord | undefined> {
-    return (await this.db()).transaction(
-      async (tx) => {
-        const held = await getMeeting(tx, scope, meetingId);
-        if (!held) return undefined;
-        const record = next(held) as MeetingRecord;
-        await putMeeting(tx, record);
-        return record;
-      },
-      { oneWrite: true },
-    );
+    return (await this.db()).transaction(async (tx) => {
+      const held = await getMeeting(tx, scope, meetingId);
+      if (!held) return undefined;
+      const record = next(held) as MeetingRecord;
+      await tx.step([meetingWrite(record)]);
+      return record;
+    });
   }
 
   async get(scope: string, meetingId: string): Promise<MeetingRecord | undefined> {
@@ -371,7 +360,7 @@ export class Meetings {
 }
 
 async function getMeeting(sql: Sql, scope: string, id: string): Promise<MeetingRecord | undefined> {
-  const row = await sql.get<Row>('SELECT * FROM schedctl_meetings WHERE workspace = ? AND id = ?', [scope, id]);
+  const row = await get<Row>(sql, 'SELECT * FROM schedctl_meetings WHERE workspace = ? AND id = ?', [scope, id]);
   return row && recordOf(row);
 }
 

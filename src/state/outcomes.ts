@@ -8,8 +8,8 @@ import { createHash } from 'node:crypto';
 import type { Outcome } from '../api/schemas.js';
 import { normEmail } from './records.js';
 import type { RememberedOutcome } from './schemas.js';
-import type { Sql, SqlSource, SqlValue } from './sql/types.js';
-import { writeTogether, type Write } from './together.js';
+import { get, type Sql, type SqlSource, type SqlValue } from './sql/types.js';
+import { writeTogether, type FireAnswers, type Write } from './together.js';
 
 export type { RememberedOutcome };
 export type OutcomeLookup =
@@ -74,6 +74,8 @@ export class Outcomes {
     private readonly db: SqlSource,
     protected readonly now: () => Date,
     private readonly where: () => string = () => 'the ledger',
+    /** Where a fire's answer waits for the booking's first step (together.ts). */
+    private readonly fireAnswers?: FireAnswers,
   ) {}
 
   /** The ledger this store keeps its rows in: stores on the same one may share a step (together.ts). */
@@ -87,13 +89,11 @@ export class Outcomes {
 
   /** The held record for this lead, whatever its answers. */
   async get(scope: string, triggerId: string, email: string): Promise<RememberedOutcome | undefined> {
-    const row = await (
-      await this.db()
-    ).get<Row>('SELECT * FROM schedctl_outcomes WHERE workspace = ? AND trigger_id = ? AND lead = ?', [
-      scope,
-      triggerId,
-      normEmail(email),
-    ]);
+    const row = await get<Row>(
+      await this.db(),
+      'SELECT * FROM schedctl_outcomes WHERE workspace = ? AND trigger_id = ? AND lead = ?',
+      [scope, triggerId, normEmail(email)],
+    );
     return row && outcomeOf(row);
   }
 
@@ -132,9 +132,11 @@ export class Outcomes {
 
   /** The record of this workflow run, if held (to name its trigger in a "fire again" hint). */
   async findExecution(scope: string, executionId: string): Promise<RememberedOutcome | undefined> {
-    const row = await (
-      await this.db()
-    ).get<Row>('SELECT * FROM schedctl_outcomes WHERE workspace = ? AND execution_id = ?', [scope, executionId]);
+    const row = await get<Row>(
+      await this.db(),
+      'SELECT * FROM schedctl_outcomes WHERE workspace = ? AND execution_id = ?',
+      [scope, executionId],
+    );
     return row && outcomeOf(row);
   }
 
@@ -150,8 +152,8 @@ export class Outcomes {
     email: string,
     fired: FireToRemember,
     along: readonly Write[] = [],
-    /** `later`: sent with the ledger's next step (together.ts), when the caller has one coming. */
-    o: { later?: boolean } = {},
+    /** `withBooking`: written with the booking's first step (its attempt marked sent: together.ts FireAnswers). */
+    o: { withBooking?: boolean } = {},
   ): Promise<boolean> {
     const stored = fired.outcome.type === 'scheduler';
     const statement: [string, SqlValue[]] = stored
@@ -168,15 +170,15 @@ export class Outcomes {
           'DELETE FROM schedctl_outcomes WHERE workspace = ? AND trigger_id = ? AND lead = ?',
           [scope, triggerId, normEmail(email)],
         ];
-    // What an answered fire did: its commit need not wait for the disk (StepOptions.asyncCommit).
-    await writeTogether(this.db, [...along, { statement }], { asyncCommit: true, later: o.later === true });
+    const writes = [...along, { statement }];
+    if (o.withBooking && this.fireAnswers?.holds) this.fireAnswers.add(writes);
+    else await writeTogether(this.db, writes);
     return stored;
   }
 
   async forget(scope: string, triggerId: string, email: string): Promise<RememberedOutcome | undefined> {
-    const row = await (
-      await this.db()
-    ).get<Row>(
+    const row = await get<Row>(
+      await this.db(),
       'DELETE FROM schedctl_outcomes WHERE workspace = ? AND trigger_id = ? AND lead = ? RETURNING workspace, body',
       [scope, triggerId, normEmail(email)],
     );
@@ -185,18 +187,12 @@ export class Outcomes {
 
   /**
    * Forgets the outcome of this workflow run (used up by a booking, or its session ended; a
-   * booking's own step takes usedUpWrite instead: domain/booking.ts). What
-   * an answered request did: its commit need not wait for the disk (StepOptions.asyncCommit).
+   * booking's own step takes usedUpWrite instead: domain/booking.ts).
    */
   async forgetExecution(scope: string, executionId: string): Promise<RememberedOutcome | undefined> {
     const [row] = await (
       await this.db()
-    ).transaction(
-      async (tx) =>
-        (await tx.last<Row>(`${usedUpWrite(scope, executionId)[0]} RETURNING workspace, body`, [scope, executionId]))
-          .rows,
-      { asyncCommit: true },
-    );
+    ).all<Row>(`${usedUpWrite(scope, executionId)[0]} RETURNING workspace, body`, [scope, executionId]);
     return row && outcomeOf(row);
   }
 }

@@ -6,7 +6,7 @@
  * another. The rule itself is domain/workspace-join.ts.
  */
 import { planJoin, type JoinRequest, type KeyRow } from '../domain/workspace-join.js';
-import type { Sql, SqlSource } from './sql/types.js';
+import { get, type Sql, type SqlSource } from './sql/types.js';
 
 export interface WorkspaceKey {
   fingerprint: string;
@@ -48,9 +48,8 @@ export class Workspaces {
 
   /** The key's workspace as recorded, without writing (a read-only directory still answers). */
   async lookup(url: string, fingerprint: string): Promise<string | undefined> {
-    const row = await (
-      await this.db()
-    ).get<{ workspace: string }>(
+    const row = await get<{ workspace: string }>(
+      await this.db(),
       'SELECT workspace FROM schedctl_workspace_keys WHERE base_url = ? AND fingerprint = ?',
       [url, fingerprint],
     );
@@ -89,9 +88,8 @@ export class Workspaces {
 
   /** How many leads the workspace holds records of (meetings or attempts). */
   async leadCount(workspace: string): Promise<number> {
-    const row = await (
-      await this.db()
-    ).get<{ n: number | string }>(
+    const row = await get<{ n: number | string }>(
+      await this.db(),
       `SELECT count(*) AS n FROM (SELECT lead FROM schedctl_meetings WHERE workspace = ?
        UNION SELECT lead FROM schedctl_attempts WHERE workspace = ?) AS leads`,
       [workspace, workspace],
@@ -102,7 +100,7 @@ export class Workspaces {
 
   /** Whether a one-time step is done. */
   async marked(mark: string): Promise<boolean> {
-    const row = await (await this.db()).get('SELECT mark FROM schedctl_ledger_marks WHERE mark = ?', [mark]);
+    const row = await get(await this.db(), 'SELECT mark FROM schedctl_ledger_marks WHERE mark = ?', [mark]);
     return row !== undefined;
   }
 
@@ -115,7 +113,7 @@ export class Workspaces {
     await (
       await this.db()
     ).transaction(async (tx) => {
-      if (await tx.get('SELECT mark FROM schedctl_ledger_marks WHERE mark = ?', [mark])) return;
+      if (await get(tx, 'SELECT mark FROM schedctl_ledger_marks WHERE mark = ?', [mark])) return;
       await work(tx);
       await tx.run('INSERT INTO schedctl_ledger_marks (mark, at_ms) VALUES (?, ?) ON CONFLICT (mark) DO NOTHING', [
         mark,

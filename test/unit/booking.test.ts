@@ -20,7 +20,6 @@ import {
 } from '../../src/domain/booking.js';
 import { ApiError, NetworkError, OutcomeUnknownError } from '../../src/errors.js';
 import { openState, type JournalEntry, type State } from '../../src/state/index.js';
-import type { SqlSource } from '../../src/state/sql/types.js';
 
 const DAY = 86_400_000;
 // Every date below is relative to this injected clock (far from the real date on purpose).
@@ -993,22 +992,6 @@ describe("bookSlot: a confirmed booking's records in one step", () => {
     expect(await outcomesOf()).toEqual([`${LEAD} unknown`]);
   });
 
-  it('commits the one step without waiting for the disk (what an answered request did)', async () => {
-    const seen: unknown[] = [];
-    const real = state.journal.ledger;
-    const ledger: SqlSource = async () => {
-      const sql = await real();
-      return { ...sql, transaction: (work, o) => (seen.push(o), sql.transaction(work, o)) };
-    };
-    const m = state.meetings;
-    const meetings: BookDeps['meetings'] = { record: (i) => m.record(i), recordWrite: (i) => m.recordWrite(i), ledger };
-    const j = state.journal;
-    const journal = journalOver(j, { ledger, updateWrite: (known, patch) => j.updateWrite(known, patch) });
-    const r = await bookSlot(deps([meeting], { journal, meetings, outcomes: undefined }).d, request());
-    expect(r).toMatchObject({ status: 'booked', warnings: [] });
-    expect(seen).toEqual([{ asyncCommit: true }]);
-  });
-
   it('takes a step per store when one cannot write its part into the step, warning only for what failed', async () => {
     // A journal on the same ledger that offers no write of its own.
     const journal = journalOver(state.journal);
@@ -1101,7 +1084,7 @@ function journalOver(j: State['journal'], o: Partial<BookDeps['journal']> = {}):
   return {
     begin: (e, opts) => j.begin(e, opts),
     remove: (id) => j.remove(id),
-    update: (id, patch, known, opts) => j.update(id, patch, known, opts),
+    update: (id, patch, known) => j.update(id, patch, known),
     path: j.path,
     ledger: j.ledger,
     ...o,

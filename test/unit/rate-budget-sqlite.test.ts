@@ -159,8 +159,8 @@ describe('the rate cache', () => {
     const c = ledger(dir);
     const { make } = fakeTime();
     await make(dir).draw();
-    expect(await c.get('PRAGMA synchronous')).toEqual({ synchronous: 0 });
-    expect(await c.get('PRAGMA journal_mode')).toEqual({ journal_mode: 'truncate' });
+    expect(await c.all('PRAGMA synchronous')).toEqual([{ synchronous: 0 }]);
+    expect(await c.all('PRAGMA journal_mode')).toEqual([{ journal_mode: 'truncate' }]);
     expect(existsSync(join(dir, `${RATE_DB}-wal`))).toBe(false);
     expect(statSync(join(dir, RATE_DB)).mode & 0o777).toBe(0o600);
   });

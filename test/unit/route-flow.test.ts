@@ -162,7 +162,7 @@ function route(
     api,
     asker: o.asker ?? flagAsker({ ...FLAGS, ...o.flags }, undefined),
     notify: (n) => notices.push(n),
-    ledger: { journal: state.journal, outcomes: state.outcomes, meetings: state.meetings },
+    ledger: { journal: state.journal, outcomes: state.outcomes, meetings: state.meetings, settle: () => state.flush() },
     ...(o.guard ? { lead: { guard: o.guard } } : {}),
     options: {
       scope: SCOPE,

@@ -14,6 +14,7 @@ import { openState, type JournalEntry, type State } from '../../src/state/index.
 import { findPrior, Journal, msOf, otherOfSameBooking, putAttempt } from '../../src/state/journal.js';
 import { currentUser } from '../../src/state/lead-lock.js';
 import { Fires } from '../../src/state/fires.js';
+import { FireAnswers } from '../../src/state/together.js';
 import { Outcomes } from '../../src/state/outcomes.js';
 import { Meetings, overAt } from '../../src/state/meetings.js';
 import type { Sql } from '../../src/state/sql/types.js';
@@ -242,25 +243,26 @@ describe('the journal: what a write keeps and what pruning takes', () => {
 });
 
 describe('what the stores ask of the database (each statement a round trip on a team state)', () => {
-  type Asked =
-    | { sql: string; params: readonly unknown[]; deferred?: true; last?: true }
-    | { transaction: { oneWrite?: boolean } | undefined };
+  type Asked = { sql: string; params: readonly unknown[]; step?: true } | { transaction: true };
   let asked: Asked[];
   const recording = (inner: Sql): Sql => ({
     where: inner.where,
     all: (text, params = []) => (asked.push({ sql: text, params }), inner.all(text, params)),
-    get: (text, params = []) => (asked.push({ sql: text, params }), inner.get(text, params)),
     run: (text, params = []) => (asked.push({ sql: text, params }), inner.run(text, params)),
-    defer: (text, params = []) => (asked.push({ sql: text, params, deferred: true }), inner.defer(text, params)),
-    last: (text, params = []) => (asked.push({ sql: text, params, last: true }), inner.last(text, params)),
-    transaction: (work, o) => {
-      asked.push({ transaction: o });
-      return inner.transaction((tx) => work(recording(tx)), o);
+    step: (statements) => {
+      for (const [text, params = []] of statements) asked.push({ sql: text, params, step: true });
+      return inner.step(statements);
+    },
+    transaction: (work) => {
+      asked.push({ transaction: true });
+      return inner.transaction((tx) => work(recording(tx)));
     },
   });
   const stores = async () => {
     asked = [];
     const db = recording(await sql());
+    const fireAnswers = new FireAnswers();
+    fireAnswers.holds = true;
     return {
       meetings: new Meetings(
         async () => db,
@@ -271,6 +273,7 @@ describe('what the stores ask of the database (each statement a round trip on a 
         async () => db,
         () => clock,
         () => db.where,
+        fireAnswers,
       ),
       fires: new Fires(
         async () => db,
@@ -279,7 +282,11 @@ describe('what the stores ask of the database (each statement a round trip on a 
       outcomes: new Outcomes(
         async () => db,
         () => clock,
+        () => db.where,
+        fireAnswers,
       ),
+      fireAnswers,
+      ledger: async () => db,
     };
   };
   const statements = () => asked.flatMap((a) => ('sql' in a ? [a.sql.replace(/\s+/g, ' ')] : []));
@@ -337,24 +344,20 @@ describe('what the stores ask of the database (each statement a round trip on a 
       outcome: 'unknown',
     });
     const shape = asked.flatMap((a) =>
-      'sql' in a
-        ? [
-            `${a.deferred ? 'deferred' : a.last ? 'last' : 'sent'}: ${a.sql.replace(/\s+/g, ' ').split(' ').slice(0, 3).join(' ')}`,
-          ]
-        : [],
+      'sql' in a ? [`${a.step ? 'step' : 'sent'}: ${a.sql.replace(/\s+/g, ' ').split(' ').slice(0, 3).join(' ')}`] : [],
     );
     expect(shape).toEqual([
-      // prepare: the prune and the fire, both with the COMMIT
-      'deferred: DELETE FROM schedctl_fires',
-      'deferred: INSERT INTO schedctl_fires',
+      // prepare: the prune and the fire, one step
+      'step: DELETE FROM schedctl_fires',
+      'step: INSERT INTO schedctl_fires',
       // answered: the fire read, then the earlier sent ones dropped and the fire written, with the COMMIT
       'sent: SELECT * FROM',
-      'deferred: DELETE FROM schedctl_fires',
-      'deferred: INSERT INTO schedctl_fires',
-      // begin: the prune and the attempt, then the look-up, all with the COMMIT
-      'deferred: DELETE FROM schedctl_attempts',
-      'deferred: INSERT INTO schedctl_attempts',
-      'last: SELECT * FROM',
+      'step: DELETE FROM schedctl_fires',
+      'step: INSERT INTO schedctl_fires',
+      // begin: the prune, the attempt and the look-up, one step
+      'step: DELETE FROM schedctl_attempts',
+      'step: INSERT INTO schedctl_attempts',
+      'step: SELECT * FROM',
     ]);
     // A meeting new to the record: one statement, no read.
     asked = [];
@@ -436,73 +439,76 @@ describe('what the stores ask of the database (each statement a round trip on a 
     expect(await fires.byExecution(S, 'run-10')).toBeUndefined();
   });
 
-  it('says which steps read a row and write it back once (a team state runs them without a transaction block)', async () => {
+  it('reads a row and writes it back in one transaction (its write with the COMMIT) only where it must', async () => {
     const { meetings, journal, fires } = await stores();
     const m = await meetings.record({ scope: S, meeting: meeting('m9'), source: 'booked', event: 'intro-call' });
-    // Recorded again (already there): read and refreshed in a one-write step; the first time was one INSERT.
+    // A new meeting: one INSERT, no transaction of its own.
+    expect(asked.filter((a) => 'transaction' in a)).toEqual([]);
+    // Recorded again (already there): the INSERT finds it, then read and refreshed in a transaction.
     await meetings.record({ scope: S, meeting: meeting('m9'), source: 'recovered', event: 'intro-call' });
     await meetings.recordMove(S, m.id!, meeting('m9', { date: '2031-03-09T10:00:00.000Z' }), NOW);
     await journal.update('nobody', { outcome: 'booked' });
     await fires.markSent('nobody');
-    expect(asked.filter((a) => 'transaction' in a)).toEqual([
-      // A new meeting: one INSERT, what an answered booking did (its commit asynchronous).
-      { transaction: { asyncCommit: true } },
-      // Already there: the INSERT finds it, then read and refreshed.
-      { transaction: { asyncCommit: true } },
-      { transaction: { oneWrite: true } },
-      { transaction: { oneWrite: true } },
-      { transaction: { oneWrite: true } },
-      { transaction: { oneWrite: true } },
+    expect(asked.filter((a) => 'transaction' in a)).toHaveLength(4);
+    // Each write in them is the transaction's last step.
+    expect(asked.filter((a) => 'sql' in a && /^\s*INSERT/.test(a.sql)).map((a) => 'step' in a && a.step)).toEqual([
+      false,
+      false,
+      true,
+      true,
     ]);
   });
 
-  it('commits asynchronously only what a request marked sent does not depend on (StepOptions.asyncCommit)', async () => {
-    const { journal, fires, outcomes } = await stores();
-    // What an answered fire did, and its end: asynchronous; found or not, and kept or dropped.
+  it("writes a fire's answer and outcome with the booking's first step (FireAnswers), or alone when none follows", async () => {
+    const { journal, outcomes, fireAnswers, ledger } = await stores();
     const fired = { executionId: 'run-2', firedAt: NOW.toISOString(), answersKey: 'k' };
+    const scheduler = { type: 'scheduler', schedulingLinkId: 'l', url: 'https://x.example' };
     expect(
-      await outcomes.remember(S, 't2', 'lead@acme.example', {
-        ...fired,
-        outcome: { type: 'scheduler', schedulingLinkId: 'l', url: 'https://x.example' },
-      } as never),
+      await outcomes.remember(S, 't2', 'lead@acme.example', { ...fired, outcome: scheduler } as never, [], {
+        withBooking: true,
+      }),
     ).toBe(true);
-    expect(await outcomes.forgetExecution(S, 'run-2')).toMatchObject({ executionId: 'run-2', scope: S });
-    expect(await outcomes.forgetExecution(S, 'run-2')).toBeUndefined();
-    expect(
-      await outcomes.remember(S, 't2', 'lead@acme.example', { ...fired, outcome: { type: 'none' } } as never),
-    ).toBe(false);
-    expect(asked.filter((a) => 'transaction' in a)).toEqual([
-      { transaction: { asyncCommit: true } },
-      { transaction: { asyncCommit: true } },
-      { transaction: { asyncCommit: true } },
-      { transaction: { asyncCommit: true } },
-    ]);
+    // Nothing written yet: it waits for the attempt.
+    expect(asked).toEqual([]);
+    expect(await outcomes.get(S, 't2', 'lead@acme.example')).toBeUndefined();
     asked = [];
-    const fire = await fires.prepare({ scope: S, triggerId: 't3', personEmail: 'lead@acme.example', answersKey: 'k' });
-    const sentFire = await fires.markSent(fire.id, fire);
-    await fires.answered(fire.id, 'run-3', 'scheduler', sentFire);
-    const { attempt } = await journal.begin({
+    await journal.begin({
       scope: S,
       event: 'intro-call',
-      reservationId: 'r3',
-      workflowExecutionId: 'run-3',
+      reservationId: 'r2',
+      workflowExecutionId: 'run-2',
       personEmail: 'lead@acme.example',
       startTime: '2031-03-08T10:00:00.000Z',
       outcome: 'unknown',
     });
-    const sent = await journal.markSent(attempt.id, attempt);
-    await journal.update(attempt.id, { outcome: 'booked' }, sent, { answered: true });
-    await journal.update(attempt.id, { lostBy: 'no_answer' }, sent);
-    expect(asked.filter((a) => 'transaction' in a)).toEqual([
-      { transaction: { asyncCommit: true } }, // fire prepared
-      // fire marked sent: one statement of its own, synchronous
-      { transaction: { asyncCommit: true } }, // fire answered
-      { transaction: { asyncCommit: true } }, // attempt begun
-      { transaction: { asyncCommit: false } }, // attempt marked sent
-      { transaction: { asyncCommit: true } }, // its outcome, answered
-      { transaction: { asyncCommit: false } }, // a patch that is not an answer's
-      // (the outcome now known is kept: read and patched)
-      { transaction: { oneWrite: true } },
+    expect(statements().map((t) => t.split(' ').slice(0, 3).join(' '))).toEqual([
+      'INSERT INTO schedctl_outcomes',
+      'DELETE FROM schedctl_attempts',
+      'INSERT INTO schedctl_attempts',
+      'SELECT * FROM',
     ]);
+    // One step: the outcome first, then the attempt's own statements.
+    expect(asked.every((a) => 'step' in a && a.step)).toBe(true);
+    expect(await outcomes.get(S, 't2', 'lead@acme.example')).toMatchObject({ executionId: 'run-2' });
+    // Taken once: the next attempt carries nothing.
+    expect(fireAnswers.take()).toEqual([]);
+    // No booking follows: send() writes them alone; without `withBooking`, remember writes at once.
+    await outcomes.remember(S, 't3', 'lead@acme.example', { ...fired, outcome: scheduler } as never, [], {
+      withBooking: true,
+    });
+    expect(await outcomes.get(S, 't3', 'lead@acme.example')).toBeUndefined();
+    await fireAnswers.send(ledger);
+    expect(await outcomes.get(S, 't3', 'lead@acme.example')).toMatchObject({ executionId: 'run-2' });
+    // Where a step costs no round trip (this machine's ledger), written at once: a killed process keeps it.
+    fireAnswers.holds = false;
+    await outcomes.remember(S, 't5', 'lead@acme.example', { ...fired, outcome: scheduler } as never, [], {
+      withBooking: true,
+    });
+    expect(await outcomes.get(S, 't5', 'lead@acme.example')).toMatchObject({ executionId: 'run-2' });
+    expect(fireAnswers.take()).toEqual([]);
+    expect(
+      await outcomes.remember(S, 't4', 'lead@acme.example', { ...fired, outcome: { type: 'none' } } as never),
+    ).toBe(false);
+    expect(await outcomes.forgetExecution(S, 'run-2')).toMatchObject({ executionId: 'run-2', scope: S });
   });
 });

@@ -33,10 +33,8 @@ beforeEach(async () => {
   sql = {
     where: inner.where,
     all: (text, params) => inner.all(text, params),
-    get: (text, params) => inner.get(text, params),
     run: (text, params) => (runs.push(text), inner.run(text, params)),
-    defer: (text, params) => (runs.push(text), inner.defer(text, params)),
-    last: (text, params) => (runs.push(text), inner.last(text, params)),
+    step: (statements) => (runs.push(...statements.map(([text]) => text)), inner.step(statements)),
     transaction: (work) => inner.transaction(work),
   };
 });

@@ -32,7 +32,7 @@ const book = (m: Meeting, over: { triggerName?: string; event?: string } = {}) =
   state.meetings.record({ scope: S, meeting: m, source: 'booked', event: over.event ?? 'intro-call', ...over });
 /** The `status` column, as sqlite3 shows it. */
 const column = async (id: string) =>
-  (await (await sql()).get<{ status: string }>('SELECT status FROM schedctl_meetings WHERE id = ?', [id]))?.status;
+  (await (await sql()).all<{ status: string }>('SELECT status FROM schedctl_meetings WHERE id = ?', [id]))[0]?.status;
 const upcoming = async () => (await state.meetings.findUpcoming(S, { email: LEAD })).map((m) => m.id);
 
 describe('a meeting the server no longer has (markGone)', () => {
@@ -143,9 +143,13 @@ describe('what the steps ask of the database (a team state runs a one-write step
     const inner = await sql();
     const recording = (s: Sql): Sql => ({
       ...s,
-      get: (text, params = []) => (asked.push(text.trim().split(/\s+/)[0]), s.get(text, params)),
+      all: (text, params = []) => (asked.push(text.trim().split(/\s+/)[0]), s.all(text, params)),
       run: (text, params = []) => (asked.push(text.trim().split(/\s+/)[0]), s.run(text, params)),
-      transaction: (work, o) => (asked.push(o), s.transaction((tx) => work(recording(tx)), o)),
+      step: (statements) => (
+        asked.push(...statements.map(([t]) => `step ${t.trim().split(/\s+/)[0]}`)),
+        s.step(statements)
+      ),
+      transaction: (work) => (asked.push('transaction'), s.transaction((tx) => work(recording(tx)))),
     });
     const meetings = new Meetings(
       async () => recording(inner),
@@ -156,13 +160,13 @@ describe('what the steps ask of the database (a team state runs a one-write step
     await meetings.recordRefusal(S, 'm1', { startTime: '2031-03-04T10:00:00.000Z', at: NOW.toISOString() }, NOW);
     await meetings.markGone(S, 'nobody', NOW);
     expect(asked).toEqual([
-      { oneWrite: true },
+      'transaction',
       'SELECT',
-      'INSERT',
-      { oneWrite: true },
+      'step INSERT',
+      'transaction',
       'SELECT',
-      'INSERT',
-      { oneWrite: true },
+      'step INSERT',
+      'transaction',
       'SELECT',
     ]);
   });

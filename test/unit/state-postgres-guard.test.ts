@@ -89,9 +89,7 @@ describe('the schema check in front of the first statement', () => {
     );
     const { backend } = await backendOn(url);
     const sql = await backend.sql();
-    await sql.transaction(async (tx) => {
-      tx.defer(`INSERT INTO schedctl_ledger_marks (mark, at_ms) VALUES (?, ?)`, ["it's \\ ü", 1]);
-    });
+    await sql.step([[`INSERT INTO schedctl_ledger_marks (mark, at_ms) VALUES (?, ?)`, ["it's \\ ü", 1]]]);
     // (Migration 4 adds a mark of its own.)
     expect(await pg.psql('SELECT mark FROM schedctl_ledger_marks WHERE at_ms = 1', dbName(url))).toBe("it's \\ ü");
     expect(await pg.psql(`SELECT value FROM schedctl_meta WHERE key = 'schema_version'`, dbName(url))).toBe(
@@ -110,9 +108,7 @@ describe('the schema check in front of the first statement', () => {
     const { backend } = await backendOn(url);
     const sql = await backend.sql();
     await expect(
-      sql.transaction(async (tx) => {
-        tx.defer(`INSERT INTO schedctl_ledger_marks (mark, at_ms) VALUES (?, ?)`, ['x', 1]);
-      }),
+      sql.step([[`INSERT INTO schedctl_ledger_marks (mark, at_ms) VALUES (?, ?)`, ['x', 1]]]),
     ).rejects.toThrow(/newer than this schedctl's/);
     await backend.close();
 

@@ -108,9 +108,9 @@ describe('SqliteLedger: reading, writing, transactions', () => {
       importDocuments: async () => ({ read: ZERO, written: ZERO }),
     });
     expect(await l.all('SELECT 1 AS one')).toEqual([{ one: 1 }]);
-    expect(await l.get(ALIASES)).toBeUndefined();
+    expect(await l.all(ALIASES)).toEqual([]);
     // A read that names a write in a string is still a read.
-    expect(await l.get("SELECT 'delete' AS word")).toEqual({ word: 'delete' });
+    expect(await l.all("SELECT 'delete' AS word")).toEqual([{ word: 'delete' }]);
     expect(existsSync(join(dir, LEDGER_DB))).toBe(false);
     // The empty ledger in memory is made once (asked once whether documents are there to read).
     expect(asked).toBe(1);
@@ -120,12 +120,10 @@ describe('SqliteLedger: reading, writing, transactions', () => {
     expect(await l.all(ALIASES)).toEqual([{ alias: 'a' }]);
   });
 
-  it('takes a DELETE … RETURNING through get() as a write, even after leading space', async () => {
+  it('takes a DELETE … RETURNING through all() as a write, even after leading space', async () => {
     const dir = freshDir();
     const l = ledger(dir);
-    expect(
-      await l.get('\n  DELETE FROM schedctl_event_aliases WHERE alias = ? RETURNING alias', ['x']),
-    ).toBeUndefined();
+    expect(await l.all('\n  DELETE FROM schedctl_event_aliases WHERE alias = ? RETURNING alias', ['x'])).toEqual([]);
     expect(existsSync(join(dir, LEDGER_DB))).toBe(true);
   });
 
@@ -136,7 +134,7 @@ describe('SqliteLedger: reading, writing, transactions', () => {
       // A step inside a step is part of the same transaction.
       await tx.transaction((inner) => inner.run(ALIAS, ['w', 'b', 'e2']));
       expect(await tx.all('SELECT count(*) AS n FROM schedctl_event_aliases')).toEqual([{ n: 2 }]);
-      expect(await tx.get('SELECT alias FROM schedctl_event_aliases WHERE alias = ?', ['b'])).toEqual({ alias: 'b' });
+      expect(await tx.all('SELECT alias FROM schedctl_event_aliases WHERE alias = ?', ['b'])).toEqual([{ alias: 'b' }]);
       return tx.run('UPDATE schedctl_event_aliases SET event_id = ?', ['e3']);
     });
     expect(n).toBe(2);
@@ -153,55 +151,40 @@ describe('SqliteLedger: reading, writing, transactions', () => {
     expect(await l.all(ALIASES)).toEqual([{ alias: 'a' }, { alias: 'b' }, { alias: 'd' }]);
   });
 
-  it('runs a deferred write at once inside a transaction (with or without parameters); refuses one outside', async () => {
+  it("answers each statement of a step: a read's rows, a write's count, RETURNING's rows; all of it lands, or none", async () => {
     const l = ledger(freshDir());
-    await l.transaction(async (tx) => {
-      tx.defer(ALIAS, ['w', 'a', 'e1']);
-      // Already there for the next statement: SQLite has no round trip to save.
+    expect(await l.step([[ALIAS, ['w', 'a', 'e1']], ['SELECT alias FROM schedctl_event_aliases']])).toEqual([
+      { rows: [], changes: 1 },
+      { rows: [{ alias: 'a' }], changes: 0 },
+    ]);
+    // In a transaction: its last statements, in the open transaction.
+    const inside = await l.transaction(async (tx) => {
       expect(await tx.all(ALIASES)).toEqual([{ alias: 'a' }]);
-      tx.defer('DELETE FROM schedctl_event_aliases');
-      expect(await tx.all(ALIASES)).toEqual([]);
-      tx.defer(ALIAS, ['w', 'b', 'e2']);
+      return tx.step([
+        [ALIAS, ['w', 'b', 'e2']],
+        ['UPDATE schedctl_event_aliases SET event_id = ?', ['e3']],
+        ["DELETE FROM schedctl_event_aliases WHERE alias = 'a' RETURNING alias"],
+      ]);
     });
+    expect(inside).toEqual([
+      { rows: [], changes: 1 },
+      { rows: [], changes: 2 },
+      { rows: [{ alias: 'a' }], changes: 1 },
+    ]);
     expect(await l.all(ALIASES)).toEqual([{ alias: 'b' }]);
-    // A deferred write that fails fails the step, which is rolled back whole.
-    await expect(l.transaction(async (tx) => tx.defer('INSERT INTO no_such_table VALUES (1)'))).rejects.toThrow(
+    // A statement that fails fails the step, which is rolled back whole.
+    await expect(l.step([[ALIAS, ['w', 'c', 'e4']], ['INSERT INTO no_such_table VALUES (1)']])).rejects.toThrow(
       /no such table/,
     );
-    expect(() => l.defer('DELETE FROM schedctl_event_aliases')).toThrow(/transaction's tx/);
-    // A connection's own handle (a migration's, the rate cache's draw) runs it at once too.
-    const db = new DatabaseSync(':memory:');
-    db.exec('CREATE TABLE t (v text)');
-    const tx = inTransaction(db, 'memory');
-    tx.defer('INSERT INTO t VALUES (?)', ['x']);
-    tx.defer('INSERT INTO t VALUES (1)');
-    expect(db.prepare('SELECT v FROM t').all()).toEqual([{ v: 'x' }, { v: '1' }]);
-    db.close();
-  });
-
-  it("answers a step's last statement: a read's rows, a write's count, RETURNING's rows (outside a transaction, one of its own)", async () => {
-    const l = ledger(freshDir());
-    expect(await l.last(ALIAS, ['w', 'a', 'e1'])).toEqual({ rows: [], changes: 1 });
-    expect(await l.last('SELECT alias FROM schedctl_event_aliases')).toEqual({ rows: [{ alias: 'a' }], changes: 0 });
-    const inside = await l.transaction(async (tx) => {
-      tx.defer(ALIAS, ['w', 'b', 'e2']);
-      return tx.last('UPDATE schedctl_event_aliases SET event_id = ?', ['e3']);
-    });
-    expect(inside).toEqual({ rows: [], changes: 2 });
-    expect(await l.transaction((tx) => tx.last('SELECT count(*) AS n FROM schedctl_event_aliases'))).toEqual({
-      rows: [{ n: 2 }],
-      changes: 0,
-    });
-    expect(
-      await l.transaction((tx) => tx.last("DELETE FROM schedctl_event_aliases WHERE alias = 'a' RETURNING alias")),
-    ).toEqual({ rows: [{ alias: 'a' }], changes: 1 });
     expect(await l.all(ALIASES)).toEqual([{ alias: 'b' }]);
     // A migration's connection answers it the same way.
     const db = new DatabaseSync(':memory:');
     db.exec('CREATE TABLE t (v text)');
     const tx = inTransaction(db, 'memory');
-    expect(await tx.last('INSERT INTO t VALUES (?)', ['x'])).toEqual({ rows: [], changes: 1 });
-    expect(await tx.last('SELECT v FROM t')).toEqual({ rows: [{ v: 'x' }], changes: 0 });
+    expect(await tx.step([['INSERT INTO t VALUES (?)', ['x']], ['SELECT v FROM t']])).toEqual([
+      { rows: [], changes: 1 },
+      { rows: [{ v: 'x' }], changes: 0 },
+    ]);
     db.close();
   });
 
@@ -212,7 +195,9 @@ describe('SqliteLedger: reading, writing, transactions', () => {
     await l.transaction(async (tx) => {
       expect(await tx.run('DELETE FROM schedctl_event_aliases')).toBe(0);
       expect(await tx.all('SELECT count(*) AS n FROM schedctl_event_aliases')).toEqual([{ n: 0 }]);
-      expect(await tx.get('SELECT count(*) AS n FROM schedctl_event_aliases')).toEqual({ n: 0 });
+      expect(await tx.step([['SELECT count(*) AS n FROM schedctl_event_aliases']])).toEqual([
+        { rows: [{ n: 0 }], changes: 0 },
+      ]);
     });
   });
 
@@ -314,7 +299,7 @@ describe("SQLite's refusals, as the state's errors naming the file", () => {
     const dir = freshDir();
     const l = ledger(dir);
     await l.run(ALIAS, ['w', 'a', 'e1']);
-    const pages = Number(Object.values((await l.get<object>('PRAGMA page_count')) ?? {})[0]);
+    const pages = Number(Object.values((await l.all<object>('PRAGMA page_count'))[0] ?? {})[0]);
     await l.all(`PRAGMA max_page_count = ${pages}`);
     const e = await rejection(
       l.transaction(async (tx) => {
@@ -493,10 +478,10 @@ describe('migrate: the schema, and the documents moved in', () => {
           expect(await sql.run('DELETE FROM schedctl_fires')).toBe(0);
           expect(await sql.all(ALIASES)).toEqual([{ alias: 'a' }, { alias: 'b' }]);
           expect(await sql.all('SELECT count(*) AS n FROM schedctl_fires')).toEqual([{ n: 0 }]);
-          expect(await sql.get('SELECT count(*) AS n FROM schedctl_fires')).toEqual({ n: 0 });
-          expect(await sql.get('SELECT alias FROM schedctl_event_aliases WHERE alias = ?', ['b'])).toEqual({
-            alias: 'b',
-          });
+          expect(await sql.all('SELECT count(*) AS n FROM schedctl_fires')).toEqual([{ n: 0 }]);
+          expect(await sql.all('SELECT alias FROM schedctl_event_aliases WHERE alias = ?', ['b'])).toEqual([
+            { alias: 'b' },
+          ]);
           return { read: { ...ZERO, events: 2 }, written: { ...ZERO, events: 2 } };
         },
       }),

@@ -67,31 +67,21 @@ describe('writeTogether', () => {
     expect(await aliasCount()).toBe(0);
   });
 
-  it('later: handed to a ledger that lets writes ride with its next step, their slower ways run once they landed', async () => {
+  it('runs the slower way of each write that changed no row, in order, once the step has landed', async () => {
     const calls: string[] = [];
-    let riding: { writes: unknown; landed?: (counts: number[]) => Promise<unknown> | void } | undefined;
-    const db = await ledger();
-    const riders: SqlSource = async () => ({ ...db, later: (writes, landed) => void (riding = { writes, landed }) });
     const alias = learnWrite(S, 'intro-call', EVENT)!;
-    await writeTogether(
-      riders,
-      [
-        { ...alias, otherwise: async () => calls.push('alias') },
-        {
-          statement: ['DELETE FROM schedctl_outcomes WHERE workspace = ?', [S]],
-          otherwise: async () => calls.push('none'),
-        },
-      ],
-      { later: true },
-    );
-    // Nothing written yet: the ledger has them.
-    expect(await aliasCount()).toBe(0);
-    expect(riding?.writes).toEqual([alias.statement, ['DELETE FROM schedctl_outcomes WHERE workspace = ?', [S]]]);
-    await riding?.landed?.([1, 0]);
-    expect(calls).toEqual(['none']);
-    // A ledger without `later` (SQLite): written at once.
-    await writeTogether(ledger, [alias], { later: true });
+    await writeTogether(ledger, [
+      { ...alias, otherwise: async () => calls.push('alias') },
+      {
+        statement: ['DELETE FROM schedctl_outcomes WHERE workspace = ?', [S]],
+        otherwise: async () => calls.push('none'),
+      },
+      undefined,
+    ]);
     expect(await aliasCount()).toBe(1);
+    expect(calls).toEqual(['none']);
+    // Nothing to write: no step at all.
+    await writeTogether(ledger, [undefined]);
   });
 });
 

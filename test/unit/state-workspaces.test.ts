@@ -148,18 +148,13 @@ async function watched(state: ReturnType<typeof openState>) {
   const wrap = (inner: Sql): Sql => ({
     where: inner.where,
     all: (text, params) => inner.all(text, params),
-    get: (text, params) => inner.get(text, params),
     run: (text, params) => {
       seen.runs.push(text);
       return inner.run(text, params);
     },
-    defer: (text, params) => {
-      seen.runs.push(text);
-      return inner.defer(text, params);
-    },
-    last: (text, params) => {
-      seen.runs.push(text);
-      return inner.last(text, params);
+    step: (statements) => {
+      seen.runs.push(...statements.map(([text]) => text));
+      return inner.step(statements);
     },
     transaction: (work) => {
       seen.transactions++;
@@ -313,7 +308,7 @@ describe('moveRecords', () => {
     await sql.transaction((tx) => moveRecords(tx, to, to));
     await sql.transaction((tx) => moveRecords(tx, from, to));
     const count = async (table: string, scope: string) =>
-      Number((await sql.get<{ n: number }>(`SELECT count(*) AS n FROM ${table} WHERE workspace = ?`, [scope]))!.n);
+      Number((await sql.all<{ n: number }>(`SELECT count(*) AS n FROM ${table} WHERE workspace = ?`, [scope]))[0]!.n);
     for (const table of [
       'schedctl_attempts',
       'schedctl_fires',

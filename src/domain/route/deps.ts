@@ -38,6 +38,8 @@ export interface RouteLedger {
   /** Sent fires of this lead and trigger whose answer was lost (each may have started a run), but `except` (this run's own). */
   unansweredFires?:
     ((trigger: Trigger, email: string, except?: string) => Promise<{ sentAt?: string | undefined }[]>) | undefined;
+  /** Writes what a fire's answer left for a booking that did not follow (state/together.ts FireAnswers). */
+  settle?: (() => Promise<void>) | undefined;
 }
 
 /** The lead session's hooks (run/lead-guard.ts, state/lead-lock.ts). */

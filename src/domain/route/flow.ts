@@ -34,6 +34,7 @@ export async function runRoute(deps: RouteDeps): Promise<RouteResult> {
     return await routeOnce(deps, taken);
   } finally {
     await taken.ahead?.abandonAhead?.();
+    await deps.ledger.settle?.();
   }
 }
 
@@ -122,8 +123,9 @@ async function readLead(s: RouteSession): Promise<JournalEntry | undefined> {
   const { deps, trigger, email, key } = s;
   const { ledger, options } = deps;
   // A lead with nothing on record is fired for: without a question between its reads and its
-  // fire, a team state marks the fire sent with those reads (state/fires.ts recordSentAhead),
-  // and the fire's own mark then costs no round trip. A mark not followed by its fire is taken back.
+  // fire, the fire is marked sent in front of those reads (state/fires.ts recordSentAhead: on a
+  // team state they go out together), and the fire's own mark then costs no round trip. A mark
+  // not followed by its fire is taken back.
   const ahead = options.fireAhead ? ledger.fireJournal?.(trigger, email, key) : undefined;
   const aheadId = ahead?.markAhead?.();
   if (aheadId !== undefined) s.taken.ahead = ahead;

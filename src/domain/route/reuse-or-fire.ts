@@ -70,9 +70,9 @@ export async function fire(
         email,
         { ...fired, firedAt: options.now().toISOString(), answersKey: answersKey(responses, {}) },
         along,
-        // With the booking's next write (its attempt): one round trip fewer on a team state. Lost
-        // only with this process (killed before it), the re-run says the fire went unanswered.
-        { later: true },
+        // With the booking's first step (its attempt marked sent): one round trip fewer on a team
+        // state. Lost only with this process (killed before it): the re-run says the fire went unanswered.
+        { withBooking: true },
       ),
   );
   deps.notify({ type: 'fired', executionId: result.executionId, outcome: result.outcome });

@@ -29,10 +29,10 @@ export function fireJournalOf(
     markSent: async (id) => {
       if (known?.id !== id) throw new Error(`fire ${id} was not prepared by this journal`);
       if (ahead) {
-        const marked = await landedAhead(state, ahead).catch(async (error: unknown) => {
-          // Not known to be marked: never sent, and a mark that lands later is taken back (once).
+        const marked = await ahead.catch(async (error: unknown) => {
+          // Not known to be marked: never sent, and a mark that landed is taken back.
           ahead = undefined;
-          await state.fires.forgetLater(id);
+          await state.fires.forget(id).catch(() => {});
           throw error;
         });
         ahead = undefined;
@@ -45,11 +45,13 @@ export function fireJournalOf(
       written = true;
       known = await state.fires.recordSent(known);
     },
-    // Landed or still riding, the mark is taken back behind it (a row that was never written: nothing removed).
+    // The mark is taken back once it has landed (a row that was never written: nothing removed).
     abandonAhead: async () => {
       if (!ahead || !known) return;
+      const marking = ahead;
       ahead = undefined;
-      await state.fires.forgetLater(known.id);
+      await marking.catch(() => undefined);
+      await state.fires.forget(known.id);
     },
     answered: (id, result) => state.fires.answered(id, result.executionId, result.outcome.type, known),
     // In the step that remembers the outcome (Outcomes.remember's `along`): a fire written, as this journal knows it.
@@ -59,25 +61,11 @@ export function fireJournalOf(
     forget: async (id) => {
       if (written) return state.fires.forget(id);
       if (ahead) {
+        const marking = ahead;
         ahead = undefined;
-        await state.fires.forgetLater(id);
+        await marking.catch(() => undefined);
+        await state.fires.forget(id);
       }
     },
   };
-}
-
-/**
- * The mark sent ahead, once landed (the fire marked, or undefined: the lead had a record): sent
- * now if it still waits to ride, and again should the step that carried it have failed.
- */
-async function landedAhead(
-  state: Pick<State, 'fires'>,
-  ahead: Promise<FireEntry | undefined>,
-): Promise<FireEntry | undefined> {
-  const landed = ahead.then((marked) => ({ marked }));
-  for (;;) {
-    await state.fires.flush();
-    const done = await Promise.race([landed, new Promise<undefined>((r) => setTimeout(() => r(undefined), 50))]);
-    if (done) return done.marked;
-  }
 }

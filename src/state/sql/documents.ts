@@ -11,7 +11,7 @@ import { putMeeting } from '../meetings.js';
 import { putOutcome } from '../outcomes.js';
 import { normEmail } from '../records.js';
 import type { EventsFile, FiresFile, JournalFile, MeetingsFile, OutcomesFile } from '../schemas.js';
-import type { Sql } from './types.js';
+import { get, type Sql } from './types.js';
 
 export interface LedgerDocuments {
   journal?: JournalFile | undefined;
@@ -44,7 +44,7 @@ export function countDocuments(d: LedgerDocuments): LedgerCounts {
 /** How many records the tables hold, per kind. */
 export async function countTables(sql: Sql): Promise<LedgerCounts> {
   const n = async (table: string) =>
-    Number((await sql.get<{ n: number | string }>(`SELECT count(*) AS n FROM ${table}`))?.n ?? 0);
+    Number((await get<{ n: number | string }>(sql, `SELECT count(*) AS n FROM ${table}`))?.n ?? 0);
   return {
     journal: await n('schedctl_attempts'),
     meetings: await n('schedctl_meetings'),

@@ -17,8 +17,8 @@ import { pathToFileURL } from 'node:url';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { ensureDir } from '../disk.js';
 import { DAMAGED_LEDGER, StateFileError, StateLockError, StateWriteError } from '../errors.js';
-import type { Sql, SqlValue } from '../sql/types.js';
-import { isWrite, lastOf } from '../sql/last.js';
+import type { Answer, Sql, SqlValue, Statement } from '../sql/types.js';
+import { answerOf, isWrite } from '../sql/last.js';
 import { documentsBeside, placeStandIns, putDocumentsAside } from './documents-beside.js';
 import {
   formatLedgerId,
@@ -128,26 +128,16 @@ export class SqliteLedger implements Sql {
   }
 
   all<T>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> {
-    return this.serial(false, (db) => this.stmt(db, sql).all(...params) as T[]);
-  }
-
-  get<T>(sql: string, params: readonly SqlValue[] = []): Promise<T | undefined> {
-    // A `DELETE … RETURNING` is a write, asked for its row.
-    const write = isWrite(sql);
-    return this.serial(write, (db) => this.stmt(db, sql).get(...params) as T | undefined);
+    // A `DELETE … RETURNING` is a write, asked for its rows.
+    return this.serial(isWrite(sql), (db) => this.stmt(db, sql).all(...params) as T[]);
   }
 
   run(sql: string, params: readonly SqlValue[] = []): Promise<number> {
     return this.serial(true, (db) => Number(this.stmt(db, sql).run(...params).changes));
   }
 
-  /** Only a transaction's `tx` defers (Sql.defer). */
-  defer(sql: string): Promise<number> {
-    throw new Error(`Sql.defer is for a transaction's tx, not: ${sql}`);
-  }
-
-  last<T>(sql: string, params: readonly SqlValue[] = []): Promise<{ rows: T[]; changes: number }> {
-    return this.transaction((tx) => tx.last<T>(sql, params));
+  step(statements: readonly Statement[]): Promise<Answer[]> {
+    return this.transaction((tx) => tx.step(statements));
   }
 
   transaction<R>(work: (tx: Sql) => Promise<R>): Promise<R> {
@@ -223,15 +213,10 @@ export class SqliteLedger implements Sql {
     return {
       where: this.where,
       all: <T>(sql: string, params: readonly SqlValue[] = []) => exec(() => this.stmt(db, sql).all(...params) as T[]),
-      get: <T>(sql: string, params: readonly SqlValue[] = []) =>
-        exec(() => this.stmt(db, sql).get(...params) as T | undefined),
       run: (sql: string, params: readonly SqlValue[] = []) =>
         exec(() => Number(this.stmt(db, sql).run(...params).changes)),
-      last: <T>(sql: string, params: readonly SqlValue[] = []) =>
-        exec(() => lastOf<T>(this.stmt(db, sql), sql, params)),
-      // At once: a statement here costs no round trip.
-      defer: (sql: string, params: readonly SqlValue[] = []) =>
-        Promise.resolve(this.guard(() => Number(this.stmt(db, sql).run(...params).changes))),
+      step: (statements) =>
+        exec(() => statements.map(([sql, params = []]) => answerOf(this.stmt(db, sql), sql, params))),
       transaction: (work) => work(this.inside(db)),
     };
   }
@@ -282,10 +267,10 @@ export class SqliteLedger implements Sql {
   }
 
   private serial<T>(write: boolean, f: (db: DatabaseSync) => T): Promise<T> {
-    return this.enqueue(() => this.untilFree(() => this.step(write, f)));
+    return this.enqueue(() => this.untilFree(() => this.execute(write, f)));
   }
 
-  private async step<T>(write: boolean, f: (db: DatabaseSync) => T): Promise<T> {
+  private async execute<T>(write: boolean, f: (db: DatabaseSync) => T): Promise<T> {
     const db = await this.open(write);
     return this.guard(() => f(db));
   }

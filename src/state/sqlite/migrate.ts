@@ -10,7 +10,7 @@ import type { DatabaseSync } from 'node:sqlite';
 import { DocumentsNotMovedError, FOREIGN_LEDGER, StateFileError, StateTooNewError } from '../errors.js';
 import type { LedgerCounts } from '../sql/documents.js';
 import { ledgerTables, runTables, workspaceKeyTables } from '../sql/tables.js';
-import { lastOf } from '../sql/last.js';
+import { answerOf } from '../sql/last.js';
 import type { Sql, SqlValue } from '../sql/types.js';
 import { putDocumentsAside } from './documents-beside.js';
 import { LEDGER_ID_MARK, newLedgerId } from './ledger-mark.js';
@@ -125,11 +125,8 @@ export function inTransaction(db: DatabaseSync, where: string): Sql {
   const sql: Sql = {
     where,
     all: async <T>(text: string, params: readonly SqlValue[] = []) => db.prepare(text).all(...params) as T[],
-    get: async <T>(text: string, params: readonly SqlValue[] = []) => db.prepare(text).get(...params) as T | undefined,
     run: async (text: string, params: readonly SqlValue[] = []) => Number(db.prepare(text).run(...params).changes),
-    defer: (text: string, params: readonly SqlValue[] = []) =>
-      Promise.resolve(Number(db.prepare(text).run(...params).changes)),
-    last: async <T>(text: string, params: readonly SqlValue[] = []) => lastOf<T>(db.prepare(text), text, params),
+    step: async (statements) => statements.map(([text, params = []]) => answerOf(db.prepare(text), text, params)),
     transaction: (work) => work(sql),
   };
   return sql;

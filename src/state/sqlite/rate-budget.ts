@@ -18,10 +18,10 @@ import {
   type BudgetState,
   type BudgetStore,
 } from '../../api/rate-budget.js';
-import type { Sql } from '../sql/types.js';
+import { get, type Sql } from '../sql/types.js';
 
 /** Where the budgets are: this machine's rate cache (rate-cache.ts). */
-export type BudgetLedger = Pick<Sql, 'where' | 'get' | 'transaction'>;
+export type BudgetLedger = Pick<Sql, 'where' | 'all' | 'transaction'>;
 
 const READ = 'SELECT state FROM schedctl_rate_budgets WHERE budget_id = ?';
 const UPSERT = `INSERT INTO schedctl_rate_budgets (budget_id, state, updated_ms) VALUES (?, ?, ?)
@@ -39,7 +39,7 @@ function stateOf(text: string): BudgetState {
 export function sqliteBudgetStore(ledger: BudgetLedger, budgetId: string, now: () => number): BudgetStore {
   const store = sharedOrMemory(`${ledger.where} (rate budget ${budgetId.slice(0, 12)})`, now, (change) =>
     ledger.transaction(async (tx) => {
-      const row = await tx.get<{ state: string }>(READ, [budgetId]);
+      const row = await get<{ state: string }>(tx, READ, [budgetId]);
       const state = row ? stateOf(row.state) : { sent: [] };
       const t = now();
       const result = change(state, t);
@@ -60,12 +60,12 @@ export function sqliteBudgetStore(ledger: BudgetLedger, budgetId: string, now: (
  * cache that cannot be read counts as an unused budget.
  */
 export async function sqliteBudgetInUse(
-  ledger: Pick<Sql, 'get'>,
+  ledger: Pick<Sql, 'all'>,
   budgetId: string,
   options: { windowMs?: number; marginMs?: number; now?: () => number } = {},
 ): Promise<number[]> {
   try {
-    const row = await ledger.get<{ state: string }>(READ, [budgetId]);
+    const row = (await ledger.all<{ state: string }>(READ, [budgetId]))[0];
     return row ? msAgoInUse(stateOf(row.state), (options.now ?? Date.now)(), options) : [];
   } catch {
     return [];

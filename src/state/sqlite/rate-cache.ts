@@ -27,7 +27,7 @@ const NOTADB = 26;
 
 export interface RateCache {
   readonly where: string;
-  get<T>(sql: string, params?: readonly SqlValue[]): Promise<T | undefined>;
+  all<T>(sql: string, params?: readonly SqlValue[]): Promise<T[]>;
   /** One BEGIN IMMEDIATE transaction: several processes draw from one budget, in turn. */
   transaction<R>(work: (tx: Sql) => Promise<R>): Promise<R>;
   close(): void;
@@ -53,8 +53,8 @@ class Cache implements RateCache {
     private readonly busyMs: number,
   ) {}
 
-  get<T>(sql: string, params: readonly SqlValue[] = []): Promise<T | undefined> {
-    return this.serial(async () => (await this.connection()).prepare(sql).get(...params) as T | undefined);
+  all<T>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> {
+    return this.serial(async () => (await this.connection()).prepare(sql).all(...params) as T[]);
   }
 
   transaction<R>(work: (tx: Sql) => Promise<R>): Promise<R> {

@@ -28,7 +28,7 @@ import {
 } from '../../bulk/run-log.js';
 import { CliError } from '../../errors.js';
 import { StateWriteError } from '../errors.js';
-import type { Sql } from '../sql/types.js';
+import { get, type Sql } from '../sql/types.js';
 
 /** Where a moved log's file is kept (beside `runs/`), never read again. */
 export const RUNS_ASIDE = 'runs-before-sqlite';
@@ -174,7 +174,7 @@ async function moveHeld(
   if (text === undefined) return 0;
   const records = parseRunLines(text, file, warn);
   const moved = await sql.transaction(async (tx) => {
-    if (await tx.get('SELECT 1 AS one FROM schedctl_run_records WHERE log_key = ? LIMIT 1', [key])) return 0;
+    if (await get(tx, 'SELECT 1 AS one FROM schedctl_run_records WHERE log_key = ? LIMIT 1', [key])) return 0;
     for (const r of records) await tx.run(INSERT, [key, JSON.stringify(r), atMs(r)]);
     return records.length;
   });
@@ -228,6 +228,6 @@ export async function localRunRecords(sql: Sql): Promise<Map<string, RunRecord[]
 
 /** How many run records this machine keeps. */
 export async function countRunRecords(sql: Sql): Promise<number> {
-  const row = await sql.get<{ n: number }>('SELECT count(*) AS n FROM schedctl_run_records');
+  const row = await get<{ n: number }>(sql, 'SELECT count(*) AS n FROM schedctl_run_records');
   return Number(row?.n);
 }
