@@ -88,18 +88,21 @@ export function pgBudgetStore(
           await db.query(`${row} ON CONFLICT (budget_id) DO NOTHING`, [id]);
         }
       }
-      return db.transaction(async (client) => {
-        // The row made if missing, locked (ON CONFLICT DO UPDATE) and read.
+      // Two round trips: BEGIN with the row made if missing, locked (ON CONFLICT DO UPDATE) and
+      // read; then the row written back with the COMMIT.
+      return db.transaction(async (client, commit) => {
         const r = await client.query<{ state: unknown; t: number | string }>(
           `${row} ON CONFLICT (budget_id) DO UPDATE SET budget_id = EXCLUDED.budget_id RETURNING state, ${DB_NOW}`,
           [id],
         );
         const state: BudgetState = budgetStateOf(r.rows[0]?.state);
         const result = change(state, dbTime(r.rows[0]?.t));
-        await client.query('UPDATE schedctl_rate_budgets SET state = $1, updated_at = now() WHERE budget_id = $2', [
-          JSON.stringify(state),
-          id,
-        ]);
+        const written = client.query(
+          'UPDATE schedctl_rate_budgets SET state = $1, updated_at = now() WHERE budget_id = $2',
+          [JSON.stringify(state), id],
+        );
+        void commit();
+        await written;
         return { result, state };
       });
     },
