@@ -354,16 +354,16 @@ export function sharedOrMemory(
   warn?: (line: string) => void,
 ): BudgetStore {
   let memory: BudgetState = { sent: [] };
-  /** Alone since this instant (this process's clock), and the draws made alone that the shared place has not seen. */
-  let alone: { since: number; retryAt: number; unseen: number[] } | undefined;
+  /** Counting alone: when to ask the shared place again, and the draws made alone it has not seen. */
+  let alone: { retryAt: number; unseen: number[] } | undefined;
   let warned = false;
-  async function rejoin(): Promise<void> {
-    const unseen = alone!.unseen;
+  async function rejoin(unseen: number[]): Promise<void> {
     // The draws made alone, at their age on the shared place's clock.
     const local = now();
     await shared((state, t) => {
       state.sent.push(...unseen.map((at) => t - (local - at)));
     });
+    unseen.length = 0;
   }
   async function update<T>(
     change: (state: BudgetState, t: number) => T,
@@ -372,18 +372,17 @@ export function sharedOrMemory(
   ): Promise<T> {
     if (!alone || now() >= alone.retryAt) {
       try {
-        if (alone) await rejoin();
+        if (alone) await rejoin(alone.unseen);
         const { result, state } = await shared(change, draw);
         if (alone) debug?.(`rate budget: ${where} answers again; the draws made alone are counted there`);
         alone = undefined;
         memory = { ...state, sent: [...state.sent] };
         return result;
       } catch (error) {
-        const first = !alone;
-        alone = { since: alone?.since ?? now(), retryAt: now() + REJOIN_MS, unseen: alone?.unseen ?? [] };
+        alone = { retryAt: now() + REJOIN_MS, unseen: alone?.unseen ?? [] };
         const why = `${where} cannot be used (${(error as Error).message})`;
         debug?.(`rate budget: ${why}; counting this process's requests only`);
-        if (first && warn && !warned) {
+        if (warn && !warned) {
           warned = true;
           warn(
             `warning: the shared rate budget at ${why}: this run counts its own requests only, and rejoins the shared count once it answers`,

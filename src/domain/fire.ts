@@ -24,7 +24,7 @@ export interface FireJournal {
   answeredWrites?(result: TriggerFireResult): Write[];
   /**
    * Marks the fire sent ahead, with the ledger's next step (the lead's reads: state/fires.ts
-   * recordSentAhead), when the lead has nothing on record; markSent then writes nothing more.
+   * recordSentIfNewLead), when the lead has nothing on record; markSent then writes nothing more.
    * Returns the fire's id (prepare gives the same). A fire marked ahead and not sent after all
    * is forgotten by abandonAhead.
    */

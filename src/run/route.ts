@@ -141,35 +141,30 @@ export async function routeParsed(ctx: Context, parsed: ParsedRouteOptions, o: R
     if (n.type === 'unanswered_fires') unansweredFires = n.fires.map((f) => ({ sentAt: f.sentAt }));
     o.notify(n);
   };
-  // What a fire's answer left for a booking that did not follow (state/together.ts FireAnswers)
-  // lands before the lead's lock is given back: a run waiting for it must find it.
-  const routeLead = async (held: HeldLock | undefined) => {
-    try {
-      return await runRoute({
-        api: {
-          listTriggers,
-          fireTrigger: counted(api.fireTrigger),
-          slots: counted(api.slots),
-          book: counted(api.book),
-        },
-        asker: flagAsker(parsed.flags, o.terminal),
-        notify,
-        ledger: routeLedger(state, scope),
-        lead: leadHooks(ctx, state, { scope, parsed, o, held }),
-        options: {
-          fireAhead: !o.terminal,
-          scope,
-          now: () => ctx.clock.now(),
-          days: parsed.days,
-          leadTimezone: parsed.leadZone,
-          rebook: o.rebook,
-          inputNames: FIRE_FLAGS,
-        },
-      });
-    } finally {
-      await state.flush();
-    }
-  };
+  // What a fire's answer left for a booking that did not follow lands before the lead's lock is
+  // given back (runRoute's end: the ledger's settle), so a run waiting for the lead finds it.
+  const routeLead = async (held: HeldLock | undefined) =>
+    runRoute({
+      api: {
+        listTriggers,
+        fireTrigger: counted(api.fireTrigger),
+        slots: counted(api.slots),
+        book: counted(api.book),
+      },
+      asker: flagAsker(parsed.flags, o.terminal),
+      notify,
+      ledger: routeLedger(state, scope),
+      lead: leadHooks(ctx, state, { scope, parsed, o, held }),
+      options: {
+        fireAhead: !o.terminal,
+        scope,
+        now: () => ctx.clock.now(),
+        days: parsed.days,
+        leadTimezone: parsed.leadZone,
+        rebook: o.rebook,
+        inputNames: FIRE_FLAGS,
+      },
+    });
   // A lead known up front is routed as the only schedctl booking it (state/lead-lock.ts): a
   // parallel run for the same lead waits, then finds this one's meeting on record. A lead typed
   // into the wizard is held from each booking's confirmation (leadHooks below: holdLead).

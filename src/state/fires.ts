@@ -53,6 +53,14 @@ export function fireWrite(f: FireEntry, keep = false, sameWorkspace = false): [s
 
 export const putFire = (sql: Sql, f: FireEntry, keep = false): Promise<number> => sql.run(...fireWrite(f, keep));
 
+/** A fire's row (fireWrite's columns), inserted only when its lead has nothing on record in the workspace. */
+const INSERT_IF_NEW_LEAD = `INSERT INTO schedctl_fires (id, workspace, lead, trigger_id, state, execution_id, prepared_ms, body)
+  SELECT ?, ?, ?, ?, ?, ?, ?, ?
+  WHERE NOT EXISTS (SELECT 1 FROM schedctl_meetings WHERE workspace = ? AND lead = ?)
+    AND NOT EXISTS (SELECT 1 FROM schedctl_attempts WHERE workspace = ? AND lead = ?)
+    AND NOT EXISTS (SELECT 1 FROM schedctl_outcomes WHERE workspace = ? AND trigger_id = ? AND lead = ?)
+  ON CONFLICT (id) DO NOTHING`;
+
 /** Earlier fires of this one's lead and trigger whose answers were lost: settled by its answer. */
 const earlierOf = (f: FireEntry, id: string): [string, SqlValue[]] => [
   `DELETE FROM schedctl_fires WHERE workspace = ? AND lead = ? AND trigger_id = ? AND state = 'sent' AND id <> ?`,
@@ -98,24 +106,18 @@ export class Fires {
    * this trigger: a route will fire for it), written in front of the lead's reads (asked right
    * after it: on a team state they go out together, the round trip marking the fire sent
    * saved). Resolves to the fire marked, or to undefined when it was not (the lead has a
-   * record): recordSent it then, as usual. A fire marked ahead that is not sent after all must
-   * be forgotten (forget).
+   * record): recordSent it then, as usual. A fire marked so that is not sent after all must be
+   * forgotten (forget).
    */
-  async recordSentAhead(entry: FireEntry): Promise<FireEntry | undefined> {
-    const db = await this.db();
+  async recordSentIfNewLead(entry: FireEntry): Promise<FireEntry | undefined> {
     const next: FireEntry = { ...entry, state: 'sent', sentAt: this.now().toISOString() };
     const lead = leadId(entry.personEmail);
-    const [insert, values] = fireWrite(next, true);
-    // The insert's VALUES as a SELECT that finds no row when the lead has a record.
-    const ahead = insert.replace(
-      /VALUES \(([^)]*)\)/,
-      `SELECT $1 WHERE NOT EXISTS (SELECT 1 FROM schedctl_meetings WHERE workspace = ? AND lead = ?)
-         AND NOT EXISTS (SELECT 1 FROM schedctl_attempts WHERE workspace = ? AND lead = ?)
-         AND NOT EXISTS (SELECT 1 FROM schedctl_outcomes WHERE workspace = ? AND trigger_id = ? AND lead = ?)`,
-    );
-    const answers = await db.step([
+    const [, values] = fireWrite(next, true);
+    const answers = await (
+      await this.db()
+    ).step([
       this.prune(),
-      [ahead, [...values, entry.scope, lead, entry.scope, lead, entry.scope, entry.triggerId, lead]],
+      [INSERT_IF_NEW_LEAD, [...values, entry.scope, lead, entry.scope, lead, entry.scope, entry.triggerId, lead]],
     ]);
     return answers[1]!.changes === 1 ? next : undefined;
   }
@@ -184,7 +186,7 @@ export class Fires {
       `SELECT * FROM schedctl_fires WHERE workspace = ? AND lead = ? AND state = 'sent'${byTrigger} ORDER BY seq`,
       [scope, leadId(email), ...(triggerId === undefined ? [] : [triggerId])],
     );
-    // `except`: this run's own fire, marked sent ahead of these reads (recordSentAhead).
+    // `except`: this run's own fire, marked sent in front of these reads (recordSentIfNewLead).
     return rows.map(fireOf).filter((f) => f.id !== except);
   }
 

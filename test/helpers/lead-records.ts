@@ -1,6 +1,6 @@
 /**
  * A lead with each kind of record a route looks at before firing, one lead each (state/fires.ts
- * recordSentAhead marks no fire for them): met@ has a meeting, tried@ an attempt, kept@ a
+ * recordSentIfNewLead marks no fire for them): met@ has a meeting, tried@ an attempt, kept@ a
  * remembered outcome of `triggerId`. The rows are the minimum the tables take.
  */
 import type { Sql } from '../../src/state/sql/types.js';

@@ -152,6 +152,7 @@ describe('Fires.ofLead', () => {
 });
 
 describe('Fires, writes', () => {
+  // (The same pruning with recordSentIfNewLead: fires-new-lead.test.ts.)
   it('prunes only fires prepared over 90 days ago when it records one sent', async () => {
     const fires = new Fires(ledger, () => clock);
     clock = new Date(NOW.getTime() - 91 * DAY);
@@ -172,19 +173,6 @@ describe('Fires, writes', () => {
     // `keep`: a fire already on record stays as it is.
     expect(await putFire(sql, { ...fire, state: 'answered' }, true)).toBe(0);
     expect(await fireRows()).toEqual([`f-1 ${S2} sent`]);
-  });
-
-  it('prunes fires prepared over 90 days ago with a fire marked sent ahead', async () => {
-    const fires = new Fires(ledger, () => clock);
-    clock = new Date(NOW.getTime() - 91 * DAY);
-    const old = await fires.prepare(newFire(S1, 'old@acme.example'));
-    clock = new Date(NOW.getTime() - 89 * DAY);
-    const young = await fires.prepare(newFire(S1, 'young@acme.example'));
-    clock = NOW;
-    const sent = await fires.recordSentAhead(fires.newEntry(newFire(S1)));
-    expect(sent).toMatchObject({ state: 'sent', sentAt: NOW.toISOString() });
-    expect(await fireRows()).toEqual([`${young.id} ${S1} prepared`, `${sent!.id} ${S1} sent`]);
-    expect(old.id).not.toBe(young.id);
   });
 
   it('answers a fire moved to another workspace since it was written, where it now is', async () => {

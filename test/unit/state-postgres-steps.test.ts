@@ -134,7 +134,7 @@ describe('a ledger step on the team database', () => {
   });
 });
 
-describe("a fire marked sent ahead, with the lead's reads (Fires.recordSentAhead)", () => {
+describe("a fire marked sent ahead, with the lead's reads (Fires.recordSentIfNewLead)", () => {
   const fires = () =>
     new Fires(
       async () => sql,
@@ -147,7 +147,7 @@ describe("a fire marked sent ahead, with the lead's reads (Fires.recordSentAhead
 
   it('is marked sent for a lead with nothing on record, before the reads asked after it are answered', async () => {
     const entry = fire('New.Lead@Acme.example');
-    const marked = fires().recordSentAhead(entry);
+    const marked = fires().recordSentIfNewLead(entry);
     expect(await fires().unanswered('ws-ahead', 'new.lead@acme.example', 'trig-1', entry.id)).toEqual([]);
     expect((await marked)?.state).toBe('sent');
     expect(await stateOf(entry.id)).toBe('sent');
@@ -163,7 +163,7 @@ describe("a fire marked sent ahead, with the lead's reads (Fires.recordSentAhead
     await insertLeadRecords(sql, ws, 'trig-1');
     for (const email of LEADS_WITH_RECORDS) {
       const entry = fire(email);
-      expect(await fires().recordSentAhead(entry), email).toBeUndefined();
+      expect(await fires().recordSentIfNewLead(entry), email).toBeUndefined();
       expect(await stateOf(entry.id), email).toBeUndefined();
     }
     // A remembered outcome of another trigger does not count: the route fires this one.
@@ -173,7 +173,7 @@ describe("a fire marked sent ahead, with the lead's reads (Fires.recordSentAhead
       personEmail: 'kept@acme.example',
       answersKey: 'k',
     });
-    expect((await fires().recordSentAhead(other))?.id).toBe(other.id);
+    expect((await fires().recordSentIfNewLead(other))?.id).toBe(other.id);
     // Taken back when the fire does not follow.
     await fires().forget(other.id);
     expect(await stateOf(other.id)).toBeUndefined();

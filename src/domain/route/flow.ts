@@ -123,7 +123,7 @@ async function readLead(s: RouteSession): Promise<JournalEntry | undefined> {
   const { deps, trigger, email, key } = s;
   const { ledger, options } = deps;
   // A lead with nothing on record is fired for: without a question between its reads and its
-  // fire, the fire is marked sent in front of those reads (state/fires.ts recordSentAhead: on a
+  // fire, the fire is marked sent in front of those reads (state/fires.ts recordSentIfNewLead: on a
   // team state they go out together), and the fire's own mark then costs no round trip. A mark
   // not followed by its fire is taken back.
   const ahead = options.fireAhead ? ledger.fireJournal?.(trigger, email, key) : undefined;

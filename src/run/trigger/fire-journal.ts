@@ -22,7 +22,7 @@ export function fireJournalOf(
   return {
     prepare: () => Promise.resolve(entry().id),
     markAhead: () => {
-      ahead = state.fires.recordSentAhead(entry());
+      ahead = state.fires.recordSentIfNewLead(entry());
       ahead.catch(() => {});
       return entry().id;
     },

@@ -1,5 +1,5 @@
 /**
- * A fire marked sent ahead of the lead's reads (Fires.recordSentAhead), on a real SQLite ledger:
+ * A fire marked sent in front of the lead's reads (Fires.recordSentIfNewLead), on a real SQLite ledger:
  * marked for a lead with nothing on record, in one step with the pruning of old fires, and
  * nothing for a lead with a record (test/unit/state-postgres-steps.test.ts proves the same on
  * PostgreSQL, where the mark and the reads go out together).
@@ -20,7 +20,7 @@ const TRIGGER = 'trig-1';
 let state: State;
 let base: Sql;
 beforeEach(async () => {
-  state = openState(mkdtempSync(join(tmpdir(), 'fires-ahead-')), { now: () => NOW });
+  state = openState(mkdtempSync(join(tmpdir(), 'fires-new-lead-')), { now: () => NOW });
   base = await state.journal.ledger();
 });
 
@@ -34,10 +34,10 @@ const fire = (email: string, triggerId = TRIGGER) =>
 const rowOf = async (id: string) =>
   get<{ state: string; lead: string }>(base, 'SELECT state, lead FROM schedctl_fires WHERE id = ?', [id]);
 
-describe('Fires.recordSentAhead', () => {
+describe("Fires.recordSentIfNewLead (a fire marked sent in front of the lead's reads)", () => {
   it('marks the fire sent for a lead with nothing on record; the reads after it see it (left out by `except`)', async () => {
     const entry = fire('New.Lead@Acme.example');
-    const got = await fires().recordSentAhead(entry);
+    const got = await fires().recordSentIfNewLead(entry);
     expect(got).toMatchObject({ id: entry.id, state: 'sent', sentAt: NOW.toISOString() });
     expect(await rowOf(entry.id)).toEqual({ state: 'sent', lead: 'new.lead@acme.example' });
     expect(await fires().unanswered(S, 'new.lead@acme.example', TRIGGER, entry.id)).toEqual([]);
@@ -55,7 +55,7 @@ describe('Fires.recordSentAhead', () => {
       id: 'recent',
       preparedAt: new Date(NOW.getTime() - 89 * 86_400_000).toISOString(),
     });
-    expect(await fires().recordSentAhead(fire('p@x.example'))).toBeDefined();
+    expect(await fires().recordSentIfNewLead(fire('p@x.example'))).toBeDefined();
     expect(await rowOf(old.id)).toBeUndefined();
     expect(await rowOf(recent.id)).toBeDefined();
   });
@@ -64,13 +64,13 @@ describe('Fires.recordSentAhead', () => {
     await insertLeadRecords(base, S, TRIGGER);
     for (const email of LEADS_WITH_RECORDS) {
       const entry = fire(email);
-      expect(await fires().recordSentAhead(entry), email).toBeUndefined();
+      expect(await fires().recordSentIfNewLead(entry), email).toBeUndefined();
       expect(await rowOf(entry.id), email).toBeUndefined();
     }
     // The lead as the ledger keys it: an email in another case is the same lead.
-    expect(await fires().recordSentAhead(fire('Tried@Acme.Example'))).toBeUndefined();
+    expect(await fires().recordSentIfNewLead(fire('Tried@Acme.Example'))).toBeUndefined();
     // Records of another workspace, or an outcome of another trigger, do not count.
     for (const entry of [fire('kept@acme.example', 'trig-2'), { ...fire('met@acme.example'), scope: 'ws-b' }])
-      expect((await fires().recordSentAhead(entry))?.id).toBe(entry.id);
+      expect((await fires().recordSentIfNewLead(entry))?.id).toBe(entry.id);
   });
 });
