@@ -116,7 +116,8 @@ async function setUp(n) {
         '--json',
       ])
     ).out,
-  );
+    // The booking result document (docs/json-output.md): the API's Meeting is its `meeting`.
+  ).meeting;
   const workspace = await workspaceOf(dir, stateUrl);
   const t0 = Date.now();
   // In a process of its own: this one serves the sandbox, whose event loop a long seed would block.
