@@ -24,7 +24,7 @@ import {
   type State,
 } from './state/index.js';
 import { pgBudgetStore, type PostgresBackend } from './state/postgres/backend.js';
-import { checkStateUrl } from './state/postgres/url.js';
+import { checkStateUrl } from './config/state-url.js';
 import { sanitizeText } from './ui/sanitize.js';
 import { createUi, type Ui } from './ui/ui.js';
 import { serverClockOf, withClockSkew } from './api/server-clock.js';

@@ -11,7 +11,7 @@ import type { RunRecord } from '../../src/bulk/run-log.js';
 import { openDatabase } from '../../src/state/postgres/connect.js';
 import { insertRunRecordsOnce } from '../../src/state/postgres/run-log.js';
 import { ensureSchema } from '../../src/state/postgres/schema.js';
-import { redactStateUrl } from '../../src/state/postgres/url.js';
+import { redactStateUrl } from '../../src/config/state-url.js';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
 
 const { Client } = pgModule;

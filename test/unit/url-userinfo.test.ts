@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { hasAtInAuthority, maskKey, redact, redactKeyLike, redactUrls, showUrl } from '../../src/config/mask.js';
 import { checkBaseUrl, hasUserinfo, refuseUserinfo, withoutUserinfo } from '../../src/config/target.js';
-import { redactStateUrl } from '../../src/state/postgres/url.js';
+import { redactStateUrl } from '../../src/config/state-url.js';
 
 const PW = 's3cr3tPW';
 /** Every spelling a password has been seen in, or could be. */

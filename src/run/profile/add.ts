@@ -1,4 +1,4 @@
-import { checkStateUrl, hasPassword, redactStateUrl } from '../../state/postgres/url.js';
+import { checkStateUrl, hasPassword, redactStateUrl } from '../../config/state-url.js';
 import type { Command } from 'commander';
 import { maskKey } from '../../config/mask.js';
 import { checkBaseUrl, DEFAULT_BASE_URL, rateOf, withoutUserinfo } from '../../config/target.js';

@@ -3,7 +3,7 @@ import { withoutUserinfo } from '../../config/target.js';
 import { UsageError } from '../../errors.js';
 import { workspaceId } from '../../state/identity.js';
 import type { Profile } from '../../state/index.js';
-import { redactStateUrl } from '../../state/postgres/url.js';
+import { redactStateUrl } from '../../config/state-url.js';
 
 /** The JSON shape of a profile in every profile command's output (the key masked). */
 export interface ProfileView {

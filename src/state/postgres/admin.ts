@@ -4,10 +4,9 @@
  */
 import { runLogFiles } from '../../bulk/run-log.js';
 import type { LockOwner } from '../lead-lock.js';
-import { countTables, type LedgerCounts } from '../sql/documents.js';
-import { pages } from '../sql/pages.js';
-import { LEDGER_TABLES } from '../sql/tables.js';
-import type { Sql, SqlValue } from '../sql/types.js';
+import { copyLedger } from '../sql/copy.js';
+import { countTables } from '../sql/documents.js';
+import type { Sql } from '../sql/types.js';
 import { HOLDERS_SQL, type PostgresBackend } from './backend.js';
 import { insertRunRecordsOnce } from './run-log.js';
 import { schemaVersion, SCHEMA_VERSION } from './schema.js';
@@ -72,10 +71,10 @@ export interface PushReport {
 }
 
 /**
- * Copies this machine's ledger (its SQLite tables) into the team state, row by row; rows it has
- * already are left alone. Its bulk run logs (the local `schedctl_run_records`, with any log a
- * schedctl from before kept in `runs/<key>.jsonl` moved in first) too, each whole: a log the team
- * state already has records of is left as it is there (so a second push moves nothing).
+ * Copies this machine's ledger into the team state (sql/copy.ts: rows it has already, and keys
+ * it already places in a workspace, are left alone). Its bulk run logs too (the local
+ * `schedctl_run_records`, with any log a schedctl from before kept in `runs/<key>.jsonl` moved in
+ * first), each whole: a log the team state has records of is left as it is there.
  */
 export async function pushLocal(
   backend: PostgresBackend,
@@ -83,112 +82,29 @@ export async function pushLocal(
   dir: string,
   warn?: (line: string) => void,
 ): Promise<PushReport> {
-  const report: PushReport = { moved: {}, alreadyThere: {} };
   await backend.ready();
-  const team = await backend.sql();
-  const names = Object.keys(await countTables(local)) as (keyof LedgerCounts)[];
-  for (const [i, table] of LEDGER_TABLES.entries()) {
-    // A page at a time (sql/pages.ts), all of a table in one team transaction.
-    const [moved, seen] = await team.transaction(async (tx) => {
-      let n = 0;
-      let rows = 0;
-      for await (const page of pages(local, table))
-        // The row counter is the database's own: the team state numbers the rows it is given.
-        for (const { seq: _seq, ...row } of page) {
-          rows++;
-          const cols = Object.keys(row);
-          n += await tx.run(
-            `INSERT INTO ${table} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')}) ON CONFLICT DO NOTHING`,
-            cols.map((c) => row[c] ?? null),
-          );
-        }
-      return [n, rows];
-    });
-    report.moved[names[i]!] = moved;
-    report.alreadyThere[names[i]!] = seen - moved;
-  }
-  // Which workspace each key is in: without it a rotated key would start an empty workspace there.
-  // A key the team state already places is left where it is (the team's record wins).
-  const keys = await local.all<Record<string, SqlValue>>(
-    'SELECT base_url, fingerprint, workspace, names, added_ms FROM schedctl_workspace_keys',
-  );
-  report.moved.workspaceKeys = await team.transaction(async (tx) => {
-    let n = 0;
-    for (const k of keys)
-      n += await tx.run(
-        `INSERT INTO schedctl_workspace_keys (base_url, fingerprint, workspace, names, added_ms) VALUES (?, ?, ?, ?, ?)
-         ON CONFLICT DO NOTHING`,
-        [k.base_url ?? null, k.fingerprint ?? null, k.workspace ?? null, k.names ?? null, k.added_ms ?? null],
-      );
-    return n;
-  });
-  report.alreadyThere.workspaceKeys = keys.length - report.moved.workspaceKeys;
-  report.moved.runRecords = 0;
-  report.alreadyThere.runRecords = 0;
+  const { copied, already } = await copyLedger(local, await backend.sql(), { learn: false });
+  const runs = { moved: 0, there: 0 };
   const { localRunRecords, moveRunLogsIn } = await import('../sqlite/run-log.js');
   await moveRunLogsIn(local, dir, warn);
-  for (const [key, records] of await localRunRecords(local)) {
-    if (await insertRunRecordsOnce(backend.db, key, records)) report.moved.runRecords += records.length;
-    else report.alreadyThere.runRecords += records.length;
-  }
-  return report;
-}
-
-export interface PullReport {
-  pulled: Record<string, number>;
-  alreadyHere: Record<string, number>;
+  for (const [key, records] of await localRunRecords(local))
+    runs[(await insertRunRecordsOnce(backend.db, key, records)) ? 'moved' : 'there'] += records.length;
+  return { moved: { ...copied, runRecords: runs.moved }, alreadyThere: { ...already, runRecords: runs.there } };
 }
 
 /**
- * An attempt this machine has with its outcome unknown that the team state knows (another
- * machine learnt it): the team's copy replaces it, as the spool never undoes a known outcome.
- * Every other row this machine has already is left as it is.
+ * Copies the team state's ledger into this machine's (sql/copy.ts), so a machine leaving the
+ * team, or working alone for a while (SCHEDCTL_STATE_URL=local), keeps what the team knows; an
+ * outcome this machine did not know is learnt. The bulk run logs stay in the team state: a run
+ * is resumed from there.
  */
-const ATTEMPT_LEARNT = `ON CONFLICT (id) DO UPDATE SET
-  outcome = excluded.outcome, sent = excluded.sent, meeting_id = excluded.meeting_id, execution_id = excluded.execution_id,
-  start_ms = excluded.start_ms, touched_ms = excluded.touched_ms, body = excluded.body
-  WHERE schedctl_attempts.outcome = 'unknown' AND excluded.outcome <> 'unknown'`;
-
-/**
- * Copies the team state's ledger into this machine's (its SQLite tables), row by row, in one
- * local transaction: a machine leaving the team, or working alone for a while
- * (SCHEDCTL_STATE_URL=local), keeps what the team knows. Rows it has already are left alone
- * (but an outcome it did not know), so a second pull changes nothing. Which workspace each key
- * is in comes too (`workspaceKeys`; a key this machine already places stays where it is), so a
- * key rotated on another machine finds its leads here. The bulk run logs stay in the team
- * state: a run is resumed from there.
- */
-export async function pullTeam(backend: PostgresBackend, local: Sql): Promise<PullReport> {
-  const report: PullReport = { pulled: {}, alreadyHere: {} };
+export async function pullTeam(
+  backend: PostgresBackend,
+  local: Sql,
+): Promise<{ pulled: Record<string, number>; alreadyHere: Record<string, number> }> {
   await backend.ready();
-  const team = await backend.sql();
-  const names = Object.keys(await countTables(local)) as (keyof LedgerCounts)[];
-  const tables: [string, string][] = [
-    ...LEDGER_TABLES.map((table, i): [string, string] => [table, names[i]!]),
-    ['schedctl_workspace_keys', 'workspaceKeys'],
-  ];
-  // Written here in one transaction, all of it or none; read from the team a page at a time
-  // (sql/pages.ts), so a million meetings are never in memory at once.
-  await local.transaction(async (tx) => {
-    for (const [table, name] of tables) {
-      let n = 0;
-      let rows = 0;
-      for await (const page of pages(team, table))
-        // This machine numbers its own rows (seq): the team's numbers mean nothing here.
-        for (const { seq: _seq, ...row } of page) {
-          rows++;
-          const cols = Object.keys(row);
-          const conflict = table === 'schedctl_attempts' ? ATTEMPT_LEARNT : 'ON CONFLICT DO NOTHING';
-          n += await tx.run(
-            `INSERT INTO ${table} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')}) ${conflict}`,
-            cols.map((c) => row[c] ?? null),
-          );
-        }
-      report.pulled[name] = n;
-      report.alreadyHere[name] = rows - n;
-    }
-  });
-  return report;
+  const { copied, already } = await copyLedger(await backend.sql(), local, { learn: true });
+  return { pulled: copied, alreadyHere: already };
 }
 
 /** Records kept on this machine, waiting for the team state (ledger-spool.ts, the runs' spool). */

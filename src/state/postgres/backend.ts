@@ -14,9 +14,8 @@ import { tlsNote } from './client-config.js';
 import { isConnectionFailure, openDatabase, type Database, type EarlyConnection } from './connect.js';
 import { LedgerSpool, type SpooledStatement } from './ledger-spool.js';
 import { holdAdvisory, holderSoon, takeLock } from './locks.js';
-import { SchemaTooNewError, ensureSchema, schemaGuard } from './schema.js';
+import { SchemaTooNewError, ensureSchema, schemaGuard, tooNewHint } from './schema.js';
 import { pgSql } from './sql.js';
-import { recordWriter, tooNewHint, versionBefore } from './writer.js';
 
 /** How recent an answer of the database stands for "it is there" (assertWritable). */
 const FRESH_ANSWER_MS = 1000;
@@ -78,10 +77,7 @@ export function postgresBackend(o: PostgresBackendOptions): PostgresBackend {
   const fullCheck = () =>
     db.unchecked(async () => {
       try {
-        const before = await versionBefore(db);
-        const now = await ensureSchema(db, before);
-        // This schedctl made or migrated the schema: it says which version it is (writer.ts).
-        if (before !== now) await recordWriter(db);
+        await ensureSchema(db);
       } catch (error) {
         if (error instanceof SchemaTooNewError) throw db.unavailable(error, await tooNewHint(db, error));
         throw db.unavailable(error);

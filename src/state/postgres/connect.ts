@@ -19,7 +19,7 @@ import type { SqlValue } from '../sql/types.js';
 import { clientConfigWith, QUERY_TIMEOUT_MS } from './client-config.js';
 import { loadBundledPg, loadPg, saveCodeCache } from './load-pg.js';
 import { refusalHint, tlsFileReason } from './refusals.js';
-import { passwordOf, redactStateUrl } from './url.js';
+import { passwordOf, redactStateUrl } from '../../config/state-url.js';
 
 /** A statement and its values, `$n` placeholders (toPg turns the stores' `?` into them). */
 export type PgStatement = readonly [text: string, params?: readonly SqlValue[]];

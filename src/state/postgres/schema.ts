@@ -4,6 +4,7 @@
  * starting together do not race); an older schedctl refuses a newer schema and writes nothing.
  */
 import type { Client } from 'pg';
+import { VERSION } from '../../version.js';
 import { EVENTS_FILE, FIRES_FILE, JOURNAL_FILE, MEETINGS_FILE, OUTCOMES_FILE } from '../files.js';
 import { parseStateText, type FileKind } from '../json-file.js';
 import { countDocuments, importDocuments, type LedgerDocuments } from '../sql/documents.js';
@@ -99,10 +100,13 @@ export async function schemaVersion(db: Pick<Database, 'query'>): Promise<number
 export const schemaGuard = (): string =>
   `SELECT 1 / (SELECT count(*) FROM schedctl_meta WHERE key = 'schema_version' AND value = '${SCHEMA_VERSION}')::int AS schema_ok`;
 
-/** Makes sure the schema is there and current; resolves to its version. One query when it is. */
-export async function ensureSchema(db: Database, known: number | undefined | 'ask' = 'ask'): Promise<number> {
-  // `known`: the version the caller asked already (versionBefore), else asked now.
-  const found = known === 'ask' ? await schemaVersion(db) : known;
+/**
+ * Makes sure the schema is there and current; resolves to its version. One query when it is. A
+ * schedctl that makes or migrates it says which version it is (the `writer` row): an older one
+ * refusing the schema can then name the version to install (tooNewHint), not only "the latest".
+ */
+export async function ensureSchema(db: Database): Promise<number> {
+  const found = await schemaVersion(db);
   if (found !== undefined && found > SCHEMA_VERSION) throw new SchemaTooNewError(found);
   if (found === SCHEMA_VERSION) return found;
   return db.transaction(async (client) => {
@@ -115,11 +119,19 @@ export async function ensureSchema(db: Database, known: number | undefined | 'as
       for (const sql of MIGRATIONS[v] ?? []) await client.query(sql);
       if (v === 3) await moveDocumentsIn(client, db.where);
     }
-    await client.query(
-      `INSERT INTO schedctl_meta (key, value) VALUES ('schema_version', $1)
-       ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`,
-      [String(SCHEMA_VERSION)],
-    );
+    const set = `INSERT INTO schedctl_meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`;
+    await client.query(set, ['schema_version', String(SCHEMA_VERSION)]);
+    await client.query(set, ['writer', `schedctl ${VERSION}`]);
     return SCHEMA_VERSION;
   });
+}
+
+/** The refusal's hint: the version that wrote the newer schema, when it said so. */
+export async function tooNewHint(db: Database, error: SchemaTooNewError): Promise<string> {
+  const writer = await db
+    .query<{ value: string }>(`SELECT value FROM schedctl_meta WHERE key = 'writer'`)
+    .then((rows) => /^schedctl ([0-9A-Za-z.+-]{1,40})$/.exec(rows[0]?.value ?? '')?.[1])
+    .catch(() => undefined);
+  const install = writer ? `schedctl@${writer}` : 'schedctl@latest';
+  return `this schedctl (${VERSION}) knows schema ${error.known} and never writes into a newer one: upgrade it to the version that wrote schema ${error.found}${writer ? `, schedctl ${writer}` : ''}, or newer (npm install -g ${install})`;
 }

@@ -4,8 +4,8 @@
  * and ~/.pgpass, as for psql; `postgres://` alone takes everything from them. A password is
  * never printed: messages name the URL without it. Pure: no I/O, cheap to import.
  */
-import { showUrl } from '../../config/mask.js';
-import { UsageError } from '../../errors.js';
+import { showUrl } from './mask.js';
+import { UsageError } from '../errors.js';
 
 const SCHEMES = new Set(['postgres:', 'postgresql:']);
 
