@@ -6,7 +6,7 @@
  * dirs sharing one database (a fresh one per test) and one sandbox; the measure is the sandbox's
  * meetings and requests and the database's rows.
  */
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEMO_TRIGGER, leadRows, meetingsPerLead, parseBulk, sent } from '../helpers/bulk-run.js';
@@ -18,6 +18,14 @@ import { useSandbox } from '../helpers/sandbox.js';
 import { scaled } from '../helpers/slowness.js';
 import { startTcpProxy } from '../helpers/tcp-proxy.js';
 import { dbName, machine, viaPort, type Machine } from '../helpers/team.js';
+
+/** The run records a machine's team spool keeps (their INSERTs in `ledger.jsonl`). */
+const keptRunRecords = (spool: string): unknown[] => {
+  const file = join(spool, 'ledger.jsonl');
+  if (!existsSync(file)) return [];
+  const kept = readFileSync(file, 'utf8').split('\n').filter(Boolean);
+  return kept.map((line) => JSON.parse(line) as { sql: string }).filter((s) => s.sql.includes('schedctl_run_records'));
+};
 
 const fx = usePostgres();
 const t = useSandbox({ holdSeconds: 60 });
@@ -191,9 +199,10 @@ describe('the database lost during a bulk run', () => {
         const r = await run.done;
         expect(r.code, describeRun(r)).toBe(9);
         expect(r.stderr, describeRun(r)).toContain('line 3 was not sent');
-        const spool = join(a.dir, 'team-spool', 'runs');
+        const spool = join(a.dir, 'team-spool');
         expect(r.stderr, describeRun(r)).toContain(`its run record is kept on this machine in ${spool}`);
-        expect(readdirSync(spool).filter((f) => f.endsWith('.jsonl'))).toHaveLength(1);
+        // Kept in the team spool as its INSERT, with the ledger's statements.
+        expect(keptRunRecords(spool)).toHaveLength(1);
         // Only the first lead was booked; nothing of the second row was sent.
         let state = await t.sb.state();
         expect(Object.fromEntries(meetingsPerLead(state))).toEqual({ 'cut1@acme.example': 1 });
@@ -208,7 +217,7 @@ describe('the database lost during a bulk run', () => {
           [3, 'booked'],
           [4, 'booked'],
         ]);
-        expect(readdirSync(spool).filter((f) => f.endsWith('.jsonl'))).toEqual([]);
+        expect(keptRunRecords(spool)).toEqual([]);
         state = await t.sb.state();
         expect([...meetingsPerLead(state).values()]).toEqual([1, 1, 1]);
         expect(sent(state).filter((s) => s === BOOKED)).toHaveLength(3);
@@ -217,6 +226,22 @@ describe('the database lost during a bulk run', () => {
       }
     },
   );
+});
+
+describe('run records an earlier schedctl kept apart (team-spool/runs/)', () => {
+  it('move into the team state with the next command, and the directory goes', SLOW, async () => {
+    const a = on();
+    const key = 'a'.repeat(64);
+    const record = { row: 2, status: 'booked', key: 'x@acme.example', at: '2026-12-01T10:00:00.000Z' };
+    mkdirSync(join(a.dir, 'team-spool', 'runs'), { recursive: true });
+    writeFileSync(join(a.dir, 'team-spool', 'runs', `${key}.jsonl`), `${JSON.stringify(record)}\n`);
+    const status = await a.run(['state', 'status', '--json']);
+    expect(status.code, show(status)).toBe(0);
+    expect(status.stderr).toContain('note: moved 1 run record(s) kept on this machine');
+    expect(JSON.parse(status.stdout).keptOnThisMachine).toBe(0);
+    expect(await sql(`SELECT record->>'status' FROM schedctl_run_records WHERE log_key = '${key}'`)).toBe('booked');
+    expect(existsSync(join(a.dir, 'team-spool', 'runs'))).toBe(false);
+  });
 });
 
 describe('state push and the schema', () => {

@@ -2,7 +2,6 @@
  * What `schedctl state status`, `state push` and `state unlock` do to a team state: read its
  * schema version, counts and lock holders; copy a local ledger into it; release a lock.
  */
-import { runLogFiles } from '../../bulk/run-log.js';
 import type { LockOwner } from '../lead-lock.js';
 import { copyLedger } from '../sql/copy.js';
 import { countTables } from '../sql/documents.js';
@@ -108,7 +107,4 @@ export async function pullTeam(
 }
 
 /** Records kept on this machine, waiting for the team state (ledger-spool.ts, the runs' spool). */
-export async function keptHere(backend: PostgresBackend): Promise<number> {
-  const runs = runLogFiles(backend.runSpoolDir).reduce((n, f) => n + f.records.length, 0);
-  return backend.spool.pending().length + runs;
-}
+export const keptHere = (backend: PostgresBackend): number => backend.spool.pending().length;

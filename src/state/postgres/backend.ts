@@ -5,7 +5,7 @@
  * front of the command's first ones (connect.ts checkSchema); what an earlier run had to keep on
  * its machine (ledger-spool.ts) is moved in first, with the full check.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, rmdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LedgerBackend } from '../backend.js';
 import { DEFAULT_LOCK_TIMING } from '../lock.js';
@@ -39,6 +39,7 @@ const KIND_OF: Record<string, string> = {
   schedctl_outcomes: 'outcomes',
   schedctl_fires: 'fires',
   schedctl_event_aliases: 'event',
+  schedctl_run_records: 'run',
 };
 const kindOf = (s: SpooledStatement) => KIND_OF[/schedctl_\w+/.exec(s.sql)?.[0] ?? ''] ?? 'ledger';
 
@@ -56,8 +57,6 @@ export interface PostgresBackendOptions {
 export interface PostgresBackend extends LedgerBackend {
   readonly db: Database;
   readonly spool: LedgerSpool;
-  /** Where run records the database failed to take are kept: `<config dir>/team-spool/runs`. */
-  readonly runSpoolDir: string;
   /** The schema is there and current, or its check rides with the first statements; what the spool kept moved in. */
   ready(): Promise<void>;
 }
@@ -68,6 +67,7 @@ export function postgresBackend(o: PostgresBackendOptions): PostgresBackend {
   if (note) o.warn?.(note);
   const spoolDir = join(o.dir, 'team-spool');
   const spool = new LedgerSpool(spoolDir, DEFAULT_LOCK_TIMING);
+  // Where a schedctl before 0.3 kept run records apart: moved into the spool (moveSpoolIn).
   const runSpoolDir = join(spoolDir, 'runs');
   const warned = new Set<string>();
   let readied: Promise<void> | undefined;
@@ -86,21 +86,28 @@ export function postgresBackend(o: PostgresBackendOptions): PostgresBackend {
     });
 
   async function moveSpoolIn(): Promise<void> {
-    const kept = spool.pending();
-    if (kept.length) {
-      await spool.applyTo(db);
-      const byKind = new Map<string, number>();
-      for (const s of kept) byKind.set(kindOf(s), (byKind.get(kindOf(s)) ?? 0) + 1);
-      for (const [kind, n] of byKind)
-        o.warn?.(
-          `note: moved ${n} ${kind} record(s) kept on this machine while the team state was unreachable into ${db.where}`,
-        );
+    if (existsSync(runSpoolDir)) {
+      const { runLogFiles } = await import('../../bulk/run-log.js');
+      const { runRecordInsert } = await import('./run-log.js');
+      for (const { key, path, records } of runLogFiles(runSpoolDir)) {
+        await spool.keep(records.map((r) => runRecordInsert(key, r)));
+        rmSync(path, { force: true });
+      }
+      // Gone once empty: a directory left would send every later command through the full check.
+      try {
+        rmdirSync(runSpoolDir);
+      } catch {
+        // Something other than a run log is in it: left as it is.
+      }
     }
-    // Loaded only when a bulk run kept records here (or runs now): most commands never need it.
-    const runs = existsSync(runSpoolDir) ? await (await import('./run-log.js')).moveRunSpoolIn(db, runSpoolDir) : 0;
-    if (runs)
+    const kept = spool.pending();
+    if (kept.length === 0) return;
+    await spool.applyTo(db);
+    const byKind = new Map<string, number>();
+    for (const s of kept) byKind.set(kindOf(s), (byKind.get(kindOf(s)) ?? 0) + 1);
+    for (const [kind, n] of byKind)
       o.warn?.(
-        `note: moved ${runs} run record(s) kept on this machine while the team state was unreachable into ${db.where}`,
+        `note: moved ${n} ${kind} record(s) kept on this machine while the team state was unreachable into ${db.where}`,
       );
   }
 
@@ -119,7 +126,6 @@ export function postgresBackend(o: PostgresBackendOptions): PostgresBackend {
     where: db.where,
     db,
     spool,
-    runSpoolDir,
     ready: () =>
       (readied ??= (async () => {
         // What a spool kept moves in before anything else: the full check does that. Otherwise
@@ -152,8 +158,10 @@ export function postgresBackend(o: PostgresBackendOptions): PostgresBackend {
         isConnectionFailure,
         db,
         ready: () => backend.ready(),
-        spoolDir: runSpoolDir,
-        warn: o.warn,
+        keep: async (statements, error) => {
+          await spool.keep(statements);
+          onKept(error, statements);
+        },
       }),
     close: () => db.end(),
   };

@@ -8,33 +8,24 @@
  *   holder in `schedctl_locks` (subject `run`); a second run is refused at once, naming it.
  * - Each append is one INSERT in autocommit: durable when it resolves. When it fails, a
  *   `started` record refuses (STATE_UNAVAILABLE: that row is not sent); any other record says
- *   what a sent row became, so it is kept on this machine in `<config dir>/team-spool/runs/`
- *   and moved into the database by the next run that reaches it (moveRunSpoolIn).
+ *   what a sent row became, so its INSERT is kept in the team spool (ledger-spool.ts), applied
+ *   with the ledger's by the next run that reaches the database.
  */
-import { closeSync, fdatasyncSync, mkdirSync, openSync, rmSync, writeSync } from 'node:fs';
-import { join } from 'node:path';
-import {
-  foldRunRecords,
-  parseRecord,
-  runLogFiles,
-  type RunLogId,
-  type RunLogStore,
-  type RunRecord,
-} from '../../bulk/run-log.js';
+import { foldRunRecords, parseRecord, type RunLogId, type RunLogStore, type RunRecord } from '../../bulk/run-log.js';
 import { CliError, EXIT } from '../../errors.js';
 import type { LockOwner } from '../lead-lock.js';
 // Types only: what runs of them comes from the backend (PgRunLogDeps), so that this module, loaded
 // on demand, shares no module with the backend's chunk (test/perf/bundle-layout.test.ts).
 import type { Database, PgStatement } from './connect.js';
+import type { SpooledStatement } from './ledger-spool.js';
 import type { holderSoon, takeLock } from './locks.js';
 
 export interface PgRunLogDeps {
   db: Database;
   /** The schema is there and current, what this machine kept moved in (once per process). */
   ready: () => Promise<void>;
-  /** `<config dir>/team-spool/runs`: records kept while the database failed. */
-  spoolDir: string;
-  warn?: ((line: string) => void) | undefined;
+  /** Keeps statements in the team spool after `error` (said once on stderr). */
+  keep: (statements: SpooledStatement[], error: unknown) => Promise<void>;
   /** The session locks (locks.ts) and connect.ts's isConnectionFailure, from the backend. */
   locks: { holderSoon: typeof holderSoon; takeLock: typeof takeLock };
   isConnectionFailure: (error: unknown) => boolean;
@@ -82,7 +73,6 @@ export function pgRunLogs(deps: PgRunLogDeps): RunLogStore {
         throw failure(error);
       }
       let closed = false;
-      let warned = false;
       const where = `${db.where} (run log ${id.key.slice(0, 12)})`;
       return {
         path: where,
@@ -97,23 +87,11 @@ export function pgRunLogs(deps: PgRunLogDeps): RunLogStore {
               await db.query('SELECT 1'); // the database's own failure, when it is one
               throw new Error('the connection holding this run was lost');
             }
-            await db.query('INSERT INTO schedctl_run_records (log_key, record) VALUES ($1, $2)', [
-              id.key,
-              JSON.stringify(record),
-            ]);
+            await db.query(RUN_RECORD_INSERT, [id.key, JSON.stringify(record)]);
           } catch (error) {
             if (starting || !(isConnectionFailure(error) || (error as { code?: unknown }).code === 'STATE_UNAVAILABLE'))
               throw failure(error, `line ${record.row}`);
-            keepRunRecord(deps.spoolDir, id.key, record);
-            if (!warned) {
-              warned = true;
-              const reason = db
-                .unavailable(error)
-                .message.replace(/^the team state at \S+ cannot be used \((.*)\)(; .*)?$/, '$1');
-              deps.warn?.(
-                `warning: the team state at ${db.where} failed while recording what line ${record.row} became (${reason}): its run record is kept on this machine in ${deps.spoolDir} and moves to the team state on the next schedctl run with it (or schedctl state push)`,
-              );
-            }
+            await deps.keep([runRecordInsert(id.key, record)], error);
           }
           return record;
         },
@@ -143,23 +121,13 @@ export class RunInProgressError extends CliError {
   }
 }
 
-/** Appends a record to this machine's keep of the log `key` (one synced line, like the local log). */
-function keepRunRecord(spoolDir: string, key: string, record: RunRecord): void {
-  mkdirSync(spoolDir, { recursive: true, mode: 0o700 });
-  const fd = openSync(join(spoolDir, `${key}.jsonl`), 'a', 0o600);
-  try {
-    writeSync(fd, `${JSON.stringify(record)}\n`);
-    fdatasyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-}
+const RUN_RECORD_INSERT = 'INSERT INTO schedctl_run_records (log_key, record) VALUES ($1, $2)';
 
-/** Inserts a log's records in one transaction, in their order. */
-export async function insertRunRecords(db: Database, key: string, records: RunRecord[]): Promise<void> {
-  if (records.length === 0) return;
-  await db.step([appendRecords(key, records)]);
-}
+/** A record's INSERT as the team spool keeps it. */
+export const runRecordInsert = (key: string, record: RunRecord): SpooledStatement => ({
+  sql: RUN_RECORD_INSERT,
+  params: [key, JSON.stringify(record)],
+});
 
 /** A log's records in one statement, in their order. */
 const appendRecords = (key: string, records: RunRecord[]): PgStatement =>
@@ -182,18 +150,4 @@ export async function insertRunRecordsOnce(db: Database, key: string, records: R
     if (records.length) await client.query(...(appendRecords(key, records) as unknown as [string, unknown[]]));
     return true;
   });
-}
-
-/**
- * Moves the run records this machine kept into the database (the next run that reaches it);
- * resolves to how many. A log's file goes once its records are in.
- */
-export async function moveRunSpoolIn(db: Database, spoolDir: string): Promise<number> {
-  let moved = 0;
-  for (const { key, path, records } of runLogFiles(spoolDir)) {
-    await insertRunRecords(db, key, records);
-    rmSync(path, { force: true });
-    moved += records.length;
-  }
-  return moved;
 }
