@@ -10,6 +10,7 @@
 // test/fixtures/tls-localhost certificate) with a SCRAM password. Beside them, the loopback times:
 // the command straight to the server (no forwarder) and on local state.
 //   BENCH_RUNS (default 7): runs per command, delay and mode.  BENCH_DELAY_MS (default 25).
+// `npm run bench:team -- --fleet`: four machines bulk-routing the same leads instead (bench-fleet.mjs).
 import { spawn, spawnSync } from 'node:child_process';
 import {
   chownSync,
@@ -119,7 +120,7 @@ async function startCluster() {
   await admin.query(`CREATE ROLE bench_pw LOGIN IN ROLE bench PASSWORD ${admin.escapeLiteral(PASSWORD)}`);
   await admin.query('CREATE DATABASE bench OWNER bench');
   await admin.end();
-  return { port };
+  return { port, data };
 }
 
 /** One schedctl run: wall ms and its output; a failure stops the bench with what it printed. */
@@ -142,6 +143,10 @@ function cli(env, args) {
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 const cluster = await startCluster();
+if (process.argv.includes('--fleet')) {
+  const { fleet } = await import('./bench-fleet.mjs');
+  process.exit(await fleet({ cluster, startSandbox, bin }));
+}
 const trustFwd = await startForwarder({ host: '127.0.0.1', port: cluster.port });
 const tlsFwd = await startForwarder({ host: '127.0.0.1', port: cluster.port, listenHost: 'localhost' });
 const sandbox = await startSandbox({ rateLimit: 0 });

@@ -58,6 +58,11 @@ export interface BookDeps {
    * lock (taken over while it waited), so that nothing is sent.
    */
   assertHeld?: (() => void | Promise<void>) | undefined;
+  /**
+   * When the page offering this time was fetched (epoch ms), for a time the run picked itself: a
+   * time another booking holds since is not sent (state/slot-claims.ts, SlotClaimedError).
+   */
+  claimedSince?: number | undefined;
   /** Learns which eventId the event argument names (the ledger's event aliases). */
   learnEvent?: ((event: string, eventId: string) => Promise<unknown>) | undefined;
   /** learnEvent as a write for the booking's one step (state/together.ts), when the aliases share the journal's ledger. */
@@ -126,7 +131,8 @@ export async function bookSlot(deps: BookDeps, request: BookRequest): Promise<Bo
   // re-run is answered as the first send would have been: cautious, never a second booking.
   let begun: Awaited<ReturnType<typeof journal.begin>> | undefined;
   // A transport that never reports sending (no beforeSend) gets it written once answered.
-  const begin = async (sent: boolean) => (begun ??= await journal.begin(entry, { sent }));
+  const begin = async (sent: boolean) =>
+    (begun ??= await journal.begin(entry, { sent, claimedSince: deps.claimedSince }));
   let sent = false;
   let meeting: Meeting;
   try {

@@ -103,6 +103,8 @@ export interface RouteParsedOptions {
   rebookWord?: string;
   /** The trigger list, when the caller has it already (a bulk run lists them once for the file). */
   triggers?: Trigger[] | undefined;
+  /** How long to wait for the lead when another run holds it (a bulk row's first try: 0). */
+  leadWaitMs?: number | undefined;
 }
 
 /** One routed booking from parsed options: shared by `schedctl route` and the MCP server's route_lead. */
@@ -170,7 +172,7 @@ export async function routeParsed(ctx: Context, parsed: ParsedRouteOptions, o: R
   // into the wizard is held from each booking's confirmation (leadHooks below: holdLead).
   const lead = parsed.flags.email;
   const routed = lead
-    ? await state.holdLead({ scope, email: lead }, routeLead, leadWaitPrinter(ctx, lead))
+    ? await state.holdLead({ scope, email: lead }, routeLead, leadWaitPrinter(ctx, lead), o.leadWaitMs)
     : await routeLead(undefined);
   const result = unansweredFires ? { ...routed, unansweredFires } : routed;
   return {

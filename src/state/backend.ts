@@ -21,8 +21,16 @@ export interface LedgerBackend {
   sql(): Promise<Sql>;
   /** Before sending something whose outcome must be written down: fails when nothing can be. */
   assertWritable(): Promise<void>;
-  /** Runs `work` as the only schedctl run (of every machine sharing this backend) holding `subject`. */
-  hold<T>(subject: LockSubject, work: (held: HeldLock) => Promise<T>, onWait?: (wait: LockWait) => void): Promise<T>;
+  /**
+   * Runs `work` as the only schedctl run (of every machine sharing this backend) holding
+   * `subject`; `waitMs`, when given, instead of the backend's wait for a subject held elsewhere.
+   */
+  hold<T>(
+    subject: LockSubject,
+    work: (held: HeldLock) => Promise<T>,
+    onWait?: (wait: LockWait) => void,
+    waitMs?: number,
+  ): Promise<T>;
   /** Where bulk runs keep their logs (loaded on first use: only `--from` runs need it). */
   runLogs(): Promise<RunLogStore>;
   /** Releases connections (a command's end); the backend is not used after. */

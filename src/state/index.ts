@@ -100,10 +100,12 @@ export interface State {
    * Runs `work` (a check of the record and the booking it allows) as the only schedctl run
    * booking this lead; `held.assertHeld()` right before sending proves the lock is still ours.
    */
+  /** `waitMs`: how long to wait for a lead another run holds (default: the state's lead wait). */
   holdLead<T>(
     lead: { scope: string; email: string },
     work: (held: HeldLock) => Promise<T>,
     onWait?: (wait: LockWait) => void,
+    waitMs?: number,
   ): Promise<T>;
   /** Runs `work` as the only schedctl run moving this meeting (parallel moves land in order). */
   holdMeeting<T>(
@@ -157,7 +159,8 @@ export function openState(dir: string, opts: StateOptions): State {
     backend,
     assertLocalWritable: () => assertWritable(dir),
     assertWritable: async () => (await backend()).assertWritable(),
-    holdLead: async (lead, work, onWait) => (await backend()).hold({ kind: 'lead', ...lead }, work, onWait),
+    holdLead: async (lead, work, onWait, waitMs) =>
+      (await backend()).hold({ kind: 'lead', ...lead }, work, onWait, waitMs),
     holdMeeting: async (meeting, work, onWait) => (await backend()).hold({ kind: 'meeting', ...meeting }, work, onWait),
     // What a fire's answer left for a booking that did not follow (together.ts FireAnswers).
     flush: () => fireAnswers.send(sql),

@@ -14,6 +14,7 @@ import { leadId } from './identity.js';
 import { sameEmail } from './records.js';
 import type { JournalEntry } from './schemas.js';
 import { get, type Sql, type SqlSource, type SqlValue } from './sql/types.js';
+import { claimReads, isClaimed, SlotClaimedError } from './slot-claims.js';
 import { settleOtherwise, type FireAnswers, type Write } from './together.js';
 
 export type { JournalEntry };
@@ -140,6 +141,11 @@ export class Journal {
     o: {
       /** Written already marked sent (right before its bytes leave: domain/booking.ts). */
       sent?: boolean;
+      /**
+       * When the page offering its time was fetched (epoch ms): a time another booking holds
+       * since (slot-claims.ts) is refused (SlotClaimedError), the attempt taken back, nothing sent.
+       */
+      claimedSince?: number | undefined;
     } = {},
   ): Promise<{ prior: JournalEntry | undefined; attempt: JournalEntry; earlier: JournalEntry[] }> {
     const at = this.now().toISOString();
@@ -149,6 +155,8 @@ export class Journal {
     // other attempts, a rare second look-up, come after.
     const db = await this.db();
     const carried = this.fireAnswers?.take() ?? [];
+    const since = o.sent ? o.claimedSince : undefined;
+    const claims = since === undefined ? [] : claimReads(entry, since);
     const answers = await db
       .step([
         ...carried.map((w) => w.statement),
@@ -159,6 +167,7 @@ export class Journal {
         ],
         attemptWrite(attempt),
         ofBookingQuery(entry.scope, entry),
+        ...claims,
       ])
       .catch((error: unknown) => {
         // Not written: they wait for the next step again.
@@ -166,7 +175,12 @@ export class Journal {
         throw error;
       });
     await settleOtherwise(carried, answers);
-    const candidates = (answers.at(-1)!.rows as unknown as Row[]).map(entryOf);
+    const read = answers.length - claims.length;
+    if (since !== undefined && isClaimed(answers.slice(read), entry, since)) {
+      await this.remove(attempt.id);
+      throw new SlotClaimedError(entry.startTime);
+    }
+    const candidates = (answers[read - 1]!.rows as unknown as Row[]).map(entryOf);
     const others = (list: JournalEntry[]) => list.filter((e) => e.id !== attempt.id);
     const prior = findPrior(others(candidates), entry.scope, entry);
     const earlier = prior

@@ -25,6 +25,7 @@ import {
   waitFor,
   writeCsv,
 } from '../helpers/bulk-run.js';
+import { demoRouteFirstArgs } from '../helpers/args.js';
 import { runRecordRows } from '../helpers/ledger-db.js';
 import { useSandbox } from '../helpers/sandbox.js';
 
@@ -469,6 +470,35 @@ describe('route --from: sending', () => {
       ).toHaveLength(N);
     },
   );
+});
+
+describe('route --from: a lead another run is booking', () => {
+  it('is put off: the rows after it first, then it, waiting for that run and finding its meeting', async () => {
+    const [held, free] = ['held@acme.example', 'free@acme.example'];
+    // Another run routes the held lead; its slots answer comes late, so it holds the lead a while.
+    await t.sb.fault({
+      method: 'POST',
+      path: '/v1/scheduling/events/*/slots',
+      fault: 'delay',
+      delayMs: 2500,
+      count: 1,
+    });
+    const other = spawnCli(t.sb, [...demoRouteFirstArgs(held, 'emea'), '--json'], { configDir: t.dir });
+    await waitFor(() => existsSync(join(t.dir, 'leads')) || other.exited(), 'the other run to hold its lead');
+    const file = writeCsv(t.dir, 'leads.csv', LEAD_HEADER, [`${held},Acme,emea`, `${free},Acme,emea`]);
+    const r = await route(file, ['--json']);
+    expect(r.code, show(r)).toBe(0);
+    expect((await other.done).code).toBe(0);
+    const rows = parseBulk(r).rows;
+    expect(rows.map((x) => [x.row, x.key])).toEqual([
+      [3, free],
+      [2, held],
+    ]);
+    expect(rows[0]!.status).toBe('booked');
+    expect(rows[1]!.status, 'the other run booked it').not.toBe('booked');
+    expect(rows[1]!.status).not.toBe('failed');
+    expect([...meetingsPerLead(await t.sb.state()).values()]).toEqual([1, 1]);
+  });
 });
 
 describe('reschedule --from', () => {

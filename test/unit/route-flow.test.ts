@@ -790,6 +790,38 @@ describe('route flow: recovery', () => {
     expect(notices).toContainEqual({ type: 'no_host', slot: SLOTS[0] });
   });
 
+  it("a time another lead's booking holds (sent, unanswered): --slot first books the next one; a time picked by hand is sent", async () => {
+    // Another lead's booking of the first time on the link each fake API's first fire routes to.
+    const inFlight = (link: number) =>
+      state.journal.begin(
+        {
+          scope: SCOPE,
+          event: uuid(link),
+          reservationId: `r-${link}`,
+          workflowExecutionId: `run-${link}`,
+          personEmail: 'other@acme.example',
+          startTime: SLOTS[0]!,
+          outcome: 'unknown',
+        },
+        { sent: true },
+      );
+    await inFlight(101);
+    const f = fakeApi();
+    const { promise, notices } = route(f.api);
+    expect(await promise).toMatchObject({ status: 'booked', slot: SLOTS[1] });
+    // The claimed time reached the send hook only: refused there, its attempt taken back.
+    expect(f.books.map((b) => b.startTime)).toEqual([SLOTS[0], SLOTS[1]]);
+    expect(notices).toContainEqual({ type: 'slot_claimed', slot: SLOTS[0] });
+    const mine = (await state.journal.all()).filter((e) => e.personEmail === EMAIL);
+    expect(mine.map((e) => [e.startTime, e.outcome])).toEqual([[SLOTS[1], 'booked']]);
+    // Picked on a terminal: the server decides.
+    await inFlight(111);
+    const g = fakeApi({ ids: 10 });
+    const byHand = scripted([first], { email: async () => 'hand@acme.example' });
+    const r = await route(g.api, { asker: byHand }).promise;
+    expect(r).toMatchObject({ status: 'booked', slot: SLOTS[0] });
+  });
+
   it('RESERVATION_EXPIRED: fetches a new reservation (no reservationId) from the first window and books with it', async () => {
     const f = fakeApi({ bookErrors: [apiError('RESERVATION_EXPIRED')] });
     const asker = scripted([() => 'later', first, first]);

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { forgetSentForTests } from '../../src/api/send-hook.js';
 import { openState, type State } from '../../src/state/index.js';
 import type { NewAttempt } from '../../src/state/journal.js';
+import { CLOCK_SKEW_MS, SlotClaimedError } from '../../src/state/slot-claims.js';
 import { leadRecord } from '../../src/state/ledger.js';
 import { decide, decideMove } from '../../src/domain/lead-rule.js';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
@@ -209,6 +210,42 @@ describe.each(backends)('the %s backend', (_name, makeStore) => {
     await b.journal.update(entry.id, { outcome: 'booked', meetingId: 'm-200' });
     expect((await a.journal.listOpen(SCOPE)).map((e) => e.id)).not.toContain(entry.id);
     expect((await a.journal.findMeeting(SCOPE, 'm-200'))?.id).toBe(entry.id);
+  });
+
+  it('refuses a time another lead holds since the page was fetched (state/slot-claims.ts): in flight, or booked since', async () => {
+    const [a, b] = [client(), client()];
+    const at = '2031-03-09T09:00:00.000Z';
+    const slot = (email: string, event = 'ev-claims'): NewAttempt => ({ ...attempt(900, email), event, startTime: at });
+    const page = NOW.getTime() - 1000;
+    const ofLead = async (email: string) => (await a.journal.all()).filter((e) => e.personEmail === email);
+    // In flight: another lead's attempt at that time, sent, its answer not in.
+    const flying = (await a.journal.begin(slot('first@example.com'), { sent: true })).attempt;
+    const refused = b.journal.begin(slot('second@example.com'), { sent: true, claimedSince: page });
+    await expect(refused).rejects.toBeInstanceOf(SlotClaimedError);
+    expect(await ofLead('second@example.com'), 'the refused attempt is taken back').toEqual([]);
+    // Not held against: another event's time, the lead's own, a time the run did not pick (no claimedSince).
+    for (const [email, event, since] of [
+      ['second@example.com', 'ev-other', page],
+      ['first@example.com', 'ev-claims', page],
+      ['third@example.com', 'ev-claims', undefined],
+    ] as const)
+      await b.journal.remove(
+        (await b.journal.begin(slot(email, event), { sent: true, claimedSince: since })).attempt.id,
+      );
+    // Booked: its meeting recorded (at NOW) holds the time against pages fetched before it, not after.
+    await a.journal.update(flying.id, { outcome: 'booked', meetingId: 'm-900' });
+    await a.meetings.record({
+      scope: SCOPE,
+      meeting: { ...meetingOf('m-900', 'first@example.com'), date: at },
+      source: 'booked',
+      event: 'ev-claims',
+    });
+    await expect(b.journal.begin(slot('second@example.com'), { sent: true, claimedSince: page })).rejects.toThrow(
+      `${at} is being booked, or was just booked, by another run of this workspace`,
+    );
+    const later = NOW.getTime() + CLOCK_SKEW_MS + 1;
+    const fresh = await b.journal.begin(slot('second@example.com'), { sent: true, claimedSince: later });
+    expect((await ofLead('second@example.com')).map((e) => e.id)).toEqual([fresh.attempt.id]);
   });
 
   it("reads a lead's fires and remembered outcomes another client wrote (meetings history), only that lead's", async () => {

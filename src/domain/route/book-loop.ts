@@ -4,6 +4,7 @@
  * The lost-response rules stay in bookSlot (never a second booking).
  */
 import { ApiError, CancelledError } from '../../errors.js';
+import { SlotClaimedError } from '../../state/slot-claims.js';
 import { bookSlot, type BookRequest, type BookResult } from '../booking.js';
 import { leadFields } from '../lead-fields.js';
 import type { RouteGuardResult } from './deps.js';
@@ -24,6 +25,7 @@ export async function pickAndBook(s: RouteSession, result: RouteResult, linkId: 
     reservationId: undefined,
     window: firstWindow(s),
     page: undefined,
+    pageAt: 0,
     reason: undefined,
     openDay: undefined,
     refused: new Set(),
@@ -37,13 +39,19 @@ export async function pickAndBook(s: RouteSession, result: RouteResult, linkId: 
       turnPage(s, p, answer);
       continue;
     }
-    const done = await bookPicked(s, p, page, answer.slot);
+    const done = await bookPicked(s, p, page, answer.slot, answer.auto === true);
     if (done) return done;
   }
 }
 
 /** The picked time, confirmed and booked. undefined: refused and recovered from, pick again. */
-async function bookPicked(s: RouteSession, p: Picking, page: SlotPage, slot: string): Promise<RouteResult | undefined> {
+async function bookPicked(
+  s: RouteSession,
+  p: Picking,
+  page: SlotPage,
+  slot: string,
+  auto: boolean,
+): Promise<RouteResult | undefined> {
   const { deps, email } = s;
   const guests = (p.guests ??= await deps.asker.guests());
   const { executionId } = p.result;
@@ -54,8 +62,15 @@ async function bookPicked(s: RouteSession, p: Picking, page: SlotPage, slot: str
   deps.notify({ type: 'booking', slot });
   p.attempts += 1;
   try {
-    return await booked(s, p, request, guests);
+    return await booked(s, p, request, guests, auto ? p.pageAt : undefined);
   } catch (error) {
+    if (error instanceof SlotClaimedError) {
+      // Nothing was sent: another time from the same page, no request, not an attempt.
+      p.attempts -= 1;
+      s.deps.notify({ type: 'slot_claimed', slot });
+      p.refused.add(Date.parse(slot));
+      return undefined;
+    }
     if (!(error instanceof ApiError) || p.attempts >= MAX_BOOK_ATTEMPTS) throw error;
     const recover = RECOVERIES.get(error.code);
     if (!recover) throw error;
@@ -64,8 +79,14 @@ async function bookPicked(s: RouteSession, p: Picking, page: SlotPage, slot: str
 }
 
 /** The booking's result: booked, already booked (a lost answer's), or the meeting found under the hold. */
-async function booked(s: RouteSession, p: Picking, request: BookRequest, guests: GuestDetails): Promise<RouteResult> {
-  const sent = await sendBooking(s, request);
+async function booked(
+  s: RouteSession,
+  p: Picking,
+  request: BookRequest,
+  guests: GuestDetails,
+  claimedSince: number | undefined,
+): Promise<RouteResult> {
+  const sent = await sendBooking(s, request, claimedSince);
   if (sent.kind === 'repeat') return onRecord(s.base, sent.meeting, p.result.executionId);
   if (sent.kind === 'repeat_attempt') return fromLedger(s.base, sent.attempt);
   const { booked } = sent;
@@ -84,11 +105,15 @@ async function booked(s: RouteSession, p: Picking, request: BookRequest, guests:
 /** A booking under the wizard's hold: sent, or answered from the record found there. */
 type HeldBooking = Exclude<RouteGuardResult, { kind: 'go' }> | { kind: 'booked'; booked: BookResult };
 
-async function sendBooking(s: RouteSession, request: BookRequest): Promise<HeldBooking> {
+async function sendBooking(
+  s: RouteSession,
+  request: BookRequest,
+  claimedSince: number | undefined,
+): Promise<HeldBooking> {
   const { lead } = s.deps;
   const send = async (assertHeld: (() => void | Promise<void>) | undefined): Promise<HeldBooking> => ({
     kind: 'booked',
-    booked: await bookSlot(bookDepsOf(s, assertHeld), request),
+    booked: await bookSlot(bookDepsOf(s, assertHeld, claimedSince), request),
   });
   const holdLead = lead?.holdLead;
   if (!holdLead) return send(lead?.assertHeld);

@@ -17,6 +17,8 @@ export interface Picking {
   window: { from: Date; to: Date };
   /** undefined: the next page is asked for (one slots request). */
   page: SlotPage | undefined;
+  /** When the page was fetched (epoch ms): another booking's time since is skipped (state/slot-claims.ts). */
+  pageAt: number;
   reason: SlotPage['reason'];
   openDay: Date | undefined;
   refused: Set<number>;
@@ -33,6 +35,7 @@ export function firstWindow(s: RouteSession): { from: Date; to: Date } {
 /** The page to show: the one held, else asked for (one slots request, with the reservation held). */
 export async function currentPage(s: RouteSession, p: Picking): Promise<SlotPage> {
   if (!p.page) {
+    p.pageAt = s.deps.options.now().getTime();
     const fresh = await fetchSlots(s.deps.api, p.linkId, { ...p.window, reservationId: p.reservationId });
     p.reservationId = fresh.reservationId;
     p.page = {

@@ -45,7 +45,11 @@ export interface EarlyReads {
 export type UnansweredAsked = ReturnType<NonNullable<RouteLedger['unansweredFires']>>;
 
 /** What a booking of this route needs (domain/booking.ts): the wizard refreshes the page itself on SLOT_TAKEN. */
-export function bookDepsOf(s: RouteSession, assertHeld: RouteLead['assertHeld']): BookDeps {
+export function bookDepsOf(
+  s: RouteSession,
+  assertHeld: RouteLead['assertHeld'],
+  claimedSince?: number | undefined,
+): BookDeps {
   const { deps, trigger, key } = s;
   return {
     api: deps.api,
@@ -57,6 +61,7 @@ export function bookDepsOf(s: RouteSession, assertHeld: RouteLead['assertHeld'])
     origin: { triggerId: trigger.id, triggerName: trigger.name, answersKey: key },
     suggestOnSlotTaken: false,
     assertHeld,
+    claimedSince,
     learnEvent: deps.ledger.learnEvent,
     learnEventWrite: deps.ledger.learnEventWrite,
   };

@@ -26,7 +26,8 @@ export interface SlotPage {
 }
 
 export type SlotAnswer =
-  | { kind: 'slot'; slot: string }
+  /** `auto`: the run picked it itself (the first free time): another booking's time is skipped for it. */
+  | { kind: 'slot'; slot: string; auto?: boolean }
   | { kind: 'later' }
   | { kind: 'earlier' }
   /** The times from this day on (a day typed in the picker, beyond the page). */
@@ -85,6 +86,8 @@ export type RouteNotice =
   | { type: 'resolving'; attempt: JournalEntry }
   | { type: 'booking'; slot: string }
   | { type: 'slot_taken'; slot: string }
+  /** Another run of the workspace is booking the picked time, or just booked it: the next free one is picked. */
+  | { type: 'slot_claimed'; slot: string }
   | { type: 'no_host'; slot: string }
   | { type: 'expired' }
   | { type: 'session_ended'; executionId: string }

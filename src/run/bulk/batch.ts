@@ -55,8 +55,11 @@ export interface BatchSpec<Row> {
   ratePerMinute: number;
   /** Checks one row: its typed form, or what is wrong with it (column: reason). */
   check(record: Record<string, string>): Promise<{ ok: true; row: Row } | { ok: false; errors: string[] }>;
-  /** Does one valid row (its requests); a failure of the row is a result, not a throw. */
-  run(row: Row, line: number, key: string): Promise<RowResult>;
+  /**
+   * Does one valid row (its requests); a failure of the row is a result, not a throw. Undefined:
+   * not now (what it needs is another run's at the moment): tried again, `last`, after the rest.
+   */
+  run(row: Row, line: number, key: string, last: boolean): Promise<RowResult | undefined>;
   /** What identifies a row to a person (the email, the meeting). */
   keyOf(record: Record<string, string>): string;
   /** "Routing 40 leads": said before the first row. */
@@ -132,6 +135,22 @@ export async function runBatch<Row>(
   }
   if (!ctx.globals.json) ui.info(`${spec.starting(plan.valid)} from ${source.label}: ${formatPlan(plan, rate)}`);
   // Ctrl-C: the row in flight finishes and is recorded, then the run stops (exit 130).
+  /** A row, its records around it; false: put off (spec.run said not now). */
+  const runRow = async (row: Row, line: number, key: string, last: boolean): Promise<boolean> => {
+    await log.append({ row: line, status: 'started' });
+    const result = await spec.run(row, line, key, last);
+    if (!result) return false;
+    await log.append({
+      row: line,
+      status: result.status,
+      ...(result.meetingId ? { meetingId: result.meetingId } : {}),
+      ...(result.code ? { code: result.code } : {}),
+    });
+    report.row(result);
+    return true;
+  };
+  /** Rows put off: done after the rest, in their order. */
+  const later: Array<{ row: Row; line: number; key: string }> = [];
   let stopping = false;
   const onSigint = () => {
     stopping = true;
@@ -162,15 +181,11 @@ export async function runBatch<Row>(
         });
         continue;
       }
-      await log.append({ row: r.line, status: 'started' });
-      const result = await spec.run(v.row, r.line, key);
-      await log.append({
-        row: r.line,
-        status: result.status,
-        ...(result.meetingId ? { meetingId: result.meetingId } : {}),
-        ...(result.code ? { code: result.code } : {}),
-      });
-      report.row(result);
+      if (!(await runRow(v.row, r.line, key, false))) later.push({ row: v.row, line: r.line, key });
+    }
+    for (const l of later) {
+      if (stopping) throw new CancelledError(`stopped at line ${l.line}: run the same command again to continue`);
+      await runRow(l.row, l.line, l.key, true);
     }
   } finally {
     process.off('SIGINT', onSigint);

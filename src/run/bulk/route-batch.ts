@@ -30,7 +30,14 @@ import type { RouteRun } from '../route/types.js';
 export type RouteOne = (
   ctx: Context,
   parsed: ParsedRouteOptions,
-  o: { rebook: boolean; notify: (n: RouteNotice) => void; again: string; noPrompt: true; triggers: Trigger[] },
+  o: {
+    rebook: boolean;
+    notify: (n: RouteNotice) => void;
+    again: string;
+    noPrompt: true;
+    triggers: Trigger[];
+    leadWaitMs?: number | undefined;
+  },
 ) => Promise<Pick<RouteRun, 'result'>>;
 
 export interface RouteBatchOptions extends BatchOptions {
@@ -67,8 +74,8 @@ export async function routeBatch(ctx: Context, routeOne: RouteOne, o: RouteBatch
         }
         return validateRouteRow(record, { triggers, defaultTrigger: o.trigger, zone, now: ctx.clock.now() });
       },
-      run: (row, line, key) =>
-        routeRow(ctx, { routeOne, triggers, zone, days: o.days, rebook: Boolean(o.rebook) }, row, line, key),
+      run: (row, line, key, last) =>
+        routeRow(ctx, { routeOne, triggers, zone, days: o.days, rebook: Boolean(o.rebook) }, row, line, key, last),
     },
     o,
   );
@@ -85,13 +92,15 @@ function checkColumns(header: string[], triggers: Trigger[], label: string): voi
   });
 }
 
+/** One row's route; undefined when its lead is another run's right now and this is not its `last` try. */
 async function routeRow(
   ctx: Context,
   d: { routeOne: RouteOne; triggers: Trigger[]; zone: string; days: number; rebook: boolean },
   row: RouteRow,
   line: number,
   key: string,
-): Promise<RowResult> {
+  last: boolean,
+): Promise<RowResult | undefined> {
   try {
     const { result } = await d.routeOne(
       ctx,
@@ -112,7 +121,16 @@ async function routeRow(
         leadZone: row.tz,
         days: d.days,
       },
-      { rebook: d.rebook, notify: () => undefined, again: `line ${line} with`, noPrompt: true, triggers: d.triggers },
+      {
+        rebook: d.rebook,
+        notify: () => undefined,
+        again: `line ${line} with`,
+        noPrompt: true,
+        triggers: d.triggers,
+        // Another run (a machine of the team with the same leads) is booking it: the rows after
+        // it first, then this one, waiting as a route does (it then finds that run's meeting).
+        ...(last ? {} : { leadWaitMs: 0 }),
+      },
     );
     const status: RowStatus = result.status === 'other' ? 'failed' : result.status;
     return {
@@ -124,6 +142,7 @@ async function routeRow(
     };
   } catch (error) {
     if (error instanceof CancelledError || !(error instanceof CliError)) throw error;
+    if (!last && error.code === 'LEAD_BUSY') return undefined;
     return { row: line, key, status: 'failed', code: error.code, message: error.message };
   }
 }

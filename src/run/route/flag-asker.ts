@@ -84,7 +84,7 @@ export function flagAsker(flags: RouteFlags, terminal: RouteAsker | undefined): 
       const wanted = flags.slot;
       if (wanted === 'first') {
         const first = page.slots[0];
-        if (first) return { kind: 'slot', slot: first };
+        if (first) return { kind: 'slot', slot: first, auto: true };
         if (terminal) return terminal.pickSlot(page);
         throw new CliError(
           'NO_SLOTS',
@@ -103,7 +103,7 @@ export function flagAsker(flags: RouteFlags, terminal: RouteAsker | undefined): 
         );
         if (terminal && !wanted.first) return terminal.pickSlot({ ...page, within: wanted });
         const [first] = inRange;
-        if (first) return { kind: 'slot', slot: first };
+        if (first) return { kind: 'slot', slot: first, auto: true };
         if (wanted.to.getTime() > page.to.getTime()) return { kind: 'later' };
         if (terminal) return terminal.pickSlot(page);
         throw new CliError(

@@ -169,6 +169,11 @@ export function noticePrinter(o: { ui: Ui; json: boolean; target: Target; zone: 
       case 'slot_taken':
         ui.warn(`${time(n.slot)} was just taken (SLOT_TAKEN): fresh times under the same reservation follow`);
         return;
+      case 'slot_claimed':
+        ui.warn(
+          `${time(n.slot)} is being booked, or was just booked, by another run of this workspace: the next free time follows`,
+        );
+        return;
       case 'no_host':
         ui.warn(`no host is free at ${time(n.slot)} (NO_HOST_AVAILABLE): pick another time`);
         return;

@@ -30,12 +30,12 @@ export function localBackend(
     sql: async () => ledger,
     assertWritable: async () => assertWritable(dir),
     // Beside the ledger's real file: one claim per lead per ledger, whichever directory reaches it.
-    hold: (subject, work, onWait) =>
+    hold: (subject, work, onWait, waitMs = leadTiming.waitMs) =>
       subject.kind === 'lead'
-        ? holdLead(lockHome(join(dir, LEDGER_DB), dir), leadTiming, subject, work, onWait)
+        ? holdLead(lockHome(join(dir, LEDGER_DB), dir), { ...leadTiming, waitMs }, subject, work, onWait)
         : holdLock(
             meetingLockFile(lockHome(join(dir, LEDGER_DB), dir), subject.scope, subject.id),
-            leadTiming,
+            { ...leadTiming, waitMs },
             { label: `meeting ${subject.id}`, onWait },
             work,
           ),

@@ -148,9 +148,9 @@ export function postgresBackend(o: PostgresBackendOptions): PostgresBackend {
         throw db.unavailable(error);
       }
     },
-    hold: async (subject, work, onWait) => {
+    hold: async (subject, work, onWait, waitMs = o.leadWaitMs) => {
       await backend.ready();
-      return holdAdvisory(db, subject, o.leadWaitMs, work, onWait);
+      return holdAdvisory(db, subject, waitMs, work, onWait);
     },
     runLogs: async () =>
       (await import('./run-log.js')).pgRunLogs({
