@@ -85,7 +85,9 @@ export interface HttpClient {
   waitForBudget?(n: number, onWait?: (ms: number, left: number, limit: number) => void): Promise<number>;
   /** The next `n` requests go one after another: the budget draws them at once (RateBudget.drawAhead). */
   drawAhead?(n: number): void;
-  /** The command ends: what was drawn ahead and not sent goes back to the budget (RateBudget.giveBack). */
+  /** drawAhead, drawn now: the budget's wait happens here, not between the requests (RateBudget.reserve). */
+  reserve?(n: number): Promise<void>;
+  /** What was drawn ahead and not sent goes back to the budget (RateBudget.giveBack): a command's end, a bulk row's. */
   giveBack?(): Promise<void>;
 }
 
@@ -111,7 +113,7 @@ export interface HttpClientOptions {
    * from it before it goes out, and a 429's Retry-After is written to it for everyone.
    */
   budget?: Pick<RateBudget, 'draw' | 'recordRetryAfter'> &
-    Partial<Pick<RateBudget, 'waitForRoom' | 'limit' | 'drawAhead' | 'giveBack'>>;
+    Partial<Pick<RateBudget, 'waitForRoom' | 'limit' | 'drawAhead' | 'reserve' | 'giveBack'>>;
   /** Each answer's server time (its Date header, + 500 ms: the header has whole seconds), in ms since the epoch. */
   onServerDate?: ((serverMs: number) => void) | undefined;
   /** Test-only (SCHEDCTL_TEST_RETRY_BASE_MS): the first retry's backoff, doubling each time; unset, ky's 300 ms. */
@@ -142,6 +144,11 @@ function tryOutcome(error: unknown): string {
 
 export function createHttpClient(options: HttpClientOptions): HttpClient {
   const budgetMs = options.rateLimitBudgetMs ?? 90_000;
+  const waitingFor = (ms: number) =>
+    options.notify(
+      `waiting for the rate budget (shared by every schedctl process on this key), ${Math.ceil(ms / 1000)} s`,
+      ms,
+    );
   const maxBody = options.maxBodyBytes ?? 5 * 1024 * 1024;
   const { testRetryBaseMs } = options;
   const secrets = [options.apiKey];
@@ -235,8 +242,10 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
         shouldRetry: ({ error, retryCount }) => {
           // A cancelled MCP tool call: its request was refused before it left, and stays unsent.
           if (isCancelled()) return false;
-          // schedctl's own refusals (the rate budget's wait is over the limit) are final.
-          if (error instanceof CliError) return false;
+          // schedctl's own refusals (the rate budget's wait is over the limit) are final, and so is
+          // the send hook's (the transport's failure carries it as its cause: a lead lock lost, a
+          // time another run is booking): another try would only draw from the budget again.
+          if (error instanceof CliError || (error as { cause?: unknown }).cause instanceof CliError) return false;
           if (error instanceof HTTPError && error.response.status === 429) {
             const { headers } = error.response;
             const seconds = parseRetryAfter(headers.get('retry-after'), Date.now(), headers.get('date'));
@@ -296,15 +305,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
             // Outside ky's timeout (hooks run before it starts): waiting for the budget is not the API being slow.
             if (options.budget) {
               const before = Date.now();
-              await options.budget.draw({
-                maxWaitMs: Math.max(0, budgetMs - waitedMs),
-                onWait: (ms) =>
-                  options.notify(
-                    `waiting for the rate budget (shared by every schedctl process on this key), ${Math.ceil(ms / 1000)} s`,
-                    ms,
-                  ),
-                debug,
-              });
+              await options.budget.draw({ maxWaitMs: Math.max(0, budgetMs - waitedMs), onWait: waitingFor, debug });
               waitedMs += Date.now() - before;
               rateWaitMs += Date.now() - before;
             }
@@ -419,6 +420,11 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       return rateWaitMs;
     },
     drawAhead: (n) => options.budget?.drawAhead?.(n),
+    reserve: async (n) => {
+      const before = Date.now();
+      await options.budget?.reserve?.(n, { maxWaitMs: budgetMs, onWait: waitingFor, debug });
+      rateWaitMs += Date.now() - before;
+    },
     giveBack: async () => options.budget?.giveBack?.({ debug }).catch(() => {}),
     waitForBudget: async (n, onWait) => {
       const { budget } = options;

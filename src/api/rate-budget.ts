@@ -121,6 +121,12 @@ export interface RateBudget {
    */
   drawAhead(n: number): void;
   /**
+   * drawAhead(n), and the draw now (waiting for room here): every request of the batch, the
+   * first too, then goes out on a spare (within AHEAD_MS). For requests sent under a lock, so
+   * the lock is not held while the budget fills up (a bulk row: its lead's).
+   */
+  reserve(n: number, opts?: DrawOptions): Promise<void>;
+  /**
    * The command ends: draws taken ahead and never sent are given back to the budget (they would
    * otherwise hold its room for a minute: other machines on the key wait for requests never made).
    */
@@ -197,17 +203,21 @@ export function createRateBudget(options: RateBudgetOptions): RateBudget {
 
   /** Requests the next draw takes at once (drawAhead), and the spares of the last batch. */
   let ahead = 1;
-  let spares: { left: number; at: number; until: number } | undefined;
+  /** `first`: the batch's own draw (stamped `at`, not after it: reserve) is still among those left, the next used. */
+  let spares: { left: number; at: number; until: number; first?: boolean } | undefined;
   /** Spares that lapsed unused (their instants in the store's window): given back at the end. */
   const lapsed: number[] = [];
   const lapse = () => {
-    if (spares && spares.left > 0) lapsed.push(...Array.from({ length: spares.left }, () => spares!.at + AHEAD_MS));
+    const s = spares;
+    if (s && s.left > 0)
+      lapsed.push(...Array.from({ length: s.left }, (_, i) => s.at + (i === 0 && s.first ? 0 : AHEAD_MS)));
     spares = undefined;
   };
 
   async function draw(opts: DrawOptions = {}): Promise<number> {
     if (spares && spares.left > 0 && now() < spares.until) {
       spares.left -= 1;
+      spares.first = false;
       opts.debug?.(`rate budget: a request drawn ahead with the last draw (${spares.left} left)`);
       return spares.at;
     }
@@ -303,6 +313,14 @@ export function createRateBudget(options: RateBudgetOptions): RateBudget {
     ahead = Math.max(1, Math.min(Math.floor(n) || 1, limit));
   };
 
+  async function reserve(n: number, opts: DrawOptions = {}): Promise<void> {
+    // Spares of an earlier batch are not this one's: its draw goes to the store.
+    lapse();
+    drawAhead(n);
+    const at = await draw(opts);
+    spares = { left: (spares?.left ?? 0) + 1, at, until: spares?.until ?? now() + AHEAD_MS, first: true };
+  }
+
   async function giveBack(opts: Pick<DrawOptions, 'debug'> = {}): Promise<void> {
     lapse();
     const back = lapsed.splice(0);
@@ -315,7 +333,7 @@ export function createRateBudget(options: RateBudgetOptions): RateBudget {
     }, opts.debug);
     opts.debug?.(`rate budget: ${back.length} request(s) drawn ahead and not sent given back`);
   }
-  return { file, draw, drawAhead, giveBack, recordRetryAfter, waitForRoom, limit };
+  return { file, draw, drawAhead, reserve, giveBack, recordRetryAfter, waitForRoom, limit };
 }
 
 /**

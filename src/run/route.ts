@@ -117,7 +117,12 @@ export async function routeParsed(ctx: Context, parsed: ParsedRouteOptions, o: R
   await state.assertWritable();
   // A route without questions sends its requests one after another (list triggers, fire, slots,
   // book): drawn from the rate budget at once, one round trip to a team state instead of four.
-  if (!o.terminal) (await ctx.http()).drawAhead?.(o.triggers ? 3 : 4);
+  // A bulk row (the triggers known) draws them before it takes its lead, waiting for room there:
+  // a lead is then held only while its requests go out, not while the budget fills up (another
+  // machine of the team waits for it meanwhile); what it did not send goes back at its end.
+  const http = await ctx.http();
+  if (o.triggers) await http.reserve?.(3);
+  else if (!o.terminal) http.drawAhead?.(4);
   let requests = 0;
   const counted =
     <A extends unknown[], R>(fn: (...a: A) => Promise<R>) =>
@@ -171,9 +176,11 @@ export async function routeParsed(ctx: Context, parsed: ParsedRouteOptions, o: R
   // parallel run for the same lead waits, then finds this one's meeting on record. A lead typed
   // into the wizard is held from each booking's confirmation (leadHooks below: holdLead).
   const lead = parsed.flags.email;
-  const routed = lead
-    ? await state.holdLead({ scope, email: lead }, routeLead, leadWaitPrinter(ctx, lead), o.leadWaitMs)
-    : await routeLead(undefined);
+  const routed = await (
+    lead
+      ? state.holdLead({ scope, email: lead }, routeLead, leadWaitPrinter(ctx, lead), o.leadWaitMs)
+      : routeLead(undefined)
+  ).finally(() => o.triggers && http.giveBack?.());
   const result = unansweredFires ? { ...routed, unansweredFires } : routed;
   return {
     result,

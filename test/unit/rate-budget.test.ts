@@ -289,6 +289,27 @@ describe('rate budget: draws taken ahead and never sent (RateBudget.giveBack)', 
     expect(sent(dir)).toEqual([t0, t0 + AHEAD_MS]);
   });
 
+  it('reserve draws the whole batch now: its requests then go on spares, and what a row did not send goes back', async () => {
+    const dir = tempDir();
+    const { clock, make } = fakeTime();
+    const a = make(dir, { limit: 10 });
+    await a.reserve(3);
+    const t0 = sent(dir)[0]!;
+    expect(sent(dir)).toEqual([t0, t0 + AHEAD_MS, t0 + AHEAD_MS]);
+    // Each request of the batch, the first too, on a spare: nothing more drawn.
+    expect(await a.draw()).toBe(t0);
+    expect(await a.draw()).toBe(t0);
+    expect(sent(dir)).toHaveLength(3);
+    // The row sent two: the third goes back at its end.
+    await a.giveBack();
+    expect(sent(dir)).toEqual([t0, t0 + AHEAD_MS]);
+    // A batch not sent at all (its lead another run's): all of it goes back.
+    clock.t += 1;
+    await a.reserve(3);
+    await a.giveBack();
+    expect(sent(dir)).toEqual([t0, t0 + AHEAD_MS]);
+  });
+
   it("gives back spares that lapsed unused, another process's draw at the same instant staying counted", async () => {
     const dir = tempDir();
     const { clock, make } = fakeTime();

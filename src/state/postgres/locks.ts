@@ -98,22 +98,15 @@ export async function holdAdvisory<T>(
         // The lock's session answered a moment ago (the step marking the request sent, on the
         // same connection): it stands, and asking again would only cost a round trip.
         if (lock.alive() && performance.now() - db.answeredAt() < FRESH_ANSWER_MS) return;
-        let gone = !lock.alive();
-        if (!gone)
-          try {
-            await db.query('SELECT 1');
-          } catch {
-            gone = true;
-          }
-        if (!gone && lock.alive()) return;
-        // The lock's session ended: ended by `state unlock --force`, or the database went away
-        // (stopped, unreachable). The latter is the team state being unavailable, said as such.
+        // The database not answering is the team state being unavailable, said as such; its
+        // answer on a new connection (the lock's went away: the database restarted, or `state
+        // unlock --force` ended it) is the lock lost.
         try {
           await db.query('SELECT 1');
         } catch (error) {
           throw db.unavailable(error, undefined, guarded);
         }
-        throw new LeadLockLostError(label, undefined);
+        if (!lock.alive()) throw new LeadLockLostError(label, undefined);
       },
     };
     return await work(held);
