@@ -8,7 +8,7 @@ import { pages } from './pages.js';
 import type { Sql } from './types.js';
 
 /** Each copied table and its name in the reports (`state status`'s, then which workspace each key is in). */
-const COPIED = [
+export const COPIED_TABLES = [
   ['schedctl_attempts', 'journal'],
   ['schedctl_meetings', 'meetings'],
   ['schedctl_outcomes', 'outcomes'],
@@ -37,7 +37,7 @@ export interface CopyReport {
 export async function copyLedger(from: Sql, into: Sql, o: { learn: boolean }): Promise<CopyReport> {
   const report: CopyReport = { copied: {}, already: {} };
   await into.transaction(async (tx) => {
-    for (const [table, name] of COPIED) {
+    for (const [table, name] of COPIED_TABLES) {
       let n = 0;
       let rows = 0;
       const conflict = o.learn && table === 'schedctl_attempts' ? ATTEMPT_LEARNT : 'ON CONFLICT DO NOTHING';

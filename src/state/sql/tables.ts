@@ -74,12 +74,3 @@ export function runTables(seq: string, ms: string): string[] {
     'CREATE INDEX schedctl_run_records_log ON schedctl_run_records (log_key, seq)',
   ];
 }
-
-/** The ledger's tables, in the order their records are counted and moved. */
-export const LEDGER_TABLES = [
-  'schedctl_attempts',
-  'schedctl_meetings',
-  'schedctl_outcomes',
-  'schedctl_fires',
-  'schedctl_event_aliases',
-] as const;
