@@ -147,18 +147,11 @@ describe('the commands hints suggest run as written', () => {
   });
 
   it('reschedule without --start, and an unknown event: `schedctl reschedule <id> --start <time>`, `schedctl events ls`', async () => {
-    const booked = await cli([
-      'book',
-      'intro-call',
-      '--email',
-      'ed@acme.example',
-      '--start',
-      await freeTime(2),
-      '--json',
-    ]);
+    const at = await freeTime(2);
+    const booked = await cli(['book', 'intro-call', '--email', 'ed@acme.example', '--start', at, '--json']);
     const missing = await cli(['reschedule', booked.json<{ meeting: { id: string } }>().meeting.id]);
     expect(missing.code, show(missing)).toBe(2);
-    await expectRunsAsWritten(missing, { time: await freeTime(7), event: 'intro-call' });
+    await expectRunsAsWritten(missing, { times: await freeTimes(at), event: 'intro-call' });
     const unknown = await cli(['events', 'show', 'intro-cal']);
     expect(unknown.code, show(unknown)).toBe(4);
     await expectRunsAsWritten(unknown, {});
