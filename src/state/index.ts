@@ -18,7 +18,7 @@ import { DEFAULT_LOCK_TIMING } from './lock.js';
 import { Meetings } from './meetings.js';
 import { Outcomes } from './outcomes.js';
 import { postgresBackend } from './postgres/backend.js';
-import { connectEarly } from './postgres/early.js';
+import { connectEarly } from './postgres/load-pg.js';
 import { Profiles } from './profiles.js';
 import { FireAnswers } from './together.js';
 import { LEDGER_DB } from './sqlite/engine.js';

@@ -161,31 +161,51 @@ export async function holdLock<T>(
   }
 }
 
-async function acquire(lockDir: string, timing: LockTiming, o: HoldOptions): Promise<LockOwner> {
-  const started = performance.now();
+function acquire(lockDir: string, timing: LockTiming, o: HoldOptions): Promise<LockOwner> {
   let seen: { key: string; at: number } | undefined;
+  const take = (): { held: LockOwner } | { owner: LockOwner | undefined } => {
+    for (;;) {
+      const mine = tryCreate(lockDir, o.command);
+      if (mine) return { held: mine };
+      const owner = readOwner(lockDir);
+      // The heartbeat as this waiter sees it: token and mtime, noted on the waiter's own clock.
+      const key = `${owner?.token ?? '-'} ${mtimeOf(lockDir, owner)}`;
+      const now = performance.now();
+      if (seen?.key !== key) seen = { key, at: now };
+      if (!mayTakeOver(owner, now - seen.at, timing.staleMs)) return { owner };
+      takeOver(lockDir, owner);
+    }
+  };
+  return waitTurn({ label: o.label, waitMs: timing.waitMs, release: lockDir, onWait: o.onWait, take, pause: backoff });
+}
+
+/**
+ * Waits for a lock (this machine's, or the team state's): `take` until it gives one, saying who
+ * holds it to `onWait` at once and every 5 s, LeadBusyError after `waitMs` (`release`: as it says).
+ */
+export async function waitTurn<L>(o: {
+  label: string;
+  waitMs: number;
+  release: string | { command: string };
+  onWait?: ((wait: LockWait) => void) | undefined;
+  take: () => Promise<{ held: L } | { owner: LockOwner | undefined }> | { held: L } | { owner: LockOwner | undefined };
+  pause: (attempt: number) => number;
+}): Promise<L> {
+  const started = performance.now();
   let told = -Infinity;
   for (let attempt = 0; ; attempt++) {
-    const mine = tryCreate(lockDir, o.command);
-    if (mine) return mine;
-    const owner = readOwner(lockDir);
-    // The heartbeat as this waiter sees it: token and mtime, noted on the waiter's own clock.
-    const key = `${owner?.token ?? '-'} ${mtimeOf(lockDir, owner)}`;
+    const got = await o.take();
+    if ('held' in got) return got.held;
     const now = performance.now();
-    if (seen?.key !== key) seen = { key, at: now };
-    if (mayTakeOver(owner, now - seen.at, timing.staleMs)) {
-      takeOver(lockDir, owner);
-      continue;
-    }
     const waited = now - started;
-    if (waited >= timing.waitMs) throw new LeadBusyError(o.label, lockDir, timing.waitMs, owner);
-    // A holder makes the lock's directory, then writes who it is: a waiter that looks between the
-    // two sees no owner yet. Not said as "has not said who it is" until it has had time to.
-    if (o.onWait && now - told >= WAIT_NOTICE_MS && (owner || waited >= OWNER_GRACE_MS)) {
+    if (waited >= o.waitMs) throw new LeadBusyError(o.label, o.release, o.waitMs, got.owner);
+    // A holder takes its lock, then writes who it is (a lock directory, then its owner file): a
+    // waiter that looks between the two sees no owner yet, not said as such until it had time to.
+    if (o.onWait && now - told >= WAIT_NOTICE_MS && (got.owner || waited >= OWNER_GRACE_MS)) {
       told = now;
-      o.onWait({ owner, waitedMs: waited, waitMs: timing.waitMs });
+      o.onWait({ owner: got.owner, waitedMs: waited, waitMs: o.waitMs });
     }
-    await sleep(backoff(attempt));
+    await sleep(o.pause(attempt));
   }
 }
 
@@ -201,14 +221,7 @@ function tryCreate(lockDir: string, command: string | undefined): LockOwner | un
     if (errnoCode(error) === 'EEXIST') return undefined;
     throw new StateWriteError(lockDir, error);
   }
-  const owner: LockOwner = {
-    token: randomUUID(),
-    pid: process.pid,
-    host: hostname(),
-    user: currentUser(),
-    command: command ?? holderCommand(),
-    since: new Date().toISOString(),
-  };
+  const owner = newOwner(command);
   const temp = join(lockDir, `${OWNER}.${owner.token}.tmp`);
   try {
     writeFileSync(temp, `${JSON.stringify(owner)}\n`, { mode: 0o600 });
@@ -219,6 +232,11 @@ function tryCreate(lockDir: string, command: string | undefined): LockOwner | un
     throw new StateWriteError(lockDir, error);
   }
   return owner;
+}
+
+/** Who this run is, as its holder records say: never the command's values (holder-command.ts). */
+export function newOwner(command = holderCommand()): LockOwner {
+  return { token: randomUUID(), pid: process.pid, host: hostname(), user: currentUser(), command, since: new Date().toISOString() };
 }
 
 /**

@@ -13,7 +13,7 @@ import type { Sql } from '../sql/types.js';
 import { tlsNote } from './client-config.js';
 import { isConnectionFailure, openDatabase, type Database, type EarlyConnection } from './connect.js';
 import { LedgerSpool, type SpooledStatement } from './ledger-spool.js';
-import { holdAdvisory, holderSoon, takeLock } from './locks.js';
+import { holdAdvisory, holderOf, takeLock } from './locks.js';
 import { SchemaTooNewError, ensureSchema, schemaGuard, tooNewHint } from './schema.js';
 import { pgSql } from './sql.js';
 
@@ -154,7 +154,7 @@ export function postgresBackend(o: PostgresBackendOptions): PostgresBackend {
     },
     runLogs: async () =>
       (await import('./run-log.js')).pgRunLogs({
-        locks: { holderSoon, takeLock },
+        locks: { holderOf, takeLock },
         isConnectionFailure,
         db,
         ready: () => backend.ready(),

@@ -17,6 +17,8 @@ import { homedir } from 'node:os';
 import { dirname, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Script } from 'node:vm';
+import { clientConfigWith } from './client-config.js';
+import type { EarlyConnection } from './connect.js';
 
 type Pg = typeof import('pg');
 
@@ -115,5 +117,26 @@ function writeCodeCache(file: string, data: Buffer): void {
     renameSync(partial, file);
   } catch {
     // A cache is an optimisation: a read-only home only makes the next run compile again.
+  }
+}
+
+/**
+ * The team database's connection, opened the moment a command knows its state URL: its round
+ * trips overlap what the command still loads (the HTTP layer, the ledger's modules). Never fails
+ * a command (a failure is the first real use's to say); undefined when running from src/.
+ */
+export function connectEarly(url: string): EarlyConnection | undefined {
+  try {
+    const pg = loadBundledPg();
+    if (!pg) return undefined;
+    const config = clientConfigWith(pg.parseConnectionString, url);
+    const client = new pg.Client({ ...config, pipeline: true });
+    // Until the Database adds its own listeners: a failure is its to report, not a crash.
+    client.on('error', () => {});
+    const connected = client.connect();
+    connected.catch(() => {});
+    return { client, config, connected };
+  } catch {
+    return undefined;
   }
 }

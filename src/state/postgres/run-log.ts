@@ -16,9 +16,9 @@ import { CliError, EXIT } from '../../errors.js';
 import type { LockOwner } from '../lead-lock.js';
 // Types only: what runs of them comes from the backend (PgRunLogDeps), so that this module, loaded
 // on demand, shares no module with the backend's chunk (test/perf/bundle-layout.test.ts).
-import type { Database, PgStatement } from './connect.js';
+import type { Database } from './connect.js';
 import type { SpooledStatement } from './ledger-spool.js';
-import type { holderSoon, takeLock } from './locks.js';
+import type { holderOf, takeLock } from './locks.js';
 
 export interface PgRunLogDeps {
   db: Database;
@@ -27,7 +27,7 @@ export interface PgRunLogDeps {
   /** Keeps statements in the team spool after `error` (said once on stderr). */
   keep: (statements: SpooledStatement[], error: unknown) => Promise<void>;
   /** The session locks (locks.ts) and connect.ts's isConnectionFailure, from the backend. */
-  locks: { holderSoon: typeof holderSoon; takeLock: typeof takeLock };
+  locks: { holderOf: typeof holderOf; takeLock: typeof takeLock };
   isConnectionFailure: (error: unknown) => boolean;
 }
 
@@ -39,7 +39,7 @@ export function pgRunLogs(deps: PgRunLogDeps): RunLogStore {
   // At once, or refused naming who holds it (never waits: the other run may take hours).
   const take = async (name: string) =>
     (await deps.locks.takeLock(db, name)) ??
-    Promise.reject(new RunInProgressError(await deps.locks.holderSoon(db, name)));
+    Promise.reject(new RunInProgressError(await deps.locks.holderOf(db, name)));
   const failure = (error: unknown, notSent?: string): Error =>
     error instanceof Error && 'exitCode' in error ? error : db.unavailable(error, undefined, notSent);
   return {
@@ -129,14 +129,6 @@ export const runRecordInsert = (key: string, record: RunRecord): SpooledStatemen
   params: [key, JSON.stringify(record)],
 });
 
-/** A log's records in one statement, in their order. */
-const appendRecords = (key: string, records: RunRecord[]): PgStatement =>
-  [
-    `INSERT INTO schedctl_run_records (log_key, record)
-     SELECT $1, r FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS t(r, n) ORDER BY n`,
-    [key, JSON.stringify(records)],
-  ] as const;
-
 /**
  * Copies a machine's run log into the database unless the database has records of it already;
  * resolves to whether it did. The check and the copy are one transaction under a lock on the
@@ -147,7 +139,13 @@ export async function insertRunRecordsOnce(db: Database, key: string, records: R
     await client.query(`SELECT pg_advisory_xact_lock(hashtextextended('schedctl push ' || $1, 0))`, [key]);
     const has = await client.query('SELECT 1 FROM schedctl_run_records WHERE log_key = $1 LIMIT 1', [key]);
     if (has.rowCount) return false;
-    if (records.length) await client.query(...(appendRecords(key, records) as unknown as [string, unknown[]]));
+    // The log's records in one statement, in their order.
+    if (records.length)
+      await client.query(
+        `INSERT INTO schedctl_run_records (log_key, record)
+         SELECT $1, r FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS t(r, n) ORDER BY n`,
+        [key, JSON.stringify(records)],
+      );
     return true;
   });
 }
