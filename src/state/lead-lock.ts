@@ -236,7 +236,14 @@ function tryCreate(lockDir: string, command: string | undefined): LockOwner | un
 
 /** Who this run is, as its holder records say: never the command's values (holder-command.ts). */
 export function newOwner(command = holderCommand()): LockOwner {
-  return { token: randomUUID(), pid: process.pid, host: hostname(), user: currentUser(), command, since: new Date().toISOString() };
+  return {
+    token: randomUUID(),
+    pid: process.pid,
+    host: hostname(),
+    user: currentUser(),
+    command,
+    since: new Date().toISOString(),
+  };
 }
 
 /**

@@ -4,13 +4,28 @@ import { teamBackend } from './team.js';
 
 export async function run(ctx: Context): Promise<void> {
   const backend = await teamBackend(ctx, '`schedctl state push`');
-  const { pushLocal } = await import('../../state/postgres/admin.js');
+  const { copyLedger } = await import('../../state/sql/copy.js');
+  const { insertRunRecordsOnce } = await import('../../state/postgres/run-log.js');
+  const { localRunRecords, moveRunLogsIn } = await import('../../state/sqlite/run-log.js');
   const dir = (await ctx.state()).dir;
   await backend.ready();
   // This machine's ledger, whatever the profile's state: the SQLite database of the config directory.
   const warn = (line: string) => ctx.io.stderr.write(`${line}\n`);
   const local = localBackend(dir, DEFAULT_LOCK_TIMING, DEFAULT_LOCK_TIMING, warn);
-  const report = await pushLocal(backend, await local.sql(), dir, warn).finally(() => local.close());
+  // This machine's ledger copied into the team's (sql/copy.ts: rows and workspace keys it has are
+  // left alone), then each bulk run log whole (one the team has records of is left as it is there).
+  const sql = await local.sql();
+  let report;
+  try {
+    const { copied, already } = await copyLedger(sql, await backend.sql(), { learn: false });
+    const runs = { moved: 0, there: 0 };
+    await moveRunLogsIn(sql, dir, warn);
+    for (const [key, records] of await localRunRecords(sql))
+      runs[(await insertRunRecordsOnce(backend.db, key, records)) ? 'moved' : 'there'] += records.length;
+    report = { moved: { ...copied, runRecords: runs.moved }, alreadyThere: { ...already, runRecords: runs.there } };
+  } finally {
+    await local.close();
+  }
   const ui = await ctx.ui();
   if (ctx.globals.json) return ui.json({ from: dir, to: backend.where, ...report });
   const moved = Object.values(report.moved).reduce((a, b) => a + b, 0);

@@ -1,13 +1,10 @@
 /**
- * What `schedctl state status`, `state push` and `state unlock` do to a team state: read its
- * schema version, counts and lock holders; copy a local ledger into it; release a lock.
+ * What `schedctl state status` and `state unlock` read of a team state and do to it: its schema
+ * version, counts and lock holders; a lock released.
  */
 import type { LockOwner } from '../lead-lock.js';
-import { copyLedger } from '../sql/copy.js';
 import { countTables } from '../sql/documents.js';
-import type { Sql } from '../sql/types.js';
 import { HOLDERS_SQL, type PostgresBackend } from './backend.js';
-import { insertRunRecordsOnce } from './run-log.js';
 import { schemaVersion, SCHEMA_VERSION } from './schema.js';
 
 export interface HeldLockView extends Omit<LockOwner, 'token'> {
@@ -18,12 +15,14 @@ export interface HeldLockView extends Omit<LockOwner, 'token'> {
 }
 
 export async function teamCounts(backend: PostgresBackend): Promise<Record<string, number>> {
-  const counts: Record<string, number> = { ...(await countTables(await backend.sql())) };
-  const [row] = await backend.db.query<{ n: string }>('SELECT count(*) AS n FROM schedctl_rate_budgets');
-  counts.rateBudgets = Number(row?.n ?? 0);
-  const [runs] = await backend.db.query<{ n: string }>('SELECT count(*) AS n FROM schedctl_run_records');
-  counts.runRecords = Number(runs?.n ?? 0);
-  return counts;
+  const [row] = await backend.db.query<{ budgets: string; runs: string }>(
+    'SELECT (SELECT count(*) FROM schedctl_rate_budgets) AS budgets, (SELECT count(*) FROM schedctl_run_records) AS runs',
+  );
+  return {
+    ...(await countTables(await backend.sql())),
+    rateBudgets: Number(row?.budgets),
+    runRecords: Number(row?.runs),
+  };
 }
 
 export async function teamSchemaVersion(backend: PostgresBackend): Promise<number> {
@@ -62,48 +61,6 @@ export async function releaseLock(
   const [row] = await backend.db.query<{ ok: boolean }>('SELECT pg_terminate_backend($1) AS ok', [lock.backendPid]);
   await backend.db.query('DELETE FROM schedctl_locks WHERE name = $1 AND backend_pid = $2', [name, lock.backendPid]);
   return row?.ok === true;
-}
-
-export interface PushReport {
-  moved: Record<string, number>;
-  alreadyThere: Record<string, number>;
-}
-
-/**
- * Copies this machine's ledger into the team state (sql/copy.ts: rows it has already, and keys
- * it already places in a workspace, are left alone). Its bulk run logs too (the local
- * `schedctl_run_records`, with any log a schedctl from before kept in `runs/<key>.jsonl` moved in
- * first), each whole: a log the team state has records of is left as it is there.
- */
-export async function pushLocal(
-  backend: PostgresBackend,
-  local: Sql,
-  dir: string,
-  warn?: (line: string) => void,
-): Promise<PushReport> {
-  await backend.ready();
-  const { copied, already } = await copyLedger(local, await backend.sql(), { learn: false });
-  const runs = { moved: 0, there: 0 };
-  const { localRunRecords, moveRunLogsIn } = await import('../sqlite/run-log.js');
-  await moveRunLogsIn(local, dir, warn);
-  for (const [key, records] of await localRunRecords(local))
-    runs[(await insertRunRecordsOnce(backend.db, key, records)) ? 'moved' : 'there'] += records.length;
-  return { moved: { ...copied, runRecords: runs.moved }, alreadyThere: { ...already, runRecords: runs.there } };
-}
-
-/**
- * Copies the team state's ledger into this machine's (sql/copy.ts), so a machine leaving the
- * team, or working alone for a while (SCHEDCTL_STATE_URL=local), keeps what the team knows; an
- * outcome this machine did not know is learnt. The bulk run logs stay in the team state: a run
- * is resumed from there.
- */
-export async function pullTeam(
-  backend: PostgresBackend,
-  local: Sql,
-): Promise<{ pulled: Record<string, number>; alreadyHere: Record<string, number> }> {
-  await backend.ready();
-  const { copied, already } = await copyLedger(await backend.sql(), local, { learn: true });
-  return { pulled: copied, alreadyHere: already };
 }
 
 /** Records kept on this machine, waiting for the team state (ledger-spool.ts, the runs' spool). */

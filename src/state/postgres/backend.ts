@@ -20,14 +20,10 @@ import { pgSql } from './sql.js';
 /** How recent an answer of the database stands for "it is there" (assertWritable). */
 const FRESH_ANSWER_MS = 1000;
 
-// The team backend's parts that the state commands (admin.ts), the bulk run logs (run-log.ts),
-// the shared rate budget (services.ts) and the state store (../index.ts) use are imported from
-// here, not from their own modules, and statically: the build then puts every module of the
-// backend in the state store's chunk, which every command loads anyway (about 11 KB, a fraction
-// of a millisecond to compile without the client). A dynamic import of its own cost a command
-// with a team state 5-7 ms of Node 20's ES module loader (resolve, read, compile, link), and,
-// started while the HTTP layer loads, it was answered only after it
-// (test/perf/bundle-layout.test.ts holds the layout; pg itself still loads only when used).
+// What the state commands, bulk runs, the rate budget and the state store use of the backend is
+// imported from here, statically: the build then puts the backend in the state store's chunk,
+// which every command loads anyway; a dynamic import of its own cost 5-7 ms of ES module loading
+// (test/perf/bundle-layout.test.ts holds the layout; pg itself loads only when used).
 export { type Database } from './connect.js';
 export { HOLDERS_SQL } from './locks.js';
 export { pgBudgetInUse, pgBudgetStore } from './rate-budget.js';

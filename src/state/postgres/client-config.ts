@@ -1,8 +1,7 @@
 /**
  * The `pg` client settings of a state URL: libpq's rules for what the URL leaves out, the
- * password from where libpq would take it, and schedctl's timeouts. The parser is passed in, so
- * the early connection (early.ts) can use the one inside the pg bundle and nothing here loads
- * a package.
+ * password from where libpq would take it, and schedctl's timeouts. The parser is passed in (the
+ * early connection uses the one inside the pg bundle): nothing here loads a package.
  */
 import type { ClientConfig } from 'pg';
 
@@ -26,10 +25,9 @@ function aliasedMode(url: string): string | undefined {
 }
 
 /**
- * What the state URL's TLS mode verifies, said once per command (stderr) in schedctl's words,
- * instead of node-postgres's SECURITY WARNING: libpq users read `require` as "encrypt, check
- * nothing", but pg checks the certificate and host name (verify-full), so a private CA fails
- * until it is named. Undefined when the mode says what it does (verify-full, disable, none).
+ * What the state URL's TLS mode verifies, said once per command in schedctl's words instead of
+ * pg's SECURITY WARNING: libpq users read `require` as "encrypt, check nothing", but pg checks
+ * the certificate and host name (verify-full). Undefined when the mode says what it does.
  */
 export function tlsNote(url: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
   const mode = aliasedMode(url);

@@ -1,10 +1,9 @@
 /**
- * What the team database failed to save after a request had left this machine (the outcome of a
- * booking, a fire, a move): the write statements of those steps, kept in
- * `<config dir>/team-spool/ledger.jsonl`, appended in the order they were made, and applied to
- * the database in that order, in one transaction, by the next run with the team state (or
- * `schedctl state push`). Each statement carries its whole row or names what it removes, so
- * applying them again changes nothing more.
+ * What the team database failed to save after a request had left this machine (a booking's
+ * outcome, a fire's, a move's): those steps' write statements, appended to
+ * `<config dir>/team-spool/ledger.jsonl` in the order made, applied in that order in one
+ * transaction by the next run with the team state (or `schedctl state push`). Each carries its
+ * whole row or names what it removes: applying them again changes nothing more.
  */
 import { appendFileSync, existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -32,7 +31,7 @@ export class LedgerSpool {
     ensureDir(this.dir);
     await withLock(this.path, this.timing, () => {
       try {
-        appendFileSync(this.path, statements.map((s) => `${JSON.stringify(s)}\n`).join(''), { mode: 0o600 });
+        appendFileSync(this.path, lines(statements), { mode: 0o600 });
       } catch (error) {
         throw new StateWriteError(this.path, error);
       }
@@ -47,17 +46,16 @@ export class LedgerSpool {
   /** Applies what is kept to the database (one step, in order), then forgets it; resolves to how many. */
   async applyTo(db: Pick<Database, 'step'>): Promise<number> {
     if (!existsSync(this.path)) return 0;
-    return withLock(this.path, this.timing, () => this.read()).then(async (kept) => {
-      if (kept.length === 0) return 0;
-      await db.step(kept.map((s) => [toPg(s.sql), s.params] as const));
-      // Only what was applied is forgotten: a run that kept more meanwhile appended after it.
-      await withLock(this.path, this.timing, () => {
-        const now = this.read();
-        if (now.length <= kept.length) rmSync(this.path, { force: true });
-        else appendRest(this.path, now.slice(kept.length));
-      });
-      return kept.length;
+    const kept = await withLock(this.path, this.timing, () => this.read());
+    if (kept.length === 0) return 0;
+    await db.step(kept.map((s) => [toPg(s.sql), s.params] as const));
+    // Only what was applied is forgotten: a run that kept more meanwhile appended after it.
+    await withLock(this.path, this.timing, () => {
+      const rest = this.read().slice(kept.length);
+      rmSync(this.path, { force: true });
+      if (rest.length) appendFileSync(this.path, lines(rest), { mode: 0o600 });
     });
+    return kept.length;
   }
 
   private read(): SpooledStatement[] {
@@ -88,7 +86,4 @@ export class LedgerSpool {
   }
 }
 
-function appendRest(path: string, rest: SpooledStatement[]): void {
-  rmSync(path, { force: true });
-  appendFileSync(path, rest.map((s) => `${JSON.stringify(s)}\n`).join(''), { mode: 0o600 });
-}
+const lines = (statements: SpooledStatement[]) => statements.map((s) => `${JSON.stringify(s)}\n`).join('');

@@ -1,15 +1,12 @@
 /**
- * Loads the PostgreSQL client (`pg`) for a command with a team state, as fast as Node 20 allows.
- *
- * The build bundles `pg` on its own into dist/pg.cjs (CommonJS: about 5 ms less to load than
- * the same code as an ES module chunk). Most of what is left is V8 compiling it, each run anew:
- * so it is compiled with a code cache, as Node 22's module.enableCompileCache() would do for
- * every module. The cache is made once, after the first run that used the client (so the
- * functions a connection and a query need are in it), in `<cache dir>/schedctl/`
- * ($XDG_CACHE_HOME, else ~/.cache), 0600 in a 0700 directory, named by the bundle's hash, the
- * Node version and the architecture; V8 refuses a cache that does not fit (then it is made
- * again). Nothing here can fail a command: without the bundle (running from src/, in tests)
- * `pg` is imported as usual, and a cache that cannot be read or written is done without.
+ * Loads the PostgreSQL client (`pg`) for a command with a team state, fast. The build bundles it
+ * on its own into dist/pg.cjs (CommonJS: ~5 ms less to load than an ES module chunk), compiled
+ * here with a V8 code cache (~4 ms less again; module.enableCompileCache() measured slower: its
+ * cache is made before the functions a query needs have run). The cache is written after the
+ * first run that used the client, in $XDG_CACHE_HOME (else ~/.cache)/schedctl/, 0600, named by
+ * the bundle's hash, Node's version and the architecture (V8 refuses one that does not fit).
+ * Nothing here fails a command: from src/ (tests) `pg` is imported as usual; a cache that cannot
+ * be read or written is done without.
  */
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -21,31 +18,16 @@ import { clientConfigWith } from './client-config.js';
 import type { EarlyConnection } from './connect.js';
 
 type Pg = typeof import('pg');
+/** The bundle's `pg`, with the connection string parser it carries (pg-connection-string's). */
+type BundledPg = Pg & { parseConnectionString: (url: string) => Record<string, unknown> };
 
 declare const __PG_BUNDLE_HASH__: string | undefined;
-/**
- * dist/pg.cjs's content hash, from the build that made it (hashing it at each start cost about
- * a millisecond): the code cache's name. Without it (never in a build) there is no cache.
- */
+/** dist/pg.cjs's content hash, from the build that made it: the code cache's name (none outside a build). */
 const BUNDLE_HASH = typeof __PG_BUNDLE_HASH__ === 'string' ? __PG_BUNDLE_HASH__ : undefined;
 
-/** dist/pg.cjs of the package this module was bundled into; undefined when running from src/. */
-export function bundledPgPath(here = fileURLToPath(import.meta.url)): string | undefined {
-  const at = here.lastIndexOf(`${sep}dist${sep}`);
-  return at === -1 ? undefined : join(here.slice(0, at), 'dist', 'pg.cjs');
-}
-
-export function codeCacheDir(env: NodeJS.ProcessEnv = process.env): string {
-  return join(env.XDG_CACHE_HOME || join(env.HOME || homedir(), '.cache'), 'schedctl');
-}
-
-/** Saves the code cache when this run made the client without one (see saveCodeCache). */
-let pendingSave: (() => void) | undefined;
-
-/** The bundle's `pg`, with the connection string parser it carries (pg-connection-string's). */
-export type BundledPg = Pg & { parseConnectionString: (url: string) => Record<string, unknown> };
-
 let bundled: BundledPg | null | undefined;
+/** Saves the code cache when this run compiled the client without one (saveCodeCache). */
+let pendingSave: (() => void) | undefined;
 
 export async function loadPg(): Promise<Pg> {
   const pg = loadBundledPg();
@@ -55,53 +37,48 @@ export async function loadPg(): Promise<Pg> {
   return ((m as unknown as { default?: Pg }).default ?? m) as Pg;
 }
 
-/** The bundled client, loaded at once (no ES module loader on the way); undefined without dist/pg.cjs. */
+/** The bundled client, compiled at once (no ES module loader on the way); undefined without dist/pg.cjs. */
 export function loadBundledPg(): BundledPg | undefined {
   if (bundled === undefined) bundled = compileBundle() ?? null;
   return bundled ?? undefined;
 }
 
 function compileBundle(): BundledPg | undefined {
-  const file = bundledPgPath();
-  if (file === undefined) return undefined;
-  let source: string;
-  try {
-    source = readFileSync(file, 'utf8');
-  } catch {
-    return undefined; // an older build layout: the ES module import
-  }
+  const here = fileURLToPath(import.meta.url);
+  const at = here.lastIndexOf(`${sep}dist${sep}`);
+  if (at === -1) return undefined;
+  const file = join(here.slice(0, at), 'dist', 'pg.cjs');
+  const read = (path: string) => {
+    try {
+      return readFileSync(path);
+    } catch {
+      return undefined;
+    }
+  };
+  const source = read(file);
+  if (!source) return undefined;
+  const env = process.env;
   const cacheFile =
-    BUNDLE_HASH === undefined
-      ? undefined
-      : join(codeCacheDir(), `pg-${BUNDLE_HASH}-${process.version}-${process.arch}.v8`);
-  let cachedData: Buffer | undefined;
-  try {
-    cachedData = cacheFile === undefined ? undefined : readFileSync(cacheFile);
-  } catch {
-    cachedData = undefined;
-  }
+    BUNDLE_HASH &&
+    join(
+      env.XDG_CACHE_HOME || join(env.HOME || homedir(), '.cache'),
+      'schedctl',
+      `pg-${BUNDLE_HASH}-${process.version}-${process.arch}.v8`,
+    );
+  const cachedData = cacheFile ? read(cacheFile) : undefined;
   const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
     filename: file,
     ...(cachedData ? { cachedData } : {}),
   });
   const mod = { exports: {} as unknown };
-  (script.runInThisContext() as (...args: unknown[]) => void).call(
-    mod.exports,
-    mod.exports,
-    createRequire(file),
-    mod,
-    file,
-    dirname(file),
-  );
-  if (cacheFile !== undefined && (!cachedData || script.cachedDataRejected))
+  const init = script.runInThisContext() as (...args: unknown[]) => void;
+  init.call(mod.exports, mod.exports, createRequire(file), mod, file, dirname(file));
+  if (cacheFile && (!cachedData || script.cachedDataRejected))
     pendingSave = () => writeCodeCache(cacheFile, script.createCachedData());
   return mod.exports as BundledPg;
 }
 
-/**
- * Writes the code cache this run could not use, once the client has connected and queried
- * (V8 then includes the functions that took). Called when a command's database work is done.
- */
+/** Writes the code cache this run could not use, once the client has connected and queried (V8 then includes what ran). */
 export function saveCodeCache(): void {
   const save = pendingSave;
   pendingSave = undefined;

@@ -105,7 +105,8 @@ export async function holdAdvisory<T>(
         const held = await takeLock(db, name, owner);
         return held ? { held } : { owner: await holderOf(db, name) };
       } catch (error) {
-        if (!isConnectionFailure(error) || Date.now() - started >= waitMs) throw db.unavailable(error, undefined, guarded);
+        if (!isConnectionFailure(error) || Date.now() - started >= waitMs)
+          throw db.unavailable(error, undefined, guarded);
         return { owner: undefined };
       }
     },

@@ -1,15 +1,14 @@
 /**
  * The rate budget of an API key in the team database (api/rate-budget.ts keeps the rule): one
- * row per key fingerprint (sha256 of base URL and key, never the key), drawn from by every
- * machine under its row lock, on the database's clock (machines' clocks differ; the budget's
- * window must not). A 429's Retry-After blocks the row for everyone. When the database cannot
- * be used the budget counts this process's requests only, like a config directory that cannot
- * be written: a read never fails for the budget's sake.
+ * row per key fingerprint (never the key), drawn from by every machine under its row lock, on the
+ * database's clock (machines' clocks differ; the window must not). A 429's Retry-After blocks the
+ * row for everyone. A database that cannot be used leaves this process counting its own requests
+ * (sharedOrMemory): a read never fails for the budget's sake.
  *
- * A draw is one round trip (BEGIN, one statement, COMMIT, written together): the statement locks
- * the row, applies the rule (DrawRule) there and returns the state it found with the instant,
- * and this side runs the same rule on that state for the outcome. The row lock lasts that statement only, never a round trip over the network.
- * The rarer updates (a 429's block, a bulk run's wait for room) read and write in a transaction.
+ * A draw is one round trip (BEGIN, one statement, COMMIT): the statement locks the row, applies
+ * the rule there and returns the state it found with the instant; this side runs the same rule on
+ * that state for the outcome. The rarer updates (a 429's block, a wait for room) read and write
+ * in a transaction.
  */
 import {
   budgetStateOf,
@@ -28,11 +27,9 @@ const DB_NOW = 'round(extract(epoch from clock_timestamp()) * 1000)::float8 AS t
 const dbTime = (t: number | string | undefined): number => Math.round(Number(t));
 
 /**
- * The draw rule (api/rate-budget.ts: prune, then draw if not blocked and not full, with the
- * spares of a batch `aheadMs` later when `count` asks for more than one) as one statement. It
- * returns the row as it found it (locked: FOR UPDATE waits for a draw under way, then reads its
- * result) and the instant; no row when the key has none yet. A stored state that is not one (a
- * cache: budgetStateOf resets it) is read as empty, as budgetStateOf does.
+ * The draw rule (prune, then draw if neither blocked nor full, a batch's spares `aheadMs` later)
+ * as one statement returning the row as it found it (FOR UPDATE waits for a draw under way) and
+ * the instant; no row when the key has none yet. A stored state that is not one reads as empty.
  */
 export function drawStatement(id: string, rule: DrawRule): [string, SqlValue[]] {
   const valid = `jsonb_typeof(old.state->'sent') = 'array' AND NOT EXISTS (
@@ -110,10 +107,7 @@ export function pgBudgetStore(
   );
 }
 
-/**
- * budgetInUse for the team state: what every machine has drawn from the key's budget, read
- * without its lock on the database's clock (an estimate for a bulk plan, never a draw).
- */
+/** What every machine has drawn from the key's budget, read without its lock (a bulk plan's estimate, never a draw). */
 export async function pgBudgetInUse(
   backend: { db: Database; ready: () => Promise<void> },
   id: string,

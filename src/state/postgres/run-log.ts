@@ -1,15 +1,10 @@
 /**
- * The run logs of bulk files in the team database: one row of `schedctl_run_records` per
- * record, keyed like the local file (bulk/run-log.ts: the input's content hash with
- * `command:workspace`), so a run stopped on one machine is resumed from another.
- *
- * - One run of a log at a time, across machines: a session advisory lock on the log's key, held
- *   by a connection of its own for the whole run (a killed run's goes with its connection), its
- *   holder in `schedctl_locks` (subject `run`); a second run is refused at once, naming it.
- * - Each append is one INSERT in autocommit: durable when it resolves. When it fails, a
- *   `started` record refuses (STATE_UNAVAILABLE: that row is not sent); any other record says
- *   what a sent row became, so its INSERT is kept in the team spool (ledger-spool.ts), applied
- *   with the ledger's by the next run that reaches the database.
+ * The run logs of bulk files in the team database: a row of `schedctl_run_records` per record,
+ * keyed like the local file (bulk/run-log.ts), so a run stopped on one machine is resumed from
+ * another. One run of a log at a time, across machines: a session lock on the log's key (locks.ts),
+ * a second run refused at once, naming the first. Each append is one INSERT, durable when it
+ * resolves; a failed one refuses a `started` record (that row is not sent) and keeps any other
+ * (what a sent row became) in the team spool, applied by the next run that reaches the database.
  */
 import { foldRunRecords, parseRecord, type RunLogId, type RunLogStore, type RunRecord } from '../../bulk/run-log.js';
 import { CliError, EXIT } from '../../errors.js';
@@ -36,42 +31,36 @@ export const runLockName = (id: RunLogId): string => `run ${id.workspace} ${id.k
 
 export function pgRunLogs(deps: PgRunLogDeps): RunLogStore {
   const { db, isConnectionFailure } = deps;
-  // At once, or refused naming who holds it (never waits: the other run may take hours).
-  const take = async (name: string) =>
-    (await deps.locks.takeLock(db, name)) ??
-    Promise.reject(new RunInProgressError(await deps.locks.holderOf(db, name)));
   const failure = (error: unknown, notSent?: string): Error =>
     error instanceof Error && 'exitCode' in error ? error : db.unavailable(error, undefined, notSent);
+  /** `work` once the schema is current, a failure said as the team state's. */
+  const ready = async <T>(work: () => Promise<T>): Promise<T> => {
+    try {
+      await deps.ready();
+      return await work();
+    } catch (error) {
+      throw failure(error);
+    }
+  };
   return {
-    async read(id) {
-      let rows: { record: unknown }[];
-      try {
-        await deps.ready();
-        rows = await db.query<{ record: unknown }>(
+    read: (id) =>
+      ready(async () => {
+        const rows = await db.query<{ record: unknown }>(
           'SELECT record FROM schedctl_run_records WHERE log_key = $1 ORDER BY seq',
           [id.key],
         );
-      } catch (error) {
-        throw failure(error);
-      }
-      const records = rows.flatMap((r) => parseRecord(JSON.stringify(r.record)) ?? []);
-      return foldRunRecords(records);
-    },
+        return foldRunRecords(rows.flatMap((r) => parseRecord(JSON.stringify(r.record)) ?? []));
+      }),
 
     async open(id, opts = {}) {
       const now = opts.now ?? (() => new Date());
-      try {
-        await deps.ready();
-      } catch (error) {
-        throw failure(error);
-      }
       const name = runLockName(id);
-      let lock: Awaited<ReturnType<typeof take>>;
-      try {
-        lock = await take(name);
-      } catch (error) {
-        throw failure(error);
-      }
+      // At once, or refused naming who holds it (never waits: the other run may take hours).
+      const lock = await ready(
+        async () =>
+          (await deps.locks.takeLock(db, name)) ??
+          Promise.reject(new RunInProgressError(await deps.locks.holderOf(db, name))),
+      );
       let closed = false;
       const where = `${db.where} (run log ${id.key.slice(0, 12)})`;
       return {

@@ -91,19 +91,17 @@ export async function schemaVersion(db: Pick<Database, 'query'>): Promise<number
 }
 
 /**
- * A statement that fails the simple query it leads, and so every statement after it, unless the
- * schema is this schedctl's version: a division by zero for another version, "no such table"
- * before any schema. Sent in front of a command's first statement (backend.ts takeGuard), it
- * spares the command the check's own round trip; on its failure the full check runs (migrating,
- * or refusing a newer schema), then the statement again.
+ * A statement that fails, and with it its transaction, unless the schema is this schedctl's
+ * version (a division by zero for another, "no such table" before any): it rides in front of a
+ * command's first statement (connect.ts), sparing the check a round trip of its own.
  */
 export const schemaGuard = (): string =>
   `SELECT 1 / (SELECT count(*) FROM schedctl_meta WHERE key = 'schema_version' AND value = '${SCHEMA_VERSION}')::int AS schema_ok`;
 
 /**
- * Makes sure the schema is there and current; resolves to its version. One query when it is. A
- * schedctl that makes or migrates it says which version it is (the `writer` row): an older one
- * refusing the schema can then name the version to install (tooNewHint), not only "the latest".
+ * Makes the schema current (one query when it is); resolves to its version. The schedctl that
+ * makes or migrates it writes its version (the `writer` row): an older one refusing the schema
+ * can then name the version to install (tooNewHint).
  */
 export async function ensureSchema(db: Database): Promise<number> {
   const found = await schemaVersion(db);

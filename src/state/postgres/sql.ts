@@ -97,7 +97,11 @@ export function pgSql(deps: PgSqlDeps): Sql {
         return await db.transaction(async (client, commit) => {
           const tx = clientSql(db.where, client, commit);
           const step = (statements: readonly Statement[]) =>
-            keeping(statements, () => tx.step(statements), () => (kept = true));
+            keeping(
+              statements,
+              () => tx.step(statements),
+              () => (kept = true),
+            );
           done = { result: await work({ ...tx, step, transaction: (w) => w({ ...tx, step }) }) };
           return done.result;
         });
