@@ -11,7 +11,7 @@ import type { LedgerBackend } from '../backend.js';
 import { DEFAULT_LOCK_TIMING } from '../lock.js';
 import type { Sql } from '../sql/types.js';
 import { tlsNote } from './client-config.js';
-import { isConnectionFailure, openDatabase, type Database, type EarlyConnection } from './connect.js';
+import { openDatabase, type Database, type EarlyConnection } from './connect.js';
 import { LedgerSpool, type SpooledStatement } from './ledger-spool.js';
 import { holdAdvisory, holderOf, takeLock } from './locks.js';
 import { SchemaTooNewError, ensureSchema, schemaGuard, tooNewHint } from './schema.js';
@@ -151,13 +151,9 @@ export function postgresBackend(o: PostgresBackendOptions): PostgresBackend {
     runLogs: async () =>
       (await import('./run-log.js')).pgRunLogs({
         locks: { holderOf, takeLock },
-        isConnectionFailure,
         db,
+        sql: () => backend.sql(),
         ready: () => backend.ready(),
-        keep: async (statements, error) => {
-          await spool.keep(statements);
-          onKept(error, statements);
-        },
       }),
     close: () => db.end(),
   };

@@ -3,8 +3,8 @@
  * keyed like the local file (bulk/run-log.ts), so a run stopped on one machine is resumed from
  * another. One run of a log at a time, across machines: a session lock on the log's key (locks.ts),
  * a second run refused at once, naming the first. Each append is one INSERT, durable when it
- * resolves; a failed one refuses a `started` record (that row is not sent) and keeps any other
- * (what a sent row became) in the team spool, applied by the next run that reaches the database.
+ * resolves; a failed one refuses a `started` record (that row is not sent); any other (what a row
+ * became) is a ledger write (sql.ts): kept in the team spool after a send, applied by the next run.
  */
 import { foldRunRecords, parseRecord, type RunLogId, type RunLogStore, type RunRecord } from '../../bulk/run-log.js';
 import { CliError, EXIT } from '../../errors.js';
@@ -12,25 +12,25 @@ import type { LockOwner } from '../lead-lock.js';
 // Types only: what runs of them comes from the backend (PgRunLogDeps), so that this module, loaded
 // on demand, shares no module with the backend's chunk (test/perf/bundle-layout.test.ts).
 import type { Database } from './connect.js';
+import type { Sql } from '../sql/types.js';
 import type { SpooledStatement } from './ledger-spool.js';
 import type { holderOf, takeLock } from './locks.js';
 
 export interface PgRunLogDeps {
   db: Database;
+  /** The ledger's statements (sql.ts): a record's write kept on this machine when the database fails after a send. */
+  sql: () => Promise<Sql>;
   /** The schema is there and current, what this machine kept moved in (once per process). */
   ready: () => Promise<void>;
-  /** Keeps statements in the team spool after `error` (said once on stderr). */
-  keep: (statements: SpooledStatement[], error: unknown) => Promise<void>;
-  /** The session locks (locks.ts) and connect.ts's isConnectionFailure, from the backend. */
+  /** The session locks (locks.ts), from the backend. */
   locks: { holderOf: typeof holderOf; takeLock: typeof takeLock };
-  isConnectionFailure: (error: unknown) => boolean;
 }
 
 /** The lock's name: `run <workspace> <key>` (like a lead's: subject, workspace, what). */
 export const runLockName = (id: RunLogId): string => `run ${id.workspace} ${id.key}`;
 
 export function pgRunLogs(deps: PgRunLogDeps): RunLogStore {
-  const { db, isConnectionFailure } = deps;
+  const { db } = deps;
   const failure = (error: unknown, notSent?: string): Error =>
     error instanceof Error && 'exitCode' in error ? error : db.unavailable(error, undefined, notSent);
   /** `work` once the schema is current, a failure said as the team state's. */
@@ -68,19 +68,21 @@ export function pgRunLogs(deps: PgRunLogDeps): RunLogStore {
         async append(input) {
           if (closed) throw new Error(`run log ${where} is closed`);
           const record: RunRecord = { ...input, at: input.at ?? now().toISOString() };
-          const starting = record.status === 'started';
+          if (record.status !== 'started') {
+            // What a sent row became: kept on this machine when the database fails (sql.ts).
+            await (await deps.sql()).run(RUN_RECORD_INSERT, [id.key, JSON.stringify(record)]);
+            return record;
+          }
           try {
             // The run's lock went with its connection (the database restarted, or the way to it
             // broke): another run may take the input over, so no new row is started.
-            if (starting && !lock.alive()) {
+            if (!lock.alive()) {
               await db.query('SELECT 1'); // the database's own failure, when it is one
               throw new Error('the connection holding this run was lost');
             }
             await db.query(RUN_RECORD_INSERT, [id.key, JSON.stringify(record)]);
           } catch (error) {
-            if (starting || !(isConnectionFailure(error) || (error as { code?: unknown }).code === 'STATE_UNAVAILABLE'))
-              throw failure(error, `line ${record.row}`);
-            await deps.keep([runRecordInsert(id.key, record)], error);
+            throw failure(error, `line ${record.row}`);
           }
           return record;
         },
