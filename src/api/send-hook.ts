@@ -48,7 +48,7 @@ export function throwIfCancelled(): void {
 /**
  * Has this operation sent a request that must not be repeated (a booking, a fire, a move)? From
  * then on, what the team state fails to save is kept on this machine rather than lost
- * (state/postgres/spool.ts); before it, such a failure refuses the command instead.
+ * (state/postgres/ledger-spool.ts); before it, such a failure refuses the command instead.
  */
 export const hasSentUnrepeatable = (): boolean => operation.getStore()?.sent ?? processSent;
 

@@ -128,8 +128,8 @@ export function openState(dir: string, opts: StateOptions): State {
     (chosen ??= (async () => {
       const url = await opts.stateUrl?.();
       if (url === undefined) return localBackend(dir, timing, leadTiming, opts.warn);
-      // The connection first (early.ts: its wait overlaps loading the rest). The client (pg) loads
-      // only with a team state; the backend's own modules are in this chunk (backend.ts says why).
+      // The connection first (load-pg.ts connectEarly: its wait overlaps loading the rest). The
+      // client (pg) loads only with a team state; the backend's modules are in this chunk (backend.ts).
       const early = connectEarly(url);
       const team = postgresBackend({ url, dir, now: opts.now, leadWaitMs: leadTiming.waitMs, warn: opts.warn, early });
       // A step costs a round trip there: a fire's answer waits for the booking's first step.

@@ -26,7 +26,7 @@ export interface FileKind<T> {
 
 /**
  * A JSON file of the config directory read as a whole, validated: the ledger documents of a
- * schedctl from before the tables (moved in once: sqlite/migrate.ts, postgres/spool.ts). Written
+ * schedctl from before the tables (moved in once: sqlite/migrate.ts, postgres/schema.ts). Written
  * never: the ledger is tables now, and config.json has its own store (config-file.ts).
  */
 export class JsonFile<T> {

@@ -25,7 +25,12 @@ export interface ClaimQuery {
   startTime: string;
 }
 
-/** The two reads, for the step that marks the booking sent. `since`: when the page was fetched (epoch ms). */
+/**
+ * The reads for the step that marks the booking sent (`since`: when the page was fetched, epoch
+ * ms): other leads' unanswered attempts and meetings at that time, and the names the booking's
+ * event goes by in this workspace (its id, slugs, link ids: event_aliases), so that a booking by
+ * slug and one by link id of the same event meet.
+ */
 export function claimReads(q: ClaimQuery, since: number): Statement[] {
   const at = Date.parse(q.startTime);
   const lead = leadId(q.personEmail);
@@ -36,19 +41,27 @@ export function claimReads(q: ClaimQuery, since: number): Statement[] {
       [q.scope, at, lead, since - IN_FLIGHT_MS],
     ],
     [
-      'SELECT body FROM schedctl_meetings WHERE workspace = ? AND start_ms = ? AND event = ? AND lead <> ?',
-      [q.scope, at, q.event, lead],
+      'SELECT event, event_id, body FROM schedctl_meetings WHERE workspace = ? AND start_ms = ? AND lead <> ?',
+      [q.scope, at, lead],
+    ],
+    [
+      `SELECT alias, event_id FROM schedctl_event_aliases WHERE workspace = ? AND event_id IN
+       (SELECT event_id FROM schedctl_event_aliases WHERE workspace = ? AND alias = ?)`,
+      [q.scope, q.scope, q.event],
     ],
   ];
 }
 
-/** Whether the reads' answers (claimReads, in order) show the time held by another booking. */
+/** Whether the reads' answers (claimReads, in order) show the time held by another booking of the event. */
 export function isClaimed(answers: readonly Answer[], q: ClaimQuery, since: number): boolean {
-  const bodies = (a: Answer | undefined) =>
-    (a?.rows ?? []).map((r) => JSON.parse(String((r as { body: unknown }).body)) as Record<string, unknown>);
-  const inFlight = bodies(answers[0]).some((attempt) => attempt.event === q.event);
-  const bookedSince = bodies(answers[1]).some(
-    (meeting) => Date.parse(String(meeting.recordedAt)) >= since - CLOCK_SKEW_MS,
+  const rows = (i: number) => (answers[i]?.rows ?? []) as Record<string, unknown>[];
+  const body = (r: Record<string, unknown>) => JSON.parse(String(r.body)) as Record<string, unknown>;
+  const names = new Set([q.event, ...rows(2).flatMap((r) => [String(r.alias), String(r.event_id)])]);
+  const inFlight = rows(0).some((r) => names.has(String(body(r).event)));
+  const bookedSince = rows(1).some(
+    (r) =>
+      (names.has(String(r.event)) || names.has(String(r.event_id))) &&
+      Date.parse(String(body(r).recordedAt)) >= since - CLOCK_SKEW_MS,
   );
   return inFlight || bookedSince;
 }

@@ -228,7 +228,22 @@ function freshCluster(bin: string, runAs: RunAs | undefined): Promise<string> {
   return made;
 }
 
+/**
+ * SCHEDCTL_TEST_PG_ONCE=1 (the backend's mutation run, test/setup/stryker-postgres.config.mjs):
+ * one cluster per process and settings, shared by every file and run; its destroy() leaves it for
+ * the process's end (the exit handler and the watchdog end it then).
+ */
+const sharedClusters = new Map<string, Promise<TestPostgres>>();
+
 export async function startPostgres(opts: StartPostgresOptions = {}): Promise<TestPostgres> {
+  if (!process.env.SCHEDCTL_TEST_PG_ONCE) return startCluster(opts);
+  const key = JSON.stringify(opts);
+  let shared = sharedClusters.get(key);
+  if (!shared) sharedClusters.set(key, (shared = startCluster(opts).then((c) => ({ ...c, destroy: async () => {} }))));
+  return shared;
+}
+
+async function startCluster(opts: StartPostgresOptions): Promise<TestPostgres> {
   const bin = findPgBinDir();
   const runAs = pgUser();
   const root = mkdtempSync(join(tempBase(runAs), 'schedctl-pg-'));

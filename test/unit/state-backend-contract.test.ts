@@ -246,6 +246,13 @@ describe.each(backends)('the %s backend', (_name, makeStore) => {
     const later = NOW.getTime() + CLOCK_SKEW_MS + 1;
     const fresh = await b.journal.begin(slot('second@example.com'), { sent: true, claimedSince: later });
     expect((await ofLead('second@example.com')).map((e) => e.id)).toEqual([fresh.attempt.id]);
+    // The same event by another name (its aliases): an attempt in flight by its slug holds the time against one by a link id.
+    await a.events.learn(SCOPE, 'ev-slug', 'E-claims');
+    await a.events.learn(SCOPE, 'ev-link', 'E-claims');
+    await a.journal.begin(slot('fourth@example.com', 'ev-slug'), { sent: true });
+    await expect(
+      b.journal.begin(slot('fifth@example.com', 'ev-link'), { sent: true, claimedSince: page }),
+    ).rejects.toBeInstanceOf(SlotClaimedError);
   });
 
   it("reads a lead's fires and remembered outcomes another client wrote (meetings history), only that lead's", async () => {

@@ -46,7 +46,7 @@ export interface PostgresBackendOptions {
   now: () => Date;
   leadWaitMs: number;
   warn?: ((line: string) => void) | undefined;
-  /** The connection opened as soon as the URL was known (early.ts). */
+  /** The connection opened as soon as the URL was known (load-pg.ts connectEarly). */
   early?: EarlyConnection | undefined;
 }
 
