@@ -16,18 +16,11 @@ import { passwordOf, redactStateUrl } from '../../config/state-url.js';
 import { StateUnavailableError } from '../errors.js';
 import type { SqlValue } from '../sql/types.js';
 import { clientConfigWith, QUERY_TIMEOUT_MS } from './client-config.js';
-import { loadBundledPg, loadPg, saveCodeCache } from './load-pg.js';
+import { loadBundledPg, loadPg, saveCodeCache, type EarlyConnection } from './load-pg.js';
 import { refusalHint, tlsFileReason } from './refusals.js';
 
 /** A statement and its values, `$n` placeholders (toPg turns the stores' `?` into them). */
 export type PgStatement = readonly [text: string, params?: readonly SqlValue[]];
-
-/** The connection opened as soon as a command knows its state URL: the Database's first. */
-export interface EarlyConnection {
-  readonly client: Client;
-  readonly config: ClientConfig;
-  readonly connected: Promise<unknown>;
-}
 
 export interface Database {
   readonly where: string;

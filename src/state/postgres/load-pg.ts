@@ -15,7 +15,7 @@ import { dirname, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Script } from 'node:vm';
 import { clientConfigWith } from './client-config.js';
-import type { EarlyConnection } from './connect.js';
+import type { Client, ClientConfig } from 'pg';
 
 type Pg = typeof import('pg');
 /** The bundle's `pg`, with the connection string parser it carries (pg-connection-string's). */
@@ -95,6 +95,13 @@ function writeCodeCache(file: string, data: Buffer): void {
   } catch {
     // A cache is an optimisation: a read-only home only makes the next run compile again.
   }
+}
+
+/** The connection opened as soon as a command knows its state URL: the Database's first (connect.ts). */
+export interface EarlyConnection {
+  readonly client: Client;
+  readonly config: ClientConfig;
+  readonly connected: Promise<unknown>;
 }
 
 /**
