@@ -122,6 +122,23 @@ describe('a step: statements in one transaction, written together (Database.step
   });
 });
 
+describe('a transaction alone on the connection (Database.transaction)', () => {
+  it('keeps a statement asked while it opens out of it: rolled back, the statement still lands', async () => {
+    const db = openDatabase(await pg.createDatabase());
+    await db.query('CREATE TABLE t (id int PRIMARY KEY)');
+    const failing = db.transaction(async (client) => {
+      await client.query('SELECT 1');
+      throw new Error('the work failed');
+    });
+    // Asked in the same tick: it waits for the transaction's end, never written into it.
+    const inserted = db.query('INSERT INTO t VALUES (1)');
+    await expect(failing).rejects.toThrow('the work failed');
+    await inserted;
+    expect(await db.query('SELECT id FROM t')).toEqual([{ id: 1 }]);
+    await db.end();
+  });
+});
+
 describe('a push of a run log (state push)', () => {
   it("copies it once when another push of it is under way: the check waits for the other's COMMIT", async () => {
     const url = await pg.createDatabase();

@@ -99,7 +99,6 @@ export function openDatabase(url: string, early?: EarlyConnection): Database {
   let alone: Promise<void> | undefined;
 
   async function connection(): Promise<Client> {
-    while (alone) await alone;
     if (stalled && Date.now() < stalled.until) throw stalled.error;
     if (!current || current.broken) {
       let made: Omit<EarlyConnection, 'config'> | undefined = early && !current ? early : undefined;
@@ -122,6 +121,18 @@ export function openDatabase(url: string, early?: EarlyConnection): Database {
     return current.client;
   }
 
+  /**
+   * `write(client)` once no transaction is under way alone, called in the same tick as that check:
+   * nothing can open one in between and find these statements written into it.
+   */
+  async function whenFree<T>(write: (client: Client) => T): Promise<T> {
+    for (;;) {
+      const client = await connection();
+      if (!alone) return write(client);
+      await alone;
+    }
+  }
+
   const settle = async <T>(sent: Array<Promise<T>>): Promise<T[]> => {
     const answers = await Promise.allSettled(sent);
     const failed = answers.find((a): a is PromiseRejectedResult => a.status === 'rejected');
@@ -137,7 +148,6 @@ export function openDatabase(url: string, early?: EarlyConnection): Database {
     guard: string | undefined,
     work: (client: Client, commit: () => Promise<QueryResult>) => Promise<T>,
   ): Promise<T> {
-    const client = await connection();
     let letGo!: () => void;
     const mine: Promise<void> = new Promise((resolve) => {
       letGo = () => {
@@ -145,7 +155,10 @@ export function openDatabase(url: string, early?: EarlyConnection): Database {
         resolve();
       };
     });
-    alone = mine;
+    const client = await whenFree((c) => {
+      alone = mine;
+      return c;
+    });
     let committed: Promise<QueryResult> | undefined;
     // From the COMMIT on, what others ask is written behind it: they wait no longer.
     const commit = () => {
@@ -210,8 +223,8 @@ export function openDatabase(url: string, early?: EarlyConnection): Database {
     query: (sql, params) =>
       checked(async (guarded) => {
         if (guarded) return (await step(guarded, [[sql, params as SqlValue[]]]))[0]!.rows;
-        const client = await connection();
-        return (await settle([client.query(sql, params as unknown[] | undefined)]))[0]!.rows;
+        const sent = await whenFree((client) => [client.query(sql, params as unknown[] | undefined)]);
+        return (await settle(sent))[0]!.rows;
       }),
     step: (statements) => checked((guarded) => step(guarded, statements)),
     transaction: (work) => checked((guarded) => transaction(guarded, work)),
