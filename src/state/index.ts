@@ -131,7 +131,7 @@ export function openState(dir: string, opts: StateOptions): State {
       // The connection first (load-pg.ts connectEarly: its wait overlaps loading the rest). The
       // client (pg) loads only with a team state; the backend's modules are in this chunk (backend.ts).
       const early = connectEarly(url);
-      const team = postgresBackend({ url, dir, now: opts.now, leadWaitMs: leadTiming.waitMs, warn: opts.warn, early });
+      const team = postgresBackend({ url, dir, leadWaitMs: leadTiming.waitMs, warn: opts.warn, early });
       // A step costs a round trip there: a fire's answer waits for the booking's first step.
       fireAnswers.holds = true;
       // The schema check rides in front of the command's first statements (connect.ts checkSchema):

@@ -37,7 +37,7 @@ async function backendOn(url: string) {
   forwarders.push(forwarder);
   forwarder.state.trace = [];
   target.port = String(forwarder.port);
-  const backend = postgresBackend({ url: target.toString(), dir, now: () => new Date(), leadWaitMs: 1000 });
+  const backend = postgresBackend({ url: target.toString(), dir, leadWaitMs: 1000 });
   return { backend, trips: () => forwarder.state.trace as string[] };
 }
 const forwarders: Array<{ close(): Promise<void> }> = [];
@@ -50,7 +50,7 @@ const dbName = (url: string) => new URL(url).pathname.slice(1);
 describe('the schema check in front of the first statement', () => {
   it('on the current schema: one round trip for the check and the read, the backend ready after it', async () => {
     const url = await pg.createDatabase();
-    const setup = postgresBackend({ url, dir, now: () => new Date(), leadWaitMs: 1000 });
+    const setup = postgresBackend({ url, dir, leadWaitMs: 1000 });
     await (await setup.sql()).all('SELECT 1'); // the schema made (the check rides with the first statement)
     await setup.close();
     const { backend, trips } = await backendOn(url);
@@ -79,7 +79,7 @@ describe('the schema check in front of the first statement', () => {
 
   it('on an older schema: migrated, then the write lands once', async () => {
     const url = await pg.createDatabase();
-    const setup = postgresBackend({ url, dir, now: () => new Date(), leadWaitMs: 1000 });
+    const setup = postgresBackend({ url, dir, leadWaitMs: 1000 });
     await (await setup.sql()).all('SELECT 1'); // the schema made (the check rides with the first statement)
     await setup.close();
     // Schema 3's version row (its tables are a subset: migration 4 adds the workspace tables).
@@ -100,7 +100,7 @@ describe('the schema check in front of the first statement', () => {
 
   it('on a newer schema: refused, and neither the statement nor a budget draw writes anything', async () => {
     const url = await pg.createDatabase();
-    const setup = postgresBackend({ url, dir, now: () => new Date(), leadWaitMs: 1000 });
+    const setup = postgresBackend({ url, dir, leadWaitMs: 1000 });
     await (await setup.sql()).all('SELECT 1'); // the schema made (the check rides with the first statement)
     await setup.close();
     await pg.psql(`UPDATE schedctl_meta SET value = '${SCHEMA_VERSION + 1}' WHERE key = 'schema_version'`, dbName(url));

@@ -23,7 +23,7 @@ const dir = mkdtempSync(join(tmpdir(), 'pg-steps-'));
 
 beforeAll(async () => {
   pg = await startPostgres();
-  backend = postgresBackend({ url: await pg.createDatabase(), dir, now: () => new Date(), leadWaitMs: 1000 });
+  backend = postgresBackend({ url: await pg.createDatabase(), dir, leadWaitMs: 1000 });
   sql = await backend.sql();
   await backend.db.query('CREATE TABLE probe (k text PRIMARY KEY, v text, n bigint)');
 }, 60_000);

@@ -1,7 +1,4 @@
-/**
- * What `schedctl state status` and `state unlock` read of a team state and do to it: its schema
- * version, counts and lock holders; a lock released.
- */
+/** What `state status` and `state unlock` read of a team state (schema, counts, holders) and do (release). */
 import type { LockOwner } from '../lead-lock.js';
 import { countTables } from '../sql/documents.js';
 import { HOLDERS_SQL, type PostgresBackend } from './backend.js';
@@ -49,10 +46,7 @@ export async function heldLocks(backend: PostgresBackend): Promise<(HeldLockView
   });
 }
 
-/**
- * Ends the session holding the lock (its advisory lock goes with it) and forgets its holder.
- * Resolves to whether one was held.
- */
+/** Ends the session holding the lock (its advisory lock goes with it), forgets its holder: whether one was held. */
 export async function releaseLock(
   backend: PostgresBackend,
   lock: { backendPid: number; subject: string; of: string; workspace: string },

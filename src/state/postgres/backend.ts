@@ -1,9 +1,8 @@
 /**
- * The team state backend: the ledger's tables, the lead and meeting locks (and, through
- * rate-budget.ts, the rate budget) in a PostgreSQL database every machine of a team shares,
- * on one connection per command (connect.ts). The schema is checked by a statement riding in
- * front of the command's first ones (connect.ts checkSchema); what an earlier run had to keep on
- * its machine (ledger-spool.ts) is moved in first, with the full check.
+ * The team state backend: the ledger's tables, the lead and meeting locks and the rate budget in
+ * a PostgreSQL database a team shares, on one connection per command (connect.ts). The schema
+ * check rides in front of the first statements; what a spool kept (ledger-spool.ts) moves in
+ * first, with the full check.
  */
 import { existsSync, rmdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -21,10 +20,8 @@ import { pgSql } from './sql.js';
 /** How recent an answer of the database stands for "it is there" (assertWritable). */
 const FRESH_ANSWER_MS = 1000;
 
-// What the state commands, bulk runs, the rate budget and the state store use of the backend is
-// imported from here, statically: the build then puts the backend in the state store's chunk,
-// which every command loads anyway; a dynamic import of its own cost 5-7 ms of ES module loading
-// (test/perf/bundle-layout.test.ts holds the layout; pg itself loads only when used).
+// Imported from here, statically: the build keeps the backend in the state store's chunk, which
+// every command loads; a chunk of its own cost 5-7 ms (test/perf/bundle-layout.test.ts).
 export { type Database } from './connect.js';
 export { HOLDERS_SQL } from './locks.js';
 export { pgBudgetInUse, pgBudgetStore } from './rate-budget.js';
@@ -44,7 +41,6 @@ export interface PostgresBackendOptions {
   url: string;
   /** The config directory: where the spool is kept. */
   dir: string;
-  now: () => Date;
   leadWaitMs: number;
   warn?: ((line: string) => void) | undefined;
   /** The connection opened as soon as the URL was known (load-pg.ts connectEarly). */
@@ -54,7 +50,7 @@ export interface PostgresBackendOptions {
 export interface PostgresBackend extends LedgerBackend {
   readonly db: Database;
   readonly spool: LedgerSpool;
-  /** The schema is there and current, or its check rides with the first statements; what the spool kept moved in. */
+  /** The schema current (or its check riding with the first statements), what the spool kept moved in. */
   ready(): Promise<void>;
 }
 
@@ -125,8 +121,7 @@ export function postgresBackend(o: PostgresBackendOptions): PostgresBackend {
     spool,
     ready: () =>
       (readied ??= (async () => {
-        // What a spool kept moves in before anything else: the full check does that. Otherwise
-        // the check rides in front of the first statements (no round trip of its own).
+        // What a spool kept moves in first, with the full check; otherwise the check rides (no round trip).
         if (spool.pending().length > 0 || existsSync(runSpoolDir)) await fullCheck();
         else db.checkSchema(schemaGuard(), fullCheck);
       })().catch((error: unknown) => {
@@ -136,8 +131,7 @@ export function postgresBackend(o: PostgresBackendOptions): PostgresBackend {
     sql: async () => (sql ??= pgSql({ db, ready: () => backend.ready(), spool, onKept })),
     async assertWritable() {
       await backend.ready();
-      // An answer a moment ago (a command's start, the lead's reads): the database is there, and
-      // asking again would only cost a round trip. A long-lived process (MCP) asks again.
+      // An answer a moment ago: the database is there (a long-lived process, MCP, asks again).
       if (db.answeredAt() > 0 && performance.now() - db.answeredAt() < FRESH_ANSWER_MS) return;
       try {
         await db.query('SELECT 1');

@@ -1,7 +1,6 @@
 /**
- * The `pg` client settings of a state URL: libpq's rules for what the URL leaves out, the
- * password from where libpq would take it, and schedctl's timeouts. The parser is passed in (the
- * early connection uses the one inside the pg bundle): nothing here loads a package.
+ * A state URL's `pg` settings: libpq's fall-backs and password sources, schedctl's timeouts. The
+ * parser is passed in (the early connection uses the bundle's): nothing here loads a package.
  */
 import type { ClientConfig } from 'pg';
 
@@ -25,9 +24,8 @@ function aliasedMode(url: string): string | undefined {
 }
 
 /**
- * What the state URL's TLS mode verifies, said once per command in schedctl's words instead of
- * pg's SECURITY WARNING: libpq users read `require` as "encrypt, check nothing", but pg checks
- * the certificate and host name (verify-full). Undefined when the mode says what it does.
+ * What the URL's TLS mode verifies, in schedctl's words instead of pg's SECURITY WARNING: libpq
+ * users read `require` as "check nothing", pg verifies fully. Undefined when the mode says so.
  */
 export function tlsNote(url: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
   const mode = aliasedMode(url);
@@ -42,8 +40,7 @@ export function tlsNote(url: string, env: NodeJS.ProcessEnv = process.env): stri
 export const TLS_CURVES = 'P-256:X25519:P-384';
 
 export function clientConfigWith(parse: (url: string) => unknown, url: string): ClientConfig {
-  // pg treats these modes as verify-full and prints a raw warning saying so: parsed as
-  // verify-full (the same settings, no warning), and said in schedctl's words (tlsNote).
+  // pg treats these modes as verify-full, with a raw warning: parsed as that (tlsNote says it).
   const mode = aliasedMode(url);
   if (mode) url = url.replace(`sslmode=${mode}`, 'sslmode=verify-full');
   // `postgres://` alone: everything from libpq's variables (pg reads PGHOST, PGUSER, … itself).
@@ -55,15 +52,13 @@ export function clientConfigWith(parse: (url: string) => unknown, url: string): 
   const ssl = fromUrl.ssl;
   return {
     ...(fromUrl as ClientConfig),
-    // TLS offers P-256 first: PostgreSQL up to 17 takes that curve only (ssl_ecdh_curve =
-    // prime256v1 by default), and a client offering X25519 first is asked again (a TLS 1.3
-    // HelloRetryRequest): one round trip more per connection (npm run bench:team).
+    // P-256 first: PostgreSQL up to 17 takes only it by default, and X25519 first costs a TLS 1.3
+    // HelloRetryRequest, a round trip more per connection (npm run bench:team).
     ...(ssl === true || (typeof ssl === 'object' && ssl !== null)
       ? { ssl: { ...(typeof ssl === 'object' ? ssl : {}), ecdhCurve: TLS_CURVES } }
       : {}),
-    // libpq's order: the URL's password, PGPASSWORD, then the password file (~/.pgpass or
-    // PGPASSFILE), read here: pg's own reading of it is deprecated and says so on stderr.
-    // pg calls it with the connection's parameters (its types say no argument).
+    // libpq's order: the URL's, PGPASSWORD, then ~/.pgpass (or PGPASSFILE), read here: pg's own
+    // reading is deprecated, on stderr. pg passes the connection's parameters (its types say none).
     ...(fromUrl.password === undefined
       ? { password: passwordFromEnvironment as unknown as () => Promise<string> }
       : {}),

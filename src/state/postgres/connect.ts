@@ -1,13 +1,9 @@
 /**
- * The team database as a command sees it: one connection in pg's pipeline mode, where a
- * statement is written when it is asked, not after the answers before it: a step's BEGIN, its
- * statements and COMMIT go out together, one round trip. Opened as soon as the command knows its
- * state URL (load-pg.ts connectEarly), made anew after one that failed; the session's advisory
- * locks (locks.ts) live on it, and die with it.
- *
- * The schema check (schema.ts schemaGuard) rides in front of each statement, in its transaction,
- * until one passes: a failed one runs the full check (migrating, or refusing a newer schema),
- * then the statement again. pg is loaded here only: commands without a team state never load it.
+ * The team database as a command sees it: one connection in pg's pipeline mode (a statement is
+ * written when asked, not after the answers before it), so a step's BEGIN, statements and COMMIT
+ * are one round trip. Opened early (load-pg.ts connectEarly), made anew after one that failed; the
+ * session's advisory locks (locks.ts) live and die with it. The schema guard (schema.ts) rides in
+ * front of statements until one passes; a failed one runs the full check, then the statement again.
  */
 import type { Client, ClientConfig, QueryResult } from 'pg';
 import { parse as parseConnectionString } from 'pg-connection-string';
@@ -28,15 +24,11 @@ export interface Database {
   query<R extends object = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<R[]>;
   /** Statements in one transaction, written together (one round trip): each one's answer. All land, or none. */
   step(statements: readonly PgStatement[]): Promise<QueryResult[]>;
-  /**
-   * `work` in one transaction, alone on the connection until its COMMIT is written: for reads
-   * whose answers decide the writes. `commit()` writes the COMMIT behind its last statement
-   * (otherwise written once `work` resolves).
-   */
+  /** `work` in one transaction, alone on the connection until `commit()` (else its end) writes the COMMIT. */
   transaction<T>(work: (client: Client, commit: () => Promise<QueryResult>) => Promise<T>): Promise<T>;
-  /** Whether the connection in use now (connected) is still the one in use, unbroken: a session lock's life. */
+  /** Whether the connection in use now is still the one in use, unbroken: a session lock's life. */
   session(): Promise<{ alive(): boolean }>;
-  /** The guard to ride in front of statements until one passes, and the full check when one fails. */
+  /** The guard riding in front of statements until one passes; the full check when one fails. */
   checkSchema(guard: string, full: () => Promise<void>): void;
   /** Runs `work` with its statements carrying no guard (the full check's own). */
   unchecked<T>(work: () => Promise<T>): Promise<T>;
@@ -67,7 +59,7 @@ const isTimeout = (error: unknown) =>
 export function openDatabase(url: string, early?: EarlyConnection): Database {
   const where = redactStateUrl(url);
   const secret = passwordOf(url) ?? process.env.PGPASSWORD;
-  // A TLS file the URL names that cannot be read fails the first use, like any failure of the database.
+  // An unreadable TLS file the URL names fails the first use, as the database failing would.
   let config: ClientConfig | undefined;
   let configError: unknown;
   try {
@@ -89,8 +81,7 @@ export function openDatabase(url: string, early?: EarlyConnection): Database {
         );
 
   let current: { client: Client; connected: Promise<unknown>; broken: boolean } | undefined;
-  // A database that just let a query or a connection time out is not waited for again for one
-  // timeout: a command's later steps fail at once instead of each waiting its own.
+  // After a timeout, later steps fail at once for one timeout instead of each waiting its own.
   let stalled: { error: unknown; until: number } | undefined;
   const noteStall = (error: unknown) => {
     if (isTimeout(error) && error !== stalled?.error) stalled = { error, until: Date.now() + QUERY_TIMEOUT_MS };
@@ -108,7 +99,7 @@ export function openDatabase(url: string, early?: EarlyConnection): Database {
         made = { client, connected: client.connect() };
       }
       const c = { client: made.client, connected: made.connected, broken: false };
-      // A connection that failed (or ended) is not used again: the next statement makes a new one.
+      // A connection that failed or ended is not used again: the next statement makes a new one.
       const broke = () => (c.broken = true);
       c.client.on('error', broke).on('end', broke);
       c.connected.catch(broke);
@@ -121,10 +112,7 @@ export function openDatabase(url: string, early?: EarlyConnection): Database {
     return current.client;
   }
 
-  /**
-   * `write(client)` once no transaction is under way alone, called in the same tick as that check:
-   * nothing can open one in between and find these statements written into it.
-   */
+  /** `write(client)` once no transaction is alone, in the same tick as that check (none can open in between). */
   async function whenFree<T>(write: (client: Client) => T): Promise<T> {
     for (;;) {
       const client = await connection();
@@ -186,7 +174,7 @@ export function openDatabase(url: string, early?: EarlyConnection): Database {
     }
   }
 
-  // The schema guard rides until one passes; a full check under way is waited for (not by its own statements).
+  // A full check under way is waited for, except by its own statements.
   let guard: string | undefined;
   let fullCheck: (() => Promise<void>) | undefined;
   let checking: Promise<void> | undefined;
@@ -258,10 +246,7 @@ export function openDatabase(url: string, early?: EarlyConnection): Database {
   return db;
 }
 
-/**
- * Ends a connection at once: its Terminate written behind what is already written (a lock given
- * back, say), the socket no longer keeping the process alive (pg's end() waits for every answer).
- */
+/** Terminate written behind what is written (a lock given back), the socket unref'd: pg's end() waits for answers. */
 function endNow(client: Client): void {
   const connection = (client as unknown as { connection: { end(): void; stream: { unref?(): void } } }).connection;
   try {

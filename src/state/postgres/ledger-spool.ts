@@ -1,9 +1,7 @@
 /**
- * What the team database failed to save after a request had left this machine (a booking's
- * outcome, a fire's, a move's): those steps' write statements, appended to
- * `<config dir>/team-spool/ledger.jsonl` in the order made, applied in that order in one
- * transaction by the next run with the team state (or `schedctl state push`). Each carries its
- * whole row or names what it removes: applying them again changes nothing more.
+ * The writes the team database failed to take after a request had left (a booking's outcome, a
+ * fire's, a move's), appended to `<config dir>/team-spool/ledger.jsonl` and applied in order, in
+ * one transaction, by the next run with the team state (or `state push`). Each is idempotent.
  */
 import { appendFileSync, existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -71,8 +69,7 @@ export class LedgerSpool {
       try {
         out.push(JSON.parse(line) as SpooledStatement);
       } catch {
-        // A crash mid-append cuts off the last line only (it was never a whole statement, nor
-        // reported as kept); anything else is damage, said rather than skipped.
+        // A crash mid-append cuts off the last line only (never reported kept); else it is damage.
         if (i < lines.length - 1)
           throw new StateFileError(
             this.path,

@@ -1,12 +1,10 @@
 /**
- * Loads the PostgreSQL client (`pg`) for a command with a team state, fast. The build bundles it
- * on its own into dist/pg.cjs (CommonJS: ~5 ms less to load than an ES module chunk), compiled
- * here with a V8 code cache (~4 ms less again; module.enableCompileCache() measured slower: its
- * cache is made before the functions a query needs have run). The cache is written after the
- * first run that used the client, in $XDG_CACHE_HOME (else ~/.cache)/schedctl/, 0600, named by
- * the bundle's hash, Node's version and the architecture (V8 refuses one that does not fit).
- * Nothing here fails a command: from src/ (tests) `pg` is imported as usual; a cache that cannot
- * be read or written is done without.
+ * Loads `pg` fast for a command with a team state: the build bundles it into dist/pg.cjs (CommonJS:
+ * ~5 ms less than an ES module chunk), compiled here with a V8 code cache (~4 ms less again;
+ * module.enableCompileCache() measured slower: its cache is made before a query's functions ran),
+ * written after the first run that queried, 0600 in $XDG_CACHE_HOME (else ~/.cache)/schedctl/,
+ * named by bundle hash, Node version and architecture. Never fails a command: from src/ (tests)
+ * `pg` is imported as usual; a cache that cannot be read or written is done without.
  */
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -88,7 +86,7 @@ export function saveCodeCache(): void {
 function writeCodeCache(file: string, data: Buffer): void {
   try {
     mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-    // Written aside and renamed: a parallel run reads the whole cache or none.
+    // Renamed into place: a parallel run reads the whole cache or none.
     const partial = `${file}.${process.pid}.tmp`;
     writeFileSync(partial, data, { mode: 0o600 });
     renameSync(partial, file);
@@ -105,9 +103,8 @@ export interface EarlyConnection {
 }
 
 /**
- * The team database's connection, opened the moment a command knows its state URL: its round
- * trips overlap what the command still loads (the HTTP layer, the ledger's modules). Never fails
- * a command (a failure is the first real use's to say); undefined when running from src/.
+ * The connection, opened as soon as a command knows its state URL: its round trips overlap what
+ * the command still loads. Never fails (the first use says a failure); undefined from src/.
  */
 export function connectEarly(url: string): EarlyConnection | undefined {
   try {

@@ -1,7 +1,6 @@
 /**
- * Lead, meeting and run locks in the team database: a session advisory lock on the subject's
- * name, held by the command's connection (connect.ts) while the work runs. A killed process's
- * connection closes and its lock goes with it at once; a stopped one keeps it. `schedctl_locks`
+ * Lead, meeting and run locks: a session advisory lock on the subject's name, on the command's
+ * connection (connect.ts): a killed process's goes at once, a stopped one's stays. `schedctl_locks`
  * says who holds each (user, host, pid, command, since), valid while that session holds the lock.
  */
 import type { LockSubject } from '../backend.js';
@@ -29,10 +28,7 @@ export interface SessionLock {
   release(): Promise<void>;
 }
 
-/**
- * The lock taken (when free) and its holder recorded, in one statement: the INSERT runs only
- * when the lock was got (a data-modifying WITH runs once, whether read or not).
- */
+/** The lock taken (when free) and its holder recorded in one statement (a data-modifying WITH runs once). */
 const TAKE_AND_RECORD = `
   WITH got AS (SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS ok),
   recorded AS (
@@ -115,16 +111,15 @@ export async function holdAdvisory<T>(
     return await work({
       // Right before a booking's bytes leave: the session holding the lock must still be there.
       async assertHeld() {
-        // It answered a moment ago (the step marking the request sent): asking again would only cost a round trip.
+        // An answer a moment ago (the step marking the request sent) on the lock's connection will do.
         if (lock.alive() && performance.now() - db.answeredAt() < FRESH_ANSWER_MS) return;
-        // No answer: the team state is unavailable; an answer on a new connection (the database
-        // restarted, or `state unlock --force` ended the lock's): the lock is lost.
+        // No answer: unavailable; an answer on a new connection (a restart, `state unlock`): lost.
         await db.query('SELECT 1').catch((error: unknown) => Promise.reject(db.unavailable(error, undefined, guarded)));
         if (!lock.alive()) throw new LeadLockLostError(label, undefined);
       },
     });
   } finally {
-    // Not waited for: written behind the work's last step, it costs the command no round trip.
+    // Not waited for: written behind the work's last step, it costs no round trip.
     void lock.release();
   }
 }

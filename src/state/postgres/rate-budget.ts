@@ -1,14 +1,9 @@
 /**
- * The rate budget of an API key in the team database (api/rate-budget.ts keeps the rule): one
- * row per key fingerprint (never the key), drawn from by every machine under its row lock, on the
- * database's clock (machines' clocks differ; the window must not). A 429's Retry-After blocks the
- * row for everyone. A database that cannot be used leaves this process counting its own requests
- * (sharedOrMemory): a read never fails for the budget's sake.
- *
- * A draw is one round trip (BEGIN, one statement, COMMIT): the statement locks the row, applies
- * the rule there and returns the state it found with the instant; this side runs the same rule on
- * that state for the outcome. The rarer updates (a 429's block, a wait for room) read and write
- * in a transaction.
+ * An API key's rate budget in the team database (api/rate-budget.ts keeps the rule): a row per key
+ * fingerprint, drawn from under its row lock on the database's clock (machines' clocks differ). A
+ * 429's block is everyone's. Without the database this process counts alone (sharedOrMemory). A
+ * draw is one round trip: one statement applies the rule and returns the state it found, on which
+ * this side runs the same rule for the outcome; rarer updates read and write in a transaction.
  */
 import {
   budgetStateOf,
@@ -27,9 +22,8 @@ const DB_NOW = 'round(extract(epoch from clock_timestamp()) * 1000)::float8 AS t
 const dbTime = (t: number | string | undefined): number => Math.round(Number(t));
 
 /**
- * The draw rule (prune, then draw if neither blocked nor full, a batch's spares `aheadMs` later)
- * as one statement returning the row as it found it (FOR UPDATE waits for a draw under way) and
- * the instant; no row when the key has none yet. A stored state that is not one reads as empty.
+ * The draw rule (prune, then draw unless blocked or full, a batch's spares `aheadMs` later) as one
+ * statement returning the row as found and the instant (none for a new key; a bad state reads empty).
  */
 export function drawStatement(id: string, rule: DrawRule): [string, SqlValue[]] {
   const valid = `jsonb_typeof(old.state->'sent') = 'array' AND NOT EXISTS (
@@ -73,20 +67,18 @@ export function pgBudgetStore(
       await backend.ready();
       if (rule) {
         for (let tries = 0; ; tries++) {
-          // BEGIN, the draw, COMMIT: one round trip (behind the schema check, when it still rides).
           const [answer] = await db.step([drawStatement(id, rule)]);
           const found = answer?.rows[0] as { state: unknown; t: number | string } | undefined;
           if (found) {
             const state = budgetStateOf(found.state);
             return { result: change(state, dbTime(found.t)), state };
           }
-          // The key's first draw anywhere: its row made, then drawn as any other.
+          // The key's first draw anywhere: its row made, then drawn.
           if (tries > 0) throw new Error('the rate budget row is missing after it was made');
           await db.query(`${row} ON CONFLICT (budget_id) DO NOTHING`, [id]);
         }
       }
-      // Two round trips: BEGIN with the row made if missing, locked (ON CONFLICT DO UPDATE) and
-      // read; then the row written back with the COMMIT.
+      // Two round trips: the row made if missing, locked and read; then written back with the COMMIT.
       return db.transaction(async (client, commit) => {
         const r = await client.query<{ state: unknown; t: number | string }>(
           `${row} ON CONFLICT (budget_id) DO UPDATE SET budget_id = EXCLUDED.budget_id RETURNING state, ${DB_NOW}`,

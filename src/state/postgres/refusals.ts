@@ -1,9 +1,7 @@
 /**
- * What the team database refused, and what to do about it, in one line each. A refusal is not
- * the database being down: "check that it is up" would send an operator the wrong way. Each
- * hint names the right to grant (and to whom) or the setting to change, because the person
- * reading it is usually not the one who can fix it and must say what to ask for. Pure: the
- * error's SQLSTATE (or errno, for a file the URL names) and message decide.
+ * What the team database refused, and what to do, a line each: not "check that it is up". Each
+ * names the right to grant (to whom) or the setting to change: the reader must say what to ask
+ * for. Pure: the SQLSTATE (or errno, for a file the URL names) and message decide.
  */
 
 const NEEDS = 'docs/team-state.md#what-the-database-user-needs';

@@ -1,16 +1,13 @@
 /**
- * The run logs of bulk files in the team database: a row of `schedctl_run_records` per record,
- * keyed like the local file (bulk/run-log.ts), so a run stopped on one machine is resumed from
- * another. One run of a log at a time, across machines: a session lock on the log's key (locks.ts),
- * a second run refused at once, naming the first. Each append is one INSERT, durable when it
- * resolves; a failed one refuses a `started` record (that row is not sent); any other (what a row
- * became) is a ledger write (sql.ts): kept in the team spool after a send, applied by the next run.
+ * Bulk run logs in the team database, a row of `schedctl_run_records` per record (bulk/run-log.ts),
+ * so a run stopped on one machine resumes on another. One run of a log at a time: a session lock
+ * (locks.ts), a second run refused naming the first. A failed `started` append stops that row; any
+ * other record is a ledger write (sql.ts), kept in the team spool when it fails after a send.
  */
 import { foldRunRecords, parseRecord, type RunLogId, type RunLogStore, type RunRecord } from '../../bulk/run-log.js';
 import { CliError, EXIT } from '../../errors.js';
 import type { LockOwner } from '../lead-lock.js';
-// Types only: what runs of them comes from the backend (PgRunLogDeps), so that this module, loaded
-// on demand, shares no module with the backend's chunk (test/perf/bundle-layout.test.ts).
+// Types only (the backend passes what runs): loaded on demand, this module shares no chunk with it.
 import type { Database } from './connect.js';
 import type { Sql } from '../sql/types.js';
 import type { SpooledStatement } from './ledger-spool.js';
@@ -55,7 +52,7 @@ export function pgRunLogs(deps: PgRunLogDeps): RunLogStore {
     async open(id, opts = {}) {
       const now = opts.now ?? (() => new Date());
       const name = runLockName(id);
-      // At once, or refused naming who holds it (never waits: the other run may take hours).
+      // Never waits (the other run may take hours): refused naming who holds it.
       const lock = await ready(
         async () =>
           (await deps.locks.takeLock(db, name)) ??
@@ -74,8 +71,7 @@ export function pgRunLogs(deps: PgRunLogDeps): RunLogStore {
             return record;
           }
           try {
-            // The run's lock went with its connection (the database restarted, or the way to it
-            // broke): another run may take the input over, so no new row is started.
+            // The lock went with its connection: another run may take over, so no row is started.
             if (!lock.alive()) {
               await db.query('SELECT 1'); // the database's own failure, when it is one
               throw new Error('the connection holding this run was lost');
@@ -120,11 +116,7 @@ export const runRecordInsert = (key: string, record: RunRecord): SpooledStatemen
   params: [key, JSON.stringify(record)],
 });
 
-/**
- * Copies a machine's run log into the database unless the database has records of it already;
- * resolves to whether it did. The check and the copy are one transaction under a lock on the
- * log's key, so two pushes of the same log at the same moment copy it once.
- */
+/** Copies a run log in unless the database has it (whether it did); locked, so two pushes copy it once. */
 export async function insertRunRecordsOnce(db: Database, key: string, records: RunRecord[]): Promise<boolean> {
   return db.transaction(async (client) => {
     await client.query(`SELECT pg_advisory_xact_lock(hashtextextended('schedctl push ' || $1, 0))`, [key]);

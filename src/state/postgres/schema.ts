@@ -1,7 +1,6 @@
 /**
- * The team database's schema: created on first use, versioned in `schedctl_meta`. A newer
- * schedctl migrates an older schema (under a transaction-level advisory lock, so two machines
- * starting together do not race); an older schedctl refuses a newer schema and writes nothing.
+ * The team database's schema, versioned in `schedctl_meta`: a newer schedctl migrates an older one
+ * under an advisory lock (two machines starting together do not race); an older one refuses it.
  */
 import type { Client } from 'pg';
 import { VERSION } from '../../version.js';
@@ -91,18 +90,13 @@ export async function schemaVersion(db: Pick<Database, 'query'>): Promise<number
 }
 
 /**
- * A statement that fails, and with it its transaction, unless the schema is this schedctl's
- * version (a division by zero for another, "no such table" before any): it rides in front of a
- * command's first statement (connect.ts), sparing the check a round trip of its own.
+ * Fails its transaction unless the schema is this version (a division by zero for another, "no
+ * such table" before any): it rides in front of a command's first statement (connect.ts).
  */
 export const schemaGuard = (): string =>
   `SELECT 1 / (SELECT count(*) FROM schedctl_meta WHERE key = 'schema_version' AND value = '${SCHEMA_VERSION}')::int AS schema_ok`;
 
-/**
- * Makes the schema current (one query when it is); resolves to its version. The schedctl that
- * makes or migrates it writes its version (the `writer` row): an older one refusing the schema
- * can then name the version to install (tooNewHint).
- */
+/** Makes the schema current (one query when it is); its writer's version is noted for tooNewHint. */
 export async function ensureSchema(db: Database): Promise<number> {
   const found = await schemaVersion(db);
   if (found !== undefined && found > SCHEMA_VERSION) throw new SchemaTooNewError(found);

@@ -1,13 +1,9 @@
 /**
- * The ledger's tables in the team database, as the stores see them (sql/types.ts): `?` becomes
- * `$n`; a step is one transaction whose statements and COMMIT are written together on the
- * command's connection (connect.ts): one round trip whatever its length.
- *
- * When the database fails after this process sent a request that must not be repeated, a step
- * of writes is kept on this machine instead (ledger-spool.ts), applied in order by the next run:
- * each write carries its whole row (an upsert) or names what it removes, and counts as landed. A
- * transaction's writes are its closing step (the stores read, then write in one step): kept the
- * same way. A step with reads, or a failure before the closing step, has nothing to keep: it fails.
+ * The ledger's tables in the team database as the stores see them (sql/types.ts): `?` as `$n`, a
+ * step one transaction in one round trip (connect.ts). When the database fails after an
+ * unrepeatable request was sent, a step of writes (each an upsert or a delete, a transaction's
+ * closing step too) is kept on this machine (ledger-spool.ts) and counts as landed; a step with
+ * reads, or a failure before the closing step, has nothing to keep: it fails.
  */
 import type { Client, QueryResult } from 'pg';
 import { hasSentUnrepeatable } from '../../api/send-hook.js';
@@ -18,7 +14,7 @@ import type { LedgerSpool, SpooledStatement } from './ledger-spool.js';
 
 export interface PgSqlDeps {
   db: Database;
-  /** The schema is there and current (or its check rides with the first statements), what the spool kept applied. */
+  /** The schema current (or its check riding), what the spool kept applied. */
   ready: () => Promise<void>;
   spool: LedgerSpool;
   /** Told when a step is kept on this machine instead (what it kept). */
@@ -89,7 +85,7 @@ export function pgSql(deps: PgSqlDeps): Sql {
     run: async (text, params = []) => (await step([[text, params]]))[0]!.changes,
     step,
     async transaction(work) {
-      // Its closing step kept, the transaction's end (a COMMIT never answered) fails as that step did: the work's result stands.
+      // Its closing step kept, the COMMIT's failure is that step's: the work's result stands.
       let kept = false;
       let done: { result: Awaited<ReturnType<typeof work>> } | undefined;
       try {
