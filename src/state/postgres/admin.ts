@@ -12,14 +12,14 @@ export interface HeldLockView extends Omit<LockOwner, 'token'> {
 }
 
 export async function teamCounts(backend: PostgresBackend): Promise<Record<string, number>> {
-  const [row] = await backend.db.query<{ budgets: string; runs: string }>(
-    'SELECT (SELECT count(*) FROM schedctl_rate_budgets) AS budgets, (SELECT count(*) FROM schedctl_run_records) AS runs',
-  );
-  return {
-    ...(await countTables(await backend.sql())),
-    rateBudgets: Number(row?.budgets),
-    runRecords: Number(row?.runs),
-  };
+  // Asked at once: pipelined, one round trip.
+  const [counts, [row]] = await Promise.all([
+    countTables(await backend.sql()),
+    backend.db.query<{ budgets: string; runs: string }>(
+      'SELECT (SELECT count(*) FROM schedctl_rate_budgets) AS budgets, (SELECT count(*) FROM schedctl_run_records) AS runs',
+    ),
+  ]);
+  return { ...counts, rateBudgets: Number(row?.budgets), runRecords: Number(row?.runs) };
 }
 
 export async function teamSchemaVersion(backend: PostgresBackend): Promise<number> {

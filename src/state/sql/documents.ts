@@ -41,16 +41,24 @@ export function countDocuments(d: LedgerDocuments): LedgerCounts {
   };
 }
 
-/** How many records the tables hold, per kind. */
+/** How many records the tables hold, per kind: one statement (one round trip to a team database). */
 export async function countTables(sql: Sql): Promise<LedgerCounts> {
-  const n = async (table: string) =>
-    Number((await get<{ n: number | string }>(sql, `SELECT count(*) AS n FROM ${table}`))?.n ?? 0);
+  const tables: Record<keyof LedgerCounts, string> = {
+    journal: 'schedctl_attempts',
+    meetings: 'schedctl_meetings',
+    outcomes: 'schedctl_outcomes',
+    fires: 'schedctl_fires',
+    events: 'schedctl_event_aliases',
+  };
+  const counts = Object.entries(tables).map(([kind, table]) => `(SELECT count(*) FROM ${table}) AS ${kind}`);
+  const row = await get<Record<keyof LedgerCounts, number | string>>(sql, `SELECT ${counts.join(', ')}`);
+  const n = (kind: keyof LedgerCounts) => Number(row?.[kind] ?? 0);
   return {
-    journal: await n('schedctl_attempts'),
-    meetings: await n('schedctl_meetings'),
-    outcomes: await n('schedctl_outcomes'),
-    fires: await n('schedctl_fires'),
-    events: await n('schedctl_event_aliases'),
+    journal: n('journal'),
+    meetings: n('meetings'),
+    outcomes: n('outcomes'),
+    fires: n('fires'),
+    events: n('events'),
   };
 }
 
