@@ -18,6 +18,8 @@ import { takeLock } from '../../src/state/postgres/locks.js';
 import { SCHEMA_VERSION } from '../../src/state/postgres/schema.js';
 import { StateFileError } from '../../src/state/errors.js';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
+// @ts-expect-error: a script's module (JavaScript, no types)
+import { startForwarder } from '../../scripts/pg-forwarder.mjs';
 
 let pg: TestPostgres;
 const root = mkdtempSync(join(tmpdir(), 'pg-spool-'));
@@ -199,6 +201,22 @@ describe('the team backend before its first statement', () => {
 });
 
 describe('what state status and state unlock read and do', () => {
+  it('counts in one round trip (the ledger, the budgets and the run records asked together)', async () => {
+    const target = new URL(await pg.createDatabase());
+    const forwarder = await startForwarder({ host: target.hostname, port: Number(target.port) });
+    try {
+      target.port = String(forwarder.port);
+      const { backend } = await open(newDir(), target.toString());
+      expect(await teamSchemaVersion(backend)).toBe(SCHEMA_VERSION); // connected, the schema made
+      forwarder.state.delayMs = 5;
+      const before = forwarder.state.flights;
+      expect(await teamCounts(backend)).toMatchObject({ journal: 0, runRecords: 0 });
+      expect(forwarder.state.flights - before).toBe(1);
+    } finally {
+      await forwarder.close();
+    }
+  });
+
   it('counts, the schema version, holders by subject, and a release that ends the holding session', async () => {
     const url = await pg.createDatabase();
     const admin = (await open(newDir(), url)).backend;
