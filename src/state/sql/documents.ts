@@ -52,7 +52,8 @@ export async function countTables(sql: Sql): Promise<LedgerCounts> {
   };
   const counts = Object.entries(tables).map(([kind, table]) => `(SELECT count(*) FROM ${table}) AS ${kind}`);
   const row = await get<Record<keyof LedgerCounts, number | string>>(sql, `SELECT ${counts.join(', ')}`);
-  const n = (kind: keyof LedgerCounts) => Number(row?.[kind] ?? 0);
+  // Counts without a GROUP BY: always one row.
+  const n = (kind: keyof LedgerCounts) => Number(row![kind]);
   return {
     journal: n('journal'),
     meetings: n('meetings'),
