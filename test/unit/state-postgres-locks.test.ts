@@ -111,3 +111,54 @@ describe('a session lock', () => {
     ).rejects.toMatchObject({ code: 'LEAD_LOCK_LOST' });
   });
 });
+
+describe("a bulk run's log on the team state", () => {
+  const id = { key: 'ef'.repeat(32), workspace: 'ws-run' };
+
+  it('one run at a time (the second refused naming the first); its records read back in order', async () => {
+    const a = await open();
+    const b = await open();
+    const log = await (await a.runLogs()).open(id, { now: () => new Date('2026-12-01T10:00:00Z') });
+    expect(log.path).toContain(`(run log ${id.key.slice(0, 12)})`);
+    await expect((await b.runLogs()).open(id)).rejects.toMatchObject({
+      code: 'RUN_IN_PROGRESS',
+      message: expect.stringMatching(new RegExp(`@.*, pid ${process.pid}, since 20`)),
+    });
+    expect(await log.append({ row: 1, status: 'started' })).toEqual({
+      row: 1,
+      status: 'started',
+      at: '2026-12-01T10:00:00.000Z',
+    });
+    await log.append({ row: 1, status: 'booked', meetingId: 'mtg_1', at: '2026-12-01T10:00:01.000Z' });
+    await log.append({ row: 2, status: 'started' });
+    const rows = await (await b.runLogs()).read(id);
+    expect(rows.get(1)).toMatchObject({ status: 'booked', meetingId: 'mtg_1' });
+    expect(rows.get(2)).toMatchObject({ status: 'started' });
+    await log.close();
+    await log.close();
+    await expect(log.append({ row: 3, status: 'started' })).rejects.toThrow(/is closed/);
+    // Closed: free for another run.
+    const next = await (await b.runLogs()).open(id);
+    await next.close();
+  });
+
+  it('whose lock went with its connection starts no new row; what a sent row became is still written', async () => {
+    const admin = await open();
+    const runner = await open();
+    const other = { ...id, key: '12'.repeat(32) };
+    const log = await (await runner.runLogs()).open(other);
+    await log.append({ row: 1, status: 'started' });
+    const [mine] = (await heldLocks(admin)).filter((h) => h.subject === 'run' && h.of === other.key);
+    expect(await releaseLock(admin, mine!)).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 100)); // the server's word of it arrives
+    await expect(log.append({ row: 2, status: 'started' })).rejects.toMatchObject({
+      code: 'STATE_UNAVAILABLE',
+      message: expect.stringContaining('the connection holding this run was lost'),
+    });
+    await log.append({ row: 1, status: 'booked', meetingId: 'mtg_9' });
+    const rows = await (await admin.runLogs()).read(other);
+    expect([...rows.keys()]).toEqual([1]);
+    expect(rows.get(1)).toMatchObject({ status: 'booked', meetingId: 'mtg_9' });
+    await log.close();
+  });
+});
