@@ -200,6 +200,41 @@ describe('the team backend before its first statement', () => {
   });
 });
 
+describe('a newer schema', () => {
+  it('is refused naming the schedctl that wrote it; a writer that is not a version gets the latest', async () => {
+    const cases: Array<[writer: string | null, install: string]> = [
+      ['schedctl 9.1.0-rc.1', 'schedctl@9.1.0-rc.1'],
+      ['schedctl 9.1; rm -rf /', 'schedctl@latest'],
+      [null, 'schedctl@latest'],
+    ];
+    for (const [writer, install] of cases) {
+      const url = await pg.createDatabase();
+      const setup = await open(newDir(), url);
+      expect(await teamSchemaVersion(setup.backend)).toBe(SCHEMA_VERSION);
+      const name = new URL(url).pathname.slice(1);
+      await pg.psql(
+        `UPDATE schedctl_meta SET value = '${SCHEMA_VERSION + 1}' WHERE key = 'schema_version'; ${
+          writer === null
+            ? "DELETE FROM schedctl_meta WHERE key = 'writer'"
+            : `UPDATE schedctl_meta SET value = '${writer}' WHERE key = 'writer'`
+        }`,
+        name,
+      );
+      const { backend } = await open(newDir(), url);
+      const refused = backend.assertWritable();
+      await expect(refused, String(writer)).rejects.toMatchObject({
+        code: 'STATE_UNAVAILABLE',
+        message: expect.stringContaining(
+          `its schedctl schema is version ${SCHEMA_VERSION + 1}, newer than this schedctl's ${SCHEMA_VERSION}`,
+        ),
+        hint: expect.stringContaining(`(npm install -g ${install})`),
+      });
+      const hint = String(((await refused.catch((e: unknown) => e)) as { hint?: string }).hint);
+      expect(hint.includes(`, schedctl 9.1.0-rc.1, or newer`)).toBe(writer === 'schedctl 9.1.0-rc.1');
+    }
+  });
+});
+
 describe('what state status and state unlock read and do', () => {
   it('counts in one round trip (the ledger, the budgets and the run records asked together)', async () => {
     const target = new URL(await pg.createDatabase());
