@@ -4,6 +4,7 @@ import { strictSchemas } from '../../src/api/schemas.js';
 import { DateTime } from 'luxon';
 import { show } from '../helpers/cli.js';
 import { useSandbox } from '../helpers/sandbox.js';
+import { nextWorkday } from '../helpers/workday.js';
 import { startMcp } from '../helpers/mcp-client.js';
 import { DOWN, ENTER, onTerminal, plainScreen, type Answer } from '../helpers/terminal.js';
 
@@ -295,8 +296,11 @@ describe('reschedule --email with several meetings on record', () => {
 describe('a moment needs a time: a day without a time of day is never its midnight', () => {
   it('reschedule --start <a day> without a terminal tries the free times of that day (issue 43), never its midnight', async () => {
     const m = await booked();
+    // A working day two or more days ahead, not the meeting's own (its first free time is the
+    // meeting's: a move there sends nothing).
+    const meetingDay = DateTime.fromISO(m.date, { zone: 'UTC' });
     let day = DateTime.utc().plus({ days: 2 }).startOf('day');
-    while (day.weekday > 5) day = day.plus({ days: 1 });
+    while (day.weekday > 5 || day.hasSame(meetingDay, 'day')) day = day.plus({ days: 1 });
     const said = day.toFormat('ccc LLL d').toLowerCase();
     const r = await cli(['reschedule', '--email', 'lead@acme.example', '--start', said, '--tz', 'UTC', '--json']);
     expect(r.code, show(r)).toBe(0);
@@ -321,18 +325,19 @@ describe('a moment needs a time: a day without a time of day is never its midnig
     expect(route.code, show(route)).toBe(2);
     expect(route.stderr).toContain('invalid --slot "next tuesday": a day without a time of day');
     expect(await t.sb.requestCount()).toBe(0);
+    const next = nextWorkday(); // "monday" when tomorrow is a weekend (no free times then)
     const book = await cli([
       'book',
       'quarterly-review',
       '--start',
-      'tomorrow',
+      next.word,
       '--email',
       'lead@acme.example',
       '--json',
     ]);
     expect(book.code, show(book)).toBe(0);
     const at = DateTime.fromISO(book.json<{ meeting: { date: string } }>().meeting.date, { zone: 'UTC' });
-    expect(at.hasSame(DateTime.utc().plus({ days: 1 }), 'day')).toBe(true);
+    expect(at.hasSame(next.day, 'day')).toBe(true);
     expect(at.toFormat('HH:mm')).not.toBe('00:00');
   });
 
