@@ -435,6 +435,45 @@ describe('book: lost responses never make a second meeting', () => {
     assertNoSecretsInFiles(t.dir);
   });
 
+  it('drop-after-commit of a book without --reservation: the same command sends that booking again as it was (exit 0), no slots first', async () => {
+    const s = await slots('intro-call');
+    const args = ['book', 'intro-call', '--start', s.slots[1]!, '--email', 'lost-start@acme.example'];
+    await t.sb.fault({ method: 'POST', path: BOOK, fault: 'drop-after-commit' });
+    const lost = await cli(args);
+    expect(lost.code, show(lost)).toBe(7);
+    expect(lost.stderr).toContain('run the same command again');
+    const [first] = journal();
+    const slotsAsked = async () =>
+      (await t.sb.state()).requests.filter((q) => q.method === 'POST' && q.path.endsWith('/slots')).length;
+    const slotsBefore = await slotsAsked();
+    const again = await cli([...args, '--json']);
+    expect(again.code, show(again)).toBe(0);
+    expect(again.json()).toMatchObject({
+      status: 'already_booked',
+      alreadyBookedCode: 'RESERVATION_USED',
+      reservationId: first!.reservationId,
+      startTime: s.slots[1],
+    });
+    expect(await slotsAsked()).toBe(slotsBefore);
+    expect(await bookRequests()).toHaveLength(2);
+    expect(await meetings()).toHaveLength(1);
+  });
+
+  it("drop-after-commit of a book of a day's first free time: the same command finds the lost booking in that day (exit 0)", async () => {
+    const s = await slots('intro-call');
+    const day = s.slots[0]!.slice(0, 10);
+    const args = ['book', 'intro-call', '--start', day, '--tz', 'UTC', '--email', 'lost-day@acme.example', '--json'];
+    await t.sb.fault({ method: 'POST', path: BOOK, fault: 'drop-after-commit' });
+    const lost = await cli(args);
+    expect(lost.code, show(lost)).toBe(7);
+    const again = await cli(args);
+    expect(again.code, show(again)).toBe(0);
+    expect(again.json()).toMatchObject({ status: 'already_booked', alreadyBookedCode: 'RESERVATION_USED' });
+    expect(again.json().startTime.slice(0, 10)).toBe(day);
+    expect(await bookRequests()).toHaveLength(2);
+    expect(await meetings()).toHaveLength(1);
+  });
+
   it('stall-after-commit with --timeout 1 on a routed booking: exit 7, then already_booked via CONFLICT', async () => {
     const { executionId, linkId } = await fire();
     const s = await slots(linkId);

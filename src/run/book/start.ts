@@ -11,6 +11,8 @@ import { formatRange, readTime } from '../../domain/human-time.js';
 import { fetchSlots } from '../../domain/slots.js';
 import { requireFuture, resolveZone } from '../../domain/time.js';
 import { CliError, EXIT } from '../../errors.js';
+import type { JournalEntry } from '../../state/index.js';
+import { workspaceOf } from '../workspace.js';
 import { parseBookOptions, type BookOptions } from './options.js';
 
 /** A reservation id of the right form, standing in while the other flags are checked (never sent). */
@@ -44,6 +46,12 @@ export async function bookChoice(ctx: Context, event: string, opts: BookOptions)
     { ...opts, start: (at ?? to).toISOString(), reservation: opts.reservation ?? STAND_IN_RESERVATION },
     now,
   );
+  // The same command after a lost answer: its booking is sent again as it was (its reservation,
+  // its time), never a new reservation whose booking the lead's rule would refuse.
+  const lost =
+    opts.reservation === undefined ? await lostBooking(ctx, checked.request, at ?? from, at ?? to) : undefined;
+  if (lost)
+    return { request: { ...checked.request, reservationId: lost.reservationId, startTime: lost.startTime }, zone };
   const found = await fetchSlots(await ctx.api(), event, { from, to, reservationId: opts.reservation?.trim() });
   const request = { ...checked.request, reservationId: found.reservationId };
   if (at) return { request: { ...request, startTime: at.toISOString() }, zone };
@@ -60,4 +68,17 @@ export async function bookChoice(ctx: Context, event: string, opts: BookOptions)
     zone,
     pickedIn: { input: opts.start, from, to },
   };
+}
+
+/** The lead's booking of this event that was sent and never answered, at a time in [from, to]. */
+async function lostBooking(
+  ctx: Context,
+  request: BookRequest,
+  from: Date,
+  to: Date,
+): Promise<JournalEntry | undefined> {
+  const [state, scope] = await Promise.all([ctx.state(), workspaceOf(ctx)]);
+  const open = await state.journal.findOpenAttempt(scope, { personEmail: request.personEmail, event: request.event });
+  const t = open && !open.acknowledgedAt ? Date.parse(open.startTime) : Number.NaN;
+  return t >= from.getTime() && t <= to.getTime() ? open : undefined;
 }
