@@ -42,6 +42,10 @@ export function soleCommand(
 
 /** The program with every command, or with `argv`, only the command it runs when that is enough (soleCommand). */
 export function buildProgram(ctx: Context, argv?: readonly string[]): Command {
+  // With --json or --quiet, runProgram says a usage error in one line (or none): not commander's lines and help.
+  const writeErr = (s: string) => {
+    if (!argv || !(scripted(argv) || quiet(argv))) ctx.io.stderr.write(redactUrls(redactKeyLike(s)));
+  };
   const program = new Command('schedctl')
     .description('Book, route and reschedule meetings through the Scheduling and Workflow Trigger API')
     .version(versionLine(), '-v, --version', 'print the version, Node.js and platform')
@@ -67,7 +71,7 @@ export function buildProgram(ctx: Context, argv?: readonly string[]): Command {
     .configureOutput({
       writeOut: (s) => ctx.io.stdout.write(s),
       // Commander's errors echo the argument they reject; a key given as one must not be printed back.
-      writeErr: (s) => ctx.io.stderr.write(redactUrls(redactKeyLike(s))),
+      writeErr,
     });
 
   // The global flags that take a value, from the program's own options (never a second list).
@@ -93,7 +97,7 @@ export function buildProgram(ctx: Context, argv?: readonly string[]): Command {
     cmd.configureOutput({
       writeOut: (s) => ctx.io.stdout.write(s),
       // Commander's errors echo the argument they reject; a key given as one must not be printed back.
-      writeErr: (s) => ctx.io.stderr.write(redactUrls(redactKeyLike(s))),
+      writeErr,
     });
     cmd.showSuggestionAfterError(true);
     // addCommand() does not pass help settings down. Each command's help names the global flags
@@ -156,8 +160,10 @@ async function runProgram(program: Command, argv: string[], ctx: Context, stopWa
     if (error instanceof CommanderError) {
       if (error.exitCode === 0 || error.code === 'commander.helpDisplayed' || error.code === 'commander.version')
         return 0;
-      if (argv.includes('--json') || argv.some((a) => a === '--jq' || a.startsWith('--jq='))) {
-        ctx.io.stdout.write(`${JSON.stringify({ error: usageDocument(error.message) })}\n`);
+      if (scripted(argv) || quiet(argv)) {
+        const doc = usageDocument(error.code === 'commander.help' ? missingCommand(program, argv) : error.message);
+        if (scripted(argv)) ctx.io.stdout.write(`${JSON.stringify({ error: doc })}\n`);
+        if (!quiet(argv)) ctx.io.stderr.write(`error: ${doc.message}${doc.hint ? ` (${doc.hint})` : ''}\n`);
       }
       return 2;
     }
@@ -185,8 +191,31 @@ export function usageDocument(raw: string): { code: 'USAGE'; message: string; su
   const text = redactUrls(redactKeyLike(raw.replace(/^error: /, '').trim()));
   const m = /\s*\(Did you mean ([^?]+)\?\)$/.exec(text);
   if (!m) return { code: 'USAGE', message: text };
-  const suggestion = m[1]!.trim();
+  // "one of list, ls": a command and its alias; the nearest known one is the first.
+  const suggestion = m[1]!
+    .trim()
+    .replace(/^one of /, '')
+    .split(', ')[0]!;
   return { code: 'USAGE', message: text.slice(0, m.index), suggestion, hint: `did you mean ${suggestion}?` };
+}
+
+const scripted = (argv: readonly string[]) =>
+  argv.includes('--json') || argv.some((a) => a === '--jq' || a.startsWith('--jq='));
+const quiet = (argv: readonly string[]) => argv.includes('-q') || argv.includes('--quiet');
+
+/** A group named without one of its commands (`schedctl profile`): which, in words. */
+function missingCommand(program: Command, argv: readonly string[]): string {
+  let at = program;
+  const words = ['schedctl'];
+  for (const word of argv) {
+    const sub = word.startsWith('-')
+      ? undefined
+      : at.commands.find((c) => c.name() === word || c.aliases().includes(word));
+    if (sub) words.push((at = sub).name());
+  }
+  const path = words.join(' ');
+  const names = at.commands.filter((c) => !(c as unknown as { _hidden?: boolean })._hidden).map((c) => c.name());
+  return `missing command: ${path} <command>, one of ${names.join(', ')} (${path} --help)`;
 }
 
 /** Set on `process` by whoever handles SIGINT itself while it runs (the sandbox shuts down cleanly). */

@@ -101,4 +101,35 @@ describe('the program', () => {
       },
     });
   });
+
+  it('with --json, a usage error is one error line on stderr (none with --quiet), and a command and its alias suggest the command', async () => {
+    const j = await runCli(['reschdule', '--json']);
+    expect(j.stderr).toBe("error: unknown command 'reschdule' (did you mean reschedule?)\n");
+    const q = await runCli(['-q', 'triggers', 'ls', '--bogus', '--json']);
+    expect(q.code, show(q)).toBe(2);
+    expect(q.stderr).toBe('');
+    expect(q.json()).toEqual({ error: { code: 'USAGE', message: "unknown option '--bogus'" } });
+    const alias = await runCli(['triggers', 'lst', '--json']);
+    expect(alias.json().error).toMatchObject({ suggestion: 'list', hint: 'did you mean list?' });
+  });
+
+  it('a group without its command, with --json: a USAGE document naming its commands, no help text, exit 2', async () => {
+    for (const [args, path] of [
+      [['--json'], 'schedctl'],
+      [['profile', '--json'], 'schedctl profile'],
+      [['-q', 'state', '--json'], 'schedctl state'],
+    ] as const) {
+      const r = await runCli([...args]);
+      expect(r.code, show(r)).toBe(2);
+      const { error } = r.json() as { error: { code: string; message: string } };
+      expect(error.code).toBe('USAGE');
+      expect(error.message).toMatch(new RegExp(`^missing command: ${path} <command>, one of \\w`));
+      expect(r.stderr).not.toContain('Usage:');
+    }
+    expect((await runCli(['profile', '--json'])).json().error.message).toContain('add, ls, use, rm, show');
+    // By hand, the group's help, as before.
+    const byHand = await runCli(['profile']);
+    expect(byHand.code).toBe(2);
+    expect(byHand.stderr).toContain('Usage: schedctl profile');
+  });
 });
