@@ -169,6 +169,26 @@ const meetingRecord = () =>
   });
 export const meetingsList = () => z.array(meetingRecord());
 export const meetingShow = () => meetingRecord();
+/** The kinds of a lead's timeline entry (`meetings history`, run/meetings/timeline.ts); each kind's fields in docs/json-output.md. */
+export const TIMELINE_KINDS = [
+  'fire',
+  'fire_answer',
+  'outcome',
+  'booking',
+  'booking_settled',
+  'booking_acknowledged',
+  'meeting',
+  'move',
+  'move_refused',
+  'move_unanswered',
+  'not_found',
+] as const;
+export const meetingsHistory = () =>
+  z.looseObject({
+    email: str(),
+    workspace: str(),
+    entries: z.array(z.looseObject({ at: str(), kind: z.enum(TIMELINE_KINDS), by: z.optional(str()) })),
+  });
 export const smokeResult = () =>
   z.looseObject({
     ok: bool(),
@@ -194,6 +214,14 @@ export const stateStatus = () =>
 export const statePush = () => z.looseObject({ from: str(), to: str(), moved: z.record(str(), int()) });
 export const statePull = () => z.looseObject({ from: str(), to: str(), pulled: z.record(str(), int()) });
 export const stateUnlock = () => z.looseObject({ released: z.looseObject({ subject: str(), of: str() }) });
+export const stateAccept = () =>
+  z.looseObject({
+    ledger: str(),
+    ledgerId: nul(str()),
+    serial: int(),
+    was: nul(z.looseObject({ ledgerId: str(), serial: nul(int()) })),
+    mark: str(),
+  });
 export const stateReset = () => z.looseObject({ ledger: str(), ledgerId: str(), setAside: z.array(str()) });
 export const sandboxBanner = () =>
   z.looseObject({ baseUrl: str(), keys: z.looseObject({ full: str(), readOnly: str(), revoked: str() }) });
@@ -202,6 +230,7 @@ export const helpTopic = () =>
   z.looseObject({ topic: str(), rows: z.array(z.looseObject({ term: str(), text: str() })) });
 export const versionInfo = () => z.looseObject({ version: str() });
 
+export type MeetingsHistoryDocument = z.infer<ReturnType<typeof meetingsHistory>>;
 export type BookingResultDocument = z.infer<ReturnType<typeof bookingResult>>;
 export type RouteResultDocument = z.infer<ReturnType<typeof routeResult>>;
 export type MoveResultDocument = z.infer<ReturnType<typeof moveResult>>;

@@ -7,20 +7,11 @@
 import type { FireEntry, JournalEntry, MeetingRecord, RememberedOutcome } from '../../state/index.js';
 import { wasSent } from '../../state/journal.js';
 import { resendHint } from '../lead-guard.js';
+import type { MeetingsHistoryDocument } from '../../documents/schemas.js';
 
-export type TimelineEntry = { at: string; kind: TimelineKind; by?: string } & Record<string, unknown>;
-export type TimelineKind =
-  | 'fire'
-  | 'fire_answer'
-  | 'outcome'
-  | 'booking'
-  | 'booking_settled'
-  | 'booking_acknowledged'
-  | 'meeting'
-  | 'move'
-  | 'move_refused'
-  | 'move_unanswered'
-  | 'not_found';
+/** An entry as `meetings history --json` prints it (documents/schemas.ts meetingsHistory). */
+export type TimelineEntry = MeetingsHistoryDocument['entries'][number];
+export type TimelineKind = TimelineEntry['kind'];
 
 export interface LeadRows {
   fires: FireEntry[];
