@@ -57,7 +57,10 @@ export function openStateOf(ctx: Context): State {
     staleMs: testOnlyMs(ctx.env.SCHEDCTL_TEST_LOCK_STALE_MS),
     lockWaitMs: testOnlyMs(ctx.env.SCHEDCTL_TEST_LOCK_WAIT_MS),
     stateUrl: async () => stateUrlFrom(ctx, await state.profiles.snapshot()),
-    warn: (line) => ctx.io.stderr.write(`${sanitizeText(line)}\n`),
+    // A note is silenced by --quiet, as every note is (ui.ts); a warning is not.
+    warn: (line) => {
+      if (!(ctx.globals.quiet && line.startsWith('note:'))) ctx.io.stderr.write(`${sanitizeText(line)}\n`);
+    },
   });
   return state;
 }
@@ -127,7 +130,7 @@ export async function targetOf(ctx: Context): Promise<Target> {
     ctx.io.stderr.write(`warning: ${s.profiles.path} (it holds API keys) is readable by other users: chmod 600 it\n`);
   }
   // Profile names and URLs come from a local file: text from outside, never terminal control.
-  for (const note of t.notes) ctx.io.stderr.write(`${sanitizeText(`note: ${note}`)}\n`);
+  if (!ctx.globals.quiet) for (const note of t.notes) ctx.io.stderr.write(`${sanitizeText(`note: ${note}`)}\n`);
   return t;
 }
 

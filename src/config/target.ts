@@ -6,7 +6,7 @@
  *   key      = --profile's key > SCHEDCTL_API_KEY > SCHEDCTL_PROFILE's or the default profile's key
  *   base URL = --base-url > --profile's URL > SCHEDCTL_BASE_URL > the profile's > the local sandbox
  */
-import { ConfigError, UsageError } from '../errors.js';
+import { ConfigError, EXIT, UsageError } from '../errors.js';
 import { hasAtInAuthority, hidesSomething, maskKey, showRefusedUrl, showUrl } from './mask.js';
 import { workspaceId } from '../state/identity.js';
 import type { Profile } from '../state/index.js';
@@ -269,9 +269,10 @@ export function checkBaseUrl(raw: string, source: string): string {
     );
   }
   if (url.protocol === 'http:' && !LOOPBACK.test(url.hostname)) {
-    throw new UsageError(
+    throw new ConfigError(
+      'INSECURE_BASE_URL',
       `refusing to send the API key over plain http:// to ${url.host} (from ${source}): it would travel unencrypted`,
-      { hint: 'use https://, or http:// only for a sandbox on 127.0.0.1/localhost' },
+      { hint: 'use https://, or http:// only for a sandbox on 127.0.0.1/localhost', exitCode: EXIT.usage },
     );
   }
   if (url.search || url.hash) {

@@ -237,6 +237,13 @@ describe('profiles and the key store', () => {
     expect(viaEnv.code, show(viaEnv)).toBe(0);
     expect(serverB.seen.at(-1)!.headers.authorization).toBe(`Bearer ${KEY_A}`);
     expect(viaEnv.stderr).toContain('using the base URL from SCHEDCTL_BASE_URL');
+    // --quiet: only results and errors, no note.
+    const quiet = await runCli(['-q', 'api', 'GET', '/v1/triggers'], {
+      configDir,
+      env: { SCHEDCTL_BASE_URL: serverB.baseUrl },
+    });
+    expect(quiet.code, show(quiet)).toBe(0);
+    expect(quiet.stderr).toBe('');
     const countB = serverB.seen.length;
     const viaFlag = await runCli(['api', 'GET', '/v1/triggers', '--base-url', serverA.baseUrl], {
       configDir,
@@ -265,5 +272,15 @@ describe('profiles and the key store', () => {
       input: KEY_A,
     });
     expect(add.code).toBe(2);
+    // The same code from every source of the URL: a script matches INSECURE_BASE_URL, not USAGE.
+    const env = await runCli(['triggers', 'ls', '--json'], {
+      env: { SCHEDCTL_API_KEY: KEY_ENV, SCHEDCTL_BASE_URL: 'http://example.com' },
+    });
+    expect(env.json()).toMatchObject({ error: { code: 'INSECURE_BASE_URL' } });
+    const added = await runCli(['profile', 'add', 'x', '--key-stdin', '--base-url', 'http://10.0.0.8:8080', '--json'], {
+      input: KEY_A,
+    });
+    expect(added.code).toBe(2);
+    expect(added.json()).toMatchObject({ error: { code: 'INSECURE_BASE_URL' } });
   });
 });

@@ -291,7 +291,7 @@ describe('checkBaseUrl', () => {
       'refusing to send the API key over plain http:// to api.example.com:8080 (from profile "p"): it would travel unencrypted',
     );
     expect(http.hint).toBe('use https://, or http:// only for a sandbox on 127.0.0.1/localhost');
-    expect(http.exitCode).toBe(2);
+    expect(http).toMatchObject({ code: 'INSECURE_BASE_URL', exitCode: 2 });
     // Shown without the query or fragment itself (it may hold a secret): issue 54.
     for (const [url, shown] of [
       ['https://h.example/?x=1', 'https://h.example/?…'],
