@@ -27,7 +27,7 @@ export function rescheduleCommand(ctx: Context): Command {
     )
     .addHelpText(
       'after',
-      '\nWith --email, several matching meetings are offered on a terminal; a script gets exit 2 listing them.\nA day or a part of it in --start ("first fri", "tue afternoon"; without a terminal also "tue") tries the event\'s free times in it until the meeting\'s host accepts one (docs/slots-booking-rescheduling.md).\n--json prints the moved Meeting (a searched move adds "tried").\nExamples:\n  schedctl reschedule <meeting-id> --start "2026-12-02 10:00" --tz Europe/Berlin\n  schedctl reschedule --email ada@acme.example --start "thu 15:00" --tz America/Chicago',
+      '\nWith --email, several matching meetings are offered on a terminal; a script gets exit 2 listing them.\nA day or a part of it in --start ("first fri", "tue afternoon"; without a terminal also "tue") tries the event\'s free times in it until the meeting\'s host accepts one (docs/slots-booking-rescheduling.md).\n--json prints a move result: {"status" (moved, unchanged), "meeting", "from", "tried"} (docs/json-output.md).\nExamples:\n  schedctl reschedule <meeting-id> --start "2026-12-02 10:00" --tz Europe/Berlin\n  schedctl reschedule --email ada@acme.example --start "thu 15:00" --tz America/Chicago',
     );
   for (const option of batchOptions()) command.addOption(option);
   return command.action(runs(ctx, 'reschedule'));
