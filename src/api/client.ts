@@ -263,10 +263,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
             }
             waitedMs += waitMs;
             rateWaitMs += waitMs;
-            options.notify(
-              `rate limited (30 requests/minute); retrying ${label} in ${Math.ceil(waitMs / 1000)} s`,
-              waitMs,
-            );
+            options.notify(`rate limited (429); retrying ${label} in ${Math.ceil(waitMs / 1000)} s`, waitMs);
             debug(`${label}: 429, waiting ${waitMs} ms then retrying (attempt ${retryCount + 1})`);
             // A usable Retry-After: let ky wait exactly that long. Otherwise force a backoff retry.
             return seconds === undefined ? true : undefined;

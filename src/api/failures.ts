@@ -323,7 +323,7 @@ export async function errorFromResponse(
       ...(retryAfter !== undefined ? { retryAfterSeconds: retryAfter } : {}),
       ...(status === 429
         ? {
-            hint: `still rate limited after waiting; try again in ${retryAfter ?? 60} s (the limit is 30 requests per minute per key)`,
+            hint: `still rate limited after waiting; try again in ${retryAfter ?? 60} s (the API counts requests per key and minute, every schedctl process of the key included)`,
           }
         : {}),
     });

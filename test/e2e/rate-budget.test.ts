@@ -82,7 +82,7 @@ describe('the shared rate budget, across processes', () => {
     const second = await t.sb.cli(['triggers', 'ls', '--json'], { configDir: dir, env });
     const a = await first.done;
     expect(a.code, a.stderr).toBe(0);
-    expect(a.stderr).toMatch(/rate limited \(30 requests\/minute\); retrying GET \/v1\/triggers in 3 s/);
+    expect(a.stderr).toMatch(/rate limited \(429\); retrying GET \/v1\/triggers in 3 s/);
     expect(second.code, show(second)).toBe(0);
     expect(second.stderr).toMatch(WAITING);
     // The injected 429, then two answered requests: the second process never met a 429.
