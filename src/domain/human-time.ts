@@ -22,6 +22,8 @@ import {
 
 /** `3/4`, `3/4/27`: chrono reads month first (US); elsewhere it is day first. */
 const SLASH_DATE = /(?<![\d/])(\d{1,2})\/(\d{1,2})(?:\/(\d{2,4}))?(?![\d/])/;
+/** Words that look back, which chrono (forwardDate) would read as the next such day. */
+const PAST_WORD = /\b(last|previous)\b/i;
 /** A lone hour chrono did not take ("thu 3"): a trailing number after the expression. */
 const TRAILING_HOUR = /^\s*(?:at\s+)?(\d{1,2})\s*$/i;
 /** Minutes written out ("9:30", "3.30") make a 24-hour time; a bare "3" does not. */
@@ -349,6 +351,12 @@ function readResult(
     throw bad(`only "${result.text}" reads as a time, not "${leftover}"`);
   }
   if (result.end) throw bad('a range, not one time');
+  // chrono reads "last fri" forward (the coming one), and "dec 32" as December 2032: a time
+  // that is not the one meant, and a move sent to it, so both are refused.
+  if (PAST_WORD.test(raw))
+    throw bad(`"${PAST_WORD.exec(raw)?.[0]}" names a time gone by: name the day ahead (fri, dec 3)`);
+  if (c.isCertain('month') && !c.isCertain('day'))
+    throw bad(`a month without its day ("${result.text}"): name the day (dec 3, or dec 3 ${nowWall.year + 1})`);
   if (tags.has('result/relativeDateAndTime')) {
     // "in 2 hours": a duration from now, not a wall time (exact across a DST change).
     return new Date(opts.now.getTime() + (fieldsAsUtc(c) - localAsUtc(ref)));

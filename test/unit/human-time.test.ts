@@ -187,6 +187,20 @@ describe('parseTimeExpression: ambiguity is refused with both readings', () => {
     expect((await refusal('tomorrow morning', berlin)).message).toContain('a part of the day is a range');
     expect((await refusal('tonight', berlin)).message).toContain('a part of the day this grammar does not know');
   });
+  it('refuses a month without its day ("dec 32" is not December 2032) and a day gone by ("last fri" is not the coming one)', async () => {
+    expect((await refusal('dec 32', berlin)).message).toBe(
+      'invalid --start "dec 32": a month without its day ("dec 32"): name the day (dec 3, or dec 3 2027)',
+    );
+    for (const bad of ['jan 40', 'dec 2030', 'first dec 32'])
+      expect((await refusal(bad, berlin)).message).toContain('a month without its day');
+    expect((await refusal('last friday', berlin)).message).toBe(
+      'invalid --start "last friday": "last" names a time gone by: name the day ahead (fri, dec 3)',
+    );
+    expect((await refusal('last friday 10:00', berlin)).message).toContain('"last" names a time gone by');
+    expect((await refusal('previous tue', berlin)).message).toContain('"previous"');
+    // A day with its year still reads.
+    expect(await iso('dec 3 2032 10:00', berlin)).toBe('2032-12-03T09:00:00.000Z');
+  });
   it('refuses what it cannot read at all, naming the flag and the accepted forms', async () => {
     for (const bad of ['', 'soonish', 'feb 30 10:00', 'next tuesday-ish at lunch']) {
       const e = await refusal(bad, at('Europe/Berlin', { name: '--from' }));
