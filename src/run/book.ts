@@ -19,10 +19,13 @@ import type { BookOptions } from './book/options.js';
 export { parseBookOptions, type BookOptions } from './book/options.js';
 
 export async function run(ctx: Context, [event = '']: string[], opts: BookOptions): Promise<void> {
-  const { request, zone, pickedIn } = await bookChoice(ctx, event, opts);
+  const { request, zone, pickedIn, fetched } = await bookChoice(ctx, event, opts);
   let result: BookOutcome;
   try {
-    result = await bookMeeting(ctx, request, zone, Boolean(opts.rebook));
+    result = await bookMeeting(ctx, request, zone, Boolean(opts.rebook), {
+      // Without --reservation the free times were read for one: no booking went out.
+      ...(fetched ? { sent: 'no booking was sent (only the free times were read, for the reservation)' } : {}),
+    });
   } catch (error) {
     explainSlotTaken(error, ctx, zone);
     if (error instanceof ApiError && error.code === 'NO_HOST_AVAILABLE')
@@ -113,7 +116,7 @@ export async function bookMeeting(
   request: BookRequest,
   zone: string,
   rebook: boolean,
-  o: { noPrompt?: boolean; rebookWord?: string; again?: string } = {},
+  o: { noPrompt?: boolean; rebookWord?: string; again?: string; sent?: string } = {},
 ): Promise<BookOutcome> {
   const target = await ctx.target();
   const state = await ctx.state();
@@ -151,6 +154,7 @@ export async function bookMeeting(
             `schedctl book ${request.event} --start ${request.startTime} --reservation ${request.reservationId} --email ${request.personEmail}`,
           ...(o.rebookWord ? { rebookWord: o.rebookWord } : {}),
           ...(o.noPrompt ? { noPrompt: true } : {}),
+          ...(o.sent ? { sent: o.sent } : {}),
         });
         if (verdict.kind === 'repeat') return { status: 'on_record', meeting: verdict.meeting };
         if (verdict.kind === 'repeat_attempt')

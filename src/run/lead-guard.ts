@@ -36,6 +36,8 @@ export interface LeadGuardQuery {
   rebookWord?: string;
   /** Bulk runs and the MCP server never ask: a request that would book again fails with the refusal. */
   noPrompt?: boolean;
+  /** What the refusal says was sent: "nothing was sent" unless the command read something first (book's free times). */
+  sent?: string;
   /** The lead's record asked ahead (askLeadRecord): the first judgement uses it, and its clock reading. */
   asked?: AskedRecord | undefined;
 }
@@ -153,17 +155,17 @@ async function refuseOrAsk(ctx: Context, verdict: Refusal, q: LeadGuardQuery): P
     return { kind: 'go' };
   }
   if (verdict.kind === 'unknown_attempt') {
-    throw new LeadOutcomeUnknownError(`${what}; nothing was sent`, {
+    throw new LeadOutcomeUnknownError(`${what}; ${q.sent ?? 'nothing was sent'}`, {
       hint: `to learn its outcome, send that booking again as it was: ${resendHint(verdict.attempt)}; to book anyway (a meeting may already exist): ${q.again} ${rebook}`,
     });
   }
   if (verdict.kind === 'not_found') {
-    throw new LeadHasMeetingError(`${what}; nothing was sent`, {
+    throw new LeadHasMeetingError(`${what}; ${q.sent ?? 'nothing was sent'}`, {
       hint: `check the host's calendar or the scheduling app; if the meeting is really gone, book anew: ${q.again} ${rebook}`,
     });
   }
   const id = verdict.kind === 'has_meeting' ? verdict.meeting.id : verdict.attempt.meetingId;
-  throw new LeadHasMeetingError(`${what}; nothing was sent`, {
+  throw new LeadHasMeetingError(`${what}; ${q.sent ?? 'nothing was sent'}`, {
     hint: `${id ? `to move it: schedctl reschedule ${id} --start <time>; ` : ''}to book another one anyway: ${q.again} ${rebook}`,
   });
 }

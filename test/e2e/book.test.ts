@@ -233,6 +233,21 @@ describe('book: every error code of the spec', () => {
       hint: expect.stringContaining('--rebook'),
     });
     expect(await t.sb.requestCount()).toBe(before + 1); // the slots request only
+    expect(r.json().error.message).toMatch(/; nothing was sent$/);
+    // Without --reservation the free times are read first: the refusal says so, not "nothing was sent".
+    const fetched = await cli([
+      'book',
+      'intro-call',
+      '--start',
+      fresh.slots[2]!,
+      '--email',
+      'lead@acme.example',
+      '--json',
+    ]);
+    expect(fetched.code, show(fetched)).toBe(5);
+    expect(fetched.json().error.message).toMatch(
+      /; no booking was sent \(only the free times were read, for the reservation\)$/,
+    );
     // The same time again is a repeat: already booked, from the local record, nothing sent.
     const same = await book('intro-call', s.slots[0]!, fresh.reservationId, 'lead@acme.example', ['--json']);
     expect(same.code, show(same)).toBe(0);

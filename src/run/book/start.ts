@@ -25,6 +25,8 @@ export interface BookChoice {
   zone: string;
   /** --start named a day or a part of one: the window its first free time was taken from. */
   pickedIn?: { input: string; from: Date; to: Date };
+  /** The free times were fetched for the reservation (a request went out before the booking). */
+  fetched?: boolean;
 }
 
 export async function bookChoice(ctx: Context, event: string, opts: BookOptions): Promise<BookChoice> {
@@ -54,7 +56,7 @@ export async function bookChoice(ctx: Context, event: string, opts: BookOptions)
     return { request: { ...checked.request, reservationId: lost.reservationId, startTime: lost.startTime }, zone };
   const found = await fetchSlots(await ctx.api(), event, { from, to, reservationId: opts.reservation?.trim() });
   const request = { ...checked.request, reservationId: found.reservationId };
-  if (at) return { request: { ...request, startTime: at.toISOString() }, zone };
+  if (at) return { request: { ...request, startTime: at.toISOString() }, zone, fetched: true };
   const first = found.slots[0];
   if (first === undefined)
     throw new CliError(
@@ -67,6 +69,7 @@ export async function bookChoice(ctx: Context, event: string, opts: BookOptions)
     request: { ...request, startTime: new Date(first).toISOString() },
     zone,
     pickedIn: { input: opts.start, from, to },
+    fetched: true,
   };
 }
 
