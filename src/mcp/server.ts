@@ -18,8 +18,12 @@ import {
   CallToolRequestSchema,
   ErrorCode,
   ListToolsRequestSchema,
+  type CallToolRequest,
   type CallToolResult,
+  type ServerNotification,
+  type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Context } from '../context.js';
 import { loadTimeExpressions } from '../domain/human-time.js';
 import { UsageError } from '../errors.js';
@@ -63,7 +67,7 @@ export async function serveMcp(ctx: Context): Promise<void> {
   // Times as people say them are read by one reader for every tool, loaded once, here: a tool
   // call waits for it (it is loaded well before a client's first call arrives).
   const timeReader = loadTimeExpressions();
-  registerTools(server, ctx, timeReader);
+  const inFlight = registerTools(server, ctx, timeReader);
   registerResources(server, ctx);
   registerPrompts(server);
 
@@ -72,8 +76,14 @@ export async function serveMcp(ctx: Context): Promise<void> {
   const closed = new Promise<void>((resolve) => {
     server.onclose = resolve;
   });
-  // The client closing our stdin ends the session.
-  stdin.once('end', () => void server.close());
+  // The client closing our stdin ends the session, once the calls under way have answered: a
+  // booking that left is settled in the ledger and its result written, never cut off.
+  // (Closed a turn later: the SDK writes a call's answer in the promise jobs after the call settles.)
+  stdin.once('end', () => {
+    void Promise.allSettled(inFlight)
+      .then(() => new Promise((resolve) => setImmediate(resolve)))
+      .then(() => server.close());
+  });
   await server.connect(transport);
   await announce(ctx);
   await timeReader;
@@ -90,11 +100,24 @@ const TOOL_LIST = () =>
     annotations: { title: def.title, ...def.annotations },
   }));
 
-function registerTools(server: Server, base: Context, timeReader: Promise<void>): void {
+/** Registers the tools; the calls under way, each until it has answered. */
+function registerTools(server: Server, base: Context, timeReader: Promise<void>): Set<Promise<unknown>> {
   const byName = new Map(TOOLS.map((def) => [def.name, def]));
+  const inFlight = new Set<Promise<unknown>>();
   let listed: ReturnType<typeof TOOL_LIST> | undefined;
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: (listed ??= TOOL_LIST()) }));
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+  server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
+    const call = callTool(request, extra);
+    inFlight.add(call);
+    void call.finally(() => inFlight.delete(call)).catch(() => {});
+    return call;
+  });
+  return inFlight;
+
+  async function callTool(
+    request: CallToolRequest,
+    extra: RequestHandlerExtra<ServerRequest, ServerNotification>,
+  ): Promise<CallToolResult> {
     const def = byName.get(request.params.name);
     // An unknown tool is a protocol error (the specification's example: -32602).
     if (!def)
@@ -144,7 +167,7 @@ function registerTools(server: Server, base: Context, timeReader: Promise<void>)
     } catch (error) {
       return errorResult(error, call, def, base.io.stderr, zone);
     }
-  });
+  }
 }
 
 /** One line on stderr (a client's server log): where the tools act. A configuration problem is said here and again by every tool call. */
