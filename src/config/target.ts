@@ -97,8 +97,11 @@ export function resolveTarget(input: TargetInput): Target {
     apiKey = profile.apiKey;
     keySource = 'profile';
   } else {
+    const known = Object.keys(input.profiles);
     throw new ConfigError('NO_API_KEY', 'no API key configured', {
-      hint: 'add one with `schedctl profile add default --key-stdin < key.txt` (or interactively), or set SCHEDCTL_API_KEY; to try schedctl without an account run `schedctl sandbox`',
+      hint: known.length
+        ? `no profile is the default (profiles: ${known.join(', ')}): pass --profile ${known[0]}, or make one the default: schedctl profile use ${known[0]}`
+        : 'add one with `schedctl profile add default --key-stdin < key.txt` (or interactively), or set SCHEDCTL_API_KEY; to try schedctl without an account run `schedctl sandbox`',
     });
   }
 

@@ -93,6 +93,19 @@ describe('profiles and the key store', () => {
     const unknown = await runCli(['profile', 'use', 'nope'], { configDir });
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('unknown profile "nope"');
+
+    // Removing the default leaves none: rm says which to make the default, and so does a command.
+    expect(
+      (await runCli(['profile', 'add', 'gamma', '--key-stdin', '--no-verify'], { configDir, input: KEY_A })).code,
+    ).toBe(0);
+    const rmDefault = await runCli(['profile', 'rm', 'beta'], { configDir });
+    expect(rmDefault.stderr).toContain('note: "beta" was the default profile; none is now: schedctl profile use gamma');
+    const none = await runCli(['triggers', 'ls', '--json'], { configDir });
+    expect(none.code).toBe(3);
+    expect(none.json().error).toMatchObject({
+      code: 'NO_API_KEY',
+      hint: 'no profile is the default (profiles: gamma): pass --profile gamma, or make one the default: schedctl profile use gamma',
+    });
   });
 
   it('stores keys in a 0600 file inside a 0700 directory', async () => {
