@@ -65,6 +65,9 @@ describe('meetings history', () => {
     expect(human.stdout).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC {2}fire /m);
     expect(human.stdout).toContain(`booked meeting ${id}`);
     expect(human.stdout).toMatch(/\[by .+@.+\]/);
+    // The lead as the ledger knows it, however it is typed.
+    const shouted = await cli(['meetings', 'history', email.toUpperCase(), '--json']);
+    expect(shouted.json()).toMatchObject({ email });
   });
 
   it('shows a lost booking answer as unknown with how to confirm, then what the re-run proved (issue 52 finding 7)', async () => {

@@ -8,14 +8,15 @@ import type { Context } from '../../context.js';
 import { requireEmail } from '../../domain/inputs.js';
 import { formatInZone, resolveZone } from '../../domain/time.js';
 import { UsageError } from '../../errors.js';
-import { unattributedScope, urlOfWorkspace } from '../../state/identity.js';
+import { leadId, unattributedScope, urlOfWorkspace } from '../../state/identity.js';
 import { sanitizeText } from '../../ui/sanitize.js';
 import { timeline, triggersOf, type TimelineEntry } from './timeline.js';
 
 export async function run(ctx: Context, [raw = '']: string[], opts: { tz?: string }): Promise<void> {
   if (!raw.trim())
     throw new UsageError("missing <email>: pass the lead's email (schedctl meetings history ada@acme.example)");
-  const email = requireEmail(raw, '<email>');
+  // The lead as the ledger knows it (state/identity.ts): ADA@acme.example is ada@acme.example.
+  const email = leadId(requireEmail(raw, '<email>'));
   const zone = resolveZone(opts.tz, '--tz');
   const [state, scope] = await Promise.all([ctx.state(), workspaceOf(ctx)]);
   // The lead's record as the ledger's rule reads it (state/ledger.ts): the workspace, and the
