@@ -107,8 +107,12 @@ describe('meetings history', () => {
     const m = await booked(email);
     const moved = await cli(['reschedule', m.id, '--start', m.free[0]!, '--json']);
     expect(moved.code, show(moved)).toBe(0);
-    const move = (await history(email)).find((e) => e.kind === 'move');
+    const entries = await history(email);
+    const move = entries.find((e) => e.kind === 'move');
     expect(move).toMatchObject({ meetingId: m.id, to: m.free[0], by: expect.stringMatching(/.+@.+/) });
+    // The booking shows the time it asked for, not the time the meeting moved to.
+    expect(entries.find((e) => e.kind === 'booking')?.startTime).toBe(move?.from);
+    expect(move?.from).not.toBe(m.free[0]);
   });
 
   it('shows a move the host refused (409 CONFLICT)', async () => {

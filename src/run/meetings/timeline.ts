@@ -63,6 +63,9 @@ function outcomeEntry(o: RememberedOutcome): TimelineEntry {
 
 function attemptEntries(a: JournalEntry): TimelineEntry[] {
   const p = proved(a);
+  // The time the booking asked for: a move of its meeting carries the attempt's startTime along
+  // (the rule reads it as the meeting's time); the request kept with it says what was sent.
+  const sent = a.request?.startTime;
   const out: TimelineEntry[] = [
     {
       at: a.sentAt ?? a.attemptedAt,
@@ -71,7 +74,7 @@ function attemptEntries(a: JournalEntry): TimelineEntry[] {
         attemptId: a.id,
         event: a.event,
         eventId: a.eventId,
-        startTime: a.startTime,
+        startTime: typeof sent === 'string' ? sent : a.startTime,
         reservationId: a.reservationId,
         executionId: a.workflowExecutionId,
         triggerId: a.triggerId,
