@@ -34,10 +34,14 @@ export async function run(ctx: Context, _args: string[], opts: SandboxOptions): 
  * node_modules tree, and so on PATH), `node bin/schedctl.js` (relative to the current folder)
  * in a checkout, where a bare `schedctl` is not on PATH.
  */
-export function invocation(bin: string | undefined): string {
+export function invocation(bin: string | undefined, node = process.execPath): string {
   if (!bin || /[\\/]node_modules[\\/]/.test(bin) || !/[\\/]bin[\\/]schedctl\.js$/.test(bin)) return 'schedctl';
-  const rel = relative(process.cwd(), bin) || bin;
-  return `node ${/^[\w./-]+$/.test(rel) ? rel : JSON.stringify(rel)}`;
+  const shown = (path: string) => {
+    const rel = relative(process.cwd(), path) || path;
+    return /^[\w./-]+$/.test(rel) ? rel : JSON.stringify(rel);
+  };
+  // The Node a checkout brought (node_modules/node) where the PATH's may be older: named as run.
+  return `${/[\\/]node_modules[\\/]/.test(node) ? shown(node) : 'node'} ${shown(bin)}`;
 }
 
 function parseOptions(opts: SandboxOptions, json: boolean): SandboxCommandOptions {

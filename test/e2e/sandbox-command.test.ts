@@ -80,7 +80,9 @@ describe('schedctl sandbox', () => {
       .filter((l) => l.startsWith('  '));
     // Installed (npm run test:installed), schedctl is on PATH as `schedctl`: the banner says so.
     const installed = /[\\/]node_modules[\\/]/.test(BIN);
-    const runAs = installed ? 'schedctl' : `node ${relative(process.cwd(), BIN)}`;
+    // The Node the CLI ran with (this one): the checkout's own is named, the PATH's may be older.
+    const node = /[\\/]node_modules[\\/]/.test(process.execPath) ? relative(process.cwd(), process.execPath) : 'node';
+    const runAs = installed ? 'schedctl' : `${node} ${relative(process.cwd(), BIN)}`;
     expect(tryLines[0]).toBe(`  ${runAs} --profile sbx triggers ls`);
     expect(out.slice(out.indexOf('Try it:'))).not.toContain('SCHEDCTL_API_KEY');
     const line = installed ? tryLines[0]!.trim().replace(/^schedctl/, `node ${BIN}`) : tryLines[0]!.trim();
