@@ -47,7 +47,7 @@ export async function run(ctx: Context, [event = '']: string[], opts: SlotsOptio
       `Reservation ${sanitizeText(result.reservationId)}, expires ${formatInZone(result.expiresAt, zone)} (${relativeMinutes(result.expiresAt, now)})`,
       `Free times for ${event} from ${formatInZone(from, zone)} to ${formatInZone(to, zone)} (${zone}), ${result.slots.length} in all:`,
       (ctx.io.isStdoutTTY && grid(ui, result.slots, request, leadZone, ctx.io.stdoutColumns)) ||
-        renderSlotsByDay(result.slots, zone),
+        renderSlotsByDay(result.slots, zone, ctx.io.isStdoutTTY ? ctx.io.stdoutColumns : undefined),
     ].join('\n'),
   );
   const first = result.slots[0];

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { renderWeekGrid, weekGrid, zoneHeading, type Paint } from '../../src/ui/slots-grid.js';
+import { renderSlotsByDay } from '../../src/ui/slots-view.js';
 
 const at = (iso: string) => new Date(iso).toISOString();
 /** Tue 1 Dec 2026 to Mon 7 Dec 2026 (a week from a Tuesday), in UTC. */
@@ -124,5 +125,23 @@ describe('renderWeekGrid', () => {
   it('names a zone by its city', () => {
     expect(zoneHeading('America/Argentina/Buenos_Aires')).toBe('Buenos Aires');
     expect(zoneHeading('UTC')).toBe('UTC');
+  });
+});
+
+describe('renderSlotsByDay: the list, when the grid does not fit', () => {
+  const day = Array.from({ length: 16 }, (_, i) =>
+    at(`2026-12-01T${String(8 + Math.floor(i / 2)).padStart(2, '0')}:${i % 2 ? '30' : '00'}:00Z`),
+  );
+  it('12 times a line without a terminal; on one, as many as its width takes, no line wider', () => {
+    const plain = renderSlotsByDay(day, 'UTC').split('\n');
+    expect(plain).toHaveLength(2);
+    expect(plain[0]!.split(' ').filter((w) => /^\d\d:\d\d$/.test(w))).toHaveLength(12);
+    for (const columns of [30, 60, 80]) {
+      const lines = renderSlotsByDay(day, 'UTC', columns).split('\n');
+      for (const l of lines) expect(l.length, `${columns}: ${l}`).toBeLessThanOrEqual(columns);
+      expect(lines.join(' ').match(/\d\d:\d\d/g)).toHaveLength(16);
+    }
+    // Narrower than one time still shows them, one a line.
+    expect(renderSlotsByDay(day, 'UTC', 5).split('\n')).toHaveLength(16);
   });
 });
