@@ -109,6 +109,9 @@ describe('the program', () => {
     expect(q.code, show(q)).toBe(2);
     expect(q.stderr).toBe('');
     expect(q.json()).toEqual({ error: { code: 'USAGE', message: "unknown option '--bogus'" } });
+    // The other spelling's command: trigger ls is triggers ls, triggers fire is trigger fire.
+    expect((await runCli(['trigger', 'ls', '--json'])).json().error).toMatchObject({ suggestion: 'triggers ls' });
+    expect((await runCli(['triggers', 'fire'])).stderr).toContain('(Did you mean trigger fire?)');
     const alias = await runCli(['triggers', 'lst', '--json']);
     expect(alias.json().error).toMatchObject({ suggestion: 'list', hint: 'did you mean list?' });
   });
