@@ -23,7 +23,7 @@ export function meetingsCommand(ctx: Context): Command {
         .option('-n, --limit <n>', 'at most n meetings, the first in time order (default: all that match)')
         .addHelpText(
           'after',
-          '\nThe record holds what schedctl booked, moved or recovered after a lost response, per profile and base URL.\n--json prints an array of the Meeting fields plus "source" (booked | rescheduled | recovered | unresolved), "recordedAt", "event", "history" and, once the API answered 404 for it, "goneAt"; an unresolved entry is a booking sent whose answer was lost (docs/json-output.md).\nExamples: schedctl meetings ls --email ada@acme.example\n          schedctl meetings ls product demo --all   (title, lead or event containing both words)',
+          '\nThe record holds what schedctl booked, moved or recovered after a lost response, per workspace (what the key reaches at the API; docs/meetings.md).\n--json prints an array of the Meeting fields plus "source" (booked | rescheduled | recovered | unresolved), "recordedAt", "event", "history" and, once the API answered 404 for it, "goneAt"; an unresolved entry is a booking sent whose answer was lost (docs/json-output.md).\nExamples: schedctl meetings ls --email ada@acme.example\n          schedctl meetings ls product demo --all   (title, lead or event containing both words)',
         )
         .action(runs(ctx, 'meetings/ls')),
     )
