@@ -323,7 +323,7 @@ export async function errorFromResponse(
       ...(retryAfter !== undefined ? { retryAfterSeconds: retryAfter } : {}),
       ...(status === 429
         ? {
-            hint: `still rate limited after waiting; try again in ${retryAfter ?? 60} s (the API counts requests per key and minute, every schedctl process of the key included)`,
+            hint: `the API answered 429: try again in ${retryAfter ?? 60} s (the next schedctl run with this key waits for it by itself; the API counts requests per key and minute, every process of the key included)`,
           }
         : {}),
     });

@@ -390,6 +390,10 @@ describe('book: every error code of the spec', () => {
     const r = await book('intro-call', s.slots[0]!, s.reservationId, 'a@acme.example', ['--json']);
     expect(r.code, show(r)).toBe(6);
     expect(r.json().error).toMatchObject({ code: 'RATE_LIMITED', status: 429 });
+    // Nothing was waited for: the hint says when to try again, never "after waiting".
+    expect(r.json().error.hint).toMatch(
+      /^the API answered 429: try again in 60 s \(the next schedctl run with this key waits/,
+    );
     expect(await meetings()).toHaveLength(0);
   });
 
