@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { bookSlotArgs } from '../helpers/args.js';
+import { bookSlotArgs, demoRouteFirstArgs } from '../helpers/args.js';
 import { runCli, show } from '../helpers/cli.js';
 import { useSandbox } from '../helpers/sandbox.js';
 
@@ -18,6 +18,18 @@ async function slots(event: string): Promise<{ reservationId: string; slots: str
 }
 
 describe('item 10: messages that are true', () => {
+  it('a re-run after an error answer to a booking says it got one (a 502), not that its answer was lost', async () => {
+    await t.sb.fault({ method: 'POST', path: '/v1/scheduling/meetings', fault: 'html' });
+    const first = await cli(demoRouteFirstArgs('err-answer@acme.example'));
+    expect(first.code, show(first)).toBe(7);
+    const again = await cli(demoRouteFirstArgs('err-answer@acme.example'));
+    expect(again.stderr).toContain("an earlier run's booking for err-answer@acme.example (");
+    expect(again.stderr).toContain(
+      'got an error answer that does not say whether it booked: sending that attempt again',
+    );
+    expect(again.stderr).not.toContain('was lost');
+  });
+
   it('--timeout 0 is refused as what it is: the timeout must be greater than 0', async () => {
     const r = await cli(['triggers', 'ls', '--timeout', '0']);
     expect(r.code, show(r)).toBe(2);

@@ -61,7 +61,7 @@ export function unansweredFiresLine(
 ): string {
   const when = fires.map((f) => (f.sentAt ? time(f.sentAt) : 'earlier')).join(', ');
   return sanitizeText(
-    `an earlier fire of "${trigger}" for ${email} (sent ${when}) got no answer: it may have started a workflow run (CRM writes and routing fairness repeat); firing again`,
+    `an earlier fire of "${trigger}" for ${email} (sent ${when}) got no answer saying whether it ran: it may have started a workflow run (CRM writes and routing fairness repeat); firing again`,
   );
 }
 
@@ -160,7 +160,7 @@ export function noticePrinter(o: { ui: Ui; json: boolean; target: Target; zone: 
         return;
       case 'resolving':
         o.ui.warn(
-          `an earlier run's booking answer for ${n.attempt.personEmail} was lost (${time(n.attempt.startTime)}): sending that attempt again to learn its outcome (it cannot book twice)`,
+          `an earlier run's booking for ${n.attempt.personEmail} (${time(n.attempt.startTime)}) ${n.attempt.lostBy === 'error_answer' ? 'got an error answer that does not say whether it booked' : 'got no answer'}: sending that attempt again to learn its outcome (it cannot book twice)`,
         );
         return;
       case 'booking':
