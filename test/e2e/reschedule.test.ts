@@ -92,6 +92,10 @@ describe('a move journaled as a booking is (issue 52 finding 5)', () => {
       (r) => r.id === m.id,
     );
     expect(row?.pendingMove?.to).toBe(target);
+    // meetings ls does not state the old time as fact: the move may have landed.
+    const listed = await cli(['meetings', 'ls', '--email', 'lead@acme.example']);
+    expect(listed.stdout).toContain('move unanswered');
+    expect(listed.stderr).toContain(`move unanswered: meeting ${m.id} was being moved to `);
     const timeline = await cli(['meetings', 'history', 'lead@acme.example', '--json']);
     expect(timeline.code, show(timeline)).toBe(0);
     expect(timeline.json().entries).toContainEqual(

@@ -65,7 +65,9 @@ export async function run(ctx: Context, words: string[], opts: LsOptions): Promi
           ? `404 since ${formatInZone(m.goneAt, zone)}`
           : isUnresolvedView(m)
             ? 'unknown: answer lost'
-            : m.status,
+            : movePending(m)
+              ? 'move unanswered'
+              : m.status,
         m.source,
         ...(shared ? [by(m)] : []),
         m.id ?? (isUnresolvedView(m) ? '(not received)' : '(unknown: answer lost)'),
@@ -80,7 +82,11 @@ export async function run(ctx: Context, words: string[], opts: LsOptions): Promi
       ? [`unresolved: ${unresolvedLine(m, zone)}`]
       : isGone(m)
         ? [`404: ${notFoundLine(m.id, m.goneAt, zone)}; the record keeps it`]
-        : [],
+        : movePending(m)
+          ? [
+              `move unanswered: meeting ${m.id} was being moved to ${formatInZone(m.pendingMove.to, zone)} (sent ${formatInZone(m.pendingMove.sentAt, zone)}) and the answer was lost: it may be at either time; the next reschedule of it sends that move again`,
+            ]
+          : [],
   );
   for (const note of notes.slice(0, NOTES)) ui.info(sanitizeText(note));
   if (notes.length > NOTES)
@@ -92,6 +98,10 @@ export async function run(ctx: Context, words: string[], opts: LsOptions): Promi
 }
 
 const NOTES = 10;
+
+/** A meeting whose move was sent and never answered: its time on record may no longer be its time. */
+const movePending = <T extends object>(m: T): m is T & { pendingMove: { to: string; sentAt: string } } =>
+  'pendingMove' in m && m.pendingMove !== undefined;
 
 /** A meeting the API answered 404 for, said as what it is (shared/ledger-rules.md: not freed by it). */
 export function notFoundLine(id: string, at: string, zone: string): string {
