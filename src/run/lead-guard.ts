@@ -192,7 +192,11 @@ function describeRecord(verdict: Refusal, q: LeadGuardQuery) {
   if (verdict.kind === 'has_meeting') {
     const m = verdict.meeting;
     const how = m.triggerId ? `routed by trigger ${m.triggerId}` : `on ${m.event}`;
-    return `${q.email} already has meeting ${m.id} at ${formatInZone(m.date, q.zone)} (${how}, on record since ${formatInZone(m.recordedAt, q.zone)})`;
+    // A move sent and never answered: the meeting may be at either time.
+    const at = m.pendingMove
+      ? `${formatInZone(m.date, q.zone)} or, if its unanswered move landed, ${formatInZone(m.pendingMove.to, q.zone)}`
+      : formatInZone(m.date, q.zone);
+    return `${q.email} already has meeting ${m.id} at ${at} (${how}, on record since ${formatInZone(m.recordedAt, q.zone)})`;
   }
   const a = verdict.attempt;
   if (verdict.kind === 'has_booked_attempt')

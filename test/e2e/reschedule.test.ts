@@ -96,6 +96,18 @@ describe('a move journaled as a booking is (issue 52 finding 5)', () => {
     const listed = await cli(['meetings', 'ls', '--email', 'lead@acme.example']);
     expect(listed.stdout).toContain('move unanswered');
     expect(listed.stderr).toContain(`move unanswered: meeting ${m.id} was being moved to `);
+    const refused = await cli([
+      'book',
+      'quarterly-review',
+      '--start',
+      m.free[0]!,
+      '--email',
+      'lead@acme.example',
+      '--json',
+    ]);
+    expect(refused.code, show(refused)).toBe(5);
+    expect(refused.json().error.message).toContain(`already has meeting ${m.id} at `);
+    expect(refused.json().error.message).toContain(', if its unanswered move landed, ');
     const timeline = await cli(['meetings', 'history', 'lead@acme.example', '--json']);
     expect(timeline.code, show(timeline)).toBe(0);
     expect(timeline.json().entries).toContainEqual(
