@@ -88,6 +88,11 @@ describe('reschedule --start "first <day>" searches for a time the host accepts'
     );
     expect(lines[0]).toContain('trying the next free time (2 of at most 5)');
     expect((await t.sb.state()).meetings[0]!.date).toBe(doc.date);
+    // meetings show says what the record keeps of the refusals, as --json does.
+    const shown = await cli(['meetings', 'show', m.id, '--tz', 'UTC']);
+    expect(shown.stdout).toMatch(
+      /^ {2}refused {7}\d{4}-\d{2}-\d{2} 13:00 UTC, \d{4}-\d{2}-\d{2} 13:30 UTC \(the host refused/m,
+    );
 
     // The same search again: the meeting is in that day already, at a time its host took; it stays.
     const again = await cli([

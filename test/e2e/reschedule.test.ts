@@ -96,6 +96,9 @@ describe('a move journaled as a booking is (issue 52 finding 5)', () => {
     const listed = await cli(['meetings', 'ls', '--email', 'lead@acme.example']);
     expect(listed.stdout).toContain('move unanswered');
     expect(listed.stderr).toContain(`move unanswered: meeting ${m.id} was being moved to `);
+    const shown = await cli(['meetings', 'show', m.id]);
+    expect(shown.stdout).toMatch(/^ {2}move sent {5}to .*, its answer lost: it may be at either time/m);
+    expect(shown.stdout).toMatch(/^ {2}recorded {6}booked at .* by .+@.+$/m);
     const refused = await cli([
       'book',
       'quarterly-review',

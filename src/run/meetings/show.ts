@@ -54,7 +54,7 @@ export async function run(ctx: Context, [id = '']: string[], opts: { tz?: string
     ...(record.conferencingType === 'in_person'
       ? [`  location      ${record.location ?? '(none)'}`]
       : [`  link          ${record.meetingLink ?? record.location ?? '(none)'}`]),
-    `  recorded      ${record.source} at ${formatInZone(record.recordedAt, zone)}`,
+    `  recorded      ${record.source} at ${formatInZone(record.recordedAt, zone)}${record.bookedBy ? ` by ${record.bookedBy}` : ''}`,
     ...(record.triggerId
       ? [`  trigger       ${record.triggerName ? `"${record.triggerName}" (${record.triggerId})` : record.triggerId}`]
       : []),
@@ -65,6 +65,16 @@ export async function run(ctx: Context, [id = '']: string[], opts: { tz?: string
             `    ${formatInZone(m.at, zone)}: ${m.from ? `from ${formatInZone(m.from, zone)} ` : ''}to ${formatInZone(m.to, zone)}`,
         )
       : ['    (none)']),
+    ...(record.pendingMove
+      ? [
+          `  move sent     to ${formatInZone(record.pendingMove.to, zone)} at ${formatInZone(record.pendingMove.sentAt, zone)}, its answer lost: it may be at either time (the next reschedule sends it again)`,
+        ]
+      : []),
+    ...(record.refused?.length
+      ? [
+          `  refused       ${record.refused.map((r) => formatInZone(r.startTime, zone)).join(', ')} (the host refused a move to these, kept an hour)`,
+        ]
+      : []),
   ];
   ui.print(lines.join('\n'));
   for (const v of pending) ui.info(`unresolved: ${sanitizeText(unresolvedLine(v, zone))}`);
