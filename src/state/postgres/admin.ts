@@ -54,6 +54,16 @@ export async function releaseLock(
   const name = `${lock.subject} ${lock.workspace} ${lock.of}`;
   const [row] = await backend.db.query<{ ok: boolean }>('SELECT pg_terminate_backend($1) AS ok', [lock.backendPid]);
   await backend.db.query('DELETE FROM schedctl_locks WHERE name = $1 AND backend_pid = $2', [name, lock.backendPid]);
+  // pg_terminate_backend only signals (its wait is PostgreSQL 14's): the session and its locks end a
+  // moment later. Waited for (2 s at most), so a command right after finds the lock free.
+  for (let i = 0; row?.ok === true && i < 40; i++) {
+    const [left] = await backend.db.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM pg_stat_activity WHERE pid = $1',
+      [lock.backendPid],
+    );
+    if (!left?.n) break;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
   return row?.ok === true;
 }
 
